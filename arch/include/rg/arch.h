@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Picks the architecture's primitive headers; include this, never them directly. */
+#ifndef RG_ARCH_H
+#define RG_ARCH_H
+
+#include <stdint.h>
+#include "rg/compiler.h"
+
+#define RG_ARCH_H_INSIDE 1
+#if defined(__x86_64__)
+# define RG_ARCH_X86_64	1
+# define RG_ARCH_AARCH64	0
+# define RG_ARCH_NAME	"x86_64"
+# include "rg/x86_64/atomic.h"
+#elif defined(__aarch64__)
+# define RG_ARCH_X86_64	0
+# define RG_ARCH_AARCH64	1
+# define RG_ARCH_NAME	"aarch64"
+# include "rg/aarch64/atomic_lse.h"
+# include "rg/aarch64/atomic_llsc.h"
+# include "rg/aarch64/plain.h"
+#else
+# error "rgbench supports x86_64 and aarch64 only"
+#endif
+#undef RG_ARCH_H_INSIDE
+
+#endif /* RG_ARCH_H */

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* The versioned result schema shared by the user, bpf and kmod suites, and its writers. */
+#ifndef RG_RESULT_H
+#define RG_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "rg/env.h"
+
+/*
+ * Bump RG_SCHEMA_VERSION whenever a column is added, removed, renamed or
+ * changes meaning; tests/bench checks the column list against a copy.
+ */
+#define RG_SCHEMA_VERSION 1
+
+/*
+ * RG_RESULT_COLUMNS(X): X(name, kind, "meaning"), in CSV column order.
+ * kind: S string, I integer, U unsigned 64-bit, D double ("n/a" in CSV and
+ * null in JSON when not measured), B boolean written 0/1.
+ * The README's schema section is checked against this list.
+ */
+#define RG_RESULT_COLUMNS(X) \
+	X(schema_version, I, "result schema version (this file: 1)") \
+	X(rgbench_version, S, "rgbench version that wrote the row") \
+	X(timestamp, S, "run start, UTC, ISO 8601") \
+	X(host, S, "host name") \
+	X(arch, S, "x86_64 or aarch64") \
+	X(cpu_vendor, S, "CPUID vendor or MIDR implementer") \
+	X(cpu_model, S, "brand string or decoded MIDR part") \
+	X(cpu_part, S, "family/model/stepping or raw MIDR") \
+	X(kernel, S, "kernel release (uname -r)") \
+	X(lse, B, "aarch64 LSE atomics present") \
+	X(rseq, B, "rseq registered by glibc") \
+	X(preempt, S, "kernel preemption model") \
+	X(pinning, S, "how threads were placed: hwloc, kthread or none") \
+	X(cpus, S, "CPUs the threads ran on, e.g. 0,1") \
+	X(suite, S, "user, bpf or kmod") \
+	X(guard, S, "guard name (bpf: attach type or baseline)") \
+	X(scenario, S, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop") \
+	X(threads, I, "threads, producers or kthreads") \
+	X(batch, I, "iterations per batch (bpf: driver batch)") \
+	X(duty_ns, I, "work between pairs, ns (0: back to back)") \
+	X(repetitions, I, "samples aggregated in this row") \
+	X(ns_median, D, "ns per pair (bpf: per event over baseline), median") \
+	X(ns_mean, D, "ns per pair, mean") \
+	X(ns_stddev, D, "ns per pair, sample standard deviation") \
+	X(ns_min, D, "ns per pair, minimum") \
+	X(ns_max, D, "ns per pair, maximum") \
+	X(ns_cv, D, "coefficient of variation of ns per pair (stddev/mean)") \
+	X(mops_median, D, "million pairs (bpf: events) per second, all threads, median") \
+	X(mops_mean, D, "million pairs per second, mean") \
+	X(mops_stddev, D, "million pairs per second, sample standard deviation") \
+	X(mops_per_thread, D, "mops_median divided by threads") \
+	X(cycles_per_pair, D, "CPU cycles per pair (libperf), n/a when unavailable") \
+	X(instructions_per_pair, D, "instructions per pair (libperf), n/a when unavailable") \
+	X(counters, S, "perf when counted, else why not") \
+	X(refusals, U, "refused enters (bpf: recursion_misses)") \
+	X(ops, U, "pairs or events measured in total") \
+	X(status, S, "ok, skipped or error") \
+	X(reason, S, "why skipped or failed; empty when ok")
+
+struct rg_result {
+	/* Row identity: what was measured. */
+	char suite[16];
+	char guard[48];
+	char scenario[48];
+	char pinning[16];
+	char cpus[256];
+	long threads;
+	long batch;
+	long duty_ns;
+	/* Aggregates; NAN means not measured. rg_result_set_samples() fills them. */
+	long repetitions;
+	double ns_median, ns_mean, ns_stddev, ns_min, ns_max, ns_cv;
+	double mops_median, mops_mean, mops_stddev, mops_per_thread;
+	double cycles_per_pair, instructions_per_pair;
+	char counters[96];
+	uint64_t refusals;
+	uint64_t ops;
+	char status[16];
+	char reason[256];
+	/* Every repetition's value, kept in the JSON for significance tests. */
+	double *samples_ns;
+	double *samples_mops;
+	size_t nsamples;
+};
+
+struct rg_resultset {
+	struct rg_env env;
+	char timestamp[32];
+	struct rg_result *rows;
+	size_t n, cap;
+};
+
+void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
+void rg_results_free(struct rg_resultset *rs);
+
+/* Append a row: status "ok", all doubles NAN, counters "n/a". NULL on ENOMEM. */
+struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
+				 const char *guard, const char *scenario);
+
+/* Append a "skipped" row saying why (printf-style reason). */
+struct rg_result *rg_results_skip(struct rg_resultset *rs, const char *suite,
+				  const char *guard, const char *scenario,
+				  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/*
+ * Copy n per-repetition samples (ns per pair; Mops/s, either may be NULL) and
+ * compute median/mean/stddev/min/max/cv and mops_per_thread. 0 or -ENOMEM.
+ */
+int rg_result_set_samples(struct rg_result *r, const double *ns,
+			  const double *mops, size_t n);
+
+/*
+ * Write the set to path, atomically: the data goes to "path.tmp.<pid>", is
+ * fsync'ed, then renamed over path. An interrupted run leaves either the old
+ * file or the complete new one. 0 or -errno (nothing left behind on error).
+ */
+int rg_results_write_csv(const struct rg_resultset *rs, const char *path);
+int rg_results_write_json(const struct rg_resultset *rs, const char *path);
+
+/* The CSV header line (no newline), for tests and docs. */
+const char *rg_results_csv_header(void);
+
+/* Small statistics helpers (also used by the suites). */
+double rg_stat_median(const double *v, size_t n);
+double rg_stat_mean(const double *v, size_t n);
+double rg_stat_stddev(const double *v, size_t n);	/* sample (n-1) */
+
+#endif /* RG_RESULT_H */

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/* Result rows in the shared schema: statistics and atomic CSV/JSON writers. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rg/result.h"
+
+#ifndef RG_VERSION
+#define RG_VERSION "unknown"
+#endif
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+void rg_results_init(struct rg_resultset *rs, const struct rg_env *env)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->env = *env;
+	gmtime_r(&now, &tm);
+	strftime(rs->timestamp, sizeof(rs->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void rg_results_free(struct rg_resultset *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->rows[i].samples_ns);
+		free(rs->rows[i].samples_mops);
+	}
+	free(rs->rows);
+	rs->rows = NULL;
+	rs->n = rs->cap = 0;
+}
+
+struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
+				 const char *guard, const char *scenario)
+{
+	struct rg_result *r;
+
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 32;
+		struct rg_result *rows = realloc(rs->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		rs->rows = rows;
+		rs->cap = cap;
+	}
+	r = &rs->rows[rs->n++];
+	memset(r, 0, sizeof(*r));
+	copy_str(r->suite, sizeof(r->suite), suite);
+	copy_str(r->guard, sizeof(r->guard), guard);
+	copy_str(r->scenario, sizeof(r->scenario), scenario);
+	copy_str(r->pinning, sizeof(r->pinning), "none");
+	copy_str(r->status, sizeof(r->status), "ok");
+	copy_str(r->counters, sizeof(r->counters), "n/a");
+	r->threads = 1;
+	r->ns_median = r->ns_mean = r->ns_stddev = NAN;
+	r->ns_min = r->ns_max = r->ns_cv = NAN;
+	r->mops_median = r->mops_mean = r->mops_stddev = r->mops_per_thread = NAN;
+	r->cycles_per_pair = r->instructions_per_pair = NAN;
+	return r;
+}
+
+struct rg_result *rg_results_skip(struct rg_resultset *rs, const char *suite,
+				  const char *guard, const char *scenario,
+				  const char *fmt, ...)
+{
+	struct rg_result *r = rg_results_add(rs, suite, guard, scenario);
+	va_list ap;
+
+	if (!r)
+		return NULL;
+	copy_str(r->status, sizeof(r->status), "skipped");
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double rg_stat_median(const double *v, size_t n)
+{
+	double *tmp, m;
+
+	if (!n)
+		return NAN;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return NAN;
+	memcpy(tmp, v, n * sizeof(*tmp));
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	m = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2.0;
+	free(tmp);
+	return m;
+}
+
+double rg_stat_mean(const double *v, size_t n)
+{
+	double s = 0;
+
+	if (!n)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return s / (double)n;
+}
+
+double rg_stat_stddev(const double *v, size_t n)
+{
+	double m, s = 0;
+
+	if (n < 2)
+		return n ? 0.0 : NAN;
+	m = rg_stat_mean(v, n);
+	for (size_t i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	return sqrt(s / (double)(n - 1));
+}
+
+static double *dup_samples(const double *v, size_t n)
+{
+	double *d;
+
+	if (!v || !n)
+		return NULL;
+	d = malloc(n * sizeof(*d));
+	if (d)
+		memcpy(d, v, n * sizeof(*d));
+	return d;
+}
+
+int rg_result_set_samples(struct rg_result *r, const double *ns,
+			  const double *mops, size_t n)
+{
+	double *sns = dup_samples(ns, n), *smops = dup_samples(mops, n);
+
+	if ((ns && n && !sns) || (mops && n && !smops)) {
+		free(sns);
+		free(smops);
+		return -ENOMEM;
+	}
+	free(r->samples_ns);
+	free(r->samples_mops);
+	r->samples_ns = sns;
+	r->samples_mops = smops;
+	r->nsamples = n;
+	r->repetitions = (long)n;
+	if (sns) {
+		r->ns_median = rg_stat_median(sns, n);
+		r->ns_mean = rg_stat_mean(sns, n);
+		r->ns_stddev = rg_stat_stddev(sns, n);
+		r->ns_min = r->ns_max = sns[0];
+		for (size_t i = 1; i < n; i++) {
+			r->ns_min = fmin(r->ns_min, sns[i]);
+			r->ns_max = fmax(r->ns_max, sns[i]);
+		}
+		r->ns_cv = r->ns_mean > 0 ? r->ns_stddev / r->ns_mean : NAN;
+	}
+	if (smops) {
+		r->mops_median = rg_stat_median(smops, n);
+		r->mops_mean = rg_stat_mean(smops, n);
+		r->mops_stddev = rg_stat_stddev(smops, n);
+		r->mops_per_thread = r->threads > 0 ? r->mops_median / (double)r->threads : NAN;
+	}
+	return 0;
+}
+
+/* ---- writers ---------------------------------------------------------- */
+
+enum fmt { FMT_CSV, FMT_JSON };
+
+static void put_csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void put_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void put_str(FILE *f, enum fmt fmt, const char *s)
+{
+	if (fmt == FMT_CSV)
+		put_csv_str(f, s);
+	else
+		put_json_str(f, s);
+}
+
+static void put_double(FILE *f, enum fmt fmt, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs(fmt == FMT_CSV ? "n/a" : "null", f);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+/* The value of every column for one row, through the column X-macro. */
+#define COL_schema_version(r, rs)	(long)RG_SCHEMA_VERSION
+#define COL_rgbench_version(r, rs)	RG_VERSION
+#define COL_timestamp(r, rs)		(rs)->timestamp
+#define COL_host(r, rs)			(rs)->env.host
+#define COL_arch(r, rs)			(rs)->env.arch
+#define COL_cpu_vendor(r, rs)		(rs)->env.cpu_vendor
+#define COL_cpu_model(r, rs)		(rs)->env.cpu_model
+#define COL_cpu_part(r, rs)		(rs)->env.cpu_part
+#define COL_kernel(r, rs)		(rs)->env.kernel
+#define COL_lse(r, rs)			(rs)->env.lse
+#define COL_rseq(r, rs)			(rs)->env.rseq
+#define COL_preempt(r, rs)		(rs)->env.preempt
+#define COL_pinning(r, rs)		(r)->pinning
+#define COL_cpus(r, rs)			(r)->cpus
+#define COL_suite(r, rs)		(r)->suite
+#define COL_guard(r, rs)		(r)->guard
+#define COL_scenario(r, rs)		(r)->scenario
+#define COL_threads(r, rs)		(r)->threads
+#define COL_batch(r, rs)		(r)->batch
+#define COL_duty_ns(r, rs)		(r)->duty_ns
+#define COL_repetitions(r, rs)		(r)->repetitions
+#define COL_ns_median(r, rs)		(r)->ns_median
+#define COL_ns_mean(r, rs)		(r)->ns_mean
+#define COL_ns_stddev(r, rs)		(r)->ns_stddev
+#define COL_ns_min(r, rs)		(r)->ns_min
+#define COL_ns_max(r, rs)		(r)->ns_max
+#define COL_ns_cv(r, rs)		(r)->ns_cv
+#define COL_mops_median(r, rs)		(r)->mops_median
+#define COL_mops_mean(r, rs)		(r)->mops_mean
+#define COL_mops_stddev(r, rs)		(r)->mops_stddev
+#define COL_mops_per_thread(r, rs)	(r)->mops_per_thread
+#define COL_cycles_per_pair(r, rs)	(r)->cycles_per_pair
+#define COL_instructions_per_pair(r, rs) (r)->instructions_per_pair
+#define COL_counters(r, rs)		(r)->counters
+#define COL_refusals(r, rs)		(r)->refusals
+#define COL_ops(r, rs)			(r)->ops
+#define COL_status(r, rs)		(r)->status
+#define COL_reason(r, rs)		(r)->reason
+
+#define PUT_S(f, fmt, v)	put_str(f, fmt, v)
+#define PUT_I(f, fmt, v)	fprintf(f, "%ld", (long)(v))
+#define PUT_U(f, fmt, v)	fprintf(f, "%llu", (unsigned long long)(v))
+#define PUT_D(f, fmt, v)	put_double(f, fmt, v)
+#define PUT_B(f, fmt, v)	fputs((v) ? "1" : "0", f)
+
+static void put_samples(FILE *f, const double *v, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; v && i < n; i++) {
+		if (i)
+			fputc(',', f);
+		put_double(f, FMT_JSON, v[i]);
+	}
+	fputc(']', f);
+}
+
+static void write_row(FILE *f, enum fmt fmt, const struct rg_resultset *rs,
+		      const struct rg_result *r)
+{
+	bool first = true;
+
+	(void)first;
+#define X(name, kind, doc)						\
+	do {								\
+		if (fmt == FMT_CSV) {					\
+			if (!first)					\
+				fputc(',', f);				\
+		} else {						\
+			fputs(first ? "{\"" #name "\":" : ",\"" #name "\":", f); \
+		}							\
+		first = false;						\
+		PUT_##kind(f, fmt, COL_##name(r, rs));			\
+	} while (0);
+	RG_RESULT_COLUMNS(X)
+#undef X
+	if (fmt == FMT_CSV) {
+		fputc('\n', f);
+	} else {
+		fputs(",\"samples_ns\":", f);
+		put_samples(f, r->samples_ns, r->nsamples);
+		fputs(",\"samples_mops\":", f);
+		put_samples(f, r->samples_mops, r->nsamples);
+		fputc('}', f);
+	}
+}
+
+const char *rg_results_csv_header(void)
+{
+	return
+#define X(name, kind, doc) #name ","
+	RG_RESULT_COLUMNS(X)
+#undef X
+	;
+}
+
+static void write_csv(FILE *f, const struct rg_resultset *rs)
+{
+	const char *h = rg_results_csv_header();
+
+	/* The X-macro leaves a trailing comma: drop it. */
+	fwrite(h, 1, strlen(h) - 1, f);
+	fputc('\n', f);
+	for (size_t i = 0; i < rs->n; i++)
+		write_row(f, FMT_CSV, rs, &rs->rows[i]);
+}
+
+static void write_json(FILE *f, const struct rg_resultset *rs)
+{
+	const struct rg_env *e = &rs->env;
+
+	fprintf(f, "{\"schema_version\":%d,\"rgbench_version\":", RG_SCHEMA_VERSION);
+	put_json_str(f, RG_VERSION);
+	fputs(",\"timestamp\":", f);
+	put_json_str(f, rs->timestamp);
+	fputs(",\"machine\":{\"host\":", f);
+	put_json_str(f, e->host);
+	fputs(",\"arch\":", f);
+	put_json_str(f, e->arch);
+	fputs(",\"cpu_vendor\":", f);
+	put_json_str(f, e->cpu_vendor);
+	fputs(",\"cpu_model\":", f);
+	put_json_str(f, e->cpu_model);
+	fputs(",\"cpu_part\":", f);
+	put_json_str(f, e->cpu_part);
+	fputs(",\"kernel\":", f);
+	put_json_str(f, e->kernel);
+	fprintf(f, ",\"lse\":%d,\"rseq\":%d,\"preempt\":", e->lse, e->rseq);
+	put_json_str(f, e->preempt);
+	fprintf(f, ",\"ncpus_online\":%d},\n\"results\":[\n", e->ncpus_online);
+	for (size_t i = 0; i < rs->n; i++) {
+		write_row(f, FMT_JSON, rs, &rs->rows[i]);
+		fputs(i + 1 < rs->n ? ",\n" : "\n", f);
+	}
+	fputs("]}\n", f);
+}
+
+static int write_atomic(const struct rg_resultset *rs, const char *path, enum fmt fmt)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	if (fmt == FMT_CSV)
+		write_csv(f, rs);
+	else
+		write_json(f, rs);
+	if (fflush(f) || ferror(f) || fsync(fd))
+		err = -(errno ? errno : EIO);
+	if (fclose(f) && !err)
+		err = -(errno ? errno : EIO);
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int rg_results_write_csv(const struct rg_resultset *rs, const char *path)
+{
+	return write_atomic(rs, path, FMT_CSV);
+}
+
+int rg_results_write_json(const struct rg_resultset *rs, const char *path)
+{
+	return write_atomic(rs, path, FMT_JSON);
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+/* Allocation of the per-CPU guard slots and the shared counter. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rg/guard.h"
+
+__thread uint32_t rg_tls_depth;
+
+int rg_guard_init(struct rg_guard *g, size_t stride)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	size_t bytes;
+
+	memset(g, 0, sizeof(*g));
+	if (n < 1)
+		n = 1;
+	if (!stride)
+		stride = RG_CACHELINE;
+	if (stride < sizeof(uint32_t) || stride % sizeof(uint32_t))
+		return -EINVAL;
+	g->ncpus = (unsigned int)n;
+	g->stride = stride;
+	bytes = (size_t)n * stride;
+	bytes = (bytes + RG_CACHELINE - 1) / RG_CACHELINE * RG_CACHELINE;
+	g->pcpu = aligned_alloc(RG_CACHELINE, bytes);
+	g->global = aligned_alloc(RG_CACHELINE, RG_CACHELINE);
+	if (!g->pcpu || !g->global) {
+		rg_guard_fini(g);
+		return -ENOMEM;
+	}
+	memset(g->pcpu, 0, bytes);
+	memset(g->global, 0, RG_CACHELINE);
+	return 0;
+}
+
+void rg_guard_fini(struct rg_guard *g)
+{
+	free(g->pcpu);
+	free(g->global);
+	g->pcpu = NULL;
+	g->global = NULL;
+}
