@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "rg/arch.h"
+#include "rg/percpu.h"
 
 /*
  * Interface (each guards/include/rg/guards/<id>.h, all static inline):
@@ -40,6 +41,12 @@ void rg_guard_fini(struct rg_guard *g);
 static rg_always_inline uint32_t *rg_guard_slot(const struct rg_guard *g, unsigned int cpu)
 {
 	return (uint32_t *)(g->pcpu + (size_t)cpu * g->stride);
+}
+
+/* This CPU's slot: rg_this_cpu() (one TLS load + one load), then base + cpu * stride. */
+static rg_always_inline uint32_t *rg_guard_this_slot(const struct rg_guard *g)
+{
+	return rg_guard_slot(g, rg_this_cpu());
 }
 
 #endif /* RG_GUARD_H */
