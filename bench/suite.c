@@ -12,9 +12,9 @@
 
 #include "counters.h"
 #include "native_noop.h"
-#include "percpu_init.h"
 #include "rg/gbench.h"
 #include "rg/loops.h"
+#include "rg/percpu.h"
 #include "suite.h"
 #include "topo.h"
 
@@ -99,8 +99,14 @@ static void case_prologue(struct rg_gb_state *st, void *arg)
 		rg_gb_skip_with_error(st, err);
 		return;
 	}
-	rg_percpu_thread_init();
-	c->seen_cpu[t] = sched_getcpu();
+	/* After pinning: per-CPU guards index their slot with rg_this_cpu(). */
+	c->seen_cpu[t] = rg_percpu_thread_init();
+	if (c->seen_cpu[t] != c->cpus[t]) {
+		snprintf(err, sizeof(err), "rg_percpu_thread_init() says CPU %d, pinned to %d",
+			 c->seen_cpu[t], c->cpus[t]);
+		rg_gb_skip_with_error(st, err);
+		return;
+	}
 	if (!c->ctr_why && rg_counters_open(&tl_ctr) == 0)
 		rg_counters_start(&tl_ctr);
 }
