@@ -441,10 +441,10 @@ static double now_s(void)
 static double duty_cost_ns(struct rg_guard *g, uint32_t units)
 {
 	const struct rg_loops *L = &rg_loops[RG_GUARD_noop];
-	uint64_t n = 256;
+	uint64_t n = 1;
 	double best = INFINITY;
 
-	for (int tries = 0, good = 0; tries < 40 && good < 3; tries++) {
+	for (int tries = 0, good = 0; tries < 48 && good < 3; tries++) {
 		double t0 = now_s(), t1, t2;
 
 		L->duty(g, n, units);
@@ -476,11 +476,12 @@ uint32_t rg_suite_duty_units(int cpu, long target_ns)
 		return 0;
 	if (cpu >= 0)
 		rg_topo_pin_self(cpu, err, sizeof(err));
-	for (int step = 0; step < 4; step++) {
+	for (int step = 0; step < 5; step++) {
 		cost = duty_cost_ns(&g, (uint32_t)lround(units));
-		if (!(cost > 0.05))
-			cost = 0.05;
-		units = fmax(1, fmin(1e7, units * (double)target_ns / cost));
+		/* Damped: noise (or an emulator) cannot send the estimate far off. */
+		double f = cost > 0 ? (double)target_ns / cost : 4;
+
+		units = fmax(1, fmin(1e6, units * fmax(0.25, fmin(4, f))));
 	}
 	rg_guard_fini(&g);
 	return (uint32_t)lround(units);
