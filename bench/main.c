@@ -338,7 +338,7 @@ int main(int argc, char **argv)
 		do {								\
 			if (eq)							\
 				v = eq + 1;					\
-			else if (i + 1 < argc)					\
+			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) \
 				v = argv[++i];					\
 			else							\
 				die_usage("%s needs a value", flag);		\

@@ -69,6 +69,7 @@ struct bcase {
 	bool error;
 	char errmsg[256];
 	bool reported;
+	volatile bool started;		/* a repetition began before any interrupt */
 };
 
 struct suite {
@@ -92,9 +93,19 @@ static void case_prologue(struct rg_gb_state *st, void *arg)
 	memset(&tl_ctr, 0, sizeof(tl_ctr));
 	tl_refused = 0;
 	if (*c->stop) {
-		rg_gb_skip_with_error(st, "interrupted");
+		/*
+		 * Interrupted. A benchmark that already ran a repetition runs
+		 * the rest through empty: Google Benchmark aborts when one
+		 * benchmark's repetitions report different iteration counts.
+		 * One that never started fails at once (cheap, and its
+		 * repetitions all report the same count), and so does the
+		 * native loop, whose counts have no batch overshoot.
+		 */
+		if (!c->started || c->loop == LOOP_NATIVE)
+			rg_gb_skip_with_error(st, "interrupted");
 		return;
 	}
+	c->started = true;
 	if (rg_topo_pin_self(c->cpus[t], err, sizeof(err))) {
 		rg_gb_skip_with_error(st, err);
 		return;
@@ -120,7 +131,7 @@ static void case_epilogue(struct rg_gb_state *st, void *arg)
 
 	rg_counters_stop(&tl_ctr, &cycles, &instructions);
 	rg_counters_close(&tl_ctr);
-	if (rg_gb_error_occurred(st))
+	if (rg_gb_error_occurred(st) || *c->stop)
 		return;
 	if (sched_getcpu() != c->cpus[t]) {
 		char err[96];
@@ -141,7 +152,9 @@ static void case_epilogue(struct rg_gb_state *st, void *arg)
  * The measured function: one call of the guard's loop per batch (the only
  * indirect call, outside the loop), the stop flag checked between batches.
  * After an error the while() still runs once: it passes the library's
- * start/stop barriers that the other threads wait on.
+ * start/stop barriers that the other threads wait on. Once interrupted, the
+ * remaining batches are run through empty (see case_prologue); the results
+ * are thrown away anyway.
  */
 static void case_run(struct rg_gb_state *st, void *arg)
 {
@@ -157,23 +170,20 @@ static void case_run(struct rg_gb_state *st, void *arg)
 	switch (c->loop) {
 	case LOOP_PAIR:
 		while (rg_gb_keep_running_batch(st, n)) {
-			refused += L->pair(g, n);
-			if (rg_unlikely(*stop))
-				rg_gb_skip_with_error(st, "interrupted");
+			if (rg_likely(!*stop))
+				refused += L->pair(g, n);
 		}
 		break;
 	case LOOP_DUTY:
 		while (rg_gb_keep_running_batch(st, n)) {
-			refused += L->duty(g, n, work);
-			if (rg_unlikely(*stop))
-				rg_gb_skip_with_error(st, "interrupted");
+			if (rg_likely(!*stop))
+				refused += L->duty(g, n, work);
 		}
 		break;
 	case LOOP_NESTED:
 		while (rg_gb_keep_running_batch(st, n)) {
-			refused += L->nested(g, n);
-			if (rg_unlikely(*stop))
-				rg_gb_skip_with_error(st, "interrupted");
+			if (rg_likely(!*stop))
+				refused += L->nested(g, n);
 		}
 		break;
 	case LOOP_NATIVE:
@@ -498,7 +508,7 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 	int rc = 0;
 
 	if (cfg->scenario[RG_SC_duty]) {
-		for (int d = 0; d < cfg->nduty; d++)
+		for (int d = 0; d < cfg->nduty && !*cfg->stop; d++)
 			duty_units[d] = rg_suite_duty_units(cfg->cpus[0], cfg->duty_ns[d]);
 		rg_topo_unpin_self();
 		if (cfg->progress) {
