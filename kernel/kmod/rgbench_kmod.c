@@ -919,11 +919,11 @@ static int rg_format(void)
 		const char *name = rg_sel[s].name;
 
 		if (!rg_sel[s].g || rg_sel[s].skip) {
-			rg_out("kmod,%s,%s,%u,%*pbl,,,%lu,%u,%d,,,0,0,,,,,skipped,%s\n",
+			rg_out("kmod,%s,%s,%u,\"%*pbl\",,,%lu,%u,%d,,,0,0,,,,,skipped,\"%s\"\n",
 			       name, scen, rg_ncpus, cpumask_pr_args(rg_cpus), loops,
 			       duty_ns, irqs_off, rg_sel[s].skip);
 			if (irq_iters)
-				rg_out("kmod,%s,irq-recursion,1,,,,%u,0,0,,,0,0,,,,,skipped,%s\n",
+				rg_out("kmod,%s,irq-recursion,1,,,,%u,0,0,,,0,0,,,,,skipped,\"%s\"\n",
 				       name, irq_iters, rg_sel[s].skip);
 			continue;
 		}
@@ -932,7 +932,7 @@ static int rg_format(void)
 				struct rg_sample *x = rg_sample_at(s, r, t);
 				u64 milli = loops ? div64_u64(x->ns * 1000, loops) : 0;
 
-				rg_out("kmod,%s,%s,%u,%*pbl,%d,%u,%lu,%u,%d,%llu,%llu.%03llu,%lu,%llu,,,,,ok,\n",
+				rg_out("kmod,%s,%s,%u,\"%*pbl\",%d,%u,%lu,%u,%d,%llu,%llu.%03llu,%lu,%llu,,,,,ok,\n",
 				       name, scen, rg_ncpus, cpumask_pr_args(rg_cpus),
 				       rg_cpu_of[t], r, loops, duty_ns, irqs_off,
 				       x->ns, div_u64(milli, 1000), milli % 1000,
@@ -968,7 +968,7 @@ static int rg_format(void)
 					 "expected the hardirq deferred to exit: %llu while held, %llu granted",
 					 x->while_held, x->granted);
 			ok = !why[0];
-			rg_out("kmod,%s,%s,1,%d,%d,0,%u,0,0,,,%llu,%llu,%llu,%llu,%llu,%s,%s,%s\n",
+			rg_out("kmod,%s,%s,1,\"%d\",%d,0,%u,0,0,,,%llu,%llu,%llu,%llu,%llu,%s,%s,\"%s\"\n",
 			       name, x->while_held ? "irq-recursion" : "irq-deferred",
 			       x->cpu, x->cpu, irq_iters, x->attempts, x->refused,
 			       x->granted, x->while_held, x->in_hardirq,
