@@ -3,7 +3,7 @@
 # Checks what the qemu guest of qemu_kmod.sh wrote: module CSV, rgbench-kmod rows, hardirq refusals, clean unload, clean dmesg.
 import csv, io, json, os, subprocess, sys, tempfile
 
-out, tool = sys.argv[1], sys.argv[2]
+out, arch, lse, conv = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
 errors = []
 
 
@@ -26,22 +26,36 @@ def rows(text):
     return list(csv.DictReader(io.StringIO(text))) if text else []
 
 
-X86_GUARDS = {"noop": "grant", "this-cpu-inc-return": "refuse", "this-cpu-inc": "grant",
-              "rctx": "refuse", "preempt-raw": "refuse", "irqsave": "defer",
-              "local-t": "refuse", "atomic-shared": "refuse",
-              "x86-lock-xadd": "refuse", "x86-lock-inc": "grant"}
+COMMON = {"noop": "grant", "this-cpu-inc-return": "refuse", "this-cpu-inc": "grant",
+          "rctx": "refuse", "preempt-raw": "refuse", "irqsave": "defer",
+          "local-t": "refuse", "atomic-shared": "refuse"}
+X86 = {"x86-lock-xadd": "refuse", "x86-lock-inc": "grant"}
+ARM64_LSE = {"arm64-ldadd-stadd": "refuse", "arm64-ldadd-ldadd": "refuse",
+             "arm64-prfm-stadd": "refuse"}
+ARM64 = dict(ARM64_LSE, **{"arm64-llsc": "refuse"})
+# Guards that run here, with the expected hardirq outcome; those skipped, with why.
+if arch == "amd64":
+    RUN, SKIP, OTHER = dict(COMMON, **X86), {}, ARM64
+else:
+    RUN = dict(COMMON, **(ARM64 if lse else {"arm64-llsc": "refuse"}))
+    SKIP = {} if lse else {g: "CPU has no LSE atomics" for g in ARM64_LSE}
+    OTHER = X86
+ALL = list(RUN) + list(SKIP)
 RAW_HEADER = ("suite,guard,scenario,threads,cpus,cpu,run,batch,duty_ns,irqs_off,ns_total,"
               "ns_per_pair,ops,refusals,granted,while_held,in_hardirq,expect,status,reason")
 
 check(not os.path.exists(os.path.join(out, "errors")), "guest errors: " + read("errors").strip()
       if os.path.exists(os.path.join(out, "errors")) else "")
 
-# The module's guard list: exactly the x86 guards available, arm64 ones listed as unavailable.
+# The module's guard list: exactly the guards expected here; the rest say why not.
 guards = {r["guard"]: r for r in rows(read("guards.csv"))}
 avail = {g: r["expect"] for g, r in guards.items() if r["available"] == "1"}
-check(avail == X86_GUARDS, f"available guards/expectations {avail} != {X86_GUARDS}")
-for g in ("arm64-ldadd-stadd", "arm64-ldadd-ldadd", "arm64-prfm-stadd", "arm64-llsc"):
-    check(guards.get(g, {}).get("available") == "0", f"{g} should be listed unavailable on x86")
+check(avail == RUN, f"available guards/expectations {avail} != {RUN}")
+for g, why in SKIP.items():
+    check(guards.get(g, {}).get("reason") == why, f"{g} should be unavailable: {why}")
+for g in OTHER:
+    check(guards.get(g, {}).get("reason") == "not this architecture",
+          f"{g} should be listed as not this architecture")
 
 
 def check_irq_row(r, expect, iters, where):
@@ -65,7 +79,11 @@ def check_irq_row(r, expect, iters, where):
 raw = read("raw.csv")
 check(raw.split("\n", 1)[0] == RAW_HEADER, "module CSV header changed: " + raw.split("\n", 1)[0])
 rr = rows(raw)
-for g, expect in X86_GUARDS.items():
+for g, why in SKIP.items():
+    sk = [r for r in rr if r["guard"] == g]
+    check(len(sk) == 2 and all(r["status"] == "skipped" and r["reason"] == why for r in sk),
+          f"A {g}: want 2 skipped rows saying {why}: {sk}")
+for g, expect in RUN.items():
     loop = [r for r in rr if r["guard"] == g and r["scenario"] == "loop"]
     if check(len(loop) == 2 * 2, f"A {g}: {len(loop)} loop rows, want runs*cpus = 4"):
         check({(r["run"], r["cpu"]) for r in loop} == {(a, b) for a in "01" for b in "01"},
@@ -81,19 +99,22 @@ for g, expect in X86_GUARDS.items():
     irq = [r for r in rr if r["guard"] == g and r["scenario"].startswith("irq-")]
     if check(len(irq) == 1, f"A {g}: {len(irq)} irq rows"):
         check_irq_row(irq[0], expect, 500, "A")
-check(len(rr) == len(X86_GUARDS) * 5, f"A: {len(rr)} rows, want {len(X86_GUARDS) * 5}")
+want = len(RUN) * 5 + len(SKIP) * 2
+check(len(rr) == want, f"A: {len(rr)} rows, want {want}")
 
 # (B) rgbench-kmod end to end, shared schema.
 check(read("rc_b").strip() == "0", "B: rgbench-kmod exit " + read("rc_b").strip() + ": " + read("b.err"))
 kr = rows(read("kmod.csv"))
-check(len(kr) == 2 * len(X86_GUARDS), f"B: {len(kr)} schema rows, want {2 * len(X86_GUARDS)}")
+check(len(kr) == 2 * len(ALL), f"B: {len(kr)} schema rows, want {2 * len(ALL)}")
 raw2 = {(r["guard"], r["scenario"]): r for r in rows(read("raw2.csv"))}
 for r in kr:
     g = r["guard"]
     check(r["suite"] == "kmod" and r["schema_version"] == "1" and r["pinning"] == "kthread",
           f"B {g}: identity columns {r}")
-    check(g in X86_GUARDS, f"B: unexpected guard {g}")
-    if r["scenario"] == "loop":
+    check(g in ALL, f"B: unexpected guard {g}")
+    if g in SKIP:
+        check(r["status"] == "skipped" and r["reason"] == SKIP[g], f"B {g}: want skipped: {r}")
+    elif r["scenario"] == "loop":
         ok = (r["status"] == "ok" and r["repetitions"] == "3" and r["threads"] == "2"
               and r["cpus"] == "0-1" and r["batch"] == "3000" and int(r["ops"]) == 3000 * 3 * 2)
         check(ok, f"B {g}: bad loop row {r}")
@@ -104,7 +125,7 @@ for r in kr:
         except ValueError:
             errors.append(f"B {g}: non-numeric aggregates {r}")
     else:
-        expect = X86_GUARDS.get(g, "?")
+        expect = RUN.get(g, "?")
         want_scen = "irq-deferred" if expect == "defer" else "irq-recursion"
         check(r["scenario"] == want_scen and r["status"] == "ok" and int(r["ops"]) == 500
               and int(r["refusals"]) == (500 if expect == "refuse" else 0),
@@ -139,7 +160,7 @@ for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "ref
 
 # The host converter reads the guest's module CSV the same way.
 with tempfile.TemporaryDirectory() as d:
-    p = subprocess.run([tool, "--from-raw", os.path.join(out, "raw2.csv"), "--quiet",
+    p = subprocess.run(conv + ["--from-raw", os.path.join(out, "raw2.csv"), "--quiet",
                         "--out", os.path.join(d, "x.csv")], capture_output=True, text=True)
     check(p.returncode == 0, f"--from-raw exit {p.returncode}: {p.stderr}")
     if p.returncode == 0:
