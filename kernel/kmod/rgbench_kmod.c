@@ -37,6 +37,7 @@
 #include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/version.h>
+#include <linux/timex.h>
 #include <asm/local.h>
 #ifdef CONFIG_ARM64
 #include <asm/cpufeature.h>
@@ -616,12 +617,20 @@ static int rg_select_cpus(void)
 
 struct rg_sample {
 	u64 ns;
+	u64 cycles;	/* get_cycles() delta: x86 TSC reference cycles; 0 elsewhere */
 	u64 refused;
 };
 
+/* get_cycles() is the TSC on x86; on arm64 it is CNTVCT (a fixed-rate timer), not worth a column. */
+#ifdef CONFIG_X86
+#define RG_HAVE_CYCLES 1
+#else
+#define RG_HAVE_CYCLES 0
+#endif
+
 static struct rg_sample *rg_samples;	/* [sel][run][thread] */
 static bool rg_have_results;
-static atomic_t rg_arrive;
+static atomic_long_t rg_arrive;
 static bool rg_abort;
 static struct completion rg_done;
 static atomic_t rg_nrunning;
@@ -634,10 +643,10 @@ static inline struct rg_sample *rg_sample_at(unsigned int s, unsigned int r, uns
 /* Every thread arrives; phase k ends when all have arrived k times. */
 static void rg_barrier(unsigned long *phase)
 {
-	int want = (int)(++*phase * rg_ncpus);
+	long want = (long)(++*phase * rg_ncpus);
 
-	atomic_inc(&rg_arrive);
-	while (atomic_read(&rg_arrive) < want && !READ_ONCE(rg_abort))
+	atomic_long_inc(&rg_arrive);
+	while (atomic_long_read(&rg_arrive) < want && !READ_ONCE(rg_abort))
 		cpu_relax();
 }
 
@@ -658,17 +667,23 @@ static int rg_timed_thread(void *arg)
 		for (r = 0; r < runs && !READ_ONCE(rg_abort); r++) {
 			unsigned long flags = 0;
 			u64 t0, t1, refused;
+			cycles_t c0 = 0, c1 = 0;
 
 			cond_resched();
 			rg_barrier(&phase);
 			if (irqs_off)
 				local_irq_save(flags);
+			if (RG_HAVE_CYCLES)
+				c0 = get_cycles();
 			t0 = ktime_get_mono_fast_ns();
 			refused = g->loop(loops, duty_ns);
 			t1 = ktime_get_mono_fast_ns();
+			if (RG_HAVE_CYCLES)
+				c1 = get_cycles();
 			if (irqs_off)
 				local_irq_restore(flags);
 			rg_sample_at(s, r, t)->ns = t1 - t0;
+			rg_sample_at(s, r, t)->cycles = c1 - c0;
 			rg_sample_at(s, r, t)->refused = refused;
 		}
 	}
@@ -693,7 +708,7 @@ static int rg_run_timed(void)
 	tasks = kcalloc(rg_ncpus, sizeof(*tasks), GFP_KERNEL);
 	if (!tasks)
 		return -ENOMEM;
-	atomic_set(&rg_arrive, 0);
+	atomic_long_set(&rg_arrive, 0);
 	atomic_set(&rg_nrunning, rg_ncpus);
 	WRITE_ONCE(rg_abort, false);
 	init_completion(&rg_done);
@@ -882,8 +897,8 @@ static int rg_run_irq(void)
 
 static const char rg_csv_header[] =
 	"suite,guard,scenario,threads,cpus,cpu,run,batch,duty_ns,irqs_off,"
-	"ns_total,ns_per_pair,ops,refusals,granted,while_held,in_hardirq,"
-	"expect,status,reason\n";
+	"ns_total,ns_per_pair,cycles_total,ops,refusals,granted,while_held,"
+	"in_hardirq,expect,status,reason\n";
 
 static char *rg_csv;
 static size_t rg_csv_len, rg_csv_cap;
@@ -919,11 +934,11 @@ static int rg_format(void)
 		const char *name = rg_sel[s].name;
 
 		if (!rg_sel[s].g || rg_sel[s].skip) {
-			rg_out("kmod,%s,%s,%u,\"%*pbl\",,,%lu,%u,%d,,,0,0,,,,,skipped,\"%s\"\n",
+			rg_out("kmod,%s,%s,%u,\"%*pbl\",,,%lu,%u,%d,,,,0,0,,,,,skipped,\"%s\"\n",
 			       name, scen, rg_ncpus, cpumask_pr_args(rg_cpus), loops,
 			       duty_ns, irqs_off, rg_sel[s].skip);
 			if (irq_iters)
-				rg_out("kmod,%s,irq-recursion,1,,,,%u,0,0,,,0,0,,,,,skipped,\"%s\"\n",
+				rg_out("kmod,%s,irq-recursion,1,,,,%u,0,0,,,,0,0,,,,,skipped,\"%s\"\n",
 				       name, irq_iters, rg_sel[s].skip);
 			continue;
 		}
@@ -932,10 +947,14 @@ static int rg_format(void)
 				struct rg_sample *x = rg_sample_at(s, r, t);
 				u64 milli = loops ? div64_u64(x->ns * 1000, loops) : 0;
 
-				rg_out("kmod,%s,%s,%u,\"%*pbl\",%d,%u,%lu,%u,%d,%llu,%llu.%03llu,%lu,%llu,,,,,ok,\n",
+				char cyc[24] = "";
+
+				if (RG_HAVE_CYCLES)
+					snprintf(cyc, sizeof(cyc), "%llu", x->cycles);
+				rg_out("kmod,%s,%s,%u,\"%*pbl\",%d,%u,%lu,%u,%d,%llu,%llu.%03llu,%s,%lu,%llu,,,,,ok,\n",
 				       name, scen, rg_ncpus, cpumask_pr_args(rg_cpus),
 				       rg_cpu_of[t], r, loops, duty_ns, irqs_off,
-				       x->ns, div_u64(milli, 1000), milli % 1000,
+				       x->ns, div_u64(milli, 1000), milli % 1000, cyc,
 				       loops, x->refused);
 			}
 		}
@@ -968,7 +987,7 @@ static int rg_format(void)
 					 "expected the hardirq deferred to exit: %llu while held, %llu granted",
 					 x->while_held, x->granted);
 			ok = !why[0];
-			rg_out("kmod,%s,%s,1,\"%d\",%d,0,%u,0,0,,,%llu,%llu,%llu,%llu,%llu,%s,%s,\"%s\"\n",
+			rg_out("kmod,%s,%s,1,\"%d\",%d,0,%u,0,0,,,,%llu,%llu,%llu,%llu,%llu,%s,%s,\"%s\"\n",
 			       name, x->while_held ? "irq-recursion" : "irq-deferred",
 			       x->cpu, x->cpu, irq_iters, x->attempts, x->refused,
 			       x->granted, x->while_held, x->in_hardirq,

@@ -42,7 +42,7 @@ else:
     OTHER = X86
 ALL = list(RUN) + list(SKIP)
 RAW_HEADER = ("suite,guard,scenario,threads,cpus,cpu,run,batch,duty_ns,irqs_off,ns_total,"
-              "ns_per_pair,ops,refusals,granted,while_held,in_hardirq,expect,status,reason")
+              "ns_per_pair,cycles_total,ops,refusals,granted,while_held,in_hardirq,expect,status,reason")
 
 check(not os.path.exists(os.path.join(out, "errors")), "guest errors: " + read("errors").strip()
       if os.path.exists(os.path.join(out, "errors")) else "")
