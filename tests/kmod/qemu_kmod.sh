@@ -5,12 +5,10 @@
 # Usage: qemu_kmod.sh [--arch amd64|arm64] SRC_DIR RGBENCH_KMOD_STATIC [WORKDIR]
 #   SRC_DIR               the repository root (kernel/kmod, tests/vm/vm.sh)
 #   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch
-# amd64 builds against the installed linux-headers-<abi>-amd64; arm64 fetches
-# linux-headers-<abi>-arm64 with apt-get download (cached in RG_VM_CACHE),
-# points its scripts at the host's linux-kbuild and cross-compiles with
-# aarch64-linux-gnu-. RG_VM_CPU picks the guest CPU (arm64: max has LSE,
-# cortex-a72 has not; the check expects the LSE guards skipped then).
-# Env: RG_KMOD_KDIR (a prepared kernel build dir), RG_VM_CACHE (see vm.sh).
+# The module is built by build_module.sh (amd64: installed linux-headers;
+# arm64: fetched linux-headers-<abi>-arm64, cross-compiled). RG_VM_CPU picks
+# the guest CPU (arm64: max has LSE, cortex-a72 has not; the check then
+# expects the LSE guards skipped). RG_VM_CACHE: see vm.sh.
 # Exit: 0 pass, 1 fail, 77 skipped (no headers, compiler, qemu or kernel package).
 # Timings measured under TCG are meaningless: only counts and statuses are checked.
 set -euo pipefail
@@ -22,49 +20,17 @@ fail() { echo "qemu_kmod: FAIL: $*" >&2; exit 1; }
 
 [[ $(uname -m) == x86_64 ]] || skip "the guest tests run on x86_64 hosts"
 [[ -x $tool ]] || fail "no $tool"
-# The kernel ABI: that of the installed amd64 headers (Debian uses one ABI for all arches).
-abi=$(dpkg-query -W -f='${Depends}\n' linux-headers-amd64 2>/dev/null |
-      grep -o 'linux-headers-[0-9][^ ,]*-amd64' | head -1 |
-      sed -e 's/^linux-headers-//' -e 's/-amd64$//') || true
-[[ -n $abi ]] || skip "linux-headers-amd64 is not installed"
-make_args=()
-kdir=${RG_KMOD_KDIR:-}
-if [[ $arch == amd64 ]]; then
-  [[ -n $kdir ]] || kdir=/usr/src/linux-headers-$abi-amd64
-elif [[ $arch == arm64 ]]; then
-  command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc"
-  make_args=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
-  if [[ -z $kdir ]]; then
-    cache=${RG_VM_CACHE:-$HOME/.cache/rgbench-vm}
-    hroot=$cache/linux-headers-$abi-arm64
-    kdir=$hroot/usr/src/linux-headers-$abi-arm64
-    [[ -d /usr/src/linux-headers-$abi-common ]] || skip "linux-headers-$abi-common is not installed"
-    [[ -d /usr/lib/linux-kbuild-${abi%%.0-*} ]] || skip "linux-kbuild-${abi%%.0-*} is not installed"
-    if [[ ! -f $hroot/.done ]]; then
-      mkdir -p "$cache"
-      (cd "$cache" && rm -f linux-headers-"$abi"-arm64_*_arm64.deb &&
-       apt-get download -q "linux-headers-$abi-arm64:arm64" >/dev/null 2>&1) ||
-        skip "apt-get download linux-headers-$abi-arm64:arm64 failed"
-      rm -rf "$hroot" && mkdir -p "$hroot/usr/lib"
-      dpkg-deb -x "$cache"/linux-headers-"$abi"-arm64_*_arm64.deb "$hroot"
-      # Its scripts/ link to ../../lib/linux-kbuild-X: the host's (amd64) build tools.
-      ln -sfn "/usr/lib/linux-kbuild-${abi%%.0-*}" "$hroot/usr/lib/linux-kbuild-${abi%%.0-*}"
-      touch "$hroot/.done"
-    fi
-  fi
-else
-  fail "--arch must be amd64 or arm64"
-fi
-[[ -f $kdir/Makefile ]] || skip "no kernel headers at $kdir"
-kver=$abi
+[[ $arch == amd64 || $arch == arm64 ]] || fail "--arch must be amd64 or arm64"
 
 if [[ -z $work ]]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 rm -rf "$work/mod" "$work/payload" "$work/out"
-mkdir -p "$work/mod" "$work/payload" "$work/out"
-cp "$src/kernel/kmod/rgbench_kmod.c" "$src/kernel/kmod/Kbuild" "$work/mod/"
-make -s -C "$kdir" M="$work/mod" "${make_args[@]}" modules >"$work/build.log" 2>&1 ||
-  { cat "$work/build.log" >&2; fail "module build against $kdir failed"; }
-grep -iE 'warning|error' "$work/build.log" | grep -v 'Skipping BTF' && fail "module build warned"
+mkdir -p "$work/payload" "$work/out"
+set +e
+kver=$(bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$work/mod")
+rc=$?
+set -e
+((rc == 77)) && skip "cannot build the module here (see above)"
+((rc == 0)) || fail "module build failed"
 cp "$work/mod/rgbench_kmod.ko" "$tool" "$work/payload/"
 tool_name=$(basename "$tool")
 
