@@ -152,9 +152,14 @@ for r in loops:
     check(r["cpus"] == "1" and r["threads"] == "1" and int(r["ops"]) == 4000,
           f"D: bad row {r}")
 
+# (E) SIGINT during the run: held back until the module is unloaded.
+check(read("rc_e").strip() == "130", "E: exit " + read("rc_e").strip() + ", want 130")
+check("interrupted; module unloaded" in read("e.err"), "E: message: " + read("e.err"))
+check(not os.path.exists(os.path.join(out, "int.csv")), "E: wrote output although interrupted")
+
 # Kernel log: the runs happened, and nothing went wrong.
 dmesg = read("dmesg.txt")
-check(dmesg.count("rgbench_kmod: run: done") == 3, "dmesg: expected 3 completed runs")
+check(dmesg.count("rgbench_kmod: run: done") == 4, "dmesg: expected 4 completed runs")
 for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "refcount_t"):
     check(bad not in dmesg, f"dmesg has '{bad}'")
 

@@ -35,7 +35,8 @@ cp "$work/mod/rgbench_kmod.ko" "$tool" "$work/payload/"
 tool_name=$(basename "$tool")
 
 # Guest: (A) busybox insmod/echo/cat/rmmod; (B) rgbench-kmod end to end;
-# (C) a bad --guards value must fail and leave nothing loaded; (D) irqs-off.
+# (C) a bad --guards value must fail and leave nothing loaded; (D) irqs-off;
+# (E) interrupted by SIGINT.
 cat >"$work/payload/guest.sh" <<GUEST
 set -u
 A=/sys/kernel/debug/rgbench_kmod
@@ -60,6 +61,19 @@ echo \$? >/out/rc_c
   --loops 2000 --runs 2 --irqs-off --irq-iters 100 --quiet --out /out/irqsoff.csv 2>/out/d.err
 echo \$? >/out/rc_d
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-D >>/out/errors
+# (E) SIGINT while the module runs (ndelay keeps it busy for seconds): the
+# signal waits until the module is unloaded, then exit 130 and no output file.
+./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx --loops 100000 --runs 5 \
+  --duty-ns 1000 --irq-iters 10 --quiet --out /out/int.csv 2>/out/e.err &
+pid=\$!
+n=0
+while [ ! -d /sys/module/rgbench_kmod ] && [ \$n -lt 500 ]; do usleep 20000; n=\$((n + 1)); done
+[ -d /sys/module/rgbench_kmod ] || echo never-loaded-E >>/out/errors
+usleep 300000
+kill -INT \$pid
+wait \$pid
+echo \$? >/out/rc_e
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-E >>/out/errors
 dmesg >/out/dmesg.txt
 true
 GUEST
