@@ -572,6 +572,15 @@ static int rg_select_guards(void)
 			ret = -EINVAL;
 			break;
 		}
+		for (i = 0; i < rg_nsel; i++) {
+			if (rg_sel[i].name == rg_sel[rg_nsel].name) {
+				pr_err("guard \"%s\" listed twice\n", tok);
+				ret = -EINVAL;
+				break;
+			}
+		}
+		if (ret)
+			break;
 		rg_nsel++;
 	}
 	kfree(buf);

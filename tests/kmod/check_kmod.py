@@ -139,7 +139,8 @@ except ValueError as e:
 check("rctx" in read("table.txt"), "B: no table on stdout")
 
 # (C) a bad guard name: refused at load, clear message, nothing written, nothing loaded.
-check(read("rc_c").strip() not in ("", "0"), "C: bad --guards did not fail")
+check(read("rc_c").strip() == "1", "C: unknown guard: exit " + read("rc_c").strip() + ", want 1")
+check(read("rc_c2").strip() == "1", "C: a guard listed twice: exit " + read("rc_c2").strip() + ", want 1")
 check("refused" in read("c.err"), "C: no clear message: " + read("c.err"))
 
 # (D) interrupts off in the timed region, one CPU.
@@ -160,6 +161,8 @@ check(not os.path.exists(os.path.join(out, "int.csv")), "E: wrote output althoug
 # Kernel log: the runs happened, and nothing went wrong.
 dmesg = read("dmesg.txt")
 check(dmesg.count("rgbench_kmod: run: done") == 4, "dmesg: expected 4 completed runs")
+check('unknown guard "no-such-guard"' in dmesg and 'guard "rctx" listed twice' in dmesg,
+      "dmesg: no reason for the refused loads")
 for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "refcount_t"):
     check(bad not in dmesg, f"dmesg has '{bad}'")
 

@@ -54,6 +54,8 @@ echo \$? >/out/rc_b
 
 ./$tool_name --module ./rgbench_kmod.ko --guards rctx,no-such-guard --out /out/bad.csv 2>/out/c.err
 echo \$? >/out/rc_c
+./$tool_name --module ./rgbench_kmod.ko --guards rctx,rctx --out /out/bad.csv 2>>/out/c.err
+echo \$? >/out/rc_c2
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-C >>/out/errors
 [ -e /out/bad.csv ] && echo bad-output-written >>/out/errors
 
