@@ -261,7 +261,8 @@ int rg_plot_main(int argc, char **argv)
 	bool created = false, staged = false;
 	int opt, ret = 1;
 	struct stat st;
-	DIR *d;
+	struct dirent **list;
+	int names, moved = 0;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -329,28 +330,32 @@ int rg_plot_main(int argc, char **argv)
 		goto fail;
 	unlink(data);
 	/* Publish: each picture appears complete under its final name. */
-	d = opendir(stage);
-	if (!d) {
+	names = scandir(stage, &list, NULL, alphasort);
+	if (names < 0) {
 		snprintf(err, sizeof(err), "plot: %s: %s", stage, strerror(errno));
 		goto fail;
 	}
-	for (struct dirent *de; (de = readdir(d));) {
+	for (int i = 0; i < names; i++) {
 		char from[8400], to[8400];
+		const char *nm = list[i]->d_name;
 
-		if (!has_suffix(de->d_name, ".png") && !has_suffix(de->d_name, ".svg"))
-			continue;
-		snprintf(from, sizeof(from), "%s/%s", stage, de->d_name);
-		snprintf(to, sizeof(to), "%s/%s", out, de->d_name);
-		if (rename(from, to)) {
-			snprintf(err, sizeof(err), "plot: cannot move %s to %s: %s", from, to,
-				 strerror(errno));
-			closedir(d);
-			goto fail;
+		if ((has_suffix(nm, ".png") || has_suffix(nm, ".svg")) && !moved) {
+			snprintf(from, sizeof(from), "%s/%s", stage, nm);
+			snprintf(to, sizeof(to), "%s/%s", out, nm);
+			if (rename(from, to)) {
+				snprintf(err, sizeof(err), "plot: cannot move %s to %s: %s", from, to,
+					 strerror(errno));
+				moved = -1;
+			} else {
+				printf("wrote %s\n", to);
+				nout++;
+			}
 		}
-		printf("wrote %s\n", to);
-		nout++;
+		free(list[i]);
 	}
-	closedir(d);
+	free(list);
+	if (moved)
+		goto fail;
 	remove_dir(stage);
 	ret = nout ? 0 : 1;
 	if (!nout)

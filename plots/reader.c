@@ -197,12 +197,27 @@ int rg_rows_check_unique(const struct rg_rows *rows, size_t from, char *err, siz
 		idx[i] = from + i;
 	sort_base = rows->v;
 	qsort(idx, n, sizeof(*idx), cmp_idx);
+	/* Of all duplicates, report the one that comes first in reading order. */
+	size_t best = SIZE_MAX, first = 0;
+
 	for (size_t i = 1; i < n; i++) {
-		const struct rg_row *a = &rows->v[idx[i - 1]], *b = &rows->v[idx[i]];
+		if (rg_row_key_cmp(&rows->v[idx[i - 1]], &rows->v[idx[i]]))
+			continue;
+		if (idx[i] < best) {
+			best = idx[i];
+			first = idx[i - 1];
+		}
+	}
+	if (best != SIZE_MAX) {
+		const struct rg_row *a = &rows->v[first], *b = &rows->v[best];
 		char key[256];
 
-		if (rg_row_key_cmp(a, b))
-			continue;
+		/* a is the earliest row of the run of equal keys before b. */
+		for (size_t i = from; i < best; i++)
+			if (!rg_row_key_cmp(&rows->v[i], b)) {
+				a = &rows->v[i];
+				break;
+			}
 		rg_row_key_text(b, key, sizeof(key));
 		if (a->file == b->file)
 			snprintf(err, errlen, "%s:%d: duplicate row %s (first at line %d)",
@@ -211,7 +226,6 @@ int rg_rows_check_unique(const struct rg_rows *rows, size_t from, char *err, siz
 			snprintf(err, errlen, "%s:%d: duplicate row %s (also in %s:%d)",
 				 b->file, b->line, key, a->file, a->line);
 		ret = -1;
-		break;
 	}
 	free(idx);
 	return ret;
