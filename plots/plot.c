@@ -180,6 +180,18 @@ static void make_labels(struct source *src, size_t n)
 				*dot = 0;
 			snprintf(src[i].label, sizeof(src[i].label), "%s", b);
 		}
+	}
+	/* Same file name in different folders: the paths as given tell them apart. */
+	for (size_t i = 0; i < n && !by_host; i++) {
+		for (size_t k = 0; k < n; k++) {
+			if (k != i && !strcmp(src[i].label, src[k].label)) {
+				for (size_t j = 0; j < n; j++)
+					snprintf(src[j].label, sizeof(src[j].label), "%s", src[j].path);
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < i; k++) {
 			if (!strcmp(src[i].label, src[k].label)) {
 				size_t l = strlen(src[i].label);

@@ -79,6 +79,7 @@ def grouped_bars(ax, groups, sources, value, err):
         if len(groups) * n <= 40:
             ax.bar_label(bars, labels=[fmt(y) for y in ys], fontsize=7, padding=2)
     ax.set_xticks(range(len(groups)))
+    ax.margins(y=0.12)  # room for the value labels above the tallest whisker
 
 
 def fmt(v):
@@ -99,6 +100,17 @@ def maybe_log(ax, values):
     return False
 
 
+def present(sources, sel):
+    """The sources that have rows in this plot (a file without such rows gets no legend entry)."""
+    have = {r["source"] for r in sel}
+    return [s for s in sources if s[0] in have]
+
+
+def width(groups, nsrc):
+    """Figure width in inches: room for every bar, within what a README can show."""
+    return min(16.0, max(6.5, 1.2 + groups * (0.35 * nsrc + 0.3)))
+
+
 def sources_of(rows):
     return ordered((r["source"], r["label"]) for r in rows)
 
@@ -107,6 +119,8 @@ def ns_bars(rows, sources, out, written, suite, name, title):
     """ns per pair per guard, one bar per source, min-max error bars, noop/tls floors."""
     sel = [r for r in rows if r["suite"] == suite and r["status"] == "ok" and ok(r["ns_median"])
            and r["duty_ns"] == 0 and (suite != "user" or r["scenario"] == "pair")]
+    if suite == "kmod" and any(r["scenario"] == "loop" for r in sel):
+        sel = [r for r in sel if r["scenario"] == "loop"]  # the refscale-style loop
     if not sel:
         return False
     tmin = min(r["threads"] for r in sel)
@@ -115,6 +129,7 @@ def ns_bars(rows, sources, out, written, suite, name, title):
     for r in sel:
         by.setdefault((r["guard"], r["source"]), r)  # first batch size wins
     guards = ordered(r["guard"] for r in sel)
+    sources = present(sources, sel)
 
     def value(g, s):
         r = by.get((g, s))
@@ -128,7 +143,7 @@ def ns_bars(rows, sources, out, written, suite, name, title):
             return (r["ns_median"] - r["ns_stddev"], r["ns_median"] + r["ns_stddev"])
         return None
 
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.0 + 0.55 * len(guards) * max(len(sources), 1.5)), 4.6))
+    fig, ax = plt.subplots(figsize=(width(len(guards), len(sources)), 4.6))
     grouped_bars(ax, guards, sources, value, err)
     ax.set_xticklabels(guards, rotation=25, ha="right")
     log = maybe_log(ax, [r["ns_median"] for r in sel])
@@ -140,7 +155,8 @@ def ns_bars(rows, sources, out, written, suite, name, title):
                 ax.axhline(r["ns_median"], color=COLORS[si % len(COLORS)], linestyle=style, linewidth=1,
                            label=f"{floor} floor ({label})")
     ax.set_ylabel("ns per enter/exit pair (median)" + (", log scale" if log else ""))
-    ax.set_title(title + (f", {tmin} thread{'s' if tmin > 1 else ''}" if suite == "user" else ""))
+    unit = "thread" if suite == "user" else "kthread"
+    ax.set_title(title + f", {tmin} {unit}{'s' if tmin > 1 else ''}")
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
     fig.text(0.01, 0.01, "bars: median; whiskers: min-max over repetitions", fontsize=7, alpha=0.7)
@@ -156,6 +172,7 @@ def lines(rows, sources, out, written, scenario, xkey, ykey, ekey, name, title, 
     if not sel or len(set(r[xkey] for r in sel)) < 2:
         return False
     guards = ordered(r["guard"] for r in sel)
+    sources = present(sources, sel)
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     for gi, g in enumerate(guards):
         for si, (src, label) in enumerate(sources):
@@ -194,6 +211,7 @@ def bpf(rows, sources, out, written):
     for r in sel:
         by.setdefault((r["guard"], r["scenario"], r["source"]), r)
     groups = ordered((r["guard"], r["scenario"]) for r in sel)
+    sources = present(sources, sel)
 
     def value(g, s):
         r = by.get((g[0], g[1], s))
@@ -204,7 +222,7 @@ def bpf(rows, sources, out, written):
         sd = r["mops_stddev"]
         return (r["mops_median"] - sd, r["mops_median"] + sd) if ok(sd) else None
 
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.0 + 0.6 * len(groups) * max(len(sources), 1.5)), 4.6))
+    fig, ax = plt.subplots(figsize=(width(len(groups), len(sources)), 4.6))
     grouped_bars(ax, groups, sources, value, err)
     ax.set_xticklabels([f"{g}\n{m}" for g, m in groups])
     ax.set_ylabel("million events per second (median)")
