@@ -196,6 +196,20 @@ static void test_reader(void)
 
 	s = make_csv(false, false, 3, NULL, NULL);
 	expect_ok("plain.csv", s, 3);
+	{
+		/* The same with CRLF line ends and a byte order mark. */
+		char *crlf = malloc(strlen(s) * 2 + 4), *o = crlf;
+
+		o += sprintf(o, "\xef\xbb\xbf");
+		for (const char *p = s; *p; p++) {
+			if (*p == '\n')
+				*o++ = '\r';
+			*o++ = *p;
+		}
+		*o = 0;
+		expect_ok("crlf.csv", crlf, 3);
+		free(crlf);
+	}
 	free(s);
 
 	struct { const char *col, *val, *want; } bad[] = {
