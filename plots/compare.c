@@ -204,7 +204,8 @@ static void compute(const struct cmp *c, const char *alabel, bool ratio_mode, st
 		const struct rg_row *s = !row_ok(a) ? a : b;
 
 		snprintf(r->verdict, sizeof(r->verdict), "%s in %s%s%s", rg_row_s(s, RG_COL_status),
-			 s == a ? alabel : (ratio_mode ? "this row" : "new"),
+			 !row_ok(a) && !row_ok(b) ? "both"
+			 : s == a ? alabel : (ratio_mode ? "this row" : "new"),
 			 *rg_row_s(s, RG_COL_reason) ? ": " : "", rg_row_s(s, RG_COL_reason));
 		snprintf(r->chg, sizeof(r->chg), "%s", rg_row_s(s, RG_COL_status));
 		return;
@@ -531,6 +532,145 @@ static void clip(char *s, size_t w)
 	}
 }
 
+/*
+ * Cut s to w columns by replacing its middle with '~', keeping the last 8
+ * characters: "pcpu-lock-xadd/fals~e-packed" stays distinct from "...padded".
+ */
+static void clip_mid(char *s, size_t w)
+{
+	size_t len = strlen(s), tail = 8;
+
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p >= 0x80) {
+			clip(s, w);	/* not ASCII: cut at the end */
+			return;
+		}
+	if (len <= w || w < tail + 2)
+		return;
+	s[w - tail - 1] = '~';
+	memmove(s + w - tail, s + len - tail, tail + 1);
+}
+
+/* Print words (", "-separated) after a prefix, wrapped at the commit-log width. */
+static void wrap_list(FILE *f, const char *prefix, char **words, size_t n)
+{
+	size_t col = (size_t)fprintf(f, "%s", prefix);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t w = strlen(words[i]) + (i + 1 < n ? 1 : 0);
+
+		if (col + 1 + w > COMMIT_LOG_WIDTH) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		col += (size_t)fprintf(f, " %s%s", words[i], i + 1 < n ? "," : "");
+	}
+	fputc('\n', f);
+}
+
+/*
+ * The commit-log form: one table of at most COMMIT_LOG_WIDTH columns. The name
+ * column gets what the numbers leave; rows skipped on both sides are summed up
+ * in one line under the table instead of one row each.
+ */
+static int emit_commit(FILE *f, const struct cmp *v, size_t n, const char *la, const char *lb,
+		       bool ratio_mode, const struct lines *hl)
+{
+	struct res *r = calloc(n ? n : 1, sizeof(*r));
+	bool *hide = calloc(n ? n : 1, sizeof(*hide));
+	char **skipped = calloc(n ? n : 1, sizeof(*skipped));
+	const char *h[] = { "guard/scenario", la, lb, "change", ratio_mode ? "ratio" : "speedup", "p" };
+	size_t w[6] = { 0 }, budget = 0, nskip = 0, nguards = 0;
+	struct rg_table t;
+	int ret = -1;
+
+	rg_table_init(&t, 6);
+	if (!r || !hide || !skipped || rg_table_add(&t, h))
+		goto out;
+	for (int c = 1; c < 6; c++) {
+		t.right[c] = true;
+		w[c] = rg_utf8_width(h[c]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *cells[6];
+
+		compute(&v[i], la, ratio_mode, &r[i]);
+		if (v[i].a && v[i].b && !row_ok(v[i].a) && !row_ok(v[i].b)) {
+			const char *g = rg_row_s(v[i].b, RG_COL_guard);
+			bool seen = false;
+
+			hide[i] = true;
+			nskip++;
+			for (size_t k = 0; k < nguards; k++)
+				seen |= !strcmp(skipped[k], g);
+			if (!seen)
+				skipped[nguards++] = (char *)g;
+			continue;
+		}
+		cells[1] = r[i].a_short;
+		cells[2] = r[i].b_short;
+		cells[3] = r[i].chg;
+		cells[4] = r[i].fac;
+		cells[5] = r[i].pv;
+		for (int c = 1; c < 6; c++)
+			if (rg_utf8_width(cells[c]) > w[c])
+				w[c] = rg_utf8_width(cells[c]);
+	}
+	budget = COMMIT_LOG_WIDTH - 2 * 5;
+	for (int c = 1; c < 6; c++)
+		budget = budget > w[c] + 16 ? budget - w[c] : 16;
+	for (size_t i = 0; i < n; i++) {
+		const struct rg_row *k = v[i].b ? v[i].b : v[i].a;
+		char name[160], sfx[48] = "";
+		size_t sl;
+
+		if (hide[i])
+			continue;
+		snprintf(name, sizeof(name), "%s/%s", rg_row_s(k, RG_COL_guard),
+			 rg_row_s(k, RG_COL_scenario));
+		if (rg_row_i(k, RG_COL_threads) > 1)
+			snprintf(sfx, sizeof(sfx), " t%lld", rg_row_i(k, RG_COL_threads));
+		if (rg_row_i(k, RG_COL_duty_ns) > 0) {
+			sl = strlen(sfx);
+			snprintf(sfx + sl, sizeof(sfx) - sl, " d%lld", rg_row_i(k, RG_COL_duty_ns));
+		}
+		/* Cut the guard/scenario part, never the thread and duty suffix. */
+		sl = strlen(sfx);
+		if (rg_utf8_width(name) + sl > budget)
+			clip_mid(name, budget > sl + 12 ? budget - sl : 12);
+		strncat(name, sfx, sizeof(name) - strlen(name) - 1);
+		const char *row[] = { name, r[i].a_short, r[i].b_short, r[i].chg, r[i].fac, r[i].pv };
+		if (rg_table_add(&t, row))
+			goto out;
+	}
+	for (size_t i = 0; i < hl->n; i++) {
+		clip(hl->v[i], COMMIT_LOG_WIDTH);
+		fprintf(f, "%s\n", hl->v[i]);
+	}
+	fputc('\n', f);
+	rg_table_print_text(&t, f);
+	fputc('\n', f);
+	if (nskip) {
+		char prefix[64];
+
+		snprintf(prefix, sizeof(prefix), "Skipped on both sides (%zu row%s):", nskip,
+			 nskip == 1 ? "" : "s");
+		wrap_list(f, prefix, skipped, nguards);
+	}
+	fprintf(f, "Values are medians. %s\n"
+		   "p: two-sided Mann-Whitney U over the repetitions (few: fewer\n"
+		   "than %d a side; n/a: no per-repetition samples).\n",
+		ratio_mode ? "ratio: value / baseline." : "speedup: base/new (ns), new/base (M/s).",
+		RG_MWU_MIN_SAMPLES);
+	ret = 0;
+out:
+	rg_table_free(&t);
+	free(r);
+	free(hide);
+	free(skipped);
+	return ret;
+}
+
 static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
 		const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
 		const struct lines *hl)
@@ -538,6 +678,8 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 	struct rg_table t;
 	const char *facname = ratio_mode ? "ratio" : "speedup";
 
+	if (fmt == OUT_COMMIT)
+		return emit_commit(f, v, n, la_short, lb_short, ratio_mode, hl);
 	if (fmt == OUT_CSV) {
 		rg_table_init(&t, 21);
 		const char *h[] = { "suite", "guard", "scenario", "threads", "duty_ns", "batch",

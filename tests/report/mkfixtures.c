@@ -82,6 +82,8 @@ static void ab(const char *dir)
 	row(&rs, "user", "pcpu-ldadd", "pair", 1, 0, 1000, S(2.0, 2.1, 1.9, 2.0, 2.2), NULL, 5);
 	row(&rs, "user", "rseq", "pair", 1, 0, 1000, S(4.0, 4.1, 3.9), NULL, 3);
 	row(&rs, "user", "global-atomic", "pair", 1, 0, 1000, S(6, 6, 6, 6, 6), NULL, 5);
+	row(&rs, "user", "pcpu-lock-xadd", "falseshare-packed", 2, 0, 1000, S(20, 21, 19, 20, 22), NULL, 5);
+	row(&rs, "user", "pcpu-lock-xadd", "falseshare-padded", 2, 0, 1000, S(5, 5.5, 4.5, 5, 6), NULL, 5);
 	row(&rs, "bpf", "raw_tp", "driver", 1, 0, 100, NULL, S(50, 51, 49, 50, 52), 5);
 	skip(&rs, "bpf", "fentry", "driver", "fentry: BPF load failed (EPERM)");
 	save(&rs, dir, "ab-base");
@@ -95,6 +97,8 @@ static void ab(const char *dir)
 	row(&rs, "user", "pcpu-ldadd", "pair", 1, 0, 1000, S(2.5, 2.6, 2.4, 2.5, 2.7), NULL, 5);
 	row(&rs, "user", "rseq", "pair", 1, 0, 1000, S(4.0, 4.2, 3.8, 4.1, 3.9), NULL, 5);
 	row(&rs, "user", "pcpu-swp", "pair", 1, 0, 1000, S(3, 3.1, 2.9, 3, 3.2), NULL, 5);
+	row(&rs, "user", "pcpu-lock-xadd", "falseshare-packed", 2, 0, 1000, S(20, 21, 19, 20, 22), NULL, 5);
+	row(&rs, "user", "pcpu-lock-xadd", "falseshare-padded", 2, 0, 1000, S(4, 4.4, 3.6, 4, 4.8), NULL, 5);
 	row(&rs, "bpf", "raw_tp", "driver", 1, 0, 100, NULL, S(60, 61, 59, 60, 62), 5);
 	skip(&rs, "bpf", "fentry", "driver", "fentry: BPF load failed (EPERM)");
 	save(&rs, dir, "ab-new");
