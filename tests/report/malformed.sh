@@ -72,7 +72,7 @@ expect str.json "str.json:5: 'threads' is not an integer"
 
 # Duplicate keys: a repeated row, a repeated JSON key, a repeated CSV column.
 { cat "$csv"; sed -n 2p "$csv"; } > duprow.csv
-expect duprow.csv 'duprow.csv:10: duplicate row user/noop/pair threads=1 duty_ns=0 batch=1000 \(first at line 2\)'
+expect duprow.csv "duprow.csv:$(( $(wc -l < "$csv") + 1 )): duplicate row user/noop/pair threads=1 duty_ns=0 batch=1000 \\(first at line 2\\)"
 sed '3s/"guard":"noop",/"guard":"noop","guard":"tls",/' "$json" > dupkey.json
 expect dupkey.json 'dupkey.json:3: invalid JSON: duplicate object key near .*'
 sed '1s/^schema_version,/schema_version,suite,/; 2,$s/^1,/1,user,/' "$csv" > dupcol.csv
