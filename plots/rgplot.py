@@ -173,7 +173,10 @@ def lines(rows, sources, out, written, scenario, xkey, ykey, ekey, name, title, 
         return False
     guards = ordered(r["guard"] for r in sel)
     sources = present(sources, sel)
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    entries = len(guards) * len(sources)
+    vals = [r[ykey] for r in sel if r[ykey] > 0]
+    log = bool(vals) and max(vals) / min(vals) > 30
+    fig, ax = plt.subplots(figsize=(7.5 if entries <= 8 else 10.0, 4.8))
     for gi, g in enumerate(guards):
         for si, (src, label) in enumerate(sources):
             pts = sorted((r[xkey], r[ykey], r[ekey]) for r in sel if r["guard"] == g and r["source"] == src)
@@ -181,10 +184,13 @@ def lines(rows, sources, out, written, scenario, xkey, ykey, ekey, name, title, 
                 continue
             xs = [p[0] for p in pts]
             ys = [p[1] for p in pts]
-            es = [p[2] if ok(p[2]) else 0 for p in pts]
+            hi = [p[2] if ok(p[2]) else 0 for p in pts]
+            # On a log axis a whisker cannot reach zero: cut it at 90% below the point.
+            lo = [min(e, 0.9 * y) if log else e for e, y in zip(hi, ys)]
             lab = g if len(sources) == 1 else f"{g} ({label})"
-            ax.errorbar(xs, ys, yerr=es, color=COLORS[gi % len(COLORS)], linestyle=STYLES[si % len(STYLES)],
-                        marker=MARKERS[si % len(MARKERS)], markersize=4, capsize=2, label=lab)
+            ax.errorbar(xs, ys, yerr=[lo, hi], color=COLORS[gi % len(COLORS)],
+                        linestyle=STYLES[si % len(STYLES)], marker=MARKERS[si % len(MARKERS)],
+                        markersize=4, capsize=2, elinewidth=0.8, label=lab)
     xs = sorted(set(r[xkey] for r in sel))
     if xkey == "duty_ns":
         pos = [x for x in xs if x > 0]
@@ -193,12 +199,18 @@ def lines(rows, sources, out, written, scenario, xkey, ykey, ekey, name, title, 
         ax.set_xscale("log", base=2)
     ax.set_xticks(xs)
     ax.set_xticklabels([str(x) for x in xs])
-    log = maybe_log(ax, [r[ykey] for r in sel])
+    if log:
+        ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel + (" (log scale)" if log else ""))
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2 if len(guards) * len(sources) > 8 else 1)
+    if entries <= 8:
+        ax.legend(fontsize=7)
+    else:  # many lines: the legend goes beside the axes, not over the data
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                  ncol=2 if entries > 24 else 1)
+    fig.text(0.01, 0.01, "points: median; whiskers: standard deviation over repetitions", fontsize=7, alpha=0.7)
     save(fig, out, name, written)
     return True
 
