@@ -29,6 +29,7 @@ extern char **environ;
 
 struct source {
 	const char *path;
+	char *owned;		/* path, when it came from listing a directory */
 	char label[96];
 	struct rg_rows rows;
 };
@@ -274,7 +275,7 @@ int rg_plot_main(int argc, char **argv)
 	int opt, ret = 1;
 	struct stat st;
 	struct dirent **list;
-	int names, moved = 0;
+	int nent, moved = 0;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -292,16 +293,43 @@ int rg_plot_main(int argc, char **argv)
 	}
 	if (!py || !*py)
 		py = RG_PYTHON_DEFAULT;
-	nsrc = (size_t)(argc - optind);
-	src = calloc(nsrc, sizeof(*src));
-	if (!src) {
-		fprintf(stderr, "rgbench: plot: out of memory\n");
-		return 1;
-	}
-	for (size_t i = 0; i < nsrc; i++) {
-		src[i].path = argv[optind + (int)i];
-		if (rg_read_path(src[i].path, &src[i].rows, err, sizeof(err)))
+	/* Every file is one source; a directory gives one source per run in it. */
+	for (int a = optind; a < argc; a++) {
+		char **names = NULL;
+		bool *shadowed = NULL;
+		size_t n = 1;
+
+		if (!stat(argv[a], &st) && S_ISDIR(st.st_mode) &&
+		    rg_list_dir(argv[a], &names, &shadowed, &n, err, sizeof(err)))
 			goto fail;
+		for (size_t i = 0; i < n; i++) {
+			struct source *v = realloc(src, (nsrc + 1) * sizeof(*v));
+
+			if (!v) {
+				snprintf(err, sizeof(err), "plot: out of memory");
+				rg_list_free(names, shadowed, n);
+				goto fail;
+			}
+			src = v;
+			memset(&src[nsrc], 0, sizeof(*src));
+			src[nsrc].path = names ? names[i] : argv[a];
+			if (rg_read_path(src[nsrc].path, &src[nsrc].rows, err, sizeof(err))) {
+				nsrc++;
+				rg_list_free(names, shadowed, n);
+				goto fail;
+			}
+			/* x.csv beside x.json: validated, but the JSON is the source. */
+			if (shadowed && shadowed[i]) {
+				rg_rows_free(&src[nsrc].rows);
+				continue;
+			}
+			if (names) {
+				src[nsrc].owned = names[i];
+				names[i] = NULL;
+			}
+			nsrc++;
+		}
+		rg_list_free(names, shadowed, n);
 	}
 	make_labels(src, nsrc);
 	script = find_script(sbuf, sizeof(sbuf));
@@ -342,12 +370,12 @@ int rg_plot_main(int argc, char **argv)
 		goto fail;
 	unlink(data);
 	/* Publish: each picture appears complete under its final name. */
-	names = scandir(stage, &list, NULL, alphasort);
-	if (names < 0) {
+	nent = scandir(stage, &list, NULL, alphasort);
+	if (nent < 0) {
 		snprintf(err, sizeof(err), "plot: %s: %s", stage, strerror(errno));
 		goto fail;
 	}
-	for (int i = 0; i < names; i++) {
+	for (int i = 0; i < nent; i++) {
 		char from[8400], to[8400];
 		const char *nm = list[i]->d_name;
 
@@ -380,8 +408,10 @@ fail:
 	if (created)
 		rmdir(out);
 out:
-	for (size_t i = 0; i < nsrc; i++)
+	for (size_t i = 0; i < nsrc; i++) {
 		rg_rows_free(&src[i].rows);
+		free(src[i].owned);
+	}
 	free(src);
 	return ret;
 }

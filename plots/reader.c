@@ -223,8 +223,8 @@ int rg_rows_check_unique(const struct rg_rows *rows, size_t from, char *err, siz
 			snprintf(err, errlen, "%s:%d: duplicate row %s (first at line %d)",
 				 b->file, b->line, key, a->line);
 		else
-			snprintf(err, errlen, "%s:%d: duplicate row %s (also in %s:%d)",
-				 b->file, b->line, key, a->file, a->line);
+			snprintf(err, errlen, "%s:%d: duplicate row %s (also in %s:%d; "
+				 "one side holds one run)", b->file, b->line, key, a->file, a->line);
 		ret = -1;
 	}
 	free(idx);
@@ -932,15 +932,28 @@ static bool has_suffix(const char *s, const char *sfx)
 	return a > b && !strcmp(s + a - b, sfx);
 }
 
-static int read_dir(const char *path, struct rg_rows *out, char *err, size_t errlen)
+void rg_list_free(char **names, bool *shadowed, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(shadowed);
+}
+
+int rg_list_dir(const char *path, char ***names_out, bool **shadowed_out, size_t *n_out,
+		char *err, size_t errlen)
 {
 	struct ctx c = { .name = path, .err = err, .errlen = errlen };
 	char **names = NULL;
-	size_t n = 0, from = out->n;
+	bool *sh = NULL;
+	size_t n = 0;
 	struct dirent *de;
 	int ret = 0;
 	DIR *d = opendir(path);
 
+	*names_out = NULL;
+	*shadowed_out = NULL;
+	*n_out = 0;
 	if (!d)
 		return fail(&c, 0, "cannot open directory: %s", strerror(errno));
 	while ((de = readdir(d))) {
@@ -961,33 +974,66 @@ static int read_dir(const char *path, struct rg_rows *out, char *err, size_t err
 	closedir(d);
 	if (!ret && !n)
 		ret = fail(&c, 0, "no .csv or .json result files in this directory");
-	if (!ret)
+	if (!ret) {
 		qsort(names, n, sizeof(*names), cmp_str);
+		sh = calloc(n, sizeof(*sh));
+		if (!sh)
+			ret = fail(&c, 0, "out of memory");
+	}
+	/* x.csv beside x.json: the same run; the JSON has the samples too. */
 	for (size_t i = 0; !ret && i < n; i++) {
-		size_t before = out->n, stem = strlen(names[i]) - 4;
-		char full[4096];
+		size_t stem = strlen(names[i]) - 4;
 
-		snprintf(full, sizeof(full), "%s/%s", path, names[i]);
-		if (read_file(full, out, err, errlen)) {
+		if (!has_suffix(names[i], ".csv"))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (has_suffix(names[k], ".json") && strlen(names[k]) == stem + 5 &&
+			    !strncmp(names[k], names[i], stem))
+				sh[i] = true;
+	}
+	for (size_t i = 0; !ret && i < n; i++) {
+		char *full = NULL;
+
+		if (asprintf(&full, "%s/%s", path, names[i]) < 0) {
+			ret = fail(&c, 0, "out of memory");
+			break;
+		}
+		free(names[i]);
+		names[i] = full;
+	}
+	if (ret) {
+		rg_list_free(names, sh, n);
+		return -1;
+	}
+	*names_out = names;
+	*shadowed_out = sh;
+	*n_out = n;
+	return 0;
+}
+
+static int read_dir(const char *path, struct rg_rows *out, char *err, size_t errlen)
+{
+	char **names;
+	bool *shadowed;
+	size_t n, from = out->n;
+	int ret = 0;
+
+	if (rg_list_dir(path, &names, &shadowed, &n, err, errlen))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t before = out->n;
+
+		if (read_file(names[i], out, err, errlen)) {
 			ret = -1;
 			break;
 		}
-		/* x.csv beside x.json: the same run; keep the JSON (it has samples). */
-		if (has_suffix(names[i], ".csv")) {
-			for (size_t k = 0; k < n; k++) {
-				if (k != i && has_suffix(names[k], ".json") &&
-				    strlen(names[k]) == stem + 5 && !strncmp(names[k], names[i], stem)) {
-					for (size_t r = before; r < out->n; r++)
-						row_free(&out->v[r]);
-					out->n = before;
-					break;
-				}
-			}
+		if (shadowed[i]) {
+			for (size_t r = before; r < out->n; r++)
+				row_free(&out->v[r]);
+			out->n = before;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	rg_list_free(names, shadowed, n);
 	if (!ret)
 		ret = rg_rows_check_unique(out, from, err, errlen);
 	return ret;

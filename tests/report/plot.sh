@@ -47,6 +47,15 @@ for k in threads duty kmod-ns; do
 	grep -q "^note: $k: skipped" "$T/err.txt" || { echo "FAIL no note for $k"; fail=1; }
 done
 
+# A directory holding two runs, each as .csv and .json: two sources, labelled by file.
+mkdir "$T/runs"
+cp "$FX"/ab-base.csv "$FX"/ab-base.json "$FX"/ab-new.csv "$FX"/ab-new.json "$T/runs/"
+"$R" plot "$T/runs" --out "$T/runs-out" > /dev/null 2>&1 || { echo "FAIL plot of a directory"; fail=1; }
+for s in ab-base ab-new; do
+	grep -q "$s" "$T/runs-out/pair-ns.svg" || { echo "FAIL runs: no series $s"; fail=1; }
+done
+grep -q "#3\|runs/" "$T/runs-out/pair-ns.svg" && { echo "FAIL runs: a CSV twin became a series"; fail=1; }
+
 # Failures write nothing: a bad file, no plottable rows, a broken python.
 rc=0; "$R" plot "$FX/plot-a.json" /nonexistent.csv --out "$T/bad" 2>/dev/null || rc=$?
 [[ $rc != 0 && ! -e $T/bad ]] || { echo "FAIL bad input: rc=$rc"; fail=1; }

@@ -62,6 +62,15 @@ int rg_read_buffer(const char *name, const char *buf, size_t len,
 
 void rg_rows_free(struct rg_rows *rows);
 
+/*
+ * The *.csv and *.json files of a directory as "path/name", sorted; shadowed[i]
+ * when names[i] is x.csv with an x.json beside it. 0, or -1 with err set
+ * (also when there is none). Free with rg_list_free().
+ */
+int rg_list_dir(const char *path, char ***names, bool **shadowed, size_t *n,
+		char *err, size_t errlen);
+void rg_list_free(char **names, bool *shadowed, size_t n);
+
 /* Refuse two rows with the same key in rows (first error only). 0 or -1. */
 int rg_rows_check_unique(const struct rg_rows *rows, size_t from, char *err, size_t errlen);
 
