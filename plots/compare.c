@@ -501,16 +501,6 @@ static void host_label(const struct side *s, char *buf, size_t size, bool with_c
 
 /* ---- output --------------------------------------------------------------- */
 
-static void name_of(const struct rg_row *r, char *buf, size_t size)
-{
-	int o = snprintf(buf, size, "%s/%s", rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario));
-
-	if (o >= 0 && (size_t)o < size && rg_row_i(r, RG_COL_threads) > 1)
-		o += snprintf(buf + o, size - (size_t)o, " t%lld", rg_row_i(r, RG_COL_threads));
-	if (o >= 0 && (size_t)o < size && rg_row_i(r, RG_COL_duty_ns) > 0)
-		snprintf(buf + o, size - (size_t)o, " d%lld", rg_row_i(r, RG_COL_duty_ns));
-}
-
 /* Truncate s to at most w display columns, marking the cut with '~'. */
 static void clip(char *s, size_t w)
 {
@@ -689,13 +679,6 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 				    ratio_mode ? "ratio" : "speedup", "p_value", "verdict" };
 		if (rg_table_add(&t, h))
 			goto oom;
-	} else if (fmt == OUT_COMMIT) {
-		rg_table_init(&t, 6);
-		const char *h[] = { "guard/scenario", la_short, lb_short, "change", facname, "p" };
-		if (rg_table_add(&t, h))
-			goto oom;
-		for (int i = 1; i < 6; i++)
-			t.right[i] = true;
 	} else {
 		rg_table_init(&t, 11);
 		const char *h[] = { "suite", "guard", "scenario", "threads", "duty_ns", "batch",
@@ -707,7 +690,7 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rg_row *k = v[i].b ? v[i].b : v[i].a;
-		char th[24], du[24], ba[24], name[64];
+		char th[24], du[24], ba[24];
 		struct res r;
 
 		compute(&v[i], la_short, ratio_mode, &r);
@@ -735,12 +718,6 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 					      c[8], r.verdict };
 			if (rg_table_add(&t, row))
 				goto oom;
-		} else if (fmt == OUT_COMMIT) {
-			name_of(k, name, sizeof(name));
-			clip(name, 22);
-			const char *row[] = { name, r.a_short, r.b_short, r.chg, r.fac, r.pv };
-			if (rg_table_add(&t, row))
-				goto oom;
 		} else {
 			const char *row[] = { rg_row_s(k, RG_COL_suite), rg_row_s(k, RG_COL_guard),
 					      rg_row_s(k, RG_COL_scenario), th, du, ba, r.a, r.b,
@@ -750,14 +727,8 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 		}
 	}
 	if (fmt != OUT_CSV) {
-		for (size_t i = 0; i < hl->n; i++) {
-			if (fmt == OUT_COMMIT) {
-				clip(hl->v[i], COMMIT_LOG_WIDTH);
-				fprintf(f, "%s\n", hl->v[i]);
-			} else {
-				fprintf(f, "%s%s\n", hl->v[i], fmt == OUT_MARKDOWN ? "  " : "");
-			}
-		}
+		for (size_t i = 0; i < hl->n; i++)
+			fprintf(f, "%s%s\n", hl->v[i], fmt == OUT_MARKDOWN ? "  " : "");
 		fputc('\n', f);
 	}
 	if (fmt == OUT_MARKDOWN)
@@ -766,12 +737,6 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 		rg_table_print_csv(&t, f);
 	else
 		rg_table_print_text(&t, f);
-	if (fmt == OUT_COMMIT)
-		fprintf(f, "\nValues are medians. %s\n"
-			   "p: two-sided Mann-Whitney U over the repetitions (few: fewer\n"
-			   "than %d a side; n/a: no per-repetition samples).\n",
-			ratio_mode ? "ratio: value / baseline." : "speedup: base/new (ns), new/base (M/s).",
-			RG_MWU_MIN_SAMPLES);
 	rg_table_free(&t);
 	return 0;
 oom:
@@ -869,7 +834,13 @@ int rg_compare_main(int argc, char **argv)
 		     baseline);
 	/* Build everything in memory: on any failure nothing reaches stdout. */
 	mem = open_memstream(&buf, &blen);
-	if (!mem || emit(mem, fmt, v, n, la, lb, las, lbs, baseline != NULL, &hl) || fclose(mem)) {
+	if (mem) {
+		int e = emit(mem, fmt, v, n, la, lb, las, lbs, baseline != NULL, &hl);
+
+		if (fclose(mem) || e)
+			mem = NULL;
+	}
+	if (!mem) {
 		snprintf(err, sizeof(err), "compare: out of memory");
 		goto fail;
 	}
