@@ -16,7 +16,7 @@ cross=(
   binutils-aarch64-linux-gnu qemu-user
   libbenchmark-dev:arm64 libhwloc-dev:arm64 libjansson-dev:arm64
 )
-vm=(qemu-system-x86 busybox-static cpio)
+vm=(qemu-system-x86 qemu-system-arm busybox-static cpio linux-headers-amd64)
 
 want=("${native[@]}")
 [[ "${RG_DEPS_CROSS:-1}" == 1 ]] && want+=("${cross[@]}")

@@ -11,6 +11,7 @@
 #                   linux-headers-<arch> package, so modules built against those
 #                   headers load in the guest)
 #   RG_VM_CACHE     where kernel packages are unpacked (default ~/.cache/rgbench-vm)
+#   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE)
 #
 # The guest has proc, sys, devtmpfs, debugfs, tracefs and bpffs mounted, runs CMD
 # with /bin/sh as root, and powers off. The kernel package is fetched with
@@ -122,9 +123,9 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 if [[ $arch == amd64 ]]; then
-  machine=(-machine q35 -cpu max -accel tcg); console=ttyS0
+  machine=(-machine q35 -cpu "${RG_VM_CPU:-max}" -accel tcg); console=ttyS0
 else
-  machine=(-machine virt -cpu max -accel tcg); console=ttyAMA0
+  machine=(-machine virt -cpu "${RG_VM_CPU:-max}" -accel tcg); console=ttyAMA0
 fi
 log=$work/console.log
 set +e
