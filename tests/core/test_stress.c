@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +52,25 @@ static struct worker workers[MAX_THREADS];
 static int nworkers;
 static int go, storm_stop;
 static long storm_ns = 20000;
+/*
+ * Oversubscribed runs: the handler ends with sched_yield(), i.e. "interrupt
+ * return, then reschedule", so the interrupted thread is preempted at an
+ * arbitrary instruction at the storm's rate instead of only at the end of a
+ * time slice. That is what makes preemption inside a held guard (and inside
+ * the racy control's load/store window) frequent enough to test.
+ */
+static int yield_in_handler;
+static int storm_cpu = -1, storm_cpu_over = -1;
+/*
+ * "loop" runs: workers run the measured loop itself (rg_loops[id].pair) in
+ * chunks, so the only check is that every counter is back to 0; the loop is
+ * tight, so a preemption lands in the racy control's load/store window far
+ * more often than in the instrumented loop. No yield in the handler: under
+ * qemu-user signals are only taken between translated blocks, never inside
+ * the window, and voluntary yields would replace the involuntary
+ * preemptions that can split it.
+ */
+static int loop_mode;	/* oversubscribed: keep the storm off the workers' CPU */
 static __thread struct worker *me;
 
 static rg_always_inline void held_region(struct worker *w, uint64_t *doubles)
@@ -88,6 +108,8 @@ static void on_signal(int signo)
 	}
 	cur_gi->exit(&cur_g, ok);
 	rg_rctx_exit_signal();
+	if (yield_in_handler)
+		sched_yield();
 }
 
 static void *worker_main(void *arg)
@@ -105,7 +127,19 @@ static void *worker_main(void *arg)
 	me = w;
 	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
 		sched_yield();
-	for (uint64_t i = 0; i < w->iters; i++) {
+	if (loop_mode) {
+		const uint64_t chunk = 4096;
+
+		for (uint64_t done = 0; done < w->iters; done += chunk) {
+			uint64_t n = w->iters - done < chunk ? w->iters - done : chunk;
+			uint64_t refused = rg_loops[cur_gi->id].pair(&cur_g, n);
+
+			w->attempts += n;
+			w->refusals += refused;
+			w->grants += n - refused;
+		}
+	}
+	for (uint64_t i = 0; !loop_mode && i < w->iters; i++) {
 		bool ok;
 
 		w->attempts++;
@@ -127,6 +161,15 @@ static void *storm_main(void *arg)
 	struct timespec ts = { 0, storm_ns };
 	uint64_t *sent = arg;
 
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);	/* sleep 20 us, not 20 + 50 us of slack */
+	if (storm_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(storm_cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+
 	while (!__atomic_load_n(&storm_stop, __ATOMIC_ACQUIRE)) {
 		for (int i = 0; i < nworkers; i++)
 			if (!__atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE) &&
@@ -138,7 +181,8 @@ static void *storm_main(void *arg)
 }
 
 /* Run nthreads workers on cpus[] (one each), iters pairs each, with a signal storm. */
-static struct totals run(const struct rg_guard_info *gi, int nthreads, const int *cpus, uint64_t iters)
+static struct totals run(const struct rg_guard_info *gi, int nthreads, const int *cpus, uint64_t iters,
+			 bool oversubscribed, bool loop)
 {
 	struct totals t = { 0 };
 	pthread_t storm;
@@ -151,6 +195,9 @@ static struct totals run(const struct rg_guard_info *gi, int nthreads, const int
 		*rg_guard_slot(&cur_g, c) = 0;
 	*cur_g.global = 0;
 	nworkers = nthreads;
+	yield_in_handler = oversubscribed && !loop;
+	loop_mode = loop;
+	storm_cpu = oversubscribed ? storm_cpu_over : -1;
 	go = 0;
 	storm_stop = 0;
 	for (int i = 0; i < nthreads; i++) {
@@ -202,16 +249,16 @@ static struct totals run(const struct rg_guard_info *gi, int nthreads, const int
 static bool failed_exactness(const struct rg_guard_info *gi, const struct totals *t)
 {
 	return t->doubles || t->slots_nonzero ||
-	       (gi->id != RG_GUARD_noop && t->prot != t->grants + t->h_grants);
+	       (gi->id != RG_GUARD_noop && !loop_mode && t->prot != t->grants + t->h_grants);
 }
 
 static void report(const char *mode, const struct rg_guard_info *gi, const struct totals *t)
 {
 	char lost[32] = "n/a";	/* noop promises nothing, its region is not checked */
 
-	if (gi->id != RG_GUARD_noop)
+	if (gi->id != RG_GUARD_noop && !loop_mode)	/* loop runs have no held region */
 		snprintf(lost, sizeof(lost), "%" PRId64, (int64_t)(t->grants + t->h_grants - t->prot));
-	printf("%-8s %-16s attempts %9" PRIu64 " grants %9" PRIu64 " refused %7" PRIu64
+	printf("%-12s %-16s attempts %9" PRIu64 " grants %9" PRIu64 " refused %7" PRIu64
 	       " | signals %6" PRIu64 " granted %6" PRIu64 " refused %5" PRIu64
 	       " | double-grants %" PRIu64 " lost %s counters!=0 %" PRIu64 "\n",
 	       mode, gi->name, t->attempts, t->grants, t->refusals, t->h_attempts, t->h_grants,
@@ -232,7 +279,8 @@ static void check_exact(const char *mode, const struct rg_guard_info *gi, const 
 		return;
 	}
 	CHECK(t->doubles == 0, "%s %s: %" PRIu64 " double grants", mode, gi->name, t->doubles);
-	CHECK(t->prot == t->grants + t->h_grants, "%s %s: protected counter %" PRIu64 " != grants %" PRIu64,
+	if (!loop_mode)
+		CHECK(t->prot == t->grants + t->h_grants, "%s %s: protected counter %" PRIu64 " != grants %" PRIu64,
 	      mode, gi->name, t->prot, t->grants + t->h_grants);
 	/*
 	 * Only a holder on the same scope can refuse the main path: with one
@@ -280,6 +328,13 @@ int main(int argc, char **argv)
 			cpus[npinned++] = c;
 	for (int i = 0; i < 4; i++)
 		over_cpus[i] = cpus[0];
+	/*
+	 * A signal sent from the CPU the workers share could only be taken where
+	 * the target last stopped; from another CPU it interrupts the running
+	 * worker at an arbitrary instruction.
+	 */
+	if (npinned > 1)
+		storm_cpu_over = cpus[1];
 	if (rg_guard_init(&cur_g, 0)) {
 		fprintf(stderr, "rg_guard_init failed\n");
 		return 1;
@@ -296,21 +351,25 @@ int main(int argc, char **argv)
 		struct totals t;
 
 		if (!rg_guard_available(gi, &why)) {
-			printf("%-8s %-16s skipped: %s\n", "", gi->name, why);
+			printf("%-12s %-16s skipped: %s\n", "", gi->name, why);
 			continue;
 		}
 		if (gi->id == RG_GUARD_racy_percpu)
 			continue;	/* below, where it must fail */
-		t = run(gi, npinned, cpus, iters);
+		t = run(gi, npinned, cpus, iters, false, false);
 		report("pinned", gi, &t);
 		check_exact("pinned", gi, &t, (uint64_t)npinned * iters, false);
 
-		t = run(gi, 4, over_cpus, over_iters);
+		t = run(gi, 4, over_cpus, over_iters, true, false);
 		report("oversub", gi, &t);
 		check_exact("oversub", gi, &t, 4 * over_iters, true);
 		if (!(gi->needs & (RG_NO_PROTECTION)) && (gi->needs & RG_NEEDS_PIN))
-			printf("%-8s %-16s preemption refusals (a holder preempted on its CPU): %" PRIu64 "\n",
+			printf("%-12s %-16s preemption refusals (a holder preempted on its CPU): %" PRIu64 "\n",
 			       "", gi->name, t.refusals);
+
+		t = run(gi, 4, over_cpus, over_iters, true, true);
+		report("oversub-loop", gi, &t);
+		check_exact("oversub-loop", gi, &t, 4 * over_iters, true);
 	}
 
 	/*
@@ -325,14 +384,14 @@ int main(int argc, char **argv)
 		int rounds = 0;
 		struct totals t;
 
-		t = run(gi, npinned, cpus, iters);
+		t = run(gi, npinned, cpus, iters, false, false);
 		report("pinned", gi, &t);
-		do {
-			t = run(gi, 4, over_cpus, over_iters);
+		do {	/* alternate the instrumented run and the tight measured loop */
+			t = run(gi, 4, over_cpus, over_iters, true, rounds & 1);
 			rounds++;
 			racy_seen = failed_exactness(gi, &t);
 		} while (!racy_seen && now_s() - t0 < racy_budget);
-		report("oversub", gi, &t);
+		report(loop_mode ? "oversub-loop" : "oversub", gi, &t);
 		printf("negative control %s after %d round(s), %.2f s: %s\n", gi->name, rounds,
 		       now_s() - t0, racy_seen ? "FAILED AS IT MUST (double grant / lost count shown)"
 					       : "never failed");
