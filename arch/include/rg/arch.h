@@ -12,6 +12,7 @@
 # define RG_ARCH_AARCH64	0
 # define RG_ARCH_NAME	"x86_64"
 # include "rg/x86_64/atomic.h"
+# include "rg/x86_64/plain.h"
 #elif defined(__aarch64__)
 # define RG_ARCH_X86_64	0
 # define RG_ARCH_AARCH64	1

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "rg/arch.h"
+#include "rg/percpu.h"
 
 /*
  * Interface (each guards/include/rg/guards/<id>.h, all static inline):
@@ -41,5 +42,23 @@ static rg_always_inline uint32_t *rg_guard_slot(const struct rg_guard *g, unsign
 {
 	return (uint32_t *)(g->pcpu + (size_t)cpu * g->stride);
 }
+
+/* This CPU's slot: rg_this_cpu() (one TLS load + one load), then base + cpu * stride. */
+static rg_always_inline uint32_t *rg_guard_this_slot(const struct rg_guard *g)
+{
+	return rg_guard_slot(g, rg_this_cpu());
+}
+
+/*
+ * A guard whose instructions do not exist on the architecture being built
+ * still compiles (the registry and the loop table list every guard), but its
+ * enter/exit trap: rg_guard_available() says "arm64 only"/"x86-64 only" and
+ * nothing may call it.
+ */
+#define RG_GUARD_NOT_ON_THIS_ARCH(id)							\
+	static rg_always_inline bool rg_guard_##id##_enter(struct rg_guard *g)		\
+	{ (void)g; __builtin_trap(); }							\
+	static rg_always_inline void rg_guard_##id##_exit(struct rg_guard *g, bool granted) \
+	{ (void)g; (void)granted; __builtin_trap(); }
 
 #endif /* RG_GUARD_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Tiny assertion helpers for the core tests: report file:line and the values, count failures. */
+#ifndef RG_TEST_CHECK_H
+#define RG_TEST_CHECK_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rg_test_failures;
+
+#define CHECK(cond, ...)								\
+	do {										\
+		if (!(cond)) {								\
+			rg_test_failures++;						\
+			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);					\
+			fputc('\n', stderr);						\
+		}									\
+	} while (0)
+
+#define CHECK_EQ(a, b)									\
+	do {										\
+		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);			\
+		CHECK(a_ == b_, "%s = 0x%" PRIx64 ", expected %s = 0x%" PRIx64, #a, a_, #b, b_); \
+	} while (0)
+
+static inline int rg_test_done(const char *name)
+{
+	if (rg_test_failures) {
+		fprintf(stderr, "%s: %d check(s) FAILED\n", name, rg_test_failures);
+		return 1;
+	}
+	printf("%s: all checks passed\n", name);
+	return 0;
+}
+
+/* -1 when the variable is unset, else its integer value. */
+static inline int rg_test_env_int(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atoi(v) : -1;
+}
+
+#endif /* RG_TEST_CHECK_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/* Every guard: grant, nested refusal, exit, re-grant, counters back to 0, signal re-entry, availability. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rg/env.h"
+#include "rg/guard.h"
+#include "rg/loops.h"
+#include "rg/registry.h"
+#include "rg/rseq.h"
+#include "check.h"
+
+extern __thread uint32_t rg_tls_depth;
+
+static bool claims_protection(const struct rg_guard_info *gi)
+{
+	return !(gi->needs & RG_NO_PROTECTION) || gi->id == RG_GUARD_racy_percpu;
+}
+
+/* Every slot, the global counter and the TLS depth are 0. */
+static void check_all_zero(const struct rg_guard_info *gi, struct rg_guard *g, const char *when)
+{
+	for (unsigned int cpu = 0; cpu < g->ncpus; cpu++)
+		CHECK(*rg_guard_slot(g, cpu) == 0, "%s %s: slot %u = 0x%x", gi->name, when, cpu,
+		      *rg_guard_slot(g, cpu));
+	CHECK(*g->global == 0, "%s %s: global = %u", gi->name, when, *g->global);
+	CHECK(rg_tls_depth == 0, "%s %s: tls depth = %u", gi->name, when, rg_tls_depth);
+}
+
+/* What the signal handler saw: enter's result at top level and when nested in the handler. */
+static const struct rg_guard_info *sig_gi;
+static struct rg_guard *sig_g;
+static volatile sig_atomic_t sig_runs, sig_granted, sig_nested_granted;
+
+static void on_signal(int signo)
+{
+	bool ok, nested;
+
+	(void)signo;
+	rg_rctx_enter_signal();
+	ok = sig_gi->enter(sig_g);
+	nested = sig_gi->enter(sig_g);
+	sig_gi->exit(sig_g, nested);
+	sig_gi->exit(sig_g, ok);
+	sig_granted = ok;
+	sig_nested_granted = nested;
+	sig_runs++;
+	rg_rctx_exit_signal();
+}
+
+static void test_guard(const struct rg_guard_info *gi, size_t stride)
+{
+	struct rg_guard g;
+	bool a, b;
+	bool protects = claims_protection(gi);
+
+	CHECK(rg_guard_init(&g, stride) == 0, "rg_guard_init");
+	if (!g.pcpu)
+		return;
+
+	/* enter granted, nested refused, exit, granted again */
+	a = gi->enter(&g);
+	CHECK(a, "%s: first enter refused", gi->name);
+	b = gi->enter(&g);
+	if (protects)
+		CHECK(!b, "%s: nested enter granted", gi->name);
+	else
+		CHECK(b, "%s: noop refused a nested enter", gi->name);
+	gi->exit(&g, b);
+	gi->exit(&g, a);
+	check_all_zero(gi, &g, "after nested pair");
+	a = gi->enter(&g);
+	CHECK(a, "%s: enter after exit refused", gi->name);
+	gi->exit(&g, a);
+	check_all_zero(gi, &g, "after pair");
+
+	/* three deep: all inner refused, all undone */
+	a = gi->enter(&g);
+	b = gi->enter(&g);
+	bool c = gi->enter(&g);
+	CHECK(a && (protects ? !b && !c : b && c), "%s: 3-deep %d %d %d", gi->name, a, b, c);
+	gi->exit(&g, c);
+	gi->exit(&g, b);
+	gi->exit(&g, a);
+	check_all_zero(gi, &g, "after 3-deep");
+
+	/* signal re-entry while held: refused; after exit: granted */
+	sig_gi = gi;
+	sig_g = &g;
+	sig_runs = 0;
+	a = gi->enter(&g);
+	raise(SIGUSR1);
+	CHECK(sig_runs == 1, "%s: handler did not run", gi->name);
+	if (protects)
+		CHECK(!sig_granted, "%s: signal handler granted while the guard was held", gi->name);
+	gi->exit(&g, a);
+	raise(SIGUSR1);
+	CHECK(sig_runs == 2, "%s: handler did not run", gi->name);
+	CHECK(sig_granted, "%s: signal handler refused after exit", gi->name);
+	if (protects)
+		CHECK(!sig_nested_granted, "%s: nested enter inside the handler granted", gi->name);
+	check_all_zero(gi, &g, "after signal re-entry");
+
+	/* the measured loops agree */
+	CHECK_EQ(rg_loops[gi->id].pair(&g, 10000), 0);
+	CHECK_EQ(rg_loops[gi->id].duty(&g, 1000, 7), 0);
+	CHECK_EQ(rg_loops[gi->id].nested(&g, 10000), protects ? 10000 : 0);
+	check_all_zero(gi, &g, "after the measured loops");
+
+	rg_guard_fini(&g);
+}
+
+static void test_availability(const struct rg_guard_info *gi, bool avail, const char *why,
+			      int expect_lse, int expect_rseq)
+{
+	bool arch_ok = (RG_ARCH_X86_64 && (gi->arch & RG_ON_X86_64)) ||
+		       (RG_ARCH_AARCH64 && (gi->arch & RG_ON_AARCH64));
+	bool lse_ok = !RG_ARCH_AARCH64 || !(gi->needs & RG_NEEDS_LSE) || rg_cpu_has_lse();
+	bool rseq_ok = !(gi->needs & RG_NEEDS_RSEQ) || rg_rseq_available();
+
+	CHECK(avail == (arch_ok && lse_ok && rseq_ok), "%s: available=%d", gi->name, avail);
+	CHECK(avail == (why == NULL), "%s: available=%d but why=%s", gi->name, avail, why ? why : "NULL");
+	if (!arch_ok)
+		CHECK(why && !strcmp(why, RG_ARCH_X86_64 ? "arm64 only" : "x86-64 only"),
+		      "%s: why=%s", gi->name, why ? why : "NULL");
+	else if (!lse_ok)
+		CHECK(why && !strcmp(why, "no LSE"), "%s: why=%s", gi->name, why ? why : "NULL");
+	else if (!rseq_ok)
+		CHECK(why && !strcmp(why, "rseq not registered"), "%s: why=%s", gi->name,
+		      why ? why : "NULL");
+	if (RG_ARCH_AARCH64 && (gi->needs & RG_NEEDS_LSE) && arch_ok && expect_lse >= 0 && rseq_ok)
+		CHECK(avail == (expect_lse == 1), "%s: available=%d with RG_EXPECT_LSE=%d", gi->name,
+		      avail, expect_lse);
+	if ((gi->needs & RG_NEEDS_RSEQ) && expect_rseq >= 0)
+		CHECK(avail == (expect_rseq == 1), "%s: available=%d with RG_EXPECT_RSEQ=%d", gi->name,
+		      avail, expect_rseq);
+}
+
+int main(void)
+{
+	int expect_lse = rg_test_env_int("RG_EXPECT_LSE");
+	int expect_rseq = rg_test_env_int("RG_EXPECT_RSEQ");
+	struct sigaction sa = { .sa_handler = on_signal };
+	cpu_set_t set;
+	int cpu, ran = 0;
+
+	if (RG_ARCH_AARCH64 && expect_lse >= 0)
+		CHECK(rg_cpu_has_lse() == (expect_lse == 1), "LSE %d, RG_EXPECT_LSE=%d",
+		      rg_cpu_has_lse(), expect_lse);
+	if (expect_rseq >= 0)
+		CHECK(rg_rseq_available() == (expect_rseq == 1), "rseq %d, RG_EXPECT_RSEQ=%d",
+		      rg_rseq_available(), expect_rseq);
+
+	/* per-CPU guards need a pinned thread */
+	cpu = sched_getcpu();
+	CPU_ZERO(&set);
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
+	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pinning to cpu %d", cpu);
+	rg_percpu_thread_init();
+	CHECK_EQ(rg_this_cpu(), (unsigned int)sched_getcpu());
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction");
+
+	for (int i = 0; i < RG_GUARD__COUNT; i++) {
+		const struct rg_guard_info *gi = &rg_guards[i];
+		const char *why = NULL;
+		bool avail = rg_guard_available(gi, &why);
+
+		CHECK(gi->id == (enum rg_guard_id)i, "registry order");
+		CHECK(rg_guard_find(gi->name) == gi, "rg_guard_find(%s)", gi->name);
+		test_availability(gi, avail, why, expect_lse, expect_rseq);
+		if (!avail) {
+			printf("%-16s unavailable: %s\n", gi->name, why);
+			continue;
+		}
+		test_guard(gi, 0);	/* padded slots */
+		test_guard(gi, 4);	/* packed slots */
+		printf("%-16s ok (padded and packed slots)\n", gi->name);
+		ran++;
+	}
+	CHECK(rg_guard_find("no-such-guard") == NULL, "unknown name found");
+	CHECK(ran >= 3, "only %d guards ran", ran);
+	return rg_test_done("test_guards");
+}
