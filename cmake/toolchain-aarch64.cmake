@@ -14,10 +14,9 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
-# The loader and libc must come from the same package: the arm64 libraries we
-# link (libbenchmark:arm64, libhwloc:arm64) pull in libc6:arm64 under
-# /lib/aarch64-linux-gnu, and pairing its libc.so.6 with the older loader of
-# libc6-arm64-cross (-L /usr/aarch64-linux-gnu) hangs in pthread_create
-# (ld.so's thread-stack list differs between the two builds). "-L /" uses
-# libc6:arm64's own /lib/ld-linux-aarch64.so.1.
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64;-L;/)
+# The guest must load libc.so.6 from the same glibc as the cross ld.so: with
+# libc6:arm64 installed (libbenchmark-dev:arm64 pulls it in) the host's
+# /etc/ld.so.cache points ld.so at /lib/aarch64-linux-gnu/libc.so.6, a
+# different glibc build, and every pthread_create() then spins forever.
+set(CMAKE_CROSSCOMPILING_EMULATOR
+    qemu-aarch64;-L;/usr/aarch64-linux-gnu;-E;LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib)

@@ -9,14 +9,14 @@ native=(
   libbenchmark-dev libhwloc-dev hwloc libjansson-dev
   libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev
   linux-source-6.1 flex bison bc xz-utils
-  python3 python3-matplotlib python3-numpy
+  python3 python3-matplotlib python3-numpy python3-scipy
 )
 cross=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
   binutils-aarch64-linux-gnu qemu-user
-  libbenchmark-dev:arm64 libhwloc-dev:arm64
+  libbenchmark-dev:arm64 libhwloc-dev:arm64 libjansson-dev:arm64
 )
-vm=(qemu-system-x86 busybox-static cpio)
+vm=(qemu-system-x86 qemu-system-arm busybox-static cpio linux-headers-amd64)
 
 want=("${native[@]}")
 [[ "${RG_DEPS_CROSS:-1}" == 1 ]] && want+=("${cross[@]}")

@@ -204,6 +204,31 @@ static void test_rseq(void)
 	for (size_t i = 0; i < sizeof(slots); i++)
 		CHECK(slots[i] == 0, "byte %zu of the slots touched", i);
 	printf("rseq add: exact on cpu %d, wraps, touches only its slot\n", cpu);
+
+	/* moved to another CPU: rg_this_cpu() (the rseq cpu_id) and the sequence follow */
+	cpu_set_t allowed;
+	int other = -1;
+
+	CPU_ZERO(&allowed);
+	for (int c = 0; c < NSLOT; c++)
+		CPU_SET(c, &allowed);
+	sched_setaffinity(0, sizeof(allowed), &allowed);
+	sched_getaffinity(0, sizeof(allowed), &allowed);
+	for (int c = 0; c < NSLOT && other < 0; c++)
+		if (c != cpu && CPU_ISSET(c, &allowed))
+			other = c;
+	if (other < 0) {
+		printf("rseq migration: skipped, one CPU only\n");
+		return;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(other, &set);
+	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to cpu %d", other);
+	CHECK_EQ(rg_this_cpu(), other);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 7), 7);
+	CHECK_EQ(*(uint32_t *)(slots + (size_t)other * STRIDE), 7);
+	CHECK_EQ(*mine, 0);
+	printf("rseq migration: cpu %d -> %d, rg_this_cpu() and the sequence followed\n", cpu, other);
 }
 
 int main(void)

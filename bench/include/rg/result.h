@@ -37,7 +37,7 @@
 	X(cpus, S, "CPUs the threads ran on, e.g. 0,1") \
 	X(suite, S, "user, bpf or kmod") \
 	X(guard, S, "guard name (bpf: attach type or baseline)") \
-	X(scenario, S, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop") \
+	X(scenario, S, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop, loop-irqsoff, irq-recursion, irq-deferred") \
 	X(threads, I, "threads, producers or kthreads") \
 	X(batch, I, "iterations per batch (bpf: driver batch)") \
 	X(duty_ns, I, "work between pairs, ns (0: back to back)") \

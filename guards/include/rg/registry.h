@@ -48,4 +48,8 @@ const struct rg_guard_info *rg_guard_find(const char *name);
  */
 bool rg_guard_available(const struct rg_guard_info *gi, const char **why);
 
+/* The markdown guard table (name, arch, needs, summary), one row per guard. */
+#include <stdio.h>
+void rg_guard_print_table(FILE *f);
+
 #endif /* RG_REGISTRY_H */

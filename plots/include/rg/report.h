@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* The result-file reader, statistics and table helpers shared by `rgbench compare` and `plot`. */
+#ifndef RG_REPORT_H
+#define RG_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "rg/result.h"
+
+/* Files larger than this are refused before they are read. */
+#define RG_READ_MAX_BYTES (64u << 20)
+/* The Mann-Whitney U test needs at least this many samples per side. */
+#define RG_MWU_MIN_SAMPLES 5
+/* Exact U distribution when there are no ties and both sides are at most this big. */
+#define RG_MWU_EXACT_MAX 25
+
+enum rg_col {
+#define X(name, kind, doc) RG_COL_##name,
+	RG_RESULT_COLUMNS(X)
+#undef X
+	RG_NCOLS
+};
+
+union rg_val {
+	char *s;		/* S columns (owned, never NULL) */
+	long long i;		/* I and B columns */
+	unsigned long long u;	/* U columns */
+	double d;		/* D columns; NAN when not measured */
+};
+
+/* One result row as read from a file: every schema column plus the samples. */
+struct rg_row {
+	const char *file;	/* points into rg_rows.files */
+	int line;		/* line where the row starts */
+	union rg_val v[RG_NCOLS];
+	double *samples_ns, *samples_mops;	/* JSON only; NULL when absent */
+	size_t n_ns, n_mops;
+};
+
+struct rg_rows {
+	struct rg_row *v;
+	size_t n, cap;
+	char **files;		/* every file read, in order */
+	size_t nfiles;
+};
+
+/*
+ * Read one result file (CSV or JSON, told apart by content) or every *.csv and
+ * *.json in a directory, appending the rows to out. A CSV file with a JSON
+ * sibling of the same stem in the same directory is validated but its rows are
+ * dropped (the JSON carries the same rows plus the samples). Rows with the same
+ * key (suite, guard, scenario, threads, duty_ns, batch) are refused.
+ * On error returns -1 with "FILE:LINE: problem" in err; out may then hold rows
+ * and must still be freed.
+ */
+int rg_read_path(const char *path, struct rg_rows *out, char *err, size_t errlen);
+
+/* The same on a buffer already in memory (name is used in messages): the fuzz entry. */
+int rg_read_buffer(const char *name, const char *buf, size_t len,
+		   struct rg_rows *out, char *err, size_t errlen);
+
+void rg_rows_free(struct rg_rows *rows);
+
+/*
+ * The *.csv and *.json files of a directory as "path/name", sorted; shadowed[i]
+ * when names[i] is x.csv with an x.json beside it. 0, or -1 with err set
+ * (also when there is none). Free with rg_list_free().
+ */
+int rg_list_dir(const char *path, char ***names, bool **shadowed, size_t *n,
+		char *err, size_t errlen);
+void rg_list_free(char **names, bool *shadowed, size_t n);
+
+/* Refuse two rows with the same key in rows (first error only). 0 or -1. */
+int rg_rows_check_unique(const struct rg_rows *rows, size_t from, char *err, size_t errlen);
+
+/* "user/tls/pair threads=1 duty_ns=0 batch=1000" */
+void rg_row_key_text(const struct rg_row *r, char *buf, size_t size);
+/* Compare two rows by key (strcmp-like). */
+int rg_row_key_cmp(const struct rg_row *a, const struct rg_row *b);
+
+static inline const char *rg_row_s(const struct rg_row *r, enum rg_col c) { return r->v[c].s; }
+static inline long long rg_row_i(const struct rg_row *r, enum rg_col c) { return r->v[c].i; }
+static inline double rg_row_d(const struct rg_row *r, enum rg_col c) { return r->v[c].d; }
+
+/* Mann-Whitney U test, two-sided. */
+struct rg_mwu {
+	double u1;		/* U statistic of the first sample */
+	double u2;		/* n1*n2 - u1 */
+	double z;		/* normal approximation z (0 when exact) */
+	double p;		/* two-sided p-value */
+	bool exact;		/* exact distribution (no ties, small n) */
+	bool ties;
+};
+/* 0, or -1 when a side is empty or memory runs out. */
+int rg_mwu_test(const double *x, size_t n1, const double *y, size_t n2, struct rg_mwu *out);
+
+/* A table built cell by cell, then printed aligned, as Markdown or as CSV. */
+struct rg_table {
+	size_t ncols, nrows, cap;
+	char **cells;		/* nrows * ncols, row 0 is the header */
+	bool *right;		/* right-align column */
+};
+void rg_table_init(struct rg_table *t, size_t ncols);
+void rg_table_free(struct rg_table *t);
+/* Append a row of ncols strings (copied; NULL becomes ""). */
+int rg_table_add(struct rg_table *t, const char *const *cells);
+void rg_table_print_text(const struct rg_table *t, FILE *f);
+void rg_table_print_markdown(const struct rg_table *t, FILE *f);
+void rg_table_print_csv(const struct rg_table *t, FILE *f);
+/* Display width of a UTF-8 string (code points). */
+size_t rg_utf8_width(const char *s);
+
+/* Entry of the standalone rgbench-report: validate files and summarize. */
+int rg_check_main(int argc, char **argv);
+
+#endif /* RG_REPORT_H */

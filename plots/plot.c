@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench plot`: validate result files, hand normalized rows to rgplot.py (matplotlib), publish PNG+SVG. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rg/report.h"
+#include "rg/subcmd.h"
+
+extern char **environ;
+
+#ifndef RG_PLOT_SCRIPT_SRC
+#define RG_PLOT_SCRIPT_SRC ""
+#endif
+#ifndef RG_PLOT_SCRIPT_INSTALLED
+#define RG_PLOT_SCRIPT_INSTALLED ""
+#endif
+#define RG_PYTHON_DEFAULT "/usr/bin/python3"
+
+struct source {
+	const char *path;
+	char *owned;		/* path, when it came from listing a directory */
+	char label[96];
+	struct rg_rows rows;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: rgbench plot FILE|DIR... --out DIR\n"
+	      "Writes pair-ns, threads, duty, bpf and kmod-ns plots (PNG and SVG) for\n"
+	      "the kinds of rows present; one bar or line style per FILE or DIR.\n"
+	      "Environment: RGBENCH_PYTHON (default " RG_PYTHON_DEFAULT "),\n"
+	      "RGBENCH_PLOT_SCRIPT (path of rgplot.py).\n", f);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+
+	return p && *p && !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+/* rgplot.py: $RGBENCH_PLOT_SCRIPT, beside the binary, ../share/rgbench, install, source tree. */
+static const char *find_script(char *buf, size_t size)
+{
+	const char *env = getenv("RGBENCH_PLOT_SCRIPT");
+	char exe[4096];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		dirname(exe);
+		snprintf(buf, size, "%s/rgplot.py", exe);
+		if (is_file(buf))
+			return buf;
+		snprintf(buf, size, "%s/../share/rgbench/rgplot.py", exe);
+		if (is_file(buf))
+			return buf;
+	}
+	if (is_file(RG_PLOT_SCRIPT_INSTALLED))
+		return RG_PLOT_SCRIPT_INSTALLED;
+	if (is_file(RG_PLOT_SCRIPT_SRC))
+		return RG_PLOT_SCRIPT_SRC;
+	return NULL;
+}
+
+static void put_csv(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void put_d(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs(",", f);
+	else
+		fprintf(f, ",%.9g", v);
+}
+
+static int write_data(const char *path, struct source *src, size_t nsrc)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs("source,label,host,cpu_model,suite,guard,scenario,threads,duty_ns,batch,status,"
+	      "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev\n", f);
+	for (size_t s = 0; s < nsrc; s++) {
+		for (size_t i = 0; i < src[s].rows.n; i++) {
+			const struct rg_row *r = &src[s].rows.v[i];
+
+			fprintf(f, "%zu,", s);
+			put_csv(f, src[s].label);
+			fputc(',', f);
+			put_csv(f, rg_row_s(r, RG_COL_host));
+			fputc(',', f);
+			put_csv(f, rg_row_s(r, RG_COL_cpu_model));
+			fputc(',', f);
+			put_csv(f, rg_row_s(r, RG_COL_suite));
+			fputc(',', f);
+			put_csv(f, rg_row_s(r, RG_COL_guard));
+			fputc(',', f);
+			put_csv(f, rg_row_s(r, RG_COL_scenario));
+			fprintf(f, ",%lld,%lld,%lld,", rg_row_i(r, RG_COL_threads),
+				rg_row_i(r, RG_COL_duty_ns), rg_row_i(r, RG_COL_batch));
+			put_csv(f, rg_row_s(r, RG_COL_status));
+			put_d(f, rg_row_d(r, RG_COL_ns_median));
+			put_d(f, rg_row_d(r, RG_COL_ns_stddev));
+			put_d(f, rg_row_d(r, RG_COL_ns_min));
+			put_d(f, rg_row_d(r, RG_COL_ns_max));
+			put_d(f, rg_row_d(r, RG_COL_mops_median));
+			put_d(f, rg_row_d(r, RG_COL_mops_stddev));
+			fputc('\n', f);
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+/* The one host of a source, or NULL when it has several. */
+static const char *only_host(const struct source *s)
+{
+	const char *h = s->rows.n ? rg_row_s(&s->rows.v[0], RG_COL_host) : NULL;
+
+	for (size_t i = 1; h && i < s->rows.n; i++)
+		if (strcmp(h, rg_row_s(&s->rows.v[i], RG_COL_host)))
+			return NULL;
+	return h && *h ? h : NULL;
+}
+
+/* Label each source by host when every source is one distinct host, else by file name. */
+static void make_labels(struct source *src, size_t n)
+{
+	bool by_host = true;
+
+	for (size_t i = 0; i < n && by_host; i++) {
+		const char *h = only_host(&src[i]);
+
+		by_host = h != NULL;
+		for (size_t k = 0; k < i && by_host; k++)
+			by_host = strcmp(h, only_host(&src[k])) != 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (by_host) {
+			snprintf(src[i].label, sizeof(src[i].label), "%s", only_host(&src[i]));
+		} else {
+			char tmp[4096], *b, *dot;
+
+			snprintf(tmp, sizeof(tmp), "%s", src[i].path);
+			while (strlen(tmp) > 1 && tmp[strlen(tmp) - 1] == '/')
+				tmp[strlen(tmp) - 1] = 0;
+			b = basename(tmp);
+			dot = strrchr(b, '.');
+			if (dot && dot != b && (!strcmp(dot, ".csv") || !strcmp(dot, ".json")))
+				*dot = 0;
+			snprintf(src[i].label, sizeof(src[i].label), "%s", b);
+		}
+	}
+	/* Same file name in different folders: the paths as given tell them apart. */
+	for (size_t i = 0; i < n && !by_host; i++) {
+		for (size_t k = 0; k < n; k++) {
+			if (k != i && !strcmp(src[i].label, src[k].label)) {
+				for (size_t j = 0; j < n; j++)
+					snprintf(src[j].label, sizeof(src[j].label), "%s", src[j].path);
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < i; k++) {
+			if (!strcmp(src[i].label, src[k].label)) {
+				size_t l = strlen(src[i].label);
+
+				snprintf(src[i].label + l, sizeof(src[i].label) - l, " #%zu", i + 1);
+				break;
+			}
+		}
+	}
+}
+
+/* Remove the staging directory and everything in it (one level). */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[4096];
+
+	if (d) {
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static bool has_suffix(const char *s, const char *sfx)
+{
+	size_t a = strlen(s), b = strlen(sfx);
+
+	return a > b && !strcmp(s + a - b, sfx);
+}
+
+static int run_python(const char *py, const char *script, const char *data, const char *outdir,
+		      char *err, size_t errlen)
+{
+	char *args[] = { (char *)py, (char *)script, "--data", (char *)data, "--out",
+			 (char *)outdir, NULL };
+	pid_t pid;
+	int st, e;
+
+	e = posix_spawn(&pid, py, NULL, NULL, args, environ);
+	if (e) {
+		snprintf(err, errlen, "plot: cannot run %s: %s", py, strerror(e));
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "plot: waitpid: %s", strerror(errno));
+			return -1;
+		}
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+		snprintf(err, errlen, "plot: no plottable rows (no ok user, bpf or kmod rows with values)");
+	else if (WIFEXITED(st))
+		snprintf(err, errlen, "plot: %s %s failed (exit %d)", py, script, WEXITSTATUS(st));
+	else
+		snprintf(err, errlen, "plot: %s %s killed by signal %d", py, script, WTERMSIG(st));
+	return -1;
+}
+
+int rg_plot_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *out = NULL, *script, *py = getenv("RGBENCH_PYTHON");
+	struct source *src = NULL;
+	char err[1024], sbuf[4096], stage[4096], data[4200];
+	size_t nsrc = 0, nout = 0;
+	bool created = false, staged = false;
+	int opt, ret = 1;
+	struct stat st;
+	struct dirent **list;
+	int nent, moved = 0;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!out || !*out || optind >= argc) {
+		fprintf(stderr, "rgbench: plot: %s\n", !out || !*out ? "--out DIR is required"
+								     : "needs at least one result FILE or DIR");
+		usage(stderr);
+		return 2;
+	}
+	if (!py || !*py)
+		py = RG_PYTHON_DEFAULT;
+	/* Every file is one source; a directory gives one source per run in it. */
+	for (int a = optind; a < argc; a++) {
+		char **names = NULL;
+		bool *shadowed = NULL;
+		size_t n = 1;
+
+		if (!stat(argv[a], &st) && S_ISDIR(st.st_mode) &&
+		    rg_list_dir(argv[a], &names, &shadowed, &n, err, sizeof(err)))
+			goto fail;
+		for (size_t i = 0; i < n; i++) {
+			struct source *v = realloc(src, (nsrc + 1) * sizeof(*v));
+
+			if (!v) {
+				snprintf(err, sizeof(err), "plot: out of memory");
+				rg_list_free(names, shadowed, n);
+				goto fail;
+			}
+			src = v;
+			memset(&src[nsrc], 0, sizeof(*src));
+			src[nsrc].path = names ? names[i] : argv[a];
+			if (rg_read_path(src[nsrc].path, &src[nsrc].rows, err, sizeof(err))) {
+				nsrc++;
+				rg_list_free(names, shadowed, n);
+				goto fail;
+			}
+			/* x.csv beside x.json: validated, but the JSON is the source. */
+			if (shadowed && shadowed[i]) {
+				rg_rows_free(&src[nsrc].rows);
+				continue;
+			}
+			if (names) {
+				src[nsrc].owned = names[i];
+				names[i] = NULL;
+			}
+			nsrc++;
+		}
+		rg_list_free(names, shadowed, n);
+	}
+	make_labels(src, nsrc);
+	script = find_script(sbuf, sizeof(sbuf));
+	if (!script) {
+		snprintf(err, sizeof(err), "plot: rgplot.py not found (set RGBENCH_PLOT_SCRIPT)");
+		goto fail;
+	}
+	if (access(py, X_OK)) {
+		snprintf(err, sizeof(err), "plot: %s: %s (install python3-matplotlib or set RGBENCH_PYTHON)",
+			 py, strerror(errno));
+		goto fail;
+	}
+	if (stat(out, &st)) {
+		if (errno != ENOENT || mkdir(out, 0777)) {
+			snprintf(err, sizeof(err), "plot: %s: %s", out, strerror(errno));
+			goto fail;
+		}
+		created = true;
+	} else if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, sizeof(err), "plot: %s exists and is not a directory", out);
+		goto fail;
+	}
+	/* Stage beside the destination so the final renames stay on one filesystem. */
+	snprintf(stage, sizeof(stage), "%s/.rgplot-XXXXXX", out);
+	if (!mkdtemp(stage)) {
+		snprintf(err, sizeof(err), "plot: cannot create a directory in %s: %s", out,
+			 strerror(errno));
+		goto fail;
+	}
+	staged = true;
+	snprintf(data, sizeof(data), "%s/rows.csv", stage);
+	if (write_data(data, src, nsrc)) {
+		snprintf(err, sizeof(err), "plot: cannot write %s: %s", data, strerror(errno));
+		goto fail;
+	}
+	fflush(stdout);
+	if (run_python(py, script, data, stage, err, sizeof(err)))
+		goto fail;
+	unlink(data);
+	/* Publish: each picture appears complete under its final name. */
+	nent = scandir(stage, &list, NULL, alphasort);
+	if (nent < 0) {
+		snprintf(err, sizeof(err), "plot: %s: %s", stage, strerror(errno));
+		goto fail;
+	}
+	for (int i = 0; i < nent; i++) {
+		char from[8400], to[8400];
+		const char *nm = list[i]->d_name;
+
+		if ((has_suffix(nm, ".png") || has_suffix(nm, ".svg")) && !moved) {
+			snprintf(from, sizeof(from), "%s/%s", stage, nm);
+			snprintf(to, sizeof(to), "%s/%s", out, nm);
+			if (rename(from, to)) {
+				snprintf(err, sizeof(err), "plot: cannot move %s to %s: %s", from, to,
+					 strerror(errno));
+				moved = -1;
+			} else {
+				printf("wrote %s\n", to);
+				nout++;
+			}
+		}
+		free(list[i]);
+	}
+	free(list);
+	if (moved)
+		goto fail;
+	remove_dir(stage);
+	ret = nout ? 0 : 1;
+	if (!nout)
+		fprintf(stderr, "rgbench: plot: the plot script wrote no pictures\n");
+	goto out;
+fail:
+	fprintf(stderr, "rgbench: %s\n", err);
+	if (staged)
+		remove_dir(stage);
+	if (created)
+		rmdir(out);
+out:
+	for (size_t i = 0; i < nsrc; i++) {
+		rg_rows_free(&src[i].rows);
+		free(src[i].owned);
+	}
+	free(src);
+	return ret;
+}

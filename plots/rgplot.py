@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Draws rgbench's pictures (PNG and SVG) from the normalized rows `rgbench plot` validated."""
+import argparse
+import csv
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# Reproducible SVGs: no date, fixed ids.
+plt.rcParams["svg.hashsalt"] = "rgbench"
+plt.rcParams["font.size"] = 10
+METADATA = {"png": {"Software": "rgbench"}, "svg": {"Date": None, "Creator": "rgbench"}}
+COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+STYLES = ["-", "--", ":", "-."]
+MARKERS = ["o", "s", "^", "D", "v", "P"]
+
+
+def num(s):
+    return float(s) if s not in ("", "n/a") else math.nan
+
+
+def ok(v):
+    return not math.isnan(v)
+
+
+def load(path):
+    rows = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            for k in ("source", "threads", "duty_ns", "batch"):
+                r[k] = int(r[k])
+            for k in ("ns_median", "ns_stddev", "ns_min", "ns_max", "mops_median", "mops_stddev"):
+                r[k] = num(r[k])
+            rows.append(r)
+    return rows
+
+
+def ordered(values):
+    """Unique values in order of first appearance (the registry order of the runs)."""
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def save(fig, out, name, written):
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        path = os.path.join(out, f"{name}.{ext}")
+        fig.savefig(path, dpi=120 if ext == "png" else None, metadata=METADATA[ext])
+        written.append(path)
+    plt.close(fig)
+
+
+def grouped_bars(ax, groups, sources, value, err):
+    """One group per entry of groups, one bar per source; value/err(group, src) -> number/(lo, hi)."""
+    n = len(sources)
+    width = 0.8 / max(n, 1)
+    for si, (src, label) in enumerate(sources):
+        xs, ys, lo, hi = [], [], [], []
+        for gi, g in enumerate(groups):
+            v = value(g, src)
+            if v is None or not ok(v):
+                continue
+            e = err(g, src)
+            xs.append(gi - 0.4 + width * (si + 0.5))
+            ys.append(v)
+            lo.append(max(v - e[0], 0) if e else 0)
+            hi.append(max(e[1] - v, 0) if e else 0)
+        bars = ax.bar(xs, ys, width * 0.92, label=label, color=COLORS[si % len(COLORS)],
+                      yerr=[lo, hi], capsize=3, error_kw={"elinewidth": 1})
+        if len(groups) * n <= 40:
+            ax.bar_label(bars, labels=[fmt(y) for y in ys], fontsize=7, padding=2)
+    ax.set_xticks(range(len(groups)))
+    ax.margins(y=0.12)  # room for the value labels above the tallest whisker
+
+
+def fmt(v):
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    if v >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def maybe_log(ax, values):
+    vals = [v for v in values if ok(v) and v > 0]
+    if vals and max(vals) / min(vals) > 30:
+        ax.set_yscale("log")
+        return True
+    return False
+
+
+def present(sources, sel):
+    """The sources that have rows in this plot (a file without such rows gets no legend entry)."""
+    have = {r["source"] for r in sel}
+    return [s for s in sources if s[0] in have]
+
+
+def width(groups, nsrc):
+    """Figure width in inches: room for every bar, within what a README can show."""
+    return min(16.0, max(6.5, 1.2 + groups * (0.35 * nsrc + 0.3)))
+
+
+def sources_of(rows):
+    return ordered((r["source"], r["label"]) for r in rows)
+
+
+def ns_bars(rows, sources, out, written, suite, name, title):
+    """ns per pair per guard, one bar per source, min-max error bars, noop/tls floors."""
+    sel = [r for r in rows if r["suite"] == suite and r["status"] == "ok" and ok(r["ns_median"])
+           and r["duty_ns"] == 0 and (suite != "user" or r["scenario"] == "pair")]
+    if suite == "kmod" and any(r["scenario"] == "loop" for r in sel):
+        sel = [r for r in sel if r["scenario"] == "loop"]  # the refscale-style loop
+    if not sel:
+        return False
+    tmin = min(r["threads"] for r in sel)
+    sel = [r for r in sel if r["threads"] == tmin]
+    by = {}
+    for r in sel:
+        by.setdefault((r["guard"], r["source"]), r)  # first batch size wins
+    guards = ordered(r["guard"] for r in sel)
+    sources = present(sources, sel)
+
+    def value(g, s):
+        r = by.get((g, s))
+        return r["ns_median"] if r else None
+
+    def err(g, s):
+        r = by[(g, s)]
+        if ok(r["ns_min"]) and ok(r["ns_max"]):
+            return (r["ns_min"], r["ns_max"])
+        if ok(r["ns_stddev"]):
+            return (r["ns_median"] - r["ns_stddev"], r["ns_median"] + r["ns_stddev"])
+        return None
+
+    fig, ax = plt.subplots(figsize=(width(len(guards), len(sources)), 4.6))
+    grouped_bars(ax, guards, sources, value, err)
+    ax.set_xticklabels(guards, rotation=25, ha="right")
+    log = maybe_log(ax, [r["ns_median"] for r in sel])
+    # The floors: what the harness costs (noop) and what a plain thread-local guard costs (tls).
+    for si, (src, label) in enumerate(sources):
+        for floor, style in (("noop", "--"), ("tls", ":")):
+            r = by.get((floor, src))
+            if r:
+                ax.axhline(r["ns_median"], color=COLORS[si % len(COLORS)], linestyle=style, linewidth=1,
+                           label=f"{floor} floor ({label})")
+    ax.set_ylabel("ns per enter/exit pair (median)" + (", log scale" if log else ""))
+    unit = "thread" if suite == "user" else "kthread"
+    ax.set_title(title + f", {tmin} {unit}{'s' if tmin > 1 else ''}")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.text(0.01, 0.01, "bars: median; whiskers: min-max over repetitions", fontsize=7, alpha=0.7)
+    save(fig, out, name, written)
+    return True
+
+
+def lines(rows, sources, out, written, scenario, xkey, ykey, ekey, name, title, xlabel, ylabel):
+    sel = [r for r in rows if r["suite"] == "user" and r["scenario"] == scenario and r["status"] == "ok"
+           and ok(r[ykey])]
+    if scenario == "duty":
+        sel = [r for r in sel if r["threads"] == min(x["threads"] for x in sel)]
+    if not sel or len(set(r[xkey] for r in sel)) < 2:
+        return False
+    guards = ordered(r["guard"] for r in sel)
+    sources = present(sources, sel)
+    entries = len(guards) * len(sources)
+    vals = [r[ykey] for r in sel if r[ykey] > 0]
+    log = bool(vals) and max(vals) / min(vals) > 30
+    fig, ax = plt.subplots(figsize=(7.5 if entries <= 8 else 10.0, 4.8))
+    for gi, g in enumerate(guards):
+        for si, (src, label) in enumerate(sources):
+            pts = sorted((r[xkey], r[ykey], r[ekey]) for r in sel if r["guard"] == g and r["source"] == src)
+            if not pts:
+                continue
+            xs = [p[0] for p in pts]
+            ys = [p[1] for p in pts]
+            hi = [p[2] if ok(p[2]) else 0 for p in pts]
+            # On a log axis a whisker cannot reach zero: cut it at 90% below the point.
+            lo = [min(e, 0.9 * y) if log else e for e, y in zip(hi, ys)]
+            lab = g if len(sources) == 1 else f"{g} ({label})"
+            ax.errorbar(xs, ys, yerr=[lo, hi], color=COLORS[gi % len(COLORS)],
+                        linestyle=STYLES[si % len(STYLES)], marker=MARKERS[si % len(MARKERS)],
+                        markersize=4, capsize=2, elinewidth=0.8, label=lab)
+    xs = sorted(set(r[xkey] for r in sel))
+    if xkey == "duty_ns":
+        pos = [x for x in xs if x > 0]
+        ax.set_xscale("symlog", linthresh=min(pos) if pos else 1)
+    elif max(xs) / max(min(xs), 1) >= 8:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([str(x) for x in xs])
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel + (" (log scale)" if log else ""))
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if entries <= 8:
+        ax.legend(fontsize=7)
+    else:  # many lines: the legend goes beside the axes, not over the data
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                  ncol=2 if entries > 24 else 1)
+    fig.text(0.01, 0.01, "points: median; whiskers: standard deviation over repetitions", fontsize=7, alpha=0.7)
+    save(fig, out, name, written)
+    return True
+
+
+def bpf(rows, sources, out, written):
+    sel = [r for r in rows if r["suite"] == "bpf" and r["status"] == "ok" and ok(r["mops_median"])]
+    if not sel:
+        return False
+    by = {}
+    for r in sel:
+        by.setdefault((r["guard"], r["scenario"], r["source"]), r)
+    groups = ordered((r["guard"], r["scenario"]) for r in sel)
+    sources = present(sources, sel)
+
+    def value(g, s):
+        r = by.get((g[0], g[1], s))
+        return r["mops_median"] if r else None
+
+    def err(g, s):
+        r = by[(g[0], g[1], s)]
+        sd = r["mops_stddev"]
+        return (r["mops_median"] - sd, r["mops_median"] + sd) if ok(sd) else None
+
+    fig, ax = plt.subplots(figsize=(width(len(groups), len(sources)), 4.6))
+    grouped_bars(ax, groups, sources, value, err)
+    ax.set_xticklabels([f"{g}\n{m}" for g, m in groups])
+    ax.set_ylabel("million events per second (median)")
+    ax.set_title("BPF trigger rate per attach type and trigger mode" +
+                 (" (higher is better)"))
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.text(0.01, 0.01, "whiskers: standard deviation over repetitions", fontsize=7, alpha=0.7)
+    save(fig, out, "bpf", written)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    rows = load(a.data)
+    sources = sources_of(rows)
+    written = []
+    kinds = [
+        ("pair-ns", "no user 'pair' rows with ns values",
+         lambda: ns_bars(rows, sources, a.out, written, "user", "pair-ns",
+                         "Cost of one guard enter/exit pair, back to back")),
+        ("threads", "no user 'threads' rows at two or more thread counts",
+         lambda: lines(rows, sources, a.out, written, "threads", "threads", "mops_median", "mops_stddev",
+                       "threads", "Thread scaling: all threads together",
+                       "threads (one per CPU)", "million pairs per second (median)")),
+        ("duty", "no user 'duty' rows at two or more duty values",
+         lambda: lines(rows, sources, a.out, written, "duty", "duty_ns", "ns_median", "ns_stddev",
+                       "duty", "Duty cycle: cost per pair with work between pairs",
+                       "work between pairs, ns (0: back to back)", "ns per pair incl. work (median)")),
+        ("bpf", "no bpf rows with a rate", lambda: bpf(rows, sources, a.out, written)),
+        ("kmod-ns", "no kmod rows with ns values",
+         lambda: ns_bars(rows, sources, a.out, written, "kmod", "kmod-ns",
+                         "In-kernel cost of one guard enter/exit pair (kthread loop)")),
+    ]
+    for name, why, fn in kinds:
+        if not fn():
+            print(f"note: {name}: skipped, {why}", file=sys.stderr)
+    if not written:
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

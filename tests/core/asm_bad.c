@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+/* Deliberately bad "measured loops" for the asm test's self-check: each hides a call. */
+#include <stdint.h>
+
+uint64_t rg_asm_bad_helper(uint64_t x);
+extern uint64_t (*rg_asm_bad_fp)(uint64_t);
+
+/* a direct call inside the loop */
+uint64_t rg_loop_bad_call(uint64_t n)
+{
+	uint64_t s = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		s += rg_asm_bad_helper(i);
+	return s;
+}
+
+/* an indirect call inside the loop */
+uint64_t rg_loop_bad_indirect(uint64_t n)
+{
+	uint64_t s = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		s += rg_asm_bad_fp(i);
+	return s;
+}
+
+/* a tail call */
+uint64_t rg_loop_bad_tail(uint64_t n)
+{
+	return rg_asm_bad_helper(n + 1);
+}
+
+/* a C11 atomic: on arm64 built with -moutline-atomics this is bl __aarch64_ldadd8_relax */
+uint64_t rg_loop_bad_atomic(uint64_t *p, uint64_t n)
+{
+	uint64_t s = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		s += __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+/* a clean one: must not be flagged */
+uint64_t rg_loop_bad_none(uint64_t n)
+{
+	uint64_t s = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		__asm__ __volatile__("" : "+r"(s));
+		s += i;
+	}
+	return s;
+}

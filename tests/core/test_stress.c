@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/* Stress: pinned threads x many enter/exit pairs under a signal storm, exact totals; oversubscribed run with the racy control. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rg/guard.h"
+#include "rg/loops.h"
+#include "rg/registry.h"
+#include "rg/rseq.h"
+#include "check.h"
+
+#define MAX_THREADS 8
+
+/*
+ * A scope is what a guard promises exclusivity over: a CPU for per-CPU
+ * guards, the whole machine for global-atomic, a thread for tls. Inside the
+ * held region we count occupants (atomically: the detector itself must be
+ * right) and do a deliberately slow non-atomic read-modify-write of `prot`:
+ * with a correct guard no update is lost, so sum(prot) == grants exactly.
+ */
+struct scope {
+	uint64_t occ;
+	uint64_t prot;
+} __attribute__((aligned(RG_CACHELINE)));
+
+struct worker {
+	pthread_t tid;
+	int cpu, scope;
+	uint64_t iters;
+	uint64_t attempts, grants, refusals, doubles;		/* main path */
+	uint64_t h_attempts, h_grants, h_refusals, h_doubles;	/* signal handler */
+	int done;
+} __attribute__((aligned(RG_CACHELINE)));
+
+struct totals {
+	uint64_t attempts, grants, refusals, h_attempts, h_grants, h_refusals, doubles, prot;
+	uint64_t slots_nonzero;
+};
+
+static const struct rg_guard_info *cur_gi;
+static struct rg_guard cur_g;
+static struct scope scopes[1024 + MAX_THREADS];
+static struct worker workers[MAX_THREADS];
+static int nworkers;
+static int go, storm_stop;
+static long storm_ns = 20000;
+/*
+ * Oversubscribed runs: the handler ends with sched_yield(), i.e. "interrupt
+ * return, then reschedule", so the interrupted thread is preempted at an
+ * arbitrary instruction at the storm's rate instead of only at the end of a
+ * time slice. That is what makes preemption inside a held guard (and inside
+ * the racy control's load/store window) frequent enough to test.
+ */
+static int yield_in_handler;
+static int storm_cpu = -1, storm_cpu_over = -1;
+/*
+ * "loop" runs: workers run the measured loop itself (rg_loops[id].pair) in
+ * chunks, so the only check is that every counter is back to 0; the loop is
+ * tight, so a preemption lands in the racy control's load/store window far
+ * more often than in the instrumented loop. No yield in the handler: under
+ * qemu-user signals are only taken between translated blocks, never inside
+ * the window, and voluntary yields would replace the involuntary
+ * preemptions that can split it.
+ */
+static int loop_mode;	/* oversubscribed: keep the storm off the workers' CPU */
+static __thread struct worker *me;
+
+static rg_always_inline void held_region(struct worker *w, uint64_t *doubles)
+{
+	struct scope *s;
+	uint64_t v;
+
+	if (w->scope < 0)	/* noop: promises nothing, nothing to check */
+		return;
+	s = &scopes[w->scope];
+	if (__atomic_add_fetch(&s->occ, 1, __ATOMIC_SEQ_CST) != 1)
+		(*doubles)++;
+	v = RG_READ_ONCE(s->prot);
+	rg_keep(rg_work(16));		/* widen the window a second holder would hit */
+	RG_WRITE_ONCE(s->prot, v + 1);
+	__atomic_sub_fetch(&s->occ, 1, __ATOMIC_SEQ_CST);
+}
+
+static void on_signal(int signo)
+{
+	struct worker *w = me;
+	bool ok;
+
+	(void)signo;
+	if (!w)
+		return;
+	rg_rctx_enter_signal();
+	w->h_attempts++;
+	ok = cur_gi->enter(&cur_g);
+	if (ok) {
+		w->h_grants++;
+		held_region(w, &w->h_doubles);
+	} else {
+		w->h_refusals++;
+	}
+	cur_gi->exit(&cur_g, ok);
+	rg_rctx_exit_signal();
+	if (yield_in_handler)
+		sched_yield();
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
+		fprintf(stderr, "cannot pin to cpu %d\n", w->cpu);
+		exit(1);
+	}
+	rg_percpu_thread_init();
+	me = w;
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	if (loop_mode) {
+		const uint64_t chunk = 4096;
+
+		for (uint64_t done = 0; done < w->iters; done += chunk) {
+			uint64_t n = w->iters - done < chunk ? w->iters - done : chunk;
+			uint64_t refused = rg_loops[cur_gi->id].pair(&cur_g, n);
+
+			w->attempts += n;
+			w->refusals += refused;
+			w->grants += n - refused;
+		}
+	}
+	for (uint64_t i = 0; !loop_mode && i < w->iters; i++) {
+		bool ok;
+
+		w->attempts++;
+		ok = cur_gi->enter(&cur_g);
+		if (ok) {
+			w->grants++;
+			held_region(w, &w->doubles);
+		} else {
+			w->refusals++;
+		}
+		cur_gi->exit(&cur_g, ok);
+	}
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *storm_main(void *arg)
+{
+	struct timespec ts = { 0, storm_ns };
+	uint64_t *sent = arg;
+
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);	/* sleep 20 us, not 20 + 50 us of slack */
+	if (storm_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(storm_cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+
+	while (!__atomic_load_n(&storm_stop, __ATOMIC_ACQUIRE)) {
+		for (int i = 0; i < nworkers; i++)
+			if (!__atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE) &&
+			    pthread_kill(workers[i].tid, SIGUSR1) == 0)
+				(*sent)++;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* Run nthreads workers on cpus[] (one each), iters pairs each, with a signal storm. */
+static struct totals run(const struct rg_guard_info *gi, int nthreads, const int *cpus, uint64_t iters,
+			 bool oversubscribed, bool loop)
+{
+	struct totals t = { 0 };
+	pthread_t storm;
+	uint64_t sent = 0;
+
+	cur_gi = gi;
+	memset(scopes, 0, sizeof(scopes));
+	memset(workers, 0, sizeof(workers));
+	for (unsigned int c = 0; c < cur_g.ncpus; c++)
+		*rg_guard_slot(&cur_g, c) = 0;
+	*cur_g.global = 0;
+	nworkers = nthreads;
+	yield_in_handler = oversubscribed && !loop;
+	loop_mode = loop;
+	storm_cpu = oversubscribed ? storm_cpu_over : -1;
+	go = 0;
+	storm_stop = 0;
+	for (int i = 0; i < nthreads; i++) {
+		struct worker *w = &workers[i];
+
+		w->cpu = cpus[i];
+		w->iters = iters;
+		if (gi->id == RG_GUARD_noop)
+			w->scope = -1;
+		else if (gi->id == RG_GUARD_tls)
+			w->scope = 1024 + i;
+		else if (gi->id == RG_GUARD_global_atomic)
+			w->scope = 0;
+		else
+			w->scope = w->cpu;
+		if (pthread_create(&w->tid, NULL, worker_main, w)) {
+			fprintf(stderr, "pthread_create failed\n");
+			exit(1);
+		}
+	}
+	if (storm_ns)
+		pthread_create(&storm, NULL, storm_main, &sent);
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(workers[i].tid, NULL);
+	__atomic_store_n(&storm_stop, 1, __ATOMIC_RELEASE);
+	if (storm_ns)
+		pthread_join(storm, NULL);
+
+	for (int i = 0; i < nthreads; i++) {
+		struct worker *w = &workers[i];
+
+		t.attempts += w->attempts;
+		t.grants += w->grants;
+		t.refusals += w->refusals;
+		t.h_attempts += w->h_attempts;
+		t.h_grants += w->h_grants;
+		t.h_refusals += w->h_refusals;
+		t.doubles += w->doubles + w->h_doubles;
+	}
+	for (size_t s = 0; s < sizeof(scopes) / sizeof(scopes[0]); s++)
+		t.prot += scopes[s].prot;
+	for (unsigned int c = 0; c < cur_g.ncpus; c++)
+		t.slots_nonzero += *rg_guard_slot(&cur_g, c) != 0;
+	t.slots_nonzero += *cur_g.global != 0;
+	return t;
+}
+
+static bool failed_exactness(const struct rg_guard_info *gi, const struct totals *t)
+{
+	return t->doubles || t->slots_nonzero ||
+	       (gi->id != RG_GUARD_noop && !loop_mode && t->prot != t->grants + t->h_grants);
+}
+
+static void report(const char *mode, const struct rg_guard_info *gi, const struct totals *t)
+{
+	char lost[32] = "n/a";	/* noop promises nothing, its region is not checked */
+
+	if (gi->id != RG_GUARD_noop && !loop_mode)	/* loop runs have no held region */
+		snprintf(lost, sizeof(lost), "%" PRId64, (int64_t)(t->grants + t->h_grants - t->prot));
+	printf("%-12s %-16s attempts %9" PRIu64 " grants %9" PRIu64 " refused %7" PRIu64
+	       " | signals %6" PRIu64 " granted %6" PRIu64 " refused %5" PRIu64
+	       " | double-grants %" PRIu64 " lost %s counters!=0 %" PRIu64 "\n",
+	       mode, gi->name, t->attempts, t->grants, t->refusals, t->h_attempts, t->h_grants,
+	       t->h_refusals, t->doubles, lost, t->slots_nonzero);
+}
+
+/* The invariants every guard that claims protection must keep, in any mode. */
+static void check_exact(const char *mode, const struct rg_guard_info *gi, const struct totals *t,
+			uint64_t expect_attempts, bool oversubscribed)
+{
+	CHECK(t->attempts == expect_attempts, "%s %s: attempts %" PRIu64, mode, gi->name, t->attempts);
+	CHECK(t->grants + t->refusals == t->attempts, "%s %s: grants+refusals != attempts", mode, gi->name);
+	CHECK(t->h_grants + t->h_refusals == t->h_attempts, "%s %s: handler totals", mode, gi->name);
+	CHECK(t->slots_nonzero == 0, "%s %s: %" PRIu64 " counters not back to 0", mode, gi->name,
+	      t->slots_nonzero);
+	if (gi->id == RG_GUARD_noop) {
+		CHECK(t->refusals == 0 && t->h_refusals == 0, "%s noop refused", mode);
+		return;
+	}
+	CHECK(t->doubles == 0, "%s %s: %" PRIu64 " double grants", mode, gi->name, t->doubles);
+	if (!loop_mode)
+		CHECK(t->prot == t->grants + t->h_grants, "%s %s: protected counter %" PRIu64 " != grants %" PRIu64,
+	      mode, gi->name, t->prot, t->grants + t->h_grants);
+	/*
+	 * Only a holder on the same scope can refuse the main path: with one
+	 * thread per CPU that is impossible for per-CPU guards and tls (a
+	 * handler always finishes before the code it interrupted resumes).
+	 */
+	if (gi->id == RG_GUARD_tls || (!oversubscribed && gi->id != RG_GUARD_global_atomic))
+		CHECK(t->refusals == 0, "%s %s: main path refused %" PRIu64 " times", mode, gi->name,
+		      t->refusals);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t iters = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
+	uint64_t over_iters = argc > 2 ? strtoull(argv[2], NULL, 0) : 250000;
+	double racy_budget = argc > 3 ? atof(argv[3]) : 5.0;
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	int cpus[MAX_THREADS], npinned = 0, over_cpus[4];
+	cpu_set_t allowed;
+	bool racy_seen = false;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("RG_STRESS_STORM_US"))	/* 0: no signals (debugging only) */
+		storm_ns = atol(getenv("RG_STRESS_STORM_US")) * 1000;
+	if (!iters || !over_iters || racy_budget <= 0) {
+		fprintf(stderr, "usage: test_stress [iters [oversub-iters [racy-seconds]]]\n");
+		return 2;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		perror("sched_getaffinity");
+		return 1;
+	}
+	for (int c = 0; c < CPU_SETSIZE && c < 1024 && npinned < 4; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[npinned++] = c;
+	for (int i = 0; i < 4; i++)
+		over_cpus[i] = cpus[0];
+	/*
+	 * A signal sent from the CPU the workers share could only be taken where
+	 * the target last stopped; from another CPU it interrupts the running
+	 * worker at an arbitrary instruction.
+	 */
+	if (npinned > 1)
+		storm_cpu_over = cpus[1];
+	if (rg_guard_init(&cur_g, 0)) {
+		fprintf(stderr, "rg_guard_init failed\n");
+		return 1;
+	}
+	printf("pinned: %d threads on cpus", npinned);
+	for (int i = 0; i < npinned; i++)
+		printf(" %d", cpus[i]);
+	printf(", %" PRIu64 " pairs each; oversubscribed: 4 threads on cpu %d, %" PRIu64
+	       " pairs each; signal storm every %ld us\n", iters, over_cpus[0], over_iters, storm_ns / 1000);
+
+	for (int i = 0; i < RG_GUARD__COUNT; i++) {
+		const struct rg_guard_info *gi = &rg_guards[i];
+		const char *why;
+		struct totals t;
+
+		if (!rg_guard_available(gi, &why)) {
+			printf("%-12s %-16s skipped: %s\n", "", gi->name, why);
+			continue;
+		}
+		if (gi->id == RG_GUARD_racy_percpu)
+			continue;	/* below, where it must fail */
+		t = run(gi, npinned, cpus, iters, false, false);
+		report("pinned", gi, &t);
+		check_exact("pinned", gi, &t, (uint64_t)npinned * iters, false);
+
+		t = run(gi, 4, over_cpus, over_iters, true, false);
+		report("oversub", gi, &t);
+		check_exact("oversub", gi, &t, 4 * over_iters, true);
+		if (!(gi->needs & (RG_NO_PROTECTION)) && (gi->needs & RG_NEEDS_PIN))
+			printf("%-12s %-16s preemption refusals (a holder preempted on its CPU): %" PRIu64 "\n",
+			       "", gi->name, t.refusals);
+
+		t = run(gi, 4, over_cpus, over_iters, true, true);
+		report("oversub-loop", gi, &t);
+		check_exact("oversub-loop", gi, &t, 4 * over_iters, true);
+	}
+
+	/*
+	 * The negative control: plain per-CPU load/add/store. Alone on a CPU it
+	 * is exact (reported, not asserted); with 4 threads on one CPU a thread
+	 * preempted between its load and its store must sooner or later let two
+	 * holders in or lose a count, or this test is too weak to trust.
+	 */
+	{
+		const struct rg_guard_info *gi = &rg_guards[RG_GUARD_racy_percpu];
+		double t0 = now_s();
+		int rounds = 0;
+		struct totals t;
+
+		t = run(gi, npinned, cpus, iters, false, false);
+		report("pinned", gi, &t);
+		do {	/* alternate the instrumented run and the tight measured loop */
+			t = run(gi, 4, over_cpus, over_iters, true, rounds & 1);
+			rounds++;
+			racy_seen = failed_exactness(gi, &t);
+		} while (!racy_seen && now_s() - t0 < racy_budget);
+		report(loop_mode ? "oversub-loop" : "oversub", gi, &t);
+		printf("negative control %s after %d round(s), %.2f s: %s\n", gi->name, rounds,
+		       now_s() - t0, racy_seen ? "FAILED AS IT MUST (double grant / lost count shown)"
+					       : "never failed");
+		CHECK(racy_seen, "racy-percpu never lost a count or double-granted in %.1f s: the stress "
+		      "test is not strong enough", racy_budget);
+	}
+	rg_guard_fini(&cur_g);
+	return rg_test_done("test_stress");
+}

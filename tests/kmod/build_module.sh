@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Build rgbench_kmod.ko for amd64 or arm64 against Debian's 6.1 headers (the ABI of linux-headers-amd64); print that ABI.
+#
+# Usage: build_module.sh amd64|arm64 SRC_DIR OUT_DIR
+# amd64 uses the installed linux-headers-<abi>-amd64. arm64 fetches
+# linux-headers-<abi>-arm64 with apt-get download (cached in RG_VM_CACHE,
+# default ~/.cache/rgbench-vm), points its scripts/ at the host's
+# linux-kbuild, and cross-compiles with aarch64-linux-gnu-.
+# RG_KMOD_KDIR overrides the kernel build directory.
+# Exit: 0 (stdout: the ABI, e.g. 6.1.0-57), 1 build failed or warned, 77 no headers/compiler.
+set -euo pipefail
+arch=$1; src=$2; out=$3
+skip() { echo "build_module: SKIP: $*" >&2; exit 77; }
+fail() { echo "build_module: FAIL: $*" >&2; exit 1; }
+
+abi=$(dpkg-query -W -f='${Depends}\n' linux-headers-amd64 2>/dev/null |
+      grep -o 'linux-headers-[0-9][^ ,]*-amd64' | head -1 |
+      sed -e 's/^linux-headers-//' -e 's/-amd64$//') || true
+[[ -n $abi ]] || skip "linux-headers-amd64 is not installed"
+kbuild=/usr/lib/linux-kbuild-${abi%%.0-*}
+make_args=()
+kdir=${RG_KMOD_KDIR:-}
+case $arch in
+  amd64)
+    [[ $(uname -m) == x86_64 ]] || skip "amd64 modules are built on x86_64 hosts here"
+    [[ -n $kdir ]] || kdir=/usr/src/linux-headers-$abi-amd64 ;;
+  arm64)
+    command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc"
+    make_args=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+    if [[ -z $kdir ]]; then
+      cache=${RG_VM_CACHE:-$HOME/.cache/rgbench-vm}
+      hroot=$cache/linux-headers-$abi-arm64
+      kdir=$hroot/usr/src/linux-headers-$abi-arm64
+      [[ -d /usr/src/linux-headers-$abi-common ]] || skip "linux-headers-$abi-common is not installed"
+      [[ -d $kbuild ]] || skip "$(basename "$kbuild") is not installed"
+      if [[ ! -f $hroot/.done ]]; then
+        mkdir -p "$cache"
+        (cd "$cache" && rm -f linux-headers-"$abi"-arm64_*_arm64.deb &&
+         apt-get download -q "linux-headers-$abi-arm64:arm64" >/dev/null 2>&1) ||
+          skip "apt-get download linux-headers-$abi-arm64:arm64 failed"
+        rm -rf "$hroot" && mkdir -p "$hroot/usr/lib"
+        dpkg-deb -x "$cache"/linux-headers-"$abi"-arm64_*_arm64.deb "$hroot"
+        # Its scripts/ link to ../../lib/linux-kbuild-X: use the host's build tools.
+        ln -sfn "$kbuild" "$hroot/usr/lib/$(basename "$kbuild")"
+        touch "$hroot/.done"
+      fi
+    fi ;;
+  *) fail "arch must be amd64 or arm64" ;;
+esac
+[[ -f $kdir/Makefile ]] || skip "no kernel headers at $kdir"
+
+rm -rf "$out" && mkdir -p "$out"
+cp "$src/kernel/kmod/rgbench_kmod.c" "$src/kernel/kmod/Kbuild" "$out/"
+make -s -C "$kdir" M="$out" "${make_args[@]}" modules >"$out/build.log" 2>&1 ||
+  { cat "$out/build.log" >&2; fail "module build against $kdir failed"; }
+if grep -iE 'warning|error' "$out/build.log" | grep -v 'Skipping BTF'; then
+  fail "module build against $kdir warned"
+fi
+[[ -f $out/rgbench_kmod.ko ]] || fail "no rgbench_kmod.ko after the build"
+echo "$abi"

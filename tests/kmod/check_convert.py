@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# rgbench-kmod --from-raw: module CSV fixtures to shared-schema rows, with exact aggregates, errors and bad input.
+# Usage: check_convert.py DATA_DIR TOOL... (TOOL may be prefixed by an emulator)
+import csv, io, json, math, os, subprocess, sys, tempfile
+
+data, tool = sys.argv[1], sys.argv[2:]
+errors = []
+
+
+def check(cond, msg):
+    if not cond:
+        errors.append(msg)
+
+
+def run(*args):
+    return subprocess.run(tool + list(args), capture_output=True, text=True)
+
+
+def close(a, b):
+    return math.isclose(float(a), b, rel_tol=1e-6)
+
+
+with tempfile.TemporaryDirectory() as d:
+    csvp, jsp = os.path.join(d, "k.csv"), os.path.join(d, "k.json")
+    # Good input: exact per-run means over CPUs and sums of Mpairs/s.
+    p = run("--from-raw", os.path.join(data, "raw_good.csv"), "--out", csvp, "--json", jsp)
+    check(p.returncode == 0, f"good: exit {p.returncode}: {p.stderr}")
+    rows = list(csv.DictReader(open(csvp))) if os.path.exists(csvp) else []
+    by = {(r["guard"], r["scenario"]): r for r in rows}
+    check(len(rows) == 6, f"good: {len(rows)} rows, want 6")
+    r = by.get(("noop", "loop"), {})
+    # runs: (1+3)/2=2, (2+2)/2=2, (4+6)/2=5 ns; Mpairs/s 1000+333.3, 500+500, 250+166.7
+    check(r.get("repetitions") == "3" and close(r.get("ns_median", "nan"), 2.0)
+          and close(r.get("ns_mean", "nan"), 3.0) and close(r.get("ns_min", "nan"), 2.0)
+          and close(r.get("ns_max", "nan"), 5.0) and close(r.get("mops_median", "nan"), 1000.0)
+          and close(r.get("mops_per_thread", "nan"), 500.0), f"good: noop loop aggregates {r}")
+    check(r.get("ops") == "6000" and r.get("refusals") == "0" and r.get("cpus") == "0,2"
+          and r.get("threads") == "2" and r.get("batch") == "1000" and r.get("duty_ns") == "50"
+          and r.get("suite") == "kmod" and r.get("pinning") == "kthread" and r.get("status") == "ok",
+          f"good: noop loop identity {r}")
+    r = by.get(("atomic-shared", "loop"), {})
+    check(r.get("refusals") == "24" and r.get("ops") == "2000" and close(r.get("ns_median", "nan"), 8.0)
+          and close(r.get("mops_median", "nan"), 250.0), f"good: atomic-shared loop {r}")
+    r = by.get(("atomic-shared", "irq-recursion"), {})
+    check(r.get("refusals") == "7" and r.get("ops") == "7" and r.get("ns_median") == "n/a"
+          and r.get("cpus") == "0" and r.get("status") == "ok", f"good: atomic-shared irq {r}")
+    r = by.get(("noop", "irq-recursion"), {})
+    check(r.get("refusals") == "0" and r.get("ops") == "7", f"good: noop irq {r}")
+    for scen in ("loop", "irq-recursion"):
+        r = by.get(("arm64-llsc", scen), {})
+        check(r.get("status") == "skipped" and r.get("reason") == "not this architecture",
+              f"good: arm64-llsc {scen} {r}")
+    try:
+        js = json.load(open(jsp))
+        jr = [x for x in js["results"] if x["guard"] == "noop" and x["scenario"] == "loop"]
+        check(len(js["results"]) == 6 and len(jr) == 1 and jr[0]["samples_ns"] == [2, 2, 5],
+              f"good: JSON rows/samples {jr}")
+    except (OSError, ValueError, KeyError) as e:
+        errors.append(f"good: JSON: {e}")
+
+    # A failed hardirq check: rows still written, status error kept, exit 1.
+    csv2 = os.path.join(d, "f.csv")
+    p = run("--from-raw", os.path.join(data, "raw_irqfail.csv"), "--quiet", "--out", csv2)
+    check(p.returncode == 1 and "re-entry check" in p.stderr, f"irqfail: exit {p.returncode}: {p.stderr}")
+    rows = list(csv.DictReader(open(csv2))) if os.path.exists(csv2) else []
+    bad = [r for r in rows if r["scenario"] == "irq-recursion"]
+    check(len(bad) == 1 and bad[0]["status"] == "error" and bad[0]["refusals"] == "3"
+          and "3 refused, 7 while held" in bad[0]["reason"], f"irqfail: rows {rows}")
+
+    # Malformed input: one-line error, non-zero, nothing written.
+    csv3 = os.path.join(d, "b.csv")
+    p = run("--from-raw", os.path.join(data, "raw_bad.csv"), "--out", csv3)
+    check(p.returncode == 1 and p.stderr.count("\n") == 1 and "line 2" in p.stderr,
+          f"bad: exit {p.returncode}: {p.stderr!r}")
+    check(not os.path.exists(csv3), "bad: output written")
+    p = run("--from-raw", os.path.join(d, "missing.csv"), "--out", csv3)
+    check(p.returncode == 1 and p.stderr.count("\n") == 1, f"missing: {p.returncode} {p.stderr!r}")
+
+    # Bad options: one line, exit 2.
+    for args in (["--loops", "x"], ["--runs", "0"], ["--guards", "a;b"], ["--nope"],
+                 ["--kdir", "/x", "--module", "/y"], ["extra"]):
+        p = run(*args)
+        check(p.returncode == 2 and p.stderr.count("\n") == 1, f"{args}: {p.returncode} {p.stderr!r}")
+    check(os.listdir(d) == [] or set(os.listdir(d)) <= {"k.csv", "k.json", "f.csv"},
+          f"stray files: {os.listdir(d)}")
+
+for e in errors:
+    print("check_convert:", e, file=sys.stderr)
+print(f"check_convert: {len(errors)} problem(s)")
+sys.exit(1 if errors else 0)

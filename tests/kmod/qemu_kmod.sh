@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Functional test of rgbench_kmod.ko: build it against Debian's linux-headers, boot the matching kernel under qemu, load, run, check, unload.
+#
+# Usage: qemu_kmod.sh [--arch amd64|arm64] SRC_DIR RGBENCH_KMOD_STATIC [WORKDIR]
+#   SRC_DIR               the repository root (kernel/kmod, tests/vm/vm.sh)
+#   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch
+# The module is built by build_module.sh (amd64: installed linux-headers;
+# arm64: fetched linux-headers-<abi>-arm64, cross-compiled). RG_VM_CPU picks
+# the guest CPU (arm64: max has LSE, cortex-a72 has not; the check then
+# expects the LSE guards skipped). RG_VM_CACHE: see vm.sh.
+# Exit: 0 pass, 1 fail, 77 skipped (no headers, compiler, qemu or kernel package).
+# Timings measured under TCG are meaningless: only counts and statuses are checked.
+set -euo pipefail
+arch=amd64
+if [[ ${1:-} == --arch ]]; then arch=$2; shift 2; fi
+src=$(cd "$1" && pwd); tool=$2; work=${3:-}
+skip() { echo "qemu_kmod: SKIP: $*" >&2; exit 77; }
+fail() { echo "qemu_kmod: FAIL: $*" >&2; exit 1; }
+
+[[ $(uname -m) == x86_64 ]] || skip "the guest tests run on x86_64 hosts"
+[[ -x $tool ]] || fail "no $tool"
+[[ $arch == amd64 || $arch == arm64 ]] || fail "--arch must be amd64 or arm64"
+
+if [[ -z $work ]]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+rm -rf "$work/mod" "$work/payload" "$work/out"
+mkdir -p "$work/payload" "$work/out"
+set +e
+kver=$(bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$work/mod")
+rc=$?
+set -e
+((rc == 77)) && skip "cannot build the module here (see above)"
+((rc == 0)) || fail "module build failed"
+cp "$work/mod/rgbench_kmod.ko" "$tool" "$work/payload/"
+tool_name=$(basename "$tool")
+
+# Guest: (A) busybox insmod/echo/cat/rmmod; (B) rgbench-kmod end to end;
+# (C) a bad --guards value must fail and leave nothing loaded; (D) irqs-off;
+# (E) interrupted by SIGINT.
+cat >"$work/payload/guest.sh" <<GUEST
+set -u
+A=/sys/kernel/debug/rgbench_kmod
+insmod ./rgbench_kmod.ko loops=3000 runs=2 irq_iters=500 || echo insmod-failed >>/out/errors
+cat \$A/guards >/out/guards.csv
+echo 1 >\$A/run || echo run-failed >>/out/errors
+cat \$A/results >/out/raw.csv
+rmmod rgbench_kmod || echo rmmod-failed >>/out/errors
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-A >>/out/errors
+
+./$tool_name --module ./rgbench_kmod.ko --loops 3000 --runs 3 --irq-iters 500 \
+  --out /out/kmod.csv --json /out/kmod.json --raw /out/raw2.csv >/out/table.txt 2>/out/b.err
+echo \$? >/out/rc_b
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-B >>/out/errors
+
+./$tool_name --module ./rgbench_kmod.ko --guards rctx,no-such-guard --out /out/bad.csv 2>/out/c.err
+echo \$? >/out/rc_c
+./$tool_name --module ./rgbench_kmod.ko --guards rctx,rctx --out /out/bad.csv 2>>/out/c.err
+echo \$? >/out/rc_c2
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-C >>/out/errors
+[ -e /out/bad.csv ] && echo bad-output-written >>/out/errors
+
+./$tool_name --module ./rgbench_kmod.ko --guards rctx,noop,this-cpu-inc-return --cpus 1 \
+  --loops 2000 --runs 2 --irqs-off --irq-iters 100 --quiet --out /out/irqsoff.csv 2>/out/d.err
+echo \$? >/out/rc_d
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-D >>/out/errors
+# (E) SIGINT while the module runs (ndelay keeps it busy for seconds): the
+# signal waits until the module is unloaded, then exit 130 and no output file.
+./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx --loops 100000 --runs 5 \
+  --duty-ns 1000 --irq-iters 10 --quiet --out /out/int.csv 2>/out/e.err &
+pid=\$!
+n=0
+while [ ! -d /sys/module/rgbench_kmod ] && [ \$n -lt 500 ]; do usleep 20000; n=\$((n + 1)); done
+[ -d /sys/module/rgbench_kmod ] || echo never-loaded-E >>/out/errors
+usleep 300000
+kill -INT \$pid
+wait \$pid
+echo \$? >/out/rc_e
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-E >>/out/errors
+dmesg >/out/dmesg.txt
+true
+GUEST
+
+set +e
+bash "$src/tests/vm/vm.sh" --arch "$arch" --kver "$kver" --payload "$work/payload" --out "$work/out" \
+  --timeout 400 --smp 2 -- sh ./guest.sh
+rc=$?
+set -e
+((rc == 77)) && skip "vm.sh could not boot a guest"
+((rc == 0)) || fail "guest run failed (vm.sh exit $rc)"
+
+conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 "$tool")
+lse=1; [[ $arch == arm64 && ${RG_VM_CPU:-max} != max ]] && lse=0
+python3 "$src/tests/kmod/check_kmod.py" "$work/out" "$arch" "$lse" "${conv[@]}" || fail "checks failed (files in $work/out)"
+echo "qemu_kmod: PASS"

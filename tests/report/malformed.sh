@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Every malformed-input case through the command line: one "rgbench: FILE:LINE: problem" line
+# on stderr, non-zero exit, nothing on stdout, and `plot` leaves no directory or file behind.
+set -euo pipefail
+R=$1 FX=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+fail=0
+good=$FX/ab-new.json
+csv=$FX/ab-base.csv
+json=$FX/ab-base.json
+
+# expect FILE PATTERN: PATTERN is an extended regex for the whole stderr line.
+expect() {	# FILE PATTERN [noplot]
+	local f=$1 pat=$2 rc=0 out nerr
+	out=$("$R" compare "$f" "$good" 2>err.txt) || rc=$?
+	nerr=$(wc -l < err.txt)
+	if [[ $rc == 0 || -n $out || $nerr != 1 ]] || ! grep -Eq "^rgbench: $pat\$" err.txt; then
+		echo "FAIL compare $f: rc=$rc lines=$nerr stderr: $(head -c 300 err.txt)"; fail=1
+	fi
+	# The same file on the NEW side is refused the same way.
+	rc=0; out=$("$R" compare "$good" "$f" 2>err.txt) || rc=$?
+	if [[ $rc == 0 || -n $out ]] || ! grep -Eq "^rgbench: $pat\$" err.txt; then
+		echo "FAIL compare (new side) $f: rc=$rc stderr: $(head -c 300 err.txt)"; fail=1
+	fi
+	[[ ${3:-} == noplot ]] && return
+	rc=0; out=$("$R" plot "$good" "$f" --out plotdir 2>err.txt) || rc=$?
+	if [[ $rc == 0 || -e plotdir ]] || ! grep -Eq "^rgbench: $pat\$" err.txt; then
+		echo "FAIL plot $f: rc=$rc plotdir exists: $([[ -e plotdir ]] && echo yes || echo no)"; fail=1
+		rm -rf plotdir
+	fi
+}
+
+: > empty.csv
+expect empty.csv 'empty.csv:1: empty file'
+printf '\n \n' > blank.json
+expect blank.json 'blank.json:1: empty file'
+
+# Truncated mid-row (no line end), and a row cut short with its line end.
+head -c $(( $(head -n 3 "$csv" | wc -c) - 25 )) "$csv" > trunc.csv
+expect trunc.csv 'trunc.csv:3: last line has no line end \(truncated file\?\)'
+{ head -n 2 "$csv"; sed -n 3p "$csv" | cut -d, -f1-20; } > short.csv
+expect short.csv 'short.csv:3: row has 20 fields, the header has 38 \(truncated row\?\)'
+head -c 700 "$json" > trunc.json
+expect trunc.json 'trunc.json:[0-9]+: invalid JSON: .*'
+
+# Wrong delimiter.
+tr ',' ';' < "$csv" > semi.csv
+expect semi.csv "semi.csv:1: header is not comma-separated \\(found ';' as delimiter\\)"
+tr ',' '\t' < "$csv" > tab.csv
+expect tab.csv "tab.csv:1: header is not comma-separated \\(found '\\\\t' as delimiter\\)"
+
+# Non-numeric, negative, NaN, inf values (line 4: the third data row).
+col() { # FILE COLUMN VALUE: set COLUMN of the third data row
+	awk -F, -v OFS=, -v c="$2" -v v="$3" 'NR==1{for(i=1;i<=NF;i++) if($i==c) k=i} NR==4{$k=v} {print}' "$csv" > "$1"
+}
+col nonnum.csv threads four
+expect nonnum.csv "nonnum.csv:4: column 'threads': 'four' is not an integer"
+col neg.csv ns_median -3.5
+expect neg.csv "neg.csv:4: column 'ns_median': negative value -3.5"
+col nan.csv ns_median NaN
+expect nan.csv "nan.csv:4: column 'ns_median': 'NaN' is not a number or n/a"
+col inf.csv ns_mean inf
+expect inf.csv "inf.csv:4: column 'ns_mean': 'inf' is not a number or n/a"
+sed 's/"ns_median":0.3,/"ns_median":-0.3,/' "$json" > neg.json
+expect neg.json "neg.json:3: column 'ns_median': negative value -0.3"
+sed 's/"ns_median":0.3,/"ns_median":NaN,/' "$json" > nan.json
+expect nan.json 'nan.json:3: invalid JSON: .*'
+sed 's/"threads":1,"batch":1000,"duty_ns":0,"repetitions":5,"ns_median":50/"threads":"1","batch":1000,"duty_ns":0,"repetitions":5,"ns_median":50/' "$json" > str.json
+expect str.json "str.json:5: 'threads' is not an integer"
+
+# Duplicate keys: a repeated row, a repeated JSON key, a repeated CSV column.
+{ cat "$csv"; sed -n 2p "$csv"; } > duprow.csv
+expect duprow.csv "duprow.csv:$(( $(wc -l < "$csv") + 1 )): duplicate row user/noop/pair threads=1 duty_ns=0 batch=1000 \\(first at line 2\\)"
+sed '3s/"guard":"noop",/"guard":"noop","guard":"tls",/' "$json" > dupkey.json
+expect dupkey.json 'dupkey.json:3: invalid JSON: duplicate object key near .*'
+sed '1s/^schema_version,/schema_version,suite,/; 2,$s/^1,/1,user,/' "$csv" > dupcol.csv
+expect dupcol.csv "dupcol.csv:1: column 'suite' appears twice in the header"
+sed '1s/,cpus,/,/' "$csv" > nocol.csv
+expect nocol.csv "nocol.csv:1: required column 'cpus' is missing from the header"
+
+# Unknown schema versions.
+sed '1s/"schema_version":1,/"schema_version":2,/' "$json" > v2.json
+expect v2.json 'v2.json:1: schema version 2 is not supported \(this rgbench reads version 1\)'
+col v2.csv schema_version 2
+expect v2.csv 'v2.csv:4: schema version 2 is not supported \(this rgbench reads version 1\)'
+
+# Too big (sparse, never read), binary junk, bad UTF-8.
+truncate -s 100M big.csv
+expect big.csv 'big.csv:1: file is 104857600 bytes, over the 64 MiB limit'
+printf 'schema_version,suite\n\x7fELF\x02\x01\x01\x00\x00\x00' > junk.csv
+expect junk.csv 'junk.csv:2: binary data \(byte 0x7f at offset 21\), not a result file'
+printf '{"schema_version":1,"results":[]}\n\xc0\xaf\n' > utf8.json
+expect utf8.json 'utf8.json:2: binary data \(invalid UTF-8 byte 0xc0 at offset 34\)'
+
+# Missing files and directories.
+expect nosuch.csv 'nosuch.csv: cannot open: No such file or directory'
+mkdir emptydir
+expect emptydir 'emptydir: no .csv or .json result files in this directory'
+mkdir baddir; cp "$json" baddir/a.json; cp neg.json baddir/b.json
+expect baddir "baddir/b.json:3: column 'ns_median': negative value -0.3"
+# Two runs in the directory of one compare side (plot takes each run as a source).
+mkdir dupdir; cp "$json" dupdir/run1.json; cp "$json" dupdir/run2.json
+expect dupdir 'dupdir/run2.json:3: duplicate row user/noop/pair threads=1 duty_ns=0 batch=1000 \(also in dupdir/run1.json:3; one side holds one run\)' noplot
+
+[[ $fail == 0 ]] && echo "malformed: all passed"
+exit $fail

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `plot` writes one PNG and one SVG per kind that has data, skips the others with a note,
+# and writes nothing at all when it fails.
+set -euo pipefail
+R=$1 FX=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+
+is_png() { [[ $(head -c 8 "$1" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; }
+is_svg() { head -c 300 "$1" | grep -q '<?xml' && grep -q '<svg' "$1" && tail -c 20 "$1" | grep -q '</svg>'; }
+size() { stat -c %s "$1"; }
+
+# Two machines, every kind of row: five pictures, two formats each.
+"$R" plot "$FX/plot-a.json" "$FX/plot-b.json" --out "$T/all" > "$T/out.txt" 2> "$T/err.txt"
+for k in pair-ns threads duty bpf kmod-ns; do
+	for ext in png svg; do
+		f=$T/all/$k.$ext
+		if [[ ! -f $f ]]; then echo "FAIL missing $k.$ext"; fail=1; continue; fi
+		if [[ $ext == png ]] && ! is_png "$f"; then echo "FAIL $k.png is not a PNG"; fail=1; fi
+		if [[ $ext == svg ]] && ! is_svg "$f"; then echo "FAIL $k.svg is not an SVG"; fail=1; fi
+		# A real chart with axes, bars or lines and labels is tens of KiB; an empty figure is not.
+		if (( $(size "$f") < 15000 || $(size "$f") > 2000000 )); then
+			echo "FAIL $k.$ext: $(size "$f") bytes"; fail=1
+		fi
+		grep -qx "wrote $f" "$T/out.txt" || { echo "FAIL no 'wrote $f'"; fail=1; }
+	done
+done
+# PNG dimensions (IHDR) are those of the figure size at 120 dpi, at least 600x400.
+w=$(od -An -tu1 -j16 -N4 "$T/all/pair-ns.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+h=$(od -An -tu1 -j20 -N4 "$T/all/pair-ns.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+if (( w < 600 || h < 400 )); then echo "FAIL pair-ns.png is ${w}x${h}"; fail=1; fi
+# The two machines are the two bar series, labelled by host; the floors are drawn.
+for s in alpha grace "noop floor" "tls floor"; do
+	grep -q "$s" "$T/all/pair-ns.svg" || { echo "FAIL pair-ns.svg lacks '$s'"; fail=1; }
+done
+[[ -s $T/err.txt ]] && { echo "FAIL unexpected stderr: $(cat "$T/err.txt")"; fail=1; }
+# No staging left behind.
+[[ $(ls -A "$T/all" | wc -l) == 10 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
+
+# Only pair and bpf rows: the other three kinds are skipped with a note each.
+"$R" plot "$FX/ab-base.csv" --out "$T/some" > "$T/out.txt" 2> "$T/err.txt"
+[[ $(ls "$T/some" | tr '\n' ' ') == "bpf.png bpf.svg pair-ns.png pair-ns.svg " ]] ||
+	{ echo "FAIL some: $(ls "$T/some")"; fail=1; }
+for k in threads duty kmod-ns; do
+	grep -q "^note: $k: skipped" "$T/err.txt" || { echo "FAIL no note for $k"; fail=1; }
+done
+
+# A directory holding two runs, each as .csv and .json: two sources, labelled by file.
+mkdir "$T/runs"
+cp "$FX"/ab-base.csv "$FX"/ab-base.json "$FX"/ab-new.csv "$FX"/ab-new.json "$T/runs/"
+"$R" plot "$T/runs" --out "$T/runs-out" > /dev/null 2>&1 || { echo "FAIL plot of a directory"; fail=1; }
+for s in ab-base ab-new; do
+	grep -q "$s" "$T/runs-out/pair-ns.svg" || { echo "FAIL runs: no series $s"; fail=1; }
+done
+grep -q "#3\|runs/" "$T/runs-out/pair-ns.svg" && { echo "FAIL runs: a CSV twin became a series"; fail=1; }
+
+# Failures write nothing: a bad file, no plottable rows, a broken python.
+rc=0; "$R" plot "$FX/plot-a.json" /nonexistent.csv --out "$T/bad" 2>/dev/null || rc=$?
+[[ $rc != 0 && ! -e $T/bad ]] || { echo "FAIL bad input: rc=$rc"; fail=1; }
+printf '{"schema_version":1,"results":[]}\n' > "$T/none.json"
+rc=0; "$R" plot "$T/none.json" --out "$T/none" 2>"$T/err.txt" || rc=$?
+[[ $rc != 0 && ! -e $T/none ]] && grep -q "no plottable rows" "$T/err.txt" ||
+	{ echo "FAIL no rows: rc=$rc $(cat "$T/err.txt")"; fail=1; }
+mkdir "$T/keep"
+rc=0; RGBENCH_PYTHON=/bin/false "$R" plot "$FX/plot-a.json" --out "$T/keep" 2>/dev/null || rc=$?
+[[ $rc != 0 && -z $(ls -A "$T/keep") ]] || { echo "FAIL broken python: rc=$rc $(ls -A "$T/keep")"; fail=1; }
+rc=0; "$R" plot "$FX/plot-a.json" 2>/dev/null || rc=$?
+[[ $rc == 2 ]] || { echo "FAIL missing --out: rc=$rc"; fail=1; }
+
+[[ $fail == 0 ]] && echo "plot: all passed"
+exit $fail

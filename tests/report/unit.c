@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the report library: U test against hand-computed values, reader on buffers. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rg/report.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			failures++;                                        \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__);                      \
+			fputc('\n', stderr);                               \
+		}                                                          \
+	} while (0)
+
+static void mwu_case(const char *name, const double *x, size_t n1, const double *y, size_t n2,
+		     double u1, double p, bool exact)
+{
+	struct rg_mwu t;
+
+	CHECK(!rg_mwu_test(x, n1, y, n2, &t), "%s: test failed", name);
+	CHECK(fabs(t.u1 - u1) < 1e-12, "%s: U1 %.17g, want %.17g", name, t.u1, u1);
+	CHECK(fabs(t.u2 - ((double)(n1 * n2) - u1)) < 1e-12, "%s: U2 %.17g", name, t.u2);
+	CHECK(fabs(t.p - p) < 1e-12, "%s: p %.17g, want %.17g", name, t.p, p);
+	CHECK(t.exact == exact, "%s: exact %d, want %d", name, t.exact, exact);
+}
+
+static void test_mwu(void)
+{
+	/*
+	 * Exact: there are C(10,5) = 252 equally likely rank sets for x; only one
+	 * gives U1 = 0 and one gives U1 = 25, so p = 2/252.
+	 */
+	mwu_case("separated 5v5", (double[]){ 1, 2, 3, 4, 5 }, 5, (double[]){ 6, 7, 8, 9, 10 }, 5,
+		 0, 2.0 / 252, true);
+	mwu_case("separated reversed", (double[]){ 6, 7, 8, 9, 10 }, 5, (double[]){ 1, 2, 3, 4, 5 }, 5,
+		 25, 2.0 / 252, true);
+	/* 3v3: C(6,3) = 20 sets, U1 = 0 once: p = 2/20. */
+	mwu_case("separated 3v3", (double[]){ 1, 2, 3 }, 3, (double[]){ 4, 5, 6 }, 3, 0, 0.1, true);
+	/*
+	 * x = 1,3,5 vs y = 2,4,6: ranks of x 1+3+5 = 9, U1 = 9 - 6 = 3, U2 = 6.
+	 * U counts for 3v3 over u = 0..9: 1 1 2 3 3 3 3 2 1 1; P(U >= 6) = 7/20.
+	 */
+	mwu_case("interleaved 3v3", (double[]){ 1, 3, 5 }, 3, (double[]){ 2, 4, 6 }, 3, 3, 0.7, true);
+	/* One observation each: U in {0, 1} with probability 1/2: p = 1. */
+	mwu_case("1v1", (double[]){ 1 }, 1, (double[]){ 2 }, 1, 0, 1.0, true);
+	/*
+	 * Ties -> normal approximation. x = 1,2,2,3; y = 2,3,4,5. Ranks: 1 -> 1,
+	 * the three 2s -> 3, the two 3s -> 5.5, 4 -> 7, 5 -> 8. R1 = 12.5,
+	 * U1 = 12.5 - 10 = 2.5, U2 = 13.5. Tie term 3^3-3 + 2^3-2 = 30.
+	 * var = 16/12 * (9 - 30/56) = 79/7; z = (13.5 - 8 - 0.5)/sqrt(79/7);
+	 * p = erfc(z / sqrt 2).
+	 */
+	mwu_case("ties 4v4", (double[]){ 1, 2, 2, 3 }, 4, (double[]){ 2, 3, 4, 5 }, 4, 2.5,
+		 erfc(5.0 / sqrt(79.0 / 7.0) / sqrt(2.0)), false);
+	/* All values equal: no evidence at all. */
+	mwu_case("all equal", (double[]){ 3, 3, 3 }, 3, (double[]){ 3, 3, 3, 3 }, 4, 6, 1.0, false);
+	/*
+	 * No ties but 26 a side (over RG_MWU_EXACT_MAX): normal, var = 26*26*53/12,
+	 * x = 1..26 below y = 27..52: U2 = 676, z = (676 - 338 - 0.5)/sqrt(var).
+	 */
+	{
+		double x[26], y[26];
+
+		for (int i = 0; i < 26; i++) {
+			x[i] = i + 1;
+			y[i] = i + 27;
+		}
+		mwu_case("26v26", x, 26, y, 26, 0,
+			 erfc((676 - 338 - 0.5) / sqrt(26.0 * 26 * 53 / 12) / sqrt(2.0)), false);
+	}
+	{
+		struct rg_mwu t;
+
+		CHECK(rg_mwu_test((double[]){ 1 }, 1, NULL, 0, &t) == -1, "empty side accepted");
+	}
+}
+
+/* ---- reader --------------------------------------------------------------- */
+
+static const char *names[] = {
+#define X(name, kind, doc) #name,
+	RG_RESULT_COLUMNS(X)
+#undef X
+};
+
+/* A valid value for every column of a user row. */
+static const char *default_value(const char *col)
+{
+	static const struct { const char *c, *v; } d[] = {
+		{ "schema_version", "1" }, { "suite", "user" }, { "guard", "tls" },
+		{ "scenario", "pair" }, { "threads", "2" }, { "batch", "1000" }, { "duty_ns", "0" },
+		{ "repetitions", "5" }, { "ns_median", "1.5" }, { "mops_median", "n/a" },
+		{ "lse", "0" }, { "rseq", "1" }, { "refusals", "0" }, { "ops", "123" },
+		{ "status", "ok" }, { "reason", "" }, { "host", "h" }, { "cpu_model", "\"A, B\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if (!strcmp(d[i].c, col))
+			return d[i].v;
+	if (strstr(col, "ns_") == col || strstr(col, "mops_") == col || strstr(col, "_per_"))
+		return "2.25";
+	return "x";
+}
+
+/*
+ * A CSV with the header in order (or reversed), an optional extra column, and
+ * nrows rows (guard tls, tls2, ...) where column `col` of the last row is `val`.
+ */
+static char *make_csv(bool reversed, bool extra, int nrows, const char *col, const char *val)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int n = RG_NCOLS;
+
+	for (int k = 0; k < n; k++)
+		fprintf(f, "%s%s", k ? "," : "", names[reversed ? n - 1 - k : k]);
+	if (extra)
+		fputs(",comment", f);
+	fputc('\n', f);
+	for (int r = 0; r < nrows; r++) {
+		for (int k = 0; k < n; k++) {
+			const char *c = names[reversed ? n - 1 - k : k];
+			const char *v = default_value(c);
+			char g[32];
+
+			if (!strcmp(c, "guard") && r) {
+				snprintf(g, sizeof(g), "tls%d", r);
+				v = g;
+			}
+			if (r == nrows - 1 && col && !strcmp(c, col))
+				v = val;
+			fprintf(f, "%s%s", k ? "," : "", v);
+		}
+		if (extra)
+			fputs(",\"free text, with a comma\"", f);
+		fputc('\n', f);
+	}
+	fclose(f);
+	return buf;
+}
+
+static void expect_ok(const char *name, const char *buf, size_t nrows)
+{
+	struct rg_rows rows = { 0 };
+	char err[1024] = "";
+
+	CHECK(!rg_read_buffer(name, buf, strlen(buf), &rows, err, sizeof(err)), "%s: %s", name, err);
+	CHECK(rows.n == nrows, "%s: %zu rows, want %zu", name, rows.n, nrows);
+	rg_rows_free(&rows);
+}
+
+static void expect_err(const char *name, const char *buf, size_t len, const char *want)
+{
+	struct rg_rows rows = { 0 };
+	char err[1024] = "";
+
+	CHECK(rg_read_buffer(name, buf, len, &rows, err, sizeof(err)) == -1, "%s: accepted", name);
+	CHECK(strstr(err, want) != NULL, "%s: error '%s', want '%s'", name, err, want);
+	CHECK(!strchr(err, '\n'), "%s: multi-line error", name);
+	rg_rows_free(&rows);
+}
+
+static void test_reader(void)
+{
+	struct rg_rows rows = { 0 };
+	char err[1024] = "", *s;
+
+	/* Column order and extra columns do not matter; values come through exactly. */
+	s = make_csv(true, true, 2, NULL, NULL);
+	CHECK(!rg_read_buffer("rev.csv", s, strlen(s), &rows, err, sizeof(err)), "rev: %s", err);
+	CHECK(rows.n == 2, "rev: %zu rows", rows.n);
+	if (rows.n == 2) {
+		const struct rg_row *r = &rows.v[1];
+
+		CHECK(!strcmp(rg_row_s(r, RG_COL_guard), "tls1"), "guard %s", rg_row_s(r, RG_COL_guard));
+		CHECK(rg_row_i(r, RG_COL_threads) == 2, "threads");
+		CHECK(rg_row_i(r, RG_COL_batch) == 1000, "batch");
+		CHECK(rg_row_d(r, RG_COL_ns_median) == 1.5, "ns_median");
+		CHECK(isnan(rg_row_d(r, RG_COL_mops_median)), "mops n/a");
+		CHECK(r->v[RG_COL_ops].u == 123, "ops");
+		CHECK(!strcmp(rg_row_s(r, RG_COL_cpu_model), "A, B"), "quoted field '%s'",
+		      rg_row_s(r, RG_COL_cpu_model));
+		CHECK(r->line == 3, "line %d", r->line);
+	}
+	rg_rows_free(&rows);
+	free(s);
+
+	s = make_csv(false, false, 3, NULL, NULL);
+	expect_ok("plain.csv", s, 3);
+	{
+		/* The same with CRLF line ends and a byte order mark. */
+		char *crlf = malloc(strlen(s) * 2 + 4), *o = crlf;
+
+		o += sprintf(o, "\xef\xbb\xbf");
+		for (const char *p = s; *p; p++) {
+			if (*p == '\n')
+				*o++ = '\r';
+			*o++ = *p;
+		}
+		*o = 0;
+		expect_ok("crlf.csv", crlf, 3);
+		free(crlf);
+	}
+	free(s);
+
+	struct { const char *col, *val, *want; } bad[] = {
+		{ "threads", "abc", "b.csv:4: column 'threads': 'abc' is not an integer" },
+		{ "threads", "0", "must be at least 1" },
+		{ "duty_ns", "-5", "column 'duty_ns': negative value -5" },
+		{ "ns_median", "-1.5", "column 'ns_median': negative value -1.5" },
+		{ "ns_median", "nan", "'nan' is not a number or n/a" },
+		{ "ns_median", "inf", "'inf' is not a number or n/a" },
+		{ "ns_median", "1e999", "is not a number or n/a" },
+		{ "ns_median", "0x10", "is not a number or n/a" },
+		{ "ns_median", " 1", "is not a number or n/a" },
+		{ "schema_version", "2", "b.csv:4: schema version 2 is not supported" },
+		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
+		{ "status", "fine", "is not ok, skipped or error" },
+		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
+		{ "ops", "-1", "is not an unsigned integer" },
+		{ "guard", "tls", "b.csv:4: duplicate row user/tls/pair threads=2 duty_ns=0 batch=1000 (first at line 2)" },
+		{ "guard", "\"a\"b\"", "character after a closing quote" },
+		{ "guard", "a\"b", "quote inside an unquoted field" },
+		{ "reason", "\"never closed", "b.csv:4: quoted field never closed" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		s = make_csv(false, false, 3, bad[i].col, bad[i].val);
+		expect_err("b.csv", s, strlen(s), bad[i].want);
+		free(s);
+	}
+
+	s = make_csv(false, false, 2, NULL, NULL);
+	expect_err("t.csv", s, strlen(s) - 10, "t.csv:3: last line has no line end (truncated file?)");
+	{
+		/* A row cut short but still ending in a line feed. */
+		char *cut = strdup(s), *nl = strrchr(cut, '\n');
+		char *mid;
+
+		*nl = 0;
+		mid = strrchr(cut, '\n') + 40;
+		strcpy(mid, "\n");
+		expect_err("t.csv", cut, strlen(cut), "t.csv:3: row has ");
+		expect_err("t.csv", cut, strlen(cut), "(truncated row?)");
+		free(cut);
+	}
+	free(s);
+
+	expect_err("e.csv", "", 0, "e.csv:1: empty file");
+	expect_err("e.csv", "\n\n  \n", 4, "e.csv:1: empty file");
+	expect_err("d.csv", "schema_version;suite;guard\n1;user;tls\n", 38,
+		   "d.csv:1: header is not comma-separated (found ';' as delimiter)");
+	expect_err("d.csv", "schema_version\tsuite\n", 21, "found '\\t' as delimiter");
+	expect_err("m.csv", "schema_version,suite\n1,user\n", 28,
+		   "m.csv:1: required column 'rgbench_version' is missing");
+	expect_err("h.csv", "schema_version,schema_version\n", 30, "column 'schema_version' appears twice");
+	expect_err("bin", "abc\0def", 7, "bin:1: binary data (byte 0x00 at offset 3)");
+	expect_err("bin", "a,b\n\xff\xfe\n", 7, "bin:2: binary data (invalid UTF-8 byte 0xff");
+	expect_err("bin", "a\xc3", 2, "truncated UTF-8");
+	expect_err("cr.csv", "a,b\rc\n", 6, "carriage return not followed by a line feed");
+
+	/* JSON */
+	expect_err("j.json", "{\"schema_version\":1,\"results\":[", 31, "j.json:1: invalid JSON:");
+	expect_err("j.json", "{\"schema_version\":2,\"results\":[]}", 33,
+		   "j.json:1: schema version 2 is not supported");
+	expect_err("j.json", "{\"results\":[]}", 14, "no 'schema_version'");
+	expect_err("j.json", "{\"schema_version\":1,\"schema_version\":1,\"results\":[]}", 52,
+		   "duplicate object key");
+	expect_err("j.json", "{\"schema_version\":1,\n\"results\":[\n{\"suite\":\"user\"}]}", 51,
+		   "j.json:3: results[0]: required field 'schema_version' is missing");
+	expect_err("j.json", "{\"schema_version\":1,\"x\":NaN,\"results\":[]}", 41, "invalid JSON");
+	expect_err("j.json", "[1,2]", 5, "top level is not an object");
+	expect_ok("j.json", "{\"schema_version\":1,\"results\":[]}", 0);
+}
+
+int main(void)
+{
+	test_mwu();
+	test_reader();
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
+	}
+	puts("report unit tests: all passed");
+	return 0;
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Boot Debian's own kernel under qemu (TCG) with a busybox initramfs and run one command in it.
+#
+# Usage: tests/vm/vm.sh [--arch amd64|arm64] [--payload DIR] [--out DIR]
+#                       [--timeout SECONDS] [--mem MiB] [--smp N] [--kver ABI] -- CMD...
+#
+#   --payload DIR   copied to /payload in the guest; CMD runs there (cwd /payload)
+#   --out DIR       whatever the guest leaves under /out is copied here
+#   --kver ABI      kernel ABI, e.g. 6.1.0-57 (default: that of the installed
+#                   linux-headers-<arch> package, so modules built against those
+#                   headers load in the guest)
+#   RG_VM_CACHE     where kernel packages are unpacked (default ~/.cache/rgbench-vm)
+#   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE)
+#
+# The guest has proc, sys, devtmpfs, debugfs, tracefs and bpffs mounted, runs CMD
+# with /bin/sh as root, and powers off. The kernel package is fetched with
+# `apt-get download` and unpacked with dpkg-deb; nothing is installed into /boot.
+# Timings inside TCG are meaningless: use this for counts and statuses only.
+#
+# Exit status: CMD's own; 77 when qemu, busybox or the kernel package cannot be
+# had (a skip); 124 when the guest did not finish within --timeout.
+set -euo pipefail
+
+arch=amd64 payload= out= timeout=180 mem=1024 smp=2 kver=
+while (($#)); do
+  case "$1" in
+    --arch) arch=$2; shift 2 ;;
+    --payload) payload=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --timeout) timeout=$2; shift 2 ;;
+    --mem) mem=$2; shift 2 ;;
+    --smp) smp=$2; shift 2 ;;
+    --kver) kver=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "vm.sh: unknown option '$1' (see the header of $0)" >&2; exit 2 ;;
+  esac
+done
+(($#)) || { echo "vm.sh: no command given (use -- CMD...)" >&2; exit 2; }
+skip() { echo "vm.sh: SKIP: $*" >&2; exit 77; }
+
+case "$arch" in
+  amd64) qemu=qemu-system-x86_64; dpkg_arch=amd64 ;;
+  arm64) qemu=qemu-system-aarch64; dpkg_arch=arm64 ;;
+  *) echo "vm.sh: --arch must be amd64 or arm64" >&2; exit 2 ;;
+esac
+command -v "$qemu" >/dev/null || skip "$qemu not installed (Debian: qemu-system-x86 / qemu-system-arm)"
+if [[ $arch == amd64 ]]; then
+  busybox=/bin/busybox   # busybox-static; the dynamic busybox package would not run in the guest
+  [[ -x $busybox ]] && ! ldd "$busybox" >/dev/null 2>&1 || skip "busybox-static not installed"
+fi
+
+if [[ -z $kver ]]; then
+  kver=$(dpkg-query -W -f='${Depends}\n' "linux-headers-$arch" 2>/dev/null |
+         grep -o "linux-headers-[0-9][^ ,]*-$arch" | head -1 |
+         sed -e "s/^linux-headers-//" -e "s/-$arch\$//") || true
+  [[ -n $kver ]] || kver=$(apt-cache depends "linux-image-$arch" 2>/dev/null |
+         grep -o "linux-image-[0-9][^ ]*-$arch\$" | head -1 |
+         sed -e "s/^linux-image-//" -e "s/-$arch\$//") || true
+  [[ -n $kver ]] || skip "cannot tell which kernel to boot (install linux-headers-$arch)"
+fi
+
+cache=${RG_VM_CACHE:-$HOME/.cache/rgbench-vm}
+kdir=$cache/linux-image-$kver-$arch
+mkdir -p "$cache"
+if [[ ! -f $kdir/.done ]]; then
+  pkg=linux-image-$kver-$arch
+  [[ $arch == amd64 ]] || pkg=$pkg:$dpkg_arch
+  echo "vm.sh: fetching $pkg (once; cached in $cache)" >&2
+  (cd "$cache" && rm -f linux-image-"$kver"-"$arch"_*.deb &&
+   apt-get download -q "$pkg" >/dev/null 2>&1) ||
+   skip "apt-get download $pkg failed (no network to Debian's mirror?)"
+  rm -rf "$kdir" && mkdir -p "$kdir"
+  dpkg-deb -x "$cache"/linux-image-"$kver"-"$arch"_*.deb "$kdir"
+  touch "$kdir/.done"
+fi
+vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
+[[ -n $vmlinuz ]] || skip "no vmlinuz in $kdir"
+
+if [[ $arch == arm64 ]]; then
+  bbdir=$cache/busybox-static-arm64
+  if [[ ! -f $bbdir/.done ]]; then
+    (cd "$cache" && rm -f busybox-static_*_arm64.deb &&
+     apt-get download -q busybox-static:arm64 >/dev/null 2>&1) || skip "cannot fetch busybox-static:arm64"
+    rm -rf "$bbdir" && mkdir -p "$bbdir" && dpkg-deb -x "$cache"/busybox-static_*_arm64.deb "$bbdir"
+    touch "$bbdir/.done"
+  fi
+  busybox=$bbdir/bin/busybox
+fi
+
+work=$(mktemp -d)
+trap '[[ -n ${RG_VM_KEEP:-} ]] || rm -rf "$work"' EXIT
+root=$work/root
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,out,payload,etc}
+cp "$busybox" "$root/bin/busybox"
+[[ -n $payload ]] && cp -a "$payload"/. "$root/payload/"
+printf '%s\n' "$*" >"$root/etc/rg-cmd"
+cat >"$root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+ulimit -l unlimited 2>/dev/null
+cd /payload
+echo "@@RG-BEGIN"
+sh /etc/rg-cmd </dev/null 2>&1
+rc=$?
+echo "@@RG-END"
+for f in /out/*; do
+  [ -f "$f" ] || continue
+  echo "@@RG-FILE $(basename "$f")"
+  base64 "$f"
+  echo "@@RG-EOF"
+done
+echo "@@RG-EXIT $rc"
+poweroff -f
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+
+if [[ $arch == amd64 ]]; then
+  machine=(-machine q35 -cpu "${RG_VM_CPU:-max}" -accel tcg); console=ttyS0
+else
+  machine=(-machine virt -cpu "${RG_VM_CPU:-max}" -accel tcg); console=ttyAMA0
+fi
+log=$work/console.log
+set +e
+timeout "$timeout" "$qemu" "${machine[@]}" -m "$mem" -smp "$smp" -nographic -no-reboot -nic none \
+  -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+  -append "console=$console quiet loglevel=4 panic=-1 oops=panic" </dev/null >"$log" 2>&1
+qrc=$?
+set -e
+tr -d '\r' <"$log" >"$log.lf"
+# The command's own output, for the caller and for logs.
+sed -n '/@@RG-BEGIN$/,/^@@RG-END$/p' "$log.lf" | sed '1d;$d'
+if ! grep -q '^@@RG-EXIT ' "$log.lf"; then
+  echo "vm.sh: guest did not finish (qemu exit $qrc); console tail:" >&2
+  tail -40 "$log.lf" >&2
+  ((qrc == 124)) && exit 124
+  exit 1
+fi
+if [[ -n $out ]]; then
+  mkdir -p "$out"
+  awk -v dir="$out" '
+    /^@@RG-FILE / { name = $2; tmp = dir "/" name ".b64"; printf "" > tmp; next }
+    /^@@RG-EOF$/ { close(tmp); system("base64 -d \"" tmp "\" > \"" dir "/" name "\" && rm -f \"" tmp "\""); name = ""; next }
+    name != "" { print >> tmp }
+  ' "$log.lf"
+fi
+rc=$(sed -n 's/^@@RG-EXIT \([0-9]*\)$/\1/p' "$log.lf" | tail -1)
+exit "${rc:-1}"
