@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "counters.h"
@@ -24,9 +25,29 @@ static int quiet(enum libperf_print_level level, const char *fmt, va_list ap)
 
 static const uint64_t config[2] = { PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS };
 
+/*
+ * RG_COUNTERS_SOFTWARE=1 (tests only): count the software events cpu-clock
+ * and task-clock in the two slots instead, so the open/enable/read/sum path
+ * can be exercised on machines without a PMU. Rows then say so in `counters`.
+ */
+static bool software_test(void)
+{
+	const char *e = getenv("RG_COUNTERS_SOFTWARE");
+
+	return e && !strcmp(e, "1");
+}
+
+static const uint64_t sw_config[2] = { PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK };
+
+const char *rg_counters_kind(void)
+{
+	return software_test() ? "perf-software-test: cpu-clock and task-clock ns" : "perf";
+}
+
 int rg_counters_open(struct rg_counters *c)
 {
 	struct perf_thread_map *t;
+	bool sw = software_test();
 
 	memset(c, 0, sizeof(*c));
 	t = perf_thread_map__new_dummy();
@@ -36,9 +57,9 @@ int rg_counters_open(struct rg_counters *c)
 	c->threads = t;
 	for (int i = 0; i < 2; i++) {
 		struct perf_event_attr attr = {
-			.type = PERF_TYPE_HARDWARE,
+			.type = sw ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE,
 			.size = sizeof(attr),
-			.config = config[i],
+			.config = sw ? sw_config[i] : config[i],
 			.disabled = 1,
 			.exclude_kernel = 1,	/* the loops run in user mode */
 			.exclude_hv = 1,
@@ -151,6 +172,11 @@ const char *rg_counters_probe(void)
 }
 
 #else /* !RG_HAVE_LIBPERF */
+
+const char *rg_counters_kind(void)
+{
+	return "perf";
+}
 
 const char *rg_counters_probe(void)
 {

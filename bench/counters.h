@@ -13,6 +13,9 @@
  */
 const char *rg_counters_probe(void);
 
+/* What the `counters` column says when counting worked ("perf"). */
+const char *rg_counters_kind(void);
+
 struct rg_counters {
 	void *ev[2];		/* struct perf_evsel *: cycles, instructions */
 	void *threads;		/* struct perf_thread_map * (this thread) */

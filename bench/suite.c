@@ -431,7 +431,7 @@ static int add_row(struct rg_resultset *rs, struct bcase *c)
 	} else if (!c->counted_all) {
 		snprintf(r->counters, sizeof(r->counters), "n/a: a thread could not open counters");
 	} else {
-		snprintf(r->counters, sizeof(r->counters), "perf");
+		snprintf(r->counters, sizeof(r->counters), "%s", rg_counters_kind());
 		r->cycles_per_pair = c->cycles / (double)c->ops;
 		r->instructions_per_pair = c->instructions / (double)c->ops;
 	}

@@ -136,4 +136,63 @@ print(f"bench.smoke: {len(rows)} rows, {sum(1 for x in rows if x['status'] == 'o
 c.check(("noop", "pair-native-cxx", 1, 0) in seen, "no native C++ noop row")
 c.check(sum(1 for l in r.stdout.splitlines() if "skipping" in l) <=
         sum(1 for w in listed.values() if w) + len(listed), "skip reasons printed more than once")
+
+# The counter path (open, enable, read, sum over threads) with software events,
+# which work without a PMU: natively as root or with perf_event_paranoid <= 2.
+env = dict(os.environ, RG_COUNTERS_SOFTWARE="1")
+sw_csv = os.path.join(tmp, "sw.csv")
+r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
+                                         "--min-time", "0.001", "--repetitions", "2",
+                                         "--threads", ",".join(map(str, thread_counts)),
+                                         "--cpus", ",".join(map(str, cpus)), "--quiet",
+                                         "--out", sw_csv),
+                          cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+c.check(r.returncode == 0, f"software counters run: exit {r.returncode} {r.stderr}")
+try:
+    paranoid = int(open("/proc/sys/kernel/perf_event_paranoid").read())
+except OSError:
+    paranoid = 3
+expect_sw = not a.emulator and (os.geteuid() == 0 or paranoid <= 2)
+if r.returncode == 0:
+    _, sw_rows = rgtest.read_csv(sw_csv)
+    ok = [x for x in sw_rows if x["status"] == "ok"]
+    c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with software counters")
+    for x in ok:
+        where = f"software counters {x['guard']} {x['scenario']} t={x['threads']}"
+        if expect_sw:
+            c.check(x["counters"].startswith("perf-software-test"), f"{where}: {x['counters']}")
+            c.check(num(x["cycles_per_pair"]) > 0 and num(x["instructions_per_pair"]) > 0,
+                    f"{where}: {x['cycles_per_pair']} {x['instructions_per_pair']}")
+        else:
+            c.check(x["counters"].startswith("n/a") and x["cycles_per_pair"] == "n/a",
+                    f"{where}: {x['counters']}")
+# The counter path (open, enable, read, sum over threads) with software events,
+# which work without a PMU: natively as root or with perf_event_paranoid <= 2.
+env = dict(os.environ, RG_COUNTERS_SOFTWARE="1")
+sw_csv = os.path.join(tmp, "sw.csv")
+r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
+                                         "--min-time", "0.001", "--repetitions", "2",
+                                         "--threads", ",".join(map(str, thread_counts)),
+                                         "--cpus", ",".join(map(str, cpus)), "--quiet",
+                                         "--out", sw_csv),
+                          cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+c.check(r.returncode == 0, f"software counters run: exit {r.returncode} {r.stderr}")
+try:
+    paranoid = int(open("/proc/sys/kernel/perf_event_paranoid").read())
+except OSError:
+    paranoid = 3
+expect_sw = not a.emulator and (os.geteuid() == 0 or paranoid <= 2)
+if r.returncode == 0:
+    _, sw_rows = rgtest.read_csv(sw_csv)
+    ok = [x for x in sw_rows if x["status"] == "ok"]
+    c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with software counters")
+    for x in ok:
+        where = f"software counters {x['guard']} {x['scenario']} t={x['threads']}"
+        if expect_sw:
+            c.check(x["counters"].startswith("perf-software-test"), f"{where}: {x['counters']}")
+            c.check(num(x["cycles_per_pair"]) > 0 and num(x["instructions_per_pair"]) > 0,
+                    f"{where}: {x['cycles_per_pair']} {x['instructions_per_pair']}")
+        else:
+            c.check(x["counters"].startswith("n/a") and x["cycles_per_pair"] == "n/a",
+                    f"{where}: {x['counters']}")
 c.done()
