@@ -327,6 +327,9 @@ int main(int argc, char **argv)
 		char flag[64];
 
 		if (!strncmp(a, "--benchmark_", 12)) {
+			if (!strncmp(a, "--benchmark_format=", 19) && strcmp(a + 19, "console") &&
+			    strcmp(a + 19, "json"))
+				die_usage("%s: rgbench shows the library's report as console or json only", a);
 			gb_min_time |= !strncmp(a, "--benchmark_min_time", 20);
 			gb_reps |= !strncmp(a, "--benchmark_repetitions", 23);
 			gb_argv[gb_argc++] = argv[i];

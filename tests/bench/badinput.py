@@ -40,6 +40,8 @@ cases = [
     (["--json", "/nonexistent-dir/x.json"], "does not exist"),
     (["--list=yes"], "unknown option"),
     (["--benchmark_frobnicate=1"], "unknown Google Benchmark flag"),
+    (["--benchmark_format=xml"], "console or json"),
+    (["--benchmark_repetitions=lots"], "unknown Google Benchmark flag"),
 ]
 if ncpus >= 1024:
     cases = [x for x in cases if x[0] != ["--cpus", "1023"]]
