@@ -150,18 +150,27 @@ static void opts_default(struct opts *o)
 
 static bool g_verbose;
 static char g_last_warn[200];
+static char g_verifier[160];	/* first line of the last verifier log */
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level == LIBBPF_DEBUG && !g_verbose)
 		return 0;
 	if (level == LIBBPF_WARN) {
+		static char msg[8192];
+		const char *log;
 		va_list cp;
 
 		va_copy(cp, ap);
-		vsnprintf(g_last_warn, sizeof(g_last_warn), fmt, cp);
+		vsnprintf(msg, sizeof(msg), fmt, cp);
 		va_end(cp);
-		g_last_warn[strcspn(g_last_warn, "\n")] = '\0';
+		snprintf(g_last_warn, sizeof(g_last_warn), "%.*s", (int)strcspn(msg, "\n"), msg);
+		log = strstr(msg, "-- BEGIN PROG LOAD LOG --");
+		if (log) {
+			log += strlen("-- BEGIN PROG LOAD LOG --");
+			log += strspn(log, "\n");
+			snprintf(g_verifier, sizeof(g_verifier), "%.*s", (int)strcspn(log, "\n"), log);
+		}
 	}
 	if (!g_verbose)
 		return 0;
@@ -218,9 +227,9 @@ static void explain(char *buf, size_t size, const char *what, enum rg_kind k, in
 	case E2BIG: meaning = "too big for this kernel"; break;
 	default: meaning = strerror(err); break;
 	}
-	snprintf(buf, size, "%s: %s %s %s",
+	snprintf(buf, size, "%s: %s %s %s%s%s",
 		 err == 524 ? "ENOTSUPP" : strerrorname_np(err) ? strerrorname_np(err) : "E?",
-		 kinds[k].name, what, meaning);
+		 kinds[k].name, what, meaning, g_verifier[0] ? "; verifier: " : "", g_verifier);
 }
 
 /* ---- kernel feature probes ---- */
@@ -447,7 +456,7 @@ static int trig_open(struct trig *t, const struct opts *o, enum rg_kind k, enum 
 		}
 	}
 
-	g_last_warn[0] = '\0';
+	g_last_warn[0] = g_verifier[0] = '\0';
 	/* The skeleton's load also maps .bss onto the kernel map (the counters). */
 	err = t->s0 ? trig_bpf__load(t->s0) : trig_kfunc_bpf__load(t->s1);
 	if (err) {
@@ -475,6 +484,7 @@ static int trig_open(struct trig *t, const struct opts *o, enum rg_kind k, enum 
 		}
 		if (!t->link) {
 			err = -errno;
+			g_verifier[0] = '\0';
 			explain(why, wsize, "attach", k, -err);
 			goto fail;
 		}
