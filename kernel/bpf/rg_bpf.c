@@ -129,6 +129,7 @@ struct opts {
 	int batch;
 	enum count_method count;
 	uint64_t triggers;		/* fixed-count mode: triggers per producer (0: timed) */
+	bool all_tasks;			/* syscall mode: count every process's getpgid */
 	const char *csv, *json;
 	bool verbose;
 };
@@ -354,7 +355,8 @@ struct trig {
 	do {									\
 		(skel)->rodata->count_atomic = (o)->count == COUNT_ATOMIC;	\
 		(skel)->rodata->recurse = (m) == MODE_RECURSE;			\
-		(skel)->rodata->filter_tgid = (m) == MODE_SYSCALL ? (uint32_t)getpid() : 0; \
+		(skel)->rodata->filter_tgid = (m) == MODE_SYSCALL && !(o)->all_tasks ? \
+			(uint32_t)getpid() : 0;					\
 		(skel)->rodata->filter_id = (m) == MODE_SYSCALL &&		\
 			((k) == K_RAW_TP || (k) == K_TP_BTF) ? __NR_getpgid : -1; \
 		(skel)->rodata->batch_iters = (uint32_t)(o)->batch;		\
@@ -858,7 +860,7 @@ static void usage(FILE *f)
 		"usage: rgbench bpf [--list] [--mode syscall,driver,recurse|all] [--recurse]\n"
 		"                   [--attach fentry,raw_tp,...|all] [-p N] [--duration S] [--warmup S]\n"
 		"                   [--batch N] [--count percpu|atomic] [--triggers N]\n"
-		"                   [--out F.csv] [--json F.json] [-v]\n"
+		"                   [--all-tasks] [--out F.csv] [--json F.json] [-v]\n"
 		"  --mode      trigger modes to run (default syscall,driver); recurse: the program\n"
 		"              re-triggers its own hook once per hit (driver-triggered)\n"
 		"  --recurse   same as --mode recurse\n"
@@ -871,6 +873,8 @@ static void usage(FILE *f)
 		"              (one shared atomic, like the kernel's bench)\n"
 		"  --triggers  fixed-count mode: each producer triggers exactly N events (a multiple\n"
 		"              of --batch in driver modes), then hits/misses are reported\n"
+		"  --all-tasks syscall mode: count hooks fired by any process (like the kernel's\n"
+		"              bench; default: only this process's producers, one helper call more)\n"
 		"  --out/--json  write the rows (suite=bpf) in the shared schema, atomically\n"
 		"Exit status: 0 done (refused types are 'skipped' rows), 1 bad input or I/O error,\n"
 		"2 not enough privilege.\n", RG_TRIG_MAX_BATCH);
@@ -968,6 +972,7 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *do_list)
 		{ "triggers", required_argument, NULL, 't' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "all-tasks", no_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -1016,6 +1021,7 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *do_list)
 			break;
 		case 'o': o->csv = optarg; break;
 		case 'j': o->json = optarg; break;
+		case 'A': o->all_tasks = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
 		case ':':
