@@ -283,10 +283,19 @@ static void pinner_init(struct pinner *p)
 	memset(p, 0, sizeof(*p));
 #if RG_HAVE_HWLOC
 	if (!hwloc_topology_init(&p->topo) && !hwloc_topology_load(p->topo)) {
+		hwloc_bitmap_t mine = hwloc_bitmap_alloc();
 		int n = hwloc_get_nbobjs_by_type(p->topo, HWLOC_OBJ_PU);
 
-		for (int i = 0; i < n && p->ncpus < RG_TRIG_MAX_CPUS; i++)
-			p->cpu[p->ncpus++] = (int)hwloc_get_obj_by_type(p->topo, HWLOC_OBJ_PU, i)->os_index;
+		/* Topology order, but only the CPUs this process may run on (taskset). */
+		if (mine && !hwloc_get_cpubind(p->topo, mine, HWLOC_CPUBIND_PROCESS)) {
+			for (int i = 0; i < n && p->ncpus < RG_TRIG_MAX_CPUS; i++) {
+				hwloc_obj_t pu = hwloc_get_obj_by_type(p->topo, HWLOC_OBJ_PU, i);
+
+				if (hwloc_bitmap_isset(mine, pu->os_index))
+					p->cpu[p->ncpus++] = (int)pu->os_index;
+			}
+		}
+		hwloc_bitmap_free(mine);
 		p->how = "hwloc";
 		if (p->ncpus)
 			return;
@@ -521,6 +530,7 @@ struct run {
 	pthread_barrier_t start;
 	atomic_int stop;
 	atomic_int errors;
+	atomic_int unpinned;		/* producers whose pinning failed */
 	struct ucounter *ucnt;		/* one per producer */
 	struct ucounter shared;		/* --count atomic */
 };
@@ -546,7 +556,8 @@ static void *producer_main(void *arg)
 	struct ucounter *c = &r->ucnt[p->idx];
 	uint64_t n, limit = r->limit;
 
-	pin_self(r->pin, p->idx);
+	if (pin_self(r->pin, p->idx))
+		atomic_fetch_add(&r->unpinned, 1);
 	pthread_barrier_wait(&r->start);
 
 	/* One loop per trigger kind: nothing indirect inside the measured loop. */
@@ -749,8 +760,12 @@ static int run_variant(struct rg_resultset *rs, const struct opts *o, const stru
 		err = -ENOMEM;
 		goto out;
 	}
-	snprintf(row->pinning, sizeof(row->pinning), "%s", pin->how);
-	cpus_string(pin, np, row->cpus, sizeof(row->cpus));
+	if (atomic_load(&r->unpinned)) {
+		snprintf(row->pinning, sizeof(row->pinning), "none");
+	} else {
+		snprintf(row->pinning, sizeof(row->pinning), "%s", pin->how);
+		cpus_string(pin, np, row->cpus, sizeof(row->cpus));
+	}
 	row->threads = np;
 	row->batch = m == MODE_SYSCALL ? 1 : o->batch;
 	row->refusals = res.misses;
