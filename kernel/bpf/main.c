@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+/* rgbench-bpf: the BPF trigger bench on its own (same as `rgbench bpf ...`). */
+#include "rg/subcmd.h"
+
+int main(int argc, char **argv)
+{
+	argv[0] = "bpf";
+	return rg_bpf_main(argc, argv);
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Boot Debian's 6.1 kernel (fentry/fexit/kprobe allowed there) and check those rows run and count exactly.
+# Usage: vm_fentry.sh VM_SH RGBENCH_BPF_STATIC CHECK_VM_PY    (exit 77: no qemu/kernel -> skip)
+set -euo pipefail
+vm=$1 bin=$2 check=$3
+ldd "$bin" >/dev/null 2>&1 && { echo "FAIL: $bin is not statically linked"; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/payload"
+cp "$bin" "$tmp/payload/rgbench-bpf"
+# Fixed-count runs only: timings under TCG mean nothing, counts and statuses do.
+cat >"$tmp/payload/run.sh" <<'GUEST'
+uname -r > /out/release
+./rgbench-bpf --mode all --triggers 2000 --batch 100 -p 2 --out /out/bpf.csv --json /out/bpf.json
+echo "rgbench-bpf exit $?" 
+./rgbench-bpf --mode driver --attach fentry --duration 0.5 --warmup 0.1 --out /out/timed.csv
+echo "rgbench-bpf timed exit $?"
+GUEST
+set +e
+bash "$vm" --payload "$tmp/payload" --out "$tmp/out" --smp 2 --timeout 400 -- sh run.sh
+rc=$?
+set -e
+((rc == 77)) && exit 77
+((rc == 0)) || { echo "FAIL: guest run exited $rc"; exit 1; }
+echo "guest kernel: $(cat "$tmp/out/release" 2>/dev/null)"
+python3 "$check" "$tmp/out/bpf.csv" "$tmp/out/timed.csv" 2000 2
