@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
