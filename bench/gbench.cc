@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/* The thin C++ side of the C binding to Google Benchmark (see rg/gbench.h). */
+#include <benchmark/benchmark.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gbench_internal.hh"
+#include "rg/gbench.h"
+
+namespace {
+
+using benchmark::BenchmarkReporter;
+
+/* The format the user asked the library to print in, "" when none. */
+std::string g_format;
+size_t g_registered;
+
+benchmark::State &S(struct rg_gb_state *st)
+{
+	return *reinterpret_cast<benchmark::State *>(st);
+}
+
+const benchmark::State &S(const struct rg_gb_state *st)
+{
+	return *reinterpret_cast<const benchmark::State *>(st);
+}
+
+/*
+ * Hands every repetition back to C, and forwards to the library's own
+ * reporter when --benchmark_format asked for one.
+ */
+class CReporter : public BenchmarkReporter {
+public:
+	CReporter(rg_gb_report_fn fn, void *ctx) : fn_(fn), ctx_(ctx)
+	{
+		if (g_format == "console")
+			inner_.reset(new benchmark::ConsoleReporter());
+		else if (g_format == "json")
+			inner_.reset(new benchmark::JSONReporter());
+	}
+
+	bool ReportContext(const Context &context) override
+	{
+		return inner_ ? inner_->ReportContext(context) : true;
+	}
+
+	void ReportRuns(const std::vector<Run> &runs) override
+	{
+		std::vector<const Run *> reps;
+
+		if (inner_)
+			inner_->ReportRuns(runs);
+		for (const Run &r : runs)
+			if (r.run_type == Run::RT_Iteration)
+				reps.push_back(&r);
+		for (size_t i = 0; i < reps.size(); i++)
+			deliver(*reps[i], i + 1 == reps.size());
+	}
+
+	void Finalize() override
+	{
+		if (inner_)
+			inner_->Finalize();
+	}
+
+private:
+	void deliver(const Run &r, bool last)
+	{
+		std::vector<rg_gb_counter> counters;
+		std::string full = r.benchmark_name();
+		struct rg_gb_run out;
+
+		for (const auto &kv : r.counters)
+			counters.push_back({kv.first.c_str(), kv.second.value});
+		memset(&out, 0, sizeof(out));
+		out.name = r.run_name.function_name.c_str();
+		out.full_name = full.c_str();
+		out.repetition_index = r.repetition_index < 0 ? 0 : r.repetition_index;
+		out.repetitions = r.repetitions;
+		out.threads = r.threads;
+		out.iterations = r.iterations;
+		out.real_time_s = r.real_accumulated_time;
+		out.cpu_time_s = r.cpu_accumulated_time;
+		out.error = r.error_occurred;
+		out.error_message = r.error_message.c_str();
+		out.counters = counters.data();
+		out.ncounters = counters.size();
+		if (fn_)
+			fn_(&out, last, ctx_);
+	}
+
+	rg_gb_report_fn fn_;
+	void *ctx_;
+	std::unique_ptr<BenchmarkReporter> inner_;
+};
+
+} // namespace
+
+bool rg_gb_options_valid(const struct rg_gb_options *o)
+{
+	return !o || !(o->threads < 0 || o->repetitions < 0 || o->min_time < 0 ||
+		       o->iterations < 0 || (o->nargs && !o->args) ||
+		       (o->iterations && o->min_time > 0));
+}
+
+void rg_gb_apply(benchmark::internal::Benchmark *b, const struct rg_gb_options *o)
+{
+	if (o) {
+		if (o->threads > 1)
+			b->Threads(o->threads);
+		if (o->repetitions > 0)
+			b->Repetitions(o->repetitions);
+		if (o->min_time > 0)
+			b->MinTime(o->min_time);
+		if (o->iterations > 0)
+			b->Iterations(o->iterations);
+		if (o->nargs)
+			b->Args(std::vector<int64_t>(o->args, o->args + o->nargs));
+	}
+	b->Unit(benchmark::kNanosecond);
+}
+
+void rg_gb_count_registered(void)
+{
+	g_registered++;
+}
+
+extern "C" {
+
+int rg_gb_initialize(int *argc, char **argv)
+{
+	static const char fmt[] = "--benchmark_format=";
+
+	for (int i = 1; i < *argc; i++)
+		if (!strncmp(argv[i], fmt, sizeof(fmt) - 1))
+			g_format = argv[i] + sizeof(fmt) - 1;
+	/*
+	 * The library explains a malformed value on std::cerr and leaves the
+	 * flag unrecognised; the caller reports that in one line of its own.
+	 */
+	std::ostringstream quiet;
+	std::streambuf *saved = std::cerr.rdbuf(quiet.rdbuf());
+
+	benchmark::Initialize(argc, argv);
+	std::cerr.rdbuf(saved);
+	return *argc - 1;
+}
+
+int rg_gb_register(const char *name, rg_gb_fn fn, void *arg, const struct rg_gb_options *o)
+{
+	benchmark::internal::Benchmark *b;
+
+	if (!name || !fn || !rg_gb_options_valid(o))
+		return -EINVAL;
+	b = benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &st) {
+		fn(reinterpret_cast<struct rg_gb_state *>(&st), arg);
+	});
+	if (!b)
+		return -ENOMEM;
+	rg_gb_apply(b, o);
+	g_registered++;
+	return 0;
+}
+
+size_t rg_gb_registered(void)
+{
+	return g_registered;
+}
+
+void rg_gb_clear(void)
+{
+	benchmark::ClearRegisteredBenchmarks();
+	g_registered = 0;
+}
+
+bool rg_gb_keep_running_batch(struct rg_gb_state *st, uint64_t n)
+{
+	return S(st).KeepRunningBatch(static_cast<benchmark::IterationCount>(n));
+}
+
+int64_t rg_gb_range(const struct rg_gb_state *st, size_t i)
+{
+	return S(st).range(i);
+}
+
+int rg_gb_thread_index(const struct rg_gb_state *st)
+{
+	return S(st).thread_index();
+}
+
+int rg_gb_threads(const struct rg_gb_state *st)
+{
+	return S(st).threads();
+}
+
+uint64_t rg_gb_iterations(const struct rg_gb_state *st)
+{
+	return static_cast<uint64_t>(S(st).iterations());
+}
+
+void rg_gb_set_counter(struct rg_gb_state *st, const char *name, double v)
+{
+	S(st).counters[name] = benchmark::Counter(v);
+}
+
+void rg_gb_skip_with_error(struct rg_gb_state *st, const char *msg)
+{
+	S(st).SkipWithError(msg);
+}
+
+bool rg_gb_error_occurred(const struct rg_gb_state *st)
+{
+	return S(st).error_occurred();
+}
+
+void rg_gb_pause_timing(struct rg_gb_state *st)
+{
+	S(st).PauseTiming();
+}
+
+void rg_gb_resume_timing(struct rg_gb_state *st)
+{
+	S(st).ResumeTiming();
+}
+
+size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx)
+{
+	CReporter rep(on_run, ctx);
+
+	return benchmark::RunSpecifiedBenchmarks(&rep);
+}
+
+bool rg_gb_library_display(void)
+{
+	return !g_format.empty();
+}
+
+double rg_gb_run_counter(const struct rg_gb_run *run, const char *name, double def)
+{
+	for (size_t i = 0; i < run->ncounters; i++)
+		if (!strcmp(run->counters[i].name, name))
+			return run->counters[i].value;
+	return def;
+}
+
+} // extern "C"

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* The userspace scenarios (pair, duty, nested, threads, falseshare) over every guard. */
+#ifndef RG_BENCH_SUITE_H
+#define RG_BENCH_SUITE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rg/registry.h"
+#include "rg/result.h"
+#include "topo.h"
+
+#define RG_SCENARIOS(X) \
+	X(pair, "enter+exit pairs back to back, one pinned thread") \
+	X(duty, "the same with calibrated dependent ALU work after each pair") \
+	X(nested, "enter, a nested enter (refused by protecting guards), exit, exit") \
+	X(threads, "pair loop on 1..N threads, each pinned to its own CPU") \
+	X(falseshare, "per-CPU slots packed 4 bytes apart vs padded to 128, all CPUs")
+
+enum rg_scenario {
+#define X(name, doc) RG_SC_##name,
+	RG_SCENARIOS(X)
+#undef X
+	RG_SC__COUNT
+};
+
+extern const char *const rg_scenario_names[RG_SC__COUNT];
+extern const char *const rg_scenario_docs[RG_SC__COUNT];
+int rg_scenario_find(const char *name);	/* -1 when unknown */
+
+#define RG_MAX_THREAD_COUNTS 64
+#define RG_MAX_DUTY 16
+
+struct rg_suite_cfg {
+	bool guard[RG_GUARD__COUNT];	/* noop is always added */
+	bool scenario[RG_SC__COUNT];
+	int cpus[RG_MAX_CPUS];		/* placement order; cpus[0] runs single-thread cases */
+	int ncpus;
+	int thread_counts[RG_MAX_THREAD_COUNTS];	/* threads scenario */
+	int nthread_counts;
+	int duty_ns[RG_MAX_DUTY];
+	int nduty;
+	int repetitions;		/* 0: leave it to --benchmark_repetitions */
+	double min_time;		/* 0: leave it to --benchmark_min_time */
+	uint64_t batch;			/* iterations per call of the measured loop */
+	bool native_noop;		/* also the C++ `for (auto _ : state)` noop */
+	FILE *progress;			/* a line per benchmark; NULL: silent */
+	volatile sig_atomic_t *stop;	/* set asynchronously: stop at the next batch */
+};
+
+/*
+ * Register every case, run them through Google Benchmark and append one row
+ * per case (ok, error or skipped) to rs. Returns the number of benchmarks
+ * run, or -1 when setup failed (message printed).
+ */
+int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs);
+
+/* rg_work() units that add target_ns per pair on cpu (the duty calibration). */
+uint32_t rg_suite_duty_units(int cpu, long target_ns);
+
+#endif /* RG_BENCH_SUITE_H */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/* hwloc topology discovery, placement order and verified thread pinning. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <hwloc.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "topo.h"
+
+static hwloc_topology_t topo;
+static hwloc_bitmap_t allowed;	/* process binding at start, within the topology */
+
+int rg_topo_init(char *err, size_t errlen)
+{
+	if (topo)
+		return 0;
+	if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
+		snprintf(err, errlen, "hwloc: cannot load the topology: %s", strerror(errno));
+		topo = NULL;
+		return -1;
+	}
+	allowed = hwloc_bitmap_alloc();
+	if (!allowed || hwloc_get_cpubind(topo, allowed, HWLOC_CPUBIND_PROCESS))
+		hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo));
+	hwloc_bitmap_and(allowed, allowed, hwloc_topology_get_allowed_cpuset(topo));
+	if (hwloc_bitmap_iszero(allowed)) {
+		snprintf(err, errlen, "hwloc: no CPU is allowed to this process");
+		rg_topo_fini();
+		return -1;
+	}
+	return 0;
+}
+
+void rg_topo_fini(void)
+{
+	if (allowed)
+		hwloc_bitmap_free(allowed);
+	if (topo)
+		hwloc_topology_destroy(topo);
+	allowed = NULL;
+	topo = NULL;
+}
+
+bool rg_topo_allowed(int cpu)
+{
+	return topo && cpu >= 0 && hwloc_bitmap_isset(allowed, (unsigned)cpu);
+}
+
+static int add_cpu(int *cpus, int n, int max, hwloc_bitmap_t done, unsigned os)
+{
+	if (n >= max || !hwloc_bitmap_isset(allowed, os) || hwloc_bitmap_isset(done, os))
+		return n;
+	hwloc_bitmap_set(done, os);
+	cpus[n] = (int)os;
+	return n + 1;
+}
+
+/* First one PU of every core under `top`, then every other PU under it. */
+static int order_under(hwloc_obj_t top, int *cpus, int n, int max, hwloc_bitmap_t done)
+{
+	int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, top->cpuset, HWLOC_OBJ_CORE);
+	int npus = hwloc_get_nbobjs_inside_cpuset_by_type(topo, top->cpuset, HWLOC_OBJ_PU);
+
+	for (int c = 0; c < ncores; c++) {
+		hwloc_obj_t core = hwloc_get_obj_inside_cpuset_by_type(topo, top->cpuset,
+								       HWLOC_OBJ_CORE, (unsigned)c);
+		int npc = hwloc_get_nbobjs_inside_cpuset_by_type(topo, core->cpuset, HWLOC_OBJ_PU);
+
+		for (int p = 0; p < npc; p++) {
+			hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(topo, core->cpuset,
+									     HWLOC_OBJ_PU, (unsigned)p);
+			if (hwloc_bitmap_isset(allowed, pu->os_index)) {
+				n = add_cpu(cpus, n, max, done, pu->os_index);
+				break;
+			}
+		}
+	}
+	for (int p = 0; p < npus; p++) {
+		hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(topo, top->cpuset,
+								     HWLOC_OBJ_PU, (unsigned)p);
+		n = add_cpu(cpus, n, max, done, pu->os_index);
+	}
+	return n;
+}
+
+int rg_topo_order(int *cpus, int max)
+{
+	hwloc_bitmap_t done = hwloc_bitmap_alloc();
+	int n = 0, npkg;
+	unsigned os;
+
+	if (!topo || !done)
+		return 0;
+	npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+	for (int i = 0; i < npkg; i++) {
+		hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, (unsigned)i);
+		int nnuma = hwloc_bitmap_weight(pkg->nodeset) > 1 ?
+			hwloc_get_nbobjs_inside_cpuset_by_type(topo, pkg->cpuset, HWLOC_OBJ_NUMANODE) : 0;
+
+		/* A package split in NUMA nodes: fill one node before the next. */
+		for (int j = 0; j < nnuma; j++) {
+			hwloc_obj_t node = hwloc_get_obj_inside_cpuset_by_type(topo, pkg->cpuset,
+									       HWLOC_OBJ_NUMANODE, (unsigned)j);
+			if (node && node->cpuset)
+				n = order_under(node, cpus, n, max, done);
+		}
+		n = order_under(pkg, cpus, n, max, done);
+	}
+	/* PUs outside any package (unusual topologies): in OS order. */
+	hwloc_bitmap_foreach_begin(os, allowed)
+		n = add_cpu(cpus, n, max, done, os);
+	hwloc_bitmap_foreach_end();
+	hwloc_bitmap_free(done);
+	return n;
+}
+
+static int count(hwloc_obj_type_t t)
+{
+	int n = hwloc_get_nbobjs_by_type(topo, t);
+
+	return n < 0 ? 0 : n;
+}
+
+void rg_topo_describe(char *buf, size_t len)
+{
+	size_t off;
+
+	if (!topo) {
+		snprintf(buf, len, "topology unknown");
+		return;
+	}
+	off = (size_t)snprintf(buf, len, "%d package(s), %d core(s), %d PU(s), %d NUMA node(s), %d allowed",
+			       count(HWLOC_OBJ_PACKAGE), count(HWLOC_OBJ_CORE), count(HWLOC_OBJ_PU),
+			       count(HWLOC_OBJ_NUMANODE), hwloc_bitmap_weight(allowed));
+	for (int lvl = 1; lvl <= 3 && off < len; lvl++) {
+		hwloc_obj_type_t t = lvl == 1 ? HWLOC_OBJ_L1CACHE : lvl == 2 ? HWLOC_OBJ_L2CACHE
+									   : HWLOC_OBJ_L3CACHE;
+		hwloc_obj_t c = hwloc_get_obj_by_type(topo, t, 0);
+
+		if (c && c->attr)
+			off += (size_t)snprintf(buf + off, len - off, "%s L%d %lluKB",
+						lvl == 1 ? ";" : ",", lvl,
+						(unsigned long long)c->attr->cache.size / 1024);
+	}
+}
+
+int rg_topo_pin_self(int cpu, char *err, size_t errlen)
+{
+	hwloc_bitmap_t want, got;
+	int rc = -1, now;
+
+	if (!rg_topo_allowed(cpu)) {
+		snprintf(err, errlen, "CPU %d is not available to this process", cpu);
+		return -1;
+	}
+	want = hwloc_bitmap_alloc();
+	got = hwloc_bitmap_alloc();
+	if (!want || !got) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	hwloc_bitmap_only(want, (unsigned)cpu);
+	if (hwloc_set_cpubind(topo, want, HWLOC_CPUBIND_THREAD)) {
+		snprintf(err, errlen, "hwloc_set_cpubind(CPU %d): %s", cpu, strerror(errno));
+		goto out;
+	}
+	if (hwloc_get_cpubind(topo, got, HWLOC_CPUBIND_THREAD) || !hwloc_bitmap_isequal(want, got)) {
+		snprintf(err, errlen, "hwloc_get_cpubind: binding to CPU %d did not stick", cpu);
+		goto out;
+	}
+	now = sched_getcpu();
+	if (now != cpu) {
+		snprintf(err, errlen, "pinned to CPU %d but sched_getcpu() says %d", cpu, now);
+		goto out;
+	}
+	rc = 0;
+out:
+	hwloc_bitmap_free(want);
+	hwloc_bitmap_free(got);
+	return rc;
+}
+
+void rg_topo_unpin_self(void)
+{
+	if (topo)
+		hwloc_set_cpubind(topo, allowed, HWLOC_CPUBIND_THREAD);
+}

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: MIT
+# libperf for the cycle/instruction counters: the system's when packaged, else
+# built from Debian's linux-source-6.1 tarball into the build tree.
+#
+# Defines the INTERFACE target rg_libperf and RG_HAVE_LIBPERF (0/1), and
+# RG_LIBPERF_HOW (a short "why/how" string for the configure log).
+#
+#   -DRG_LIBPERF=AUTO (default) system libperf, else source build, else none
+#   -DRG_LIBPERF=OFF            never (counters report "n/a: built without libperf")
+#   -DRG_LINUX_SOURCE=<tar.xz>  kernel source tarball (default: Debian's linux-source-6.1)
+#
+# Nothing from the kernel tree is committed: the needed tools/ subtrees are
+# extracted into ${CMAKE_BINARY_DIR}/libperf-src at build time.
+set(RG_LIBPERF AUTO CACHE STRING "libperf for counters: AUTO or OFF")
+set(RG_LINUX_SOURCE /usr/src/linux-source-6.1.tar.xz CACHE FILEPATH
+    "kernel source tarball that tools/lib/perf is built from")
+
+add_library(rg_libperf INTERFACE)
+set(RG_HAVE_LIBPERF 0)
+set(RG_LIBPERF_HOW "disabled (RG_LIBPERF=OFF)")
+
+if(NOT RG_LIBPERF STREQUAL "OFF")
+  # 1. A packaged libperf (Fedora, Arch, newer Debian/Ubuntu ship one).
+  find_package(PkgConfig QUIET)
+  if(PKG_CONFIG_FOUND)
+    pkg_check_modules(RG_SYS_LIBPERF QUIET IMPORTED_TARGET libperf)
+  endif()
+  if(RG_SYS_LIBPERF_FOUND)
+    target_link_libraries(rg_libperf INTERFACE PkgConfig::RG_SYS_LIBPERF)
+    set(RG_HAVE_LIBPERF 1)
+    set(RG_LIBPERF_HOW "system libperf ${RG_SYS_LIBPERF_VERSION}")
+  elseif(EXISTS "${RG_LINUX_SOURCE}")
+    # 2. Build it from the kernel source tarball.
+    get_filename_component(_tarname "${RG_LINUX_SOURCE}" NAME)
+    string(REGEX REPLACE "\\.tar\\.(xz|gz|bz2)$" "" _top "${_tarname}")
+    set(_root "${CMAKE_BINARY_DIR}/libperf-src")
+    set(_src "${_root}/${_top}")
+    set(_members "")
+    foreach(p tools/lib/perf tools/lib/api tools/lib/str_error_r.c tools/lib/zalloc.c
+              tools/include tools/arch/x86/include tools/arch/arm64/include
+              tools/build tools/scripts)
+      list(APPEND _members "${_top}/${p}")
+    endforeach()
+    set(_make_args)
+    if(RG_ARCH STREQUAL "aarch64")
+      list(APPEND _make_args ARCH=arm64)
+      if(CMAKE_CROSSCOMPILING)
+        list(APPEND _make_args CROSS_COMPILE=aarch64-linux-gnu-)
+      endif()
+    else()
+      list(APPEND _make_args ARCH=x86)
+    endif()
+    set(_libperf "${_src}/tools/lib/perf/libperf.a")
+    set(_libapi "${_src}/tools/lib/api/libapi.a")
+    add_custom_command(
+      OUTPUT "${_src}/.extracted"
+      COMMAND ${CMAKE_COMMAND} -E make_directory "${_root}"
+      COMMAND tar -C "${_root}" -xf "${RG_LINUX_SOURCE}" ${_members}
+      COMMAND ${CMAKE_COMMAND} -E touch "${_src}/.extracted"
+      DEPENDS "${RG_LINUX_SOURCE}"
+      COMMENT "Extracting tools/lib/perf from ${_tarname}"
+      VERBATIM)
+    # libperf's Makefile also builds libapi.a (its dependency).
+    add_custom_command(
+      OUTPUT "${_libperf}" "${_libapi}"
+      COMMAND ${CMAKE_COMMAND} -E env --unset=MAKEFLAGS --unset=MAKELEVEL make -s -C "${_src}/tools/lib/perf" ${_make_args} libperf.a
+      COMMAND ${CMAKE_COMMAND} -E env --unset=MAKEFLAGS --unset=MAKELEVEL make -s -C "${_src}/tools/lib/api" ${_make_args} libapi.a
+      DEPENDS "${_src}/.extracted"
+      COMMENT "Building libperf.a and libapi.a (${_make_args})"
+      VERBATIM)
+    add_custom_target(rg_libperf_build DEPENDS "${_libperf}" "${_libapi}")
+    add_dependencies(rg_libperf rg_libperf_build)
+    # Non-imported INTERFACE target: the include dir need not exist at configure time.
+    target_include_directories(rg_libperf SYSTEM INTERFACE "${_src}/tools/lib/perf/include")
+    target_link_libraries(rg_libperf INTERFACE "${_libperf}" "${_libapi}")
+    set(RG_HAVE_LIBPERF 1)
+    set(RG_LIBPERF_HOW "built from ${_tarname}")
+  else()
+    set(RG_LIBPERF_HOW "not found: no system libperf and no ${RG_LINUX_SOURCE} (apt-get install linux-source-6.1)")
+  endif()
+endif()
+target_compile_definitions(rg_libperf INTERFACE RG_HAVE_LIBPERF=${RG_HAVE_LIBPERF})
+message(STATUS "rgbench: libperf ${RG_LIBPERF_HOW}")

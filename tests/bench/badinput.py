@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: MIT
+"""Bad input: every flag's invalid values give one line on stderr, exit 2, and write nothing."""
+import os
+import tempfile
+
+import rgtest
+
+a = rgtest.args()
+c = rgtest.Checker("bench.badinput")
+ncpus = len(os.sched_getaffinity(0))
+cases = [
+    (["--frobnicate"], "unknown option"),
+    (["-x"], "unknown option"),
+    (["frobnicate"], "unknown subcommand"),
+    (["--guards", "nosuchguard"], "unknown name 'nosuchguard'"),
+    (["--guards", "tls,,noop"], "malformed"),
+    (["--guards", ""], "malformed"),
+    (["--guards"], "needs a value"),
+    (["--scenarios", "pair,bogus"], "unknown name 'bogus'"),
+    (["--scenarios"], "needs a value"),
+    (["--threads", "0"], "expected an integer"),
+    (["--threads", "abc"], "expected an integer"),
+    (["--threads", "1,1"], "listed twice"),
+    (["--threads", str(ncpus + 1)], "only"),
+    (["--threads", "2", "--cpus", sorted(os.sched_getaffinity(0))[0].__str__()], "only 1 CPU"),
+    (["--cpus", "100000"], "expected an integer"),
+    (["--cpus", "1023"], "not available"),
+    (["--cpus", "1-0"], "backwards"),
+    (["--cpus", "0,,1"], "malformed"),
+    (["--cpus", "-1"], "expected an integer"),
+    (["--repetitions", "0"], "expected an integer"),
+    (["--repetitions", "1.5"], "expected an integer"),
+    (["--min-time", "-1"], "expected a number"),
+    (["--min-time", "soon"], "expected a number"),
+    (["--batch", "0"], "expected an integer"),
+    (["--duty", "-5"], "expected an integer"),
+    (["--out", "/nonexistent-dir/x.csv"], "does not exist"),
+    (["--out", "dir/"], "not a file name"),
+    (["--out"], "needs a value"),
+    (["--json", "/nonexistent-dir/x.json"], "does not exist"),
+    (["--list=yes"], "unknown option"),
+    (["--benchmark_frobnicate=1"], "unknown Google Benchmark flag"),
+    (["--benchmark_format=xml"], "console or json"),
+    (["--benchmark_repetitions=lots"], "unknown Google Benchmark flag"),
+]
+if ncpus >= 1024:
+    cases = [x for x in cases if x[0] != ["--cpus", "1023"]]
+
+for argv, want in cases:
+    tmp = tempfile.mkdtemp(prefix="rgbench-bad-")
+    old = os.path.join(tmp, "old.csv")
+    with open(old, "w") as f:
+        f.write("OLD\n")
+    argv = argv + ["--out", old] if "--out" not in argv and argv[0][0] == "-" else argv
+    r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+    lines = r.stderr.splitlines()
+    c.check(r.returncode == 2, f"{argv}: exit {r.returncode}, expected 2 (stderr {r.stderr!r})")
+    c.check(len(lines) == 1 and lines[0].startswith("rgbench: ") and want in lines[0],
+            f"{argv}: stderr {r.stderr!r}, expected one 'rgbench: ...{want}...' line")
+    c.check(r.stdout == "", f"{argv}: stdout {r.stdout[:200]!r}")
+    c.check(sorted(os.listdir(tmp)) == ["old.csv"], f"{argv}: files left {os.listdir(tmp)}")
+    c.check(open(old).read() == "OLD\n", f"{argv}: old result overwritten")
+
+# A component that is not built says so on one line (exit 1), never crashes.
+lst = rgtest.run(a, "--list").stdout
+for sub in ("bpf", "kmod", "compare", "plot"):
+    if f"{sub} (not built)" in lst:
+        r = rgtest.run(a, sub)
+        c.check(r.returncode == 1 and r.stderr.startswith(f"rgbench: {sub} not built: ") and
+                len(r.stderr.splitlines()) == 1, f"{sub}: {r.returncode} {r.stderr!r}")
+print(f"bench.badinput: {len(cases)} bad command lines checked")
+c.done()

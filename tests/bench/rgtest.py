@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: MIT
+"""Helpers shared by the rgbench command tests: run it (under qemu when cross-built), parse its outputs."""
+import argparse
+import csv
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+
+def args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rgbench", required=True)
+    p.add_argument("--emulator", default="")
+    p.add_argument("--source", required=True, help="repository root")
+    a = p.parse_args()
+    a.rgbench = os.path.abspath(a.rgbench)
+    a.source = os.path.abspath(a.source)
+    return a
+
+
+def command(a, *extra):
+    return shlex.split(a.emulator) + [a.rgbench] + list(extra)
+
+
+def run(a, *extra, cwd=None, timeout=600):
+    return subprocess.run(command(a, *extra), cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def schema_columns(source):
+    """(version, [column names]) as bench/include/rg/result.h defines them."""
+    text = open(os.path.join(source, "bench/include/rg/result.h")).read()
+    version = int(re.search(r"#define RG_SCHEMA_VERSION (\d+)", text).group(1))
+    block = text[text.index("#define RG_RESULT_COLUMNS(X)"):]
+    block = block[:block.index("\n\n")]
+    return version, re.findall(r"X\((\w+),\s*[SIUDB],", block)
+
+
+def guards_def(source):
+    """[(cli name, needs string)] from guards/guards.def, in order."""
+    out = []
+    for line in open(os.path.join(source, "guards/guards.def")):
+        m = re.match(r'RG_GUARD\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*\w+\s*,\s*([^,]+),', line)
+        if m:
+            out.append((m.group(1), m.group(2)))
+    return out
+
+
+def listed_guards(a):
+    """{name: None if available else reason} from `rgbench --list`."""
+    r = run(a, "--list")
+    if r.returncode != 0:
+        sys.exit(f"rgbench --list failed ({r.returncode}): {r.stderr}")
+    out = {}
+    section = None
+    for line in r.stdout.splitlines():
+        if not line.startswith(" "):
+            section = line.split()[0] if line.strip() else None
+            continue
+        if section == "guards":
+            m = re.match(r"\s+(\S+)\s+(available|skipped \((.*?)\))\s", line)
+            if not m:
+                sys.exit(f"cannot parse --list line: {line!r}")
+            out[m.group(1)] = None if m.group(2) == "available" else m.group(3)
+    return out
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rd = csv.reader(f)
+        header = next(rd)
+        rows = [dict(zip(header, r)) for r in rd]
+        for r in rows:
+            if len(r) != len(header):
+                raise AssertionError(f"row with {len(r)} fields, header {len(header)}")
+    return header, rows
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class Checker:
+    def __init__(self, name):
+        self.name = name
+        self.failures = 0
+
+    def check(self, cond, msg):
+        if not cond:
+            self.failures += 1
+            if self.failures <= 40:
+                print(f"FAIL: {msg}", file=sys.stderr)
+        return cond
+
+    def done(self):
+        if self.failures:
+            print(f"{self.name}: {self.failures} failure(s)", file=sys.stderr)
+            sys.exit(1)
+        print(f"{self.name}: all checks passed")
+        sys.exit(0)

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: MIT
+"""Schema: the columns may only change together with RG_SCHEMA_VERSION; the writers emit exactly them."""
+import os
+import tempfile
+
+import rgtest
+
+# One entry per schema version: add a new list when bumping the version.
+EXPECTED = {
+    1: ["schema_version", "rgbench_version", "timestamp", "host", "arch", "cpu_vendor",
+        "cpu_model", "cpu_part", "kernel", "lse", "rseq", "preempt", "pinning", "cpus",
+        "suite", "guard", "scenario", "threads", "batch", "duty_ns", "repetitions",
+        "ns_median", "ns_mean", "ns_stddev", "ns_min", "ns_max", "ns_cv", "mops_median",
+        "mops_mean", "mops_stddev", "mops_per_thread", "cycles_per_pair",
+        "instructions_per_pair", "counters", "refusals", "ops", "status", "reason"],
+}
+
+a = rgtest.args()
+c = rgtest.Checker("bench.schema")
+version, columns = rgtest.schema_columns(a.source)
+if not c.check(version in EXPECTED,
+               f"RG_SCHEMA_VERSION {version} has no expected column list in tests/bench/schema.py"):
+    c.done()
+c.check(columns == EXPECTED[version],
+        f"result.h columns changed without a schema version bump (still {version}):\n"
+        f"  added   {[x for x in columns if x not in EXPECTED[version]]}\n"
+        f"  removed {[x for x in EXPECTED[version] if x not in columns]}")
+
+tmp = tempfile.mkdtemp(prefix="rgbench-schema-")
+out_csv, out_json = os.path.join(tmp, "x.csv"), os.path.join(tmp, "x.json")
+r = rgtest.run(a, "--guards", "noop", "--scenarios", "pair", "--min-time", "0.001",
+               "--repetitions", "1", "--quiet", "--out", out_csv, "--json", out_json, cwd=tmp)
+c.check(r.returncode == 0, f"rgbench exited {r.returncode}: {r.stderr}")
+if r.returncode == 0:
+    header, rows = rgtest.read_csv(out_csv)
+    c.check(header == EXPECTED[version], f"CSV header {header}")
+    c.check(all(int(x["schema_version"]) == version for x in rows), "schema_version column")
+    doc = rgtest.read_json(out_json)
+    c.check(doc["schema_version"] == version, "JSON schema_version")
+    for k in ("host", "arch", "cpu_vendor", "cpu_model", "cpu_part", "kernel", "lse", "rseq",
+              "preempt", "ncpus_online"):
+        c.check(k in doc["machine"], f"JSON machine lacks {k}")
+    for row in doc["results"]:
+        c.check(list(row)[:len(columns)] == EXPECTED[version], f"JSON row keys {list(row)}")
+    # noop (C binding) and the native C++ noop: the two rows the overhead claim compares.
+    c.check([(x["guard"], x["scenario"]) for x in rows] ==
+            [("noop", "pair-native-cxx"), ("noop", "pair")], f"rows {rows}")
+c.done()

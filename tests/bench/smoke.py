@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: MIT
+"""Smoke: every scenario for every available guard runs briefly; CSV and JSON parse back with sane values."""
+import math
+import os
+import tempfile
+
+import rgtest
+
+a = rgtest.args()
+c = rgtest.Checker("bench.smoke")
+version, columns = rgtest.schema_columns(a.source)
+defs = rgtest.guards_def(a.source)
+listed = rgtest.listed_guards(a)
+c.check([n for n, _ in defs] == list(listed), f"--list guards {list(listed)} != guards.def")
+no_protection = {n for n, needs in defs if "RG_NO_PROTECTION" in needs}
+per_cpu = {n for n, needs in defs if "RG_NEEDS_PIN" in needs}
+
+allowed = sorted(os.sched_getaffinity(0))
+cpus = allowed[:2]
+N = len(cpus)
+thread_counts = sorted({1, N})
+REPS, BATCH, DUTY = 2, 512, [0, 20]
+
+tmp = tempfile.mkdtemp(prefix="rgbench-smoke-")
+csv_path, json_path = os.path.join(tmp, "s.csv"), os.path.join(tmp, "s.json")
+r = rgtest.run(a, "--scenarios", "pair,duty,nested,threads,falseshare", "--guards", "all",
+               "--min-time", "0.001", "--repetitions", str(REPS), "--batch", str(BATCH),
+               "--duty", ",".join(map(str, DUTY)), "--threads", ",".join(map(str, thread_counts)),
+               "--cpus", ",".join(map(str, cpus)), "--out", csv_path, "--json", json_path,
+               cwd=tmp)
+c.check(r.returncode == 0, f"rgbench exited {r.returncode}: {r.stderr}")
+if r.returncode != 0:
+    c.done()
+# Progress: one line per benchmark run.
+progress = [l for l in r.stdout.splitlines() if l.startswith("[")]
+c.check(len(progress) > 0, "no progress lines")
+
+header, rows = rgtest.read_csv(csv_path)
+doc = rgtest.read_json(json_path)
+c.check(header == columns, f"CSV header {header} != result.h columns")
+c.check(doc["schema_version"] == version, "JSON schema_version")
+jrows = doc["results"]
+c.check(len(jrows) == len(rows), f"JSON has {len(jrows)} rows, CSV {len(rows)}")
+c.check(len(progress) == sum(1 for x in rows if x["status"] != "skipped"),
+        f"{len(progress)} progress lines for {sum(1 for x in rows if x['status'] != 'skipped')} runs")
+machine = doc["machine"]
+expect_arch = "aarch64" if "aarch64" in a.emulator else os.uname().machine
+c.check(machine["arch"] == expect_arch, f"machine arch {machine['arch']}")
+if os.environ.get("RG_EXPECT_LSE") in ("0", "1"):
+    c.check(machine["lse"] == int(os.environ["RG_EXPECT_LSE"]), f"lse {machine['lse']}")
+
+
+def num(s):
+    return float("nan") if s == "n/a" else float(s)
+
+
+seen = {}
+for i, (row, jrow) in enumerate(zip(rows, jrows)):
+    key = (row["guard"], row["scenario"], int(row["threads"]), int(row["duty_ns"]))
+    where = f"row {i} {key}"
+    c.check(key not in seen, f"{where}: duplicate")
+    seen[key] = row
+    for col in columns:
+        c.check(col in jrow, f"{where}: JSON lacks {col}")
+        c.check(row[col] != "" or col in ("reason",) or row["status"] == "skipped" and col == "cpus",
+                f"{where}: empty {col}")
+    c.check(set(jrow) == set(columns) | {"samples_ns", "samples_mops"},
+            f"{where}: JSON keys {sorted(set(jrow) - set(columns))}")
+    c.check(int(row["schema_version"]) == version and row["suite"] == "user", f"{where}: identity")
+    c.check(row["arch"] == expect_arch, f"{where}: arch {row['arch']}")
+    for col in ("guard", "scenario", "status", "cpus", "counters"):
+        c.check(str(jrow[col]) == row[col], f"{where}: CSV {col}={row[col]} JSON {jrow[col]}")
+    if row["status"] == "skipped":
+        c.check(row["reason"] != "", f"{where}: skipped without a reason")
+        continue
+    c.check(row["status"] == "ok", f"{where}: status {row['status']} ({row['reason']})")
+    if row["status"] != "ok":
+        continue
+    g, sc, t = row["guard"], row["scenario"], int(row["threads"])
+    ns = [num(row[k]) for k in ("ns_min", "ns_median", "ns_max", "ns_mean")]
+    c.check(all(v > 0 for v in ns), f"{where}: ns {ns}")
+    c.check(ns[0] <= ns[1] <= ns[2], f"{where}: min/median/max {ns[:3]}")
+    c.check(num(row["mops_median"]) > 0, f"{where}: mops")
+    c.check(int(row["repetitions"]) == REPS, f"{where}: repetitions {row['repetitions']}")
+    c.check(len(jrow["samples_ns"]) == REPS and len(jrow["samples_mops"]) == REPS,
+            f"{where}: samples")
+    c.check(math.isclose(min(jrow["samples_ns"]), ns[0], rel_tol=1e-5),
+            f"{where}: JSON samples vs ns_min")
+    c.check(math.isclose(jrow["ns_median"], ns[1], rel_tol=1e-5), f"{where}: JSON ns_median")
+    c.check(int(row["batch"]) == (1 if sc == "pair-native-cxx" else BATCH),
+            f"{where}: batch {row['batch']}")
+    ops = int(row["ops"])
+    c.check(ops > 0 and (sc == "pair-native-cxx" or ops % BATCH == 0), f"{where}: ops {ops}")
+    want_t = {"threads": None, "falseshare-packed": N, "falseshare-padded": N}.get(sc, 1)
+    if want_t is None:
+        c.check(t in thread_counts, f"{where}: threads {t} not asked for")
+    else:
+        c.check(t == want_t, f"{where}: threads {t}, expected {want_t}")
+    c.check(row["pinning"] == "hwloc", f"{where}: pinning {row['pinning']}")
+    c.check(row["cpus"] == ",".join(map(str, cpus[:t])), f"{where}: cpus {row['cpus']}")
+    if row["counters"] == "perf":
+        c.check(num(row["cycles_per_pair"]) > 0 and num(row["instructions_per_pair"]) > 0,
+                f"{where}: counters perf but no values")
+    else:
+        c.check(row["counters"].startswith("n/a"), f"{where}: counters {row['counters']}")
+        c.check(row["cycles_per_pair"] == "n/a" and jrow["cycles_per_pair"] is None,
+                f"{where}: cycles without counters")
+    ref = int(row["refusals"])
+    if sc == "nested":
+        if g == "noop":
+            c.check(ref == 0, f"{where}: noop refused {ref}")
+        elif g not in no_protection:
+            c.check(ref == ops, f"{where}: {ref} refusals for {ops} nested enters")
+    elif g != "global-atomic" or t == 1:
+        # One shared counter refuses across threads; everything else never refuses here.
+        c.check(ref == 0, f"{where}: {ref} refusals")
+
+# Coverage: every scenario for every guard, in the state --list announced.
+for g, why in listed.items():
+    want = [("pair", 1, 0), ("nested", 1, 0)] + [("duty", 1, d) for d in DUTY] + \
+           [("threads", t, 0) for t in thread_counts] + \
+           [("falseshare-packed", N, 0), ("falseshare-padded", N, 0)]
+    for sc, t, d in want:
+        row = seen.get((g, sc, t, d))
+        if not c.check(row is not None, f"no row for {g} {sc} threads={t} duty={d}"):
+            continue
+        if why is not None:
+            c.check(row["status"] == "skipped" and row["reason"] == why,
+                    f"{g} {sc}: unavailable guard has status {row['status']} reason {row['reason']!r}")
+        elif sc.startswith("falseshare") and (N < 2 or (g not in per_cpu and g != "noop")):
+            c.check(row["status"] == "skipped", f"{g} {sc}: should be skipped")
+        else:
+            c.check(row["status"] == "ok", f"{g} {sc}: {row['status']} {row['reason']}")
+print(f"bench.smoke: {len(rows)} rows, {sum(1 for x in rows if x['status'] == 'ok')} ok, "
+      f"{sum(1 for x in rows if x['status'] == 'skipped')} skipped; guards {list(listed)}")
+c.check(("noop", "pair-native-cxx", 1, 0) in seen, "no native C++ noop row")
+c.check(sum(1 for l in r.stdout.splitlines() if "skipping" in l) <=
+        sum(1 for w in listed.values() if w) + len(listed), "skip reasons printed more than once")
+
+# The counter path (open, enable, read, sum over threads) with software events,
+# which work without a PMU: natively as root or with perf_event_paranoid <= 2.
+env = dict(os.environ, RG_COUNTERS_SOFTWARE="1")
+sw_csv = os.path.join(tmp, "sw.csv")
+r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
+                                         "--min-time", "0.001", "--repetitions", "2",
+                                         "--threads", ",".join(map(str, thread_counts)),
+                                         "--cpus", ",".join(map(str, cpus)), "--quiet",
+                                         "--out", sw_csv),
+                          cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+c.check(r.returncode == 0, f"software counters run: exit {r.returncode} {r.stderr}")
+try:
+    paranoid = int(open("/proc/sys/kernel/perf_event_paranoid").read())
+except OSError:
+    paranoid = 3
+expect_sw = not a.emulator and (os.geteuid() == 0 or paranoid <= 2)
+if r.returncode == 0:
+    _, sw_rows = rgtest.read_csv(sw_csv)
+    ok = [x for x in sw_rows if x["status"] == "ok"]
+    c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with software counters")
+    for x in ok:
+        where = f"software counters {x['guard']} {x['scenario']} t={x['threads']}"
+        if expect_sw:
+            c.check(x["counters"].startswith("perf-software-test"), f"{where}: {x['counters']}")
+            c.check(num(x["cycles_per_pair"]) > 0 and num(x["instructions_per_pair"]) > 0,
+                    f"{where}: {x['cycles_per_pair']} {x['instructions_per_pair']}")
+        else:
+            c.check(x["counters"].startswith("n/a") and x["cycles_per_pair"] == "n/a",
+                    f"{where}: {x['counters']}")
+# The counter path (open, enable, read, sum over threads) with software events,
+# which work without a PMU: natively as root or with perf_event_paranoid <= 2.
+env = dict(os.environ, RG_COUNTERS_SOFTWARE="1")
+sw_csv = os.path.join(tmp, "sw.csv")
+r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
+                                         "--min-time", "0.001", "--repetitions", "2",
+                                         "--threads", ",".join(map(str, thread_counts)),
+                                         "--cpus", ",".join(map(str, cpus)), "--quiet",
+                                         "--out", sw_csv),
+                          cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+c.check(r.returncode == 0, f"software counters run: exit {r.returncode} {r.stderr}")
+try:
+    paranoid = int(open("/proc/sys/kernel/perf_event_paranoid").read())
+except OSError:
+    paranoid = 3
+expect_sw = not a.emulator and (os.geteuid() == 0 or paranoid <= 2)
+if r.returncode == 0:
+    _, sw_rows = rgtest.read_csv(sw_csv)
+    ok = [x for x in sw_rows if x["status"] == "ok"]
+    c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with software counters")
+    for x in ok:
+        where = f"software counters {x['guard']} {x['scenario']} t={x['threads']}"
+        if expect_sw:
+            c.check(x["counters"].startswith("perf-software-test"), f"{where}: {x['counters']}")
+            c.check(num(x["cycles_per_pair"]) > 0 and num(x["instructions_per_pair"]) > 0,
+                    f"{where}: {x['cycles_per_pair']} {x['instructions_per_pair']}")
+        else:
+            c.check(x["counters"].startswith("n/a") and x["cycles_per_pair"] == "n/a",
+                    f"{where}: {x['counters']}")
+c.done()

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/* The C binding to Google Benchmark: exact iterations, threads, counters, errors and flag pass-through. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rg/gbench.h"
+
+static int failures;
+
+#define EXPECT(cond, ...)							\
+	do {									\
+		if (!(cond)) {							\
+			failures++;						\
+			fprintf(stderr, "%s:%d: EXPECT(%s) failed: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);				\
+			fputc('\n', stderr);					\
+		}								\
+	} while (0)
+
+#define BATCH 1000
+#define ITERS (7 * BATCH)
+
+static atomic_ulong batches, loop_iters;
+
+/* The measured function: counts its own batches and iterations. */
+static void counting(struct rg_gb_state *st, void *arg)
+{
+	uint64_t mine = 0;
+
+	(void)arg;
+	while (rg_gb_keep_running_batch(st, BATCH)) {
+		atomic_fetch_add(&batches, 1);
+		for (int i = 0; i < BATCH; i++)
+			__asm__ __volatile__("" : : "r"(i) : "memory");
+		mine += BATCH;
+	}
+	atomic_fetch_add(&loop_iters, mine);
+	rg_gb_set_counter(st, "ones", 1);
+	rg_gb_set_counter(st, "iters_seen", (double)mine);
+	rg_gb_set_counter(st, "range0", (double)rg_gb_range(st, 0));
+}
+
+static void failing(struct rg_gb_state *st, void *arg)
+{
+	(void)arg;
+	if (rg_gb_thread_index(st) == 0)
+		rg_gb_skip_with_error(st, "deliberate failure");
+	/* Every thread still passes the start/stop barriers. */
+	while (rg_gb_keep_running_batch(st, BATCH))
+		;
+}
+
+struct seen {
+	int runs, last_flags;
+	char names[8][64];
+	struct rg_gb_run run[8];
+	double ones[8], iters_seen[8], range0[8];
+	char errmsg[8][64];
+};
+
+static void on_run(const struct rg_gb_run *r, bool last, void *ctx)
+{
+	struct seen *s = ctx;
+	int i = s->runs++;
+
+	if (i >= 8)
+		return;
+	s->run[i] = *r;
+	snprintf(s->names[i], sizeof(s->names[i]), "%s", r->name);
+	snprintf(s->errmsg[i], sizeof(s->errmsg[i]), "%s", r->error ? r->error_message : "");
+	s->ones[i] = rg_gb_run_counter(r, "ones", -1);
+	s->iters_seen[i] = rg_gb_run_counter(r, "iters_seen", -1);
+	s->range0[i] = rg_gb_run_counter(r, "range0", -1);
+	s->last_flags += last;
+}
+
+int main(int argc, char **argv)
+{
+	char *gb_argv[] = { argv[0], "--benchmark_filter=^t/", NULL };
+	int gb_argc = 2;
+	int64_t args[] = { 42 };
+	struct rg_gb_options two = { .threads = 2, .repetitions = 3, .iterations = ITERS,
+				     .args = args, .nargs = 1 };
+	struct rg_gb_options one = { .threads = 2, .iterations = ITERS };
+	struct rg_gb_options bad = { .threads = -1 };
+	struct seen s;
+	size_t n;
+
+	(void)argc;
+	EXPECT(rg_gb_initialize(&gb_argc, gb_argv) == 0, "unrecognised flags left");
+	EXPECT(gb_argc == 1, "argc %d after initialize", gb_argc);
+
+	EXPECT(rg_gb_register("t/bad", counting, NULL, &bad) < 0, "negative threads accepted");
+	EXPECT(rg_gb_register("t/count", counting, NULL, &two) == 0, "register");
+	EXPECT(rg_gb_register("t/fail", failing, NULL, &one) == 0, "register");
+	EXPECT(rg_gb_register("x/filtered-out", counting, NULL, &one) == 0, "register");
+	EXPECT(rg_gb_registered() == 3, "%zu registered", rg_gb_registered());
+
+	memset(&s, 0, sizeof(s));
+	n = rg_gb_run_all(on_run, &s);
+	EXPECT(n == 2, "%zu benchmarks ran, expected 2 (filter)", n);
+	/* 3 repetitions of t/count, then 1 of t/fail. */
+	EXPECT(s.runs == 4, "%d runs reported", s.runs);
+	EXPECT(s.last_flags == 2, "%d last-of-benchmark flags", s.last_flags);
+	for (int i = 0; i < 3 && i < s.runs; i++) {
+		EXPECT(!strcmp(s.names[i], "t/count"), "run %d is %s", i, s.names[i]);
+		EXPECT(s.run[i].repetition_index == i, "rep index %lld", (long long)s.run[i].repetition_index);
+		EXPECT(s.run[i].repetitions == 3, "repetitions %lld", (long long)s.run[i].repetitions);
+		EXPECT(s.run[i].threads == 2, "threads %lld", (long long)s.run[i].threads);
+		/* Iterations are all threads' together. */
+		EXPECT(s.run[i].iterations == 2 * ITERS, "iterations %lld", (long long)s.run[i].iterations);
+		EXPECT(!s.run[i].error, "unexpected error");
+		EXPECT(s.run[i].real_time_s > 0, "real time %g", s.run[i].real_time_s);
+		/* Counters are summed over the threads. */
+		EXPECT(s.ones[i] == 2, "ones = %g", s.ones[i]);
+		EXPECT(s.iters_seen[i] == 2 * ITERS, "iters_seen = %g", s.iters_seen[i]);
+		EXPECT(s.range0[i] == 84, "range0 sum = %g", s.range0[i]);
+	}
+	/* Once per batch: 7 batches per thread per repetition, 3 repetitions, 2 threads. */
+	EXPECT(atomic_load(&batches) == 3 * 2 * 7, "%lu batches", atomic_load(&batches));
+	EXPECT(atomic_load(&loop_iters) == 3ul * 2 * ITERS, "%lu iterations", atomic_load(&loop_iters));
+	if (s.runs >= 4) {
+		EXPECT(!strcmp(s.names[3], "t/fail"), "run 3 is %s", s.names[3]);
+		EXPECT(s.run[3].error, "error not reported");
+		EXPECT(!strcmp(s.errmsg[3], "deliberate failure"), "message '%s'", s.errmsg[3]);
+	}
+	rg_gb_clear();
+	EXPECT(rg_gb_registered() == 0, "clear left %zu", rg_gb_registered());
+	if (failures) {
+		fprintf(stderr, "test_gbench: %d failure(s)\n", failures);
+		return 1;
+	}
+	printf("test_gbench: all checks passed\n");
+	return 0;
+}
