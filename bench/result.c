@@ -129,7 +129,7 @@ double rg_stat_stddev(const double *v, size_t n)
 	double m, s = 0;
 
 	if (n < 2)
-		return n ? 0.0 : NAN;
+		return NAN;	/* one sample says nothing about spread: n/a, not 0 */
 	m = rg_stat_mean(v, n);
 	for (size_t i = 0; i < n; i++)
 		s += (v[i] - m) * (v[i] - m);

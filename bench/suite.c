@@ -385,12 +385,17 @@ static void on_run(const struct rg_gb_run *run, bool last, void *ctx)
 		if (c->error)
 			fprintf(s->cfg->progress, "[%3zu/%zu] %-44s error: %s\n", s->ndone,
 				s->nrun_total, run->name, c->errmsg);
-		else
+		else {
+			double cv = 100.0 * rg_stat_stddev(c->ns, c->nrep) / rg_stat_mean(c->ns, c->nrep);
+			char cvb[16] = "  n/a ";
+
+			if (!isnan(cv))
+				snprintf(cvb, sizeof(cvb), "%5.2f%%", cv);
 			fprintf(s->cfg->progress,
-				"[%3zu/%zu] %-44s %8.3f ns/pair  cv %5.2f%%  %9.2f Mops/s  cpus %s\n",
+				"[%3zu/%zu] %-44s %8.3f ns/pair  cv %s  %9.2f Mops/s  cpus %s\n",
 				s->ndone, s->nrun_total, run->name, rg_stat_median(c->ns, c->nrep),
-				100.0 * rg_stat_stddev(c->ns, c->nrep) / rg_stat_mean(c->ns, c->nrep),
-				rg_stat_median(c->mops, c->nrep), cpus);
+				cvb, rg_stat_median(c->mops, c->nrep), cpus);
+		}
 		fflush(s->cfg->progress);
 	}
 }

@@ -801,13 +801,16 @@ static int run_variant(struct rg_resultset *rs, const struct opts *o, const stru
 		       atomic_load(&r->errors) ? " (test_run errors)" : "");
 	else
 	{
-		char nsb[48] = "";
+		char nsb[48] = "", sdb[16] = "n/a";
+		double sd = rg_stat_stddev(res.mops, res.n);
 
+		if (!isnan(sd))
+			snprintf(sdb, sizeof(sdb), "%.3f", sd);
 		if (!isnan(row->ns_mean))
 			snprintf(nsb, sizeof(nsb), "%+.2f ns/event over %s, ", row->ns_mean,
 				 kinds[bk].name);
-		printf("%-13s %-8s p=%d hits %8.3f ± %6.3f M/s (%7.3f M/prod)  %smisses %llu\n",
-		       kinds[k].name, mode, np, res.mean, rg_stat_stddev(res.mops, res.n),
+		printf("%-13s %-8s p=%d hits %8.3f ± %6s M/s (%7.3f M/prod)  %smisses %llu\n",
+		       kinds[k].name, mode, np, res.mean, sdb,
 		       res.mean / np, nsb, (unsigned long long)res.misses);
 	}
 	fflush(stdout);

@@ -126,6 +126,6 @@ const char *rg_results_csv_header(void);
 /* Small statistics helpers (also used by the suites). */
 double rg_stat_median(const double *v, size_t n);
 double rg_stat_mean(const double *v, size_t n);
-double rg_stat_stddev(const double *v, size_t n);	/* sample (n-1) */
+double rg_stat_stddev(const double *v, size_t n);	/* sample (n-1); NAN when n < 2 */
 
 #endif /* RG_RESULT_H */
