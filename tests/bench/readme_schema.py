@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""README.md's result-schema table must equal RG_RESULT_COLUMNS in bench/include/rg/result.h.
+
+  readme_schema.py SRC_DIR            check (exit 1 and a diff on mismatch)
+  readme_schema.py SRC_DIR --print    print the table to paste between the markers
+"""
+import difflib
+import re
+import sys
+
+KINDS = {"S": "string", "I": "integer", "U": "integer (u64)", "D": "number or n/a", "B": "0/1"}
+BEGIN, END = "<!-- schema:begin -->", "<!-- schema:end -->"
+
+
+def table(src):
+    text = open(f"{src}/bench/include/rg/result.h").read()
+    version = re.search(r"#define RG_SCHEMA_VERSION (\d+)", text).group(1)
+    body = text[text.index("#define RG_RESULT_COLUMNS(X)"):]
+    body = body[:body.index("\n\n")]
+    cols = re.findall(r'X\((\w+), ([SIUDB]), "((?:[^"\\]|\\.)*)"\)', body)
+    if not cols:
+        sys.exit("readme_schema: no columns found in result.h")
+    lines = [f"Schema version {version}: {len(cols)} columns, in this order.", "",
+             "| # | column | type | meaning |", "|---:|---|---|---|"]
+    for i, (name, kind, doc) in enumerate(cols, 1):
+        lines.append(f"| {i} | `{name}` | {KINDS[kind]} | {doc.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    src = sys.argv[1]
+    want = table(src)
+    if "--print" in sys.argv[2:]:
+        sys.stdout.write(want)
+        return 0
+    readme = open(f"{src}/README.md").read()
+    if BEGIN not in readme or END not in readme:
+        print(f"README.md has no {BEGIN} ... {END} section")
+        return 1
+    have = readme.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
+    if have != want:
+        sys.stdout.writelines(difflib.unified_diff(have.splitlines(True), want.splitlines(True),
+                                                   "README.md", "result.h"))
+        print("README.md's schema table differs from RG_RESULT_COLUMNS: "
+              "regenerate it with tests/bench/readme_schema.py . --print")
+        return 1
+    print(f"README schema table matches result.h ({want.count(chr(10)) - 4} columns)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
