@@ -24,7 +24,7 @@
 #include <bpf/libbpf.h>
 
 #if RG_HAVE_HWLOC
-#include <hwloc.h>
+#include "topo.h"
 #endif
 
 #include "rg/env.h"
@@ -267,39 +267,33 @@ static bool tracefs_ready(void)
 	return (state = 0);
 }
 
-/* ---- pinning (a tiny helper; the topology module may replace it) ---- */
+/* ---- pinning: the user suite's topology module, so both place threads alike ---- */
 
 struct pinner {
-#if RG_HAVE_HWLOC
-	hwloc_topology_t topo;
-#endif
 	int ncpus;
 	int cpu[RG_TRIG_MAX_CPUS];	/* OS index of the n-th usable CPU */
 	const char *how;
 };
 
+/*
+ * CPUs in the user suite's placement order (rg_topo_order: one PU per core,
+ * then SMT siblings, then the next package; only CPUs this process may use,
+ * so taskset is respected). The static build for the qemu check has no
+ * hwloc and takes the affinity mask in CPU order instead.
+ */
 static void pinner_init(struct pinner *p)
 {
 	memset(p, 0, sizeof(*p));
 #if RG_HAVE_HWLOC
-	if (!hwloc_topology_init(&p->topo) && !hwloc_topology_load(p->topo)) {
-		hwloc_bitmap_t mine = hwloc_bitmap_alloc();
-		int n = hwloc_get_nbobjs_by_type(p->topo, HWLOC_OBJ_PU);
+	char err[256];
 
-		/* Topology order, but only the CPUs this process may run on (taskset). */
-		if (mine && !hwloc_get_cpubind(p->topo, mine, HWLOC_CPUBIND_PROCESS)) {
-			for (int i = 0; i < n && p->ncpus < RG_TRIG_MAX_CPUS; i++) {
-				hwloc_obj_t pu = hwloc_get_obj_by_type(p->topo, HWLOC_OBJ_PU, i);
-
-				if (hwloc_bitmap_isset(mine, pu->os_index))
-					p->cpu[p->ncpus++] = (int)pu->os_index;
-			}
-		}
-		hwloc_bitmap_free(mine);
+	if (!rg_topo_init(err, sizeof(err))) {
+		p->ncpus = rg_topo_order(p->cpu, RG_TRIG_MAX_CPUS);
 		p->how = "hwloc";
-		if (p->ncpus)
+		if (p->ncpus > 0)
 			return;
 	}
+	p->ncpus = 0;
 #endif
 	cpu_set_t set;
 
@@ -318,7 +312,7 @@ static int pinner_cpu(const struct pinner *p, int idx)
 	return p->ncpus ? p->cpu[idx % p->ncpus] : -1;
 }
 
-/* Pin the calling thread to the idx-th CPU. */
+/* Pin the calling thread to the idx-th CPU (hwloc: bound and verified). */
 static int pin_self(const struct pinner *p, int idx)
 {
 	int cpu = pinner_cpu(p, idx);
@@ -327,9 +321,9 @@ static int pin_self(const struct pinner *p, int idx)
 		return -1;
 #if RG_HAVE_HWLOC
 	if (!strcmp(p->how, "hwloc")) {
-		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(p->topo, (unsigned)cpu);
+		char err[256];
 
-		return pu ? hwloc_set_cpubind(p->topo, pu->cpuset, HWLOC_CPUBIND_THREAD) : -1;
+		return rg_topo_pin_self(cpu, err, sizeof(err));
 	}
 #endif
 	cpu_set_t set;
@@ -341,11 +335,7 @@ static int pin_self(const struct pinner *p, int idx)
 
 static void pinner_fini(struct pinner *p)
 {
-#if RG_HAVE_HWLOC
-	if (p->topo)
-		hwloc_topology_destroy(p->topo);
-#endif
-	(void)p;
+	(void)p;	/* the topology stays loaded for the rest of the process */
 }
 
 /* ---- one loaded object (either skeleton) behind the same handles ---- */
