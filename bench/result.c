@@ -188,7 +188,7 @@ int rg_result_set_samples(struct rg_result *r, const double *ns,
 
 enum fmt { FMT_CSV, FMT_JSON };
 
-static void put_csv_str(FILE *f, const char *s)
+void rg_csv_put_field(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
@@ -222,7 +222,7 @@ static void put_json_str(FILE *f, const char *s)
 static void put_str(FILE *f, enum fmt fmt, const char *s)
 {
 	if (fmt == FMT_CSV)
-		put_csv_str(f, s);
+		rg_csv_put_field(f, s);
 	else
 		put_json_str(f, s);
 }

@@ -77,21 +77,6 @@ static const char *find_script(char *buf, size_t size)
 	return NULL;
 }
 
-static void put_csv(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void put_d(FILE *f, double v)
 {
 	if (isnan(v))
@@ -113,20 +98,20 @@ static int write_data(const char *path, struct source *src, size_t nsrc)
 			const struct rg_row *r = &src[s].rows.v[i];
 
 			fprintf(f, "%zu,", s);
-			put_csv(f, src[s].label);
+			rg_csv_put_field(f, src[s].label);
 			fputc(',', f);
-			put_csv(f, rg_row_s(r, RG_COL_host));
+			rg_csv_put_field(f, rg_row_s(r, RG_COL_host));
 			fputc(',', f);
-			put_csv(f, rg_row_s(r, RG_COL_cpu_model));
+			rg_csv_put_field(f, rg_row_s(r, RG_COL_cpu_model));
 			fputc(',', f);
-			put_csv(f, rg_row_s(r, RG_COL_suite));
+			rg_csv_put_field(f, rg_row_s(r, RG_COL_suite));
 			fputc(',', f);
-			put_csv(f, rg_row_s(r, RG_COL_guard));
+			rg_csv_put_field(f, rg_row_s(r, RG_COL_guard));
 			fputc(',', f);
-			put_csv(f, rg_row_s(r, RG_COL_scenario));
+			rg_csv_put_field(f, rg_row_s(r, RG_COL_scenario));
 			fprintf(f, ",%lld,%lld,%lld,", rg_row_i(r, RG_COL_threads),
 				rg_row_i(r, RG_COL_duty_ns), rg_row_i(r, RG_COL_batch));
-			put_csv(f, rg_row_s(r, RG_COL_status));
+			rg_csv_put_field(f, rg_row_s(r, RG_COL_status));
 			put_d(f, rg_row_d(r, RG_COL_ns_median));
 			put_d(f, rg_row_d(r, RG_COL_ns_stddev));
 			put_d(f, rg_row_d(r, RG_COL_ns_min));

@@ -139,17 +139,7 @@ void rg_table_print_csv(const struct rg_table *t, FILE *f)
 
 			if (c)
 				fputc(',', f);
-			if (strpbrk(s, ",\"\r\n")) {
-				fputc('"', f);
-				for (; *s; s++) {
-					if (*s == '"')
-						fputc('"', f);
-					fputc(*s, f);
-				}
-				fputc('"', f);
-			} else {
-				fputs(s, f);
-			}
+			rg_csv_put_field(f, s);
 		}
 		fputc('\n', f);
 	}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "rg/env.h"
 
 /*
@@ -119,6 +120,9 @@ int rg_result_set_samples(struct rg_result *r, const double *ns,
  */
 int rg_results_write_csv(const struct rg_resultset *rs, const char *path);
 int rg_results_write_json(const struct rg_resultset *rs, const char *path);
+
+/* Write one CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
+void rg_csv_put_field(FILE *f, const char *s);
 
 /* The CSV header line (no newline), for tests and docs. */
 const char *rg_results_csv_header(void);
