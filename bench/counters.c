@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Cycle and instruction counters through libperf, or a clear "n/a" reason. */
+/* Cycle, instruction and extra PMU event counters through libperf, or a clear "n/a" reason. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -171,6 +171,135 @@ const char *rg_counters_probe(void)
 	return why;
 }
 
+/* ---- the extra events of the `events` column ------------------------------ */
+
+static struct rg_pmu_events ev_list;
+
+const struct rg_pmu_events *rg_events_list(void)
+{
+	return &ev_list;
+}
+
+int rg_events_open(struct rg_events *e)
+{
+	struct perf_thread_map *t;
+
+	memset(e, 0, sizeof(*e));
+	if (!ev_list.n) {
+		errno = ENOENT;
+		return -1;
+	}
+	t = perf_thread_map__new_dummy();
+	if (!t)
+		return -1;
+	perf_thread_map__set_pid(t, 0, 0);
+	e->threads = t;
+	for (size_t i = 0; i < ev_list.n; i++) {
+		const struct rg_pmu_event *pe = &ev_list.ev[i];
+		struct perf_event_attr attr = {
+			.type = pe->type,
+			.size = sizeof(attr),
+			.config = pe->config,
+			.config1 = pe->config1,
+			.config2 = pe->config2,
+			.disabled = 1,
+			.exclude_kernel = 1,
+			.exclude_hv = 1,
+			.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				       PERF_FORMAT_TOTAL_TIME_RUNNING,
+		};
+		struct perf_evsel *ev = perf_evsel__new(&attr);
+		int err;
+
+		if (!ev) {
+			rg_events_close(e);
+			errno = ENOMEM;
+			return -1;
+		}
+		e->ev[i] = ev;
+		e->n = i + 1;
+		err = perf_evsel__open(ev, NULL, t);
+		if (err) {
+			perf_evsel__delete(ev);
+			e->ev[i] = NULL;
+			rg_events_close(e);
+			errno = -err;
+			return -1;
+		}
+	}
+	e->open = true;
+	return 0;
+}
+
+void rg_events_start(struct rg_events *e)
+{
+	for (size_t i = 0; e->open && i < e->n; i++)
+		perf_evsel__enable(e->ev[i]);
+}
+
+void rg_events_stop(struct rg_events *e, double *vals)
+{
+	for (size_t i = 0; e->open && i < e->n; i++)
+		perf_evsel__disable(e->ev[i]);
+	for (size_t i = 0; i < ev_list.n; i++) {
+		struct perf_counts_values cv = { .val = 0 };
+
+		vals[i] = 0;
+		if (e->open && i < e->n && perf_evsel__read(e->ev[i], 0, 0, &cv) == 0)
+			vals[i] = cv.run && cv.run < cv.ena ?
+				  (double)cv.val * (double)cv.ena / (double)cv.run : (double)cv.val;
+	}
+}
+
+void rg_events_close(struct rg_events *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		if (e->ev[i]) {
+			perf_evsel__close(e->ev[i]);
+			perf_evsel__delete(e->ev[i]);
+		}
+		e->ev[i] = NULL;
+	}
+	if (e->threads)
+		perf_thread_map__put(e->threads);
+	e->threads = NULL;
+	e->n = 0;
+	e->open = false;
+}
+
+const char *rg_events_probe(void)
+{
+	static char why[480];
+	static int done;
+	const char *root = getenv("RG_SYSFS_ROOT");
+	struct rg_events e;
+	int err;
+
+	if (done)
+		return why[0] ? why : NULL;
+	done = 1;
+	libperf_init(quiet);
+	if (!rg_pmu_discover(root ? root : "", RG_PMU_WANTED, &ev_list)) {
+		snprintf(why, sizeof(why), "%s", ev_list.why);
+		return why;
+	}
+	if (rg_events_open(&e) == 0) {
+		rg_events_close(&e);
+		return NULL;
+	}
+	err = errno;
+	if (err == ENOSYS)
+		snprintf(why, sizeof(why), "n/a: perf_event_open not implemented here (ENOSYS)");
+	else if (err == EACCES || err == EPERM)
+		snprintf(why, sizeof(why), "n/a: perf_event_paranoid=%d denies (%s)", paranoid(),
+			 strerrorname_np(err));
+	else
+		snprintf(why, sizeof(why), "n/a: perf_event_open(%s/%s): %s", ev_list.pmu,
+			 ev_list.ev[0].name, strerrorname_np(err) ? strerrorname_np(err) : strerror(err));
+	ev_list.n = 0;
+	return why;
+}
+
 #else /* !RG_HAVE_LIBPERF */
 
 const char *rg_counters_kind(void)
@@ -205,6 +334,41 @@ void rg_counters_stop(struct rg_counters *c, double *cycles, double *instruction
 void rg_counters_close(struct rg_counters *c)
 {
 	(void)c;
+}
+
+static struct rg_pmu_events ev_list;
+
+const struct rg_pmu_events *rg_events_list(void)
+{
+	return &ev_list;
+}
+
+const char *rg_events_probe(void)
+{
+	return "n/a: built without libperf";
+}
+
+int rg_events_open(struct rg_events *e)
+{
+	memset(e, 0, sizeof(*e));
+	errno = ENOTSUP;
+	return -1;
+}
+
+void rg_events_start(struct rg_events *e)
+{
+	(void)e;
+}
+
+void rg_events_stop(struct rg_events *e, double *vals)
+{
+	(void)e;
+	(void)vals;
+}
+
+void rg_events_close(struct rg_events *e)
+{
+	(void)e;
 }
 
 #endif

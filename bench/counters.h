@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu_events.h"
+
 /*
  * Probe once whether this thread can count cycles and instructions in user
  * mode. NULL when it can; otherwise why not, in the words the `counters`
@@ -28,5 +30,28 @@ void rg_counters_start(struct rg_counters *c);
 /* Stop and read (scaled when multiplexed). Values are 0 when not open. */
 void rg_counters_stop(struct rg_counters *c, double *cycles, double *instructions);
 void rg_counters_close(struct rg_counters *c);
+
+/*
+ * The extra core-PMU events of the `events` column (RG_PMU_WANTED, found in
+ * sysfs under $RG_SYSFS_ROOT, see pmu_events.h), counted the same way.
+ * rg_events_probe(): discover and trial-open once; NULL when they can be
+ * counted (rg_events_list() names them), else "n/a: why".
+ */
+const char *rg_events_probe(void);
+const struct rg_pmu_events *rg_events_list(void);
+
+struct rg_events {
+	void *ev[RG_PMU_MAX_EVENTS];	/* struct perf_evsel *, as rg_events_list() */
+	void *threads;
+	size_t n;
+	bool open;
+};
+
+/* Open the probed events disabled on the calling thread. 0, or -1 (none open). */
+int rg_events_open(struct rg_events *e);
+void rg_events_start(struct rg_events *e);
+/* Stop and read into vals[rg_events_list()->n] (scaled when multiplexed); 0 when not open. */
+void rg_events_stop(struct rg_events *e, double *vals);
+void rg_events_close(struct rg_events *e);
 
 #endif /* RG_BENCH_COUNTERS_H */

@@ -193,6 +193,17 @@ static void list(const int *cpus, int ncpus)
 	for (int i = 0; i < ncpus; i++)
 		printf("%s%d", i ? "," : " ", cpus[i]);
 	printf("\ncounters: %s\n", why ? why : "perf (cycles, instructions)");
+	why = rg_events_probe();
+	if (why) {
+		printf("events: %s\n", why);
+	} else {
+		const struct rg_pmu_events *e = rg_events_list();
+
+		printf("events: PMU %s:", e->pmu);
+		for (size_t i = 0; i < e->n; i++)
+			printf("%s%s", i ? "," : " ", e->ev[i].name);
+		printf("%s%s\n", e->why[0] ? "; skipped " : "", e->why);
+	}
 	printf("subcommands: bpf%s kmod%s compare%s plot%s\n",
 	       RG_WITH_BPF ? "" : " (not built)", RG_WITH_KMOD ? "" : " (not built)",
 	       RG_WITH_REPORT ? "" : " (not built)", RG_WITH_REPORT ? "" : " (not built)");

@@ -66,6 +66,7 @@ struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 	copy_str(r->pinning, sizeof(r->pinning), "none");
 	copy_str(r->status, sizeof(r->status), "ok");
 	copy_str(r->counters, sizeof(r->counters), "n/a");
+	copy_str(r->events, sizeof(r->events), "n/a");
 	r->threads = 1;
 	r->ns_median = r->ns_mean = r->ns_stddev = NAN;
 	r->ns_min = r->ns_max = r->ns_cv = NAN;
@@ -270,6 +271,7 @@ static void put_double(FILE *f, enum fmt fmt, double v)
 #define COL_cycles_per_pair(r, rs)	(r)->cycles_per_pair
 #define COL_instructions_per_pair(r, rs) (r)->instructions_per_pair
 #define COL_counters(r, rs)		(r)->counters
+#define COL_events(r, rs)		(r)->events
 #define COL_refusals(r, rs)		(r)->refusals
 #define COL_ops(r, rs)			(r)->ops
 #define COL_status(r, rs)		(r)->status

@@ -57,6 +57,7 @@ struct bcase {
 	bool g_ready;
 	volatile sig_atomic_t *stop;
 	const char *ctr_why;		/* NULL when counters work */
+	const char *ev_why;		/* NULL when the extra events work */
 	/* Written by the threads of a run. */
 	int seen_cpu[RG_MAX_CPUS];
 	/* Accumulated over repetitions by the report callback. */
@@ -64,6 +65,8 @@ struct bcase {
 	size_t nrep;
 	double cycles, instructions;
 	bool counted_all;
+	double ev[RG_PMU_MAX_EVENTS];	/* extra events, summed like cycles */
+	bool ev_all;
 	uint64_t refusals, ops;
 	bool error;
 	char errmsg[256];
@@ -81,6 +84,7 @@ struct suite {
 /* ---- in the benchmark threads ----------------------------------------- */
 
 static __thread struct rg_counters tl_ctr;
+static __thread struct rg_events tl_ev;
 static __thread uint64_t tl_refused;
 
 static void case_prologue(struct rg_gb_state *st, void *arg)
@@ -90,6 +94,7 @@ static void case_prologue(struct rg_gb_state *st, void *arg)
 	char err[200];
 
 	memset(&tl_ctr, 0, sizeof(tl_ctr));
+	memset(&tl_ev, 0, sizeof(tl_ev));
 	tl_refused = 0;
 	if (*c->stop) {
 		/*
@@ -117,6 +122,8 @@ static void case_prologue(struct rg_gb_state *st, void *arg)
 		rg_gb_skip_with_error(st, err);
 		return;
 	}
+	if (!c->ev_why && rg_events_open(&tl_ev) == 0)
+		rg_events_start(&tl_ev);
 	if (!c->ctr_why && rg_counters_open(&tl_ctr) == 0)
 		rg_counters_start(&tl_ctr);
 }
@@ -125,11 +132,13 @@ static void case_epilogue(struct rg_gb_state *st, void *arg)
 {
 	struct bcase *c = arg;
 	int t = rg_gb_thread_index(st);
-	double cycles, instructions;
-	bool counted = tl_ctr.open;
+	double cycles, instructions, ev[RG_PMU_MAX_EVENTS];
+	bool counted = tl_ctr.open, ev_counted = tl_ev.open;
 
 	rg_counters_stop(&tl_ctr, &cycles, &instructions);
 	rg_counters_close(&tl_ctr);
+	rg_events_stop(&tl_ev, ev);
+	rg_events_close(&tl_ev);
 	if (rg_gb_error_occurred(st) || *c->stop)
 		return;
 	if (sched_getcpu() != c->cpus[t]) {
@@ -144,6 +153,14 @@ static void case_epilogue(struct rg_gb_state *st, void *arg)
 		rg_gb_set_counter(st, "cycles", cycles);
 		rg_gb_set_counter(st, "instructions", instructions);
 		rg_gb_set_counter(st, "counted_threads", 1);
+	}
+	if (ev_counted) {
+		static const char *const names[RG_PMU_MAX_EVENTS] = {
+			"ev0", "ev1", "ev2", "ev3", "ev4", "ev5", "ev6", "ev7" };
+
+		for (size_t i = 0; i < rg_events_list()->n; i++)
+			rg_gb_set_counter(st, names[i], ev[i]);
+		rg_gb_set_counter(st, "events_threads", 1);
 	}
 }
 
@@ -218,6 +235,7 @@ static struct bcase *new_case(struct suite *s, const struct rg_guard_info *gi,
 	c->batch = s->cfg->batch;
 	c->stop = s->cfg->stop;
 	c->counted_all = true;
+	c->ev_all = true;
 	snprintf(c->name, sizeof(c->name), "user/%s/%s/t%d", scenario, gi->name, threads);
 	return c;
 }
@@ -373,6 +391,14 @@ static void on_run(const struct rg_gb_run *run, bool last, void *ctx)
 			c->counted_all = false;
 		c->cycles += rg_gb_run_counter(run, "cycles", 0);
 		c->instructions += rg_gb_run_counter(run, "instructions", 0);
+		if (rg_gb_run_counter(run, "events_threads", 0) < (double)run->threads)
+			c->ev_all = false;
+		for (size_t i = 0; i < rg_events_list()->n; i++) {
+			char name[8];
+
+			snprintf(name, sizeof(name), "ev%zu", i);
+			c->ev[i] += rg_gb_run_counter(run, name, 0);
+		}
 	}
 	if (!last)
 		return;
@@ -416,6 +442,7 @@ static int add_row(struct rg_resultset *rs, struct bcase *c)
 	r->duty_ns = c->duty_ns;
 	if (c->skipped) {
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
+		snprintf(r->events, sizeof(r->events), "n/a: not run");
 		return 0;
 	}
 	snprintf(r->pinning, sizeof(r->pinning), "hwloc");
@@ -424,6 +451,7 @@ static int add_row(struct rg_resultset *rs, struct bcase *c)
 		snprintf(r->status, sizeof(r->status), "error");
 		snprintf(r->reason, sizeof(r->reason), "%s", c->error ? c->errmsg : "not run");
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
+		snprintf(r->events, sizeof(r->events), "n/a: not run");
 		return 0;
 	}
 	if (rg_result_set_samples(r, c->ns, c->mops, c->nrep))
@@ -438,6 +466,17 @@ static int add_row(struct rg_resultset *rs, struct bcase *c)
 		snprintf(r->counters, sizeof(r->counters), "%s", rg_counters_kind());
 		r->cycles_per_pair = c->cycles / (double)c->ops;
 		r->instructions_per_pair = c->instructions / (double)c->ops;
+	}
+	if (c->ev_why) {
+		snprintf(r->events, sizeof(r->events), "%s", c->ev_why);
+	} else if (!c->ev_all) {
+		snprintf(r->events, sizeof(r->events), "n/a: a thread could not open the events");
+	} else {
+		double per_pair[RG_PMU_MAX_EVENTS];
+
+		for (size_t i = 0; i < rg_events_list()->n; i++)
+			per_pair[i] = c->ev[i] / (double)c->ops;
+		rg_pmu_format_values(rg_events_list(), per_pair, r->events, sizeof(r->events));
 	}
 	return 0;
 }
@@ -508,6 +547,7 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 {
 	struct suite s = { .cfg = cfg };
 	const char *ctr_why = rg_counters_probe();
+	const char *ev_why = rg_events_probe();
 	uint32_t duty_units[RG_MAX_DUTY] = { 0 };
 	bool printed_skip[RG_GUARD__COUNT] = { false };
 	int rc = 0;
@@ -530,6 +570,8 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 	}
 	if (cfg->progress && ctr_why)
 		fprintf(cfg->progress, "rgbench: counters %s\n", ctr_why);
+	if (cfg->progress && ev_why)
+		fprintf(cfg->progress, "rgbench: events %s\n", ev_why);
 	rg_gb_clear();
 	for (size_t i = 0; i < s.n; i++) {
 		struct bcase *c = &s.c[i];
@@ -549,6 +591,7 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 			continue;
 		}
 		c->ctr_why = ctr_why;
+		c->ev_why = ev_why;
 		if (rg_guard_init(&c->g, c->stride)) {
 			fprintf(stderr, "rgbench: cannot allocate guard slots\n");
 			rc = -1;

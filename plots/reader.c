@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The one strict reader of rgbench result files (CSV and JSON, schema version 1). */
+/* The one strict reader of rgbench result files (CSV and JSON, schema versions 1 and 2). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +26,16 @@ static const struct {
 	RG_RESULT_COLUMNS(X)
 #undef X
 };
+
+/*
+ * The schema version that added a column: files of an older version lack it
+ * (read as empty), files of this version or newer must have it.
+ * Version 2 added `events`.
+ */
+static long long col_since(int col)
+{
+	return col == RG_COL_events ? 2 : 1;
+}
 
 /* ---- errors ----------------------------------------------------------- */
 
@@ -276,8 +286,8 @@ static int check_value(struct ctx *c, int line, int col, const union rg_val *v,
 
 	switch (cols[col].kind) {
 	case K_I:
-		if (col == RG_COL_schema_version && v->i != RG_SCHEMA_VERSION)
-			return fail(c, line, "schema version %lld is not supported (this rgbench reads version %d)",
+		if (col == RG_COL_schema_version && (v->i < 1 || v->i > RG_SCHEMA_VERSION))
+			return fail(c, line, "schema version %lld is not supported (this rgbench reads versions 1 to %d)",
 				    v->i, RG_SCHEMA_VERSION);
 		if (v->i < 0)
 			return fail(c, line, "column '%s': negative value %lld", cols[col].name, v->i);
@@ -559,8 +569,8 @@ static int read_csv(struct ctx *c, const char *buf, size_t len)
 		}
 	}
 	for (int i = 0; i < RG_NCOLS; i++) {
-		if (map[i] >= 0)
-			continue;
+		if (map[i] >= 0 || col_since(i) > 1)
+			continue;	/* newer columns: checked per row, by its version */
 		if (nhdr == 1 && strpbrk(s.f[0], ";\t|")) {
 			char d = *strpbrk(s.f[0], ";\t|");
 
@@ -590,6 +600,20 @@ static int read_csv(struct ctx *c, const char *buf, size_t len)
 		for (size_t k = 0; k < nhdr; k++)
 			if (hdr[k] >= 0 && set_from_text(c, start, row, hdr[k], s.f[k]))
 				goto out;
+		for (int i = 0; i < RG_NCOLS; i++) {
+			long long v = row->v[RG_COL_schema_version].i;
+
+			if (map[i] < 0 && col_since(i) <= v) {
+				fail(c, start, "required column '%s' is missing from the header "
+				     "(schema version %lld)", cols[i].name, v);
+				goto out;
+			}
+			if (map[i] >= 0 && col_since(i) > v) {
+				fail(c, start, "column '%s' is not in schema version %lld",
+				     cols[i].name, v);
+				goto out;
+			}
+		}
 	}
 	if (r == 0)
 		ret = 0;
@@ -763,6 +787,7 @@ static int read_json(struct ctx *c, const char *buf, size_t len)
 	json_error_t je;
 	json_t *root, *sv, *res, *e;
 	int *lines = NULL, ret = -1;
+	long long version;
 	size_t i;
 
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
@@ -781,9 +806,10 @@ static int read_json(struct ctx *c, const char *buf, size_t len)
 		fail(c, 1, "'schema_version' is not an integer");
 		goto out;
 	}
-	if (json_integer_value(sv) != RG_SCHEMA_VERSION) {
-		fail(c, 1, "schema version %lld is not supported (this rgbench reads version %d)",
-		     (long long)json_integer_value(sv), RG_SCHEMA_VERSION);
+	version = json_integer_value(sv);
+	if (version < 1 || version > RG_SCHEMA_VERSION) {
+		fail(c, 1, "schema version %lld is not supported (this rgbench reads versions 1 to %d)",
+		     version, RG_SCHEMA_VERSION);
 		goto out;
 	}
 	res = json_object_get(root, "results");
@@ -812,6 +838,14 @@ static int read_json(struct ctx *c, const char *buf, size_t len)
 		for (int col = 0; col < RG_NCOLS; col++) {
 			json_t *v = json_object_get(e, cols[col].name);
 
+			if (col_since(col) > version) {
+				if (v) {
+					fail(c, line, "results[%zu]: field '%s' is not in schema version %lld",
+					     i, cols[col].name, version);
+					goto out;
+				}
+				continue;	/* an older file: read as empty */
+			}
 			if (!v) {
 				fail(c, line, "results[%zu]: required field '%s' is missing", i,
 				     cols[col].name);
@@ -819,6 +853,11 @@ static int read_json(struct ctx *c, const char *buf, size_t len)
 			}
 			if (json_column(c, line, r, col, v))
 				goto out;
+		}
+		if (r->v[RG_COL_schema_version].i != version) {
+			fail(c, line, "results[%zu]: schema_version %lld, the file says %lld", i,
+			     r->v[RG_COL_schema_version].i, version);
+			goto out;
 		}
 		if (json_samples(c, line, e, "samples_ns", &r->samples_ns, &r->n_ns) ||
 		    json_samples(c, line, e, "samples_mops", &r->samples_mops, &r->n_mops))

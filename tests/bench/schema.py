@@ -13,6 +13,12 @@ EXPECTED = {
         "ns_median", "ns_mean", "ns_stddev", "ns_min", "ns_max", "ns_cv", "mops_median",
         "mops_mean", "mops_stddev", "mops_per_thread", "cycles_per_pair",
         "instructions_per_pair", "counters", "refusals", "ops", "status", "reason"],
+    2: ["schema_version", "rgbench_version", "timestamp", "host", "arch", "cpu_vendor",
+        "cpu_model", "cpu_part", "kernel", "lse", "rseq", "preempt", "pinning", "cpus",
+        "suite", "guard", "scenario", "threads", "batch", "duty_ns", "repetitions",
+        "ns_median", "ns_mean", "ns_stddev", "ns_min", "ns_max", "ns_cv", "mops_median",
+        "mops_mean", "mops_stddev", "mops_per_thread", "cycles_per_pair",
+        "instructions_per_pair", "events", "counters", "refusals", "ops", "status", "reason"],
 }
 
 a = rgtest.args()

@@ -22,7 +22,7 @@ SKIP_REASON = re.compile(r"^E[A-Z0-9]+: \S+ .+")
 COLUMNS = ("schema_version rgbench_version timestamp host arch cpu_vendor cpu_model cpu_part "
            "kernel lse rseq preempt pinning cpus suite guard scenario threads batch duty_ns "
            "repetitions ns_median ns_mean ns_stddev ns_min ns_max ns_cv mops_median mops_mean "
-           "mops_stddev mops_per_thread cycles_per_pair instructions_per_pair counters refusals "
+           "mops_stddev mops_per_thread cycles_per_pair instructions_per_pair events counters refusals "
            "ops status reason").split()
 
 failures = []
@@ -184,7 +184,7 @@ def case_output(b):
         rows = read_csv(c)
         with open(j) as f:
             doc = json.load(f)
-        check(doc.get("schema_version") == 1, "JSON schema_version 1")
+        check(doc.get("schema_version") == 2, "JSON schema_version 2")
         jrows = doc.get("results", [])
         check(len(jrows) == len(rows), f"JSON and CSV have the same rows ({len(jrows)}/{len(rows)})")
         check_skips(rows)

@@ -42,7 +42,7 @@ expect blank.json 'blank.json:1: empty file'
 head -c $(( $(head -n 3 "$csv" | wc -c) - 25 )) "$csv" > trunc.csv
 expect trunc.csv 'trunc.csv:3: last line has no line end \(truncated file\?\)'
 { head -n 2 "$csv"; sed -n 3p "$csv" | cut -d, -f1-20; } > short.csv
-expect short.csv 'short.csv:3: row has 20 fields, the header has 38 \(truncated row\?\)'
+expect short.csv 'short.csv:3: row has 20 fields, the header has 39 \(truncated row\?\)'
 head -c 700 "$json" > trunc.json
 expect trunc.json 'trunc.json:[0-9]+: invalid JSON: .*'
 
@@ -76,16 +76,34 @@ expect str.json "str.json:5: 'threads' is not an integer"
 expect duprow.csv "duprow.csv:$(( $(wc -l < "$csv") + 1 )): duplicate row user/noop/pair threads=1 duty_ns=0 batch=1000 \\(first at line 2\\)"
 sed '3s/"guard":"noop",/"guard":"noop","guard":"tls",/' "$json" > dupkey.json
 expect dupkey.json 'dupkey.json:3: invalid JSON: duplicate object key near .*'
-sed '1s/^schema_version,/schema_version,suite,/; 2,$s/^1,/1,user,/' "$csv" > dupcol.csv
+sed '1s/^schema_version,/schema_version,suite,/; 2,$s/^2,/2,user,/' "$csv" > dupcol.csv
 expect dupcol.csv "dupcol.csv:1: column 'suite' appears twice in the header"
 sed '1s/,cpus,/,/' "$csv" > nocol.csv
 expect nocol.csv "nocol.csv:1: required column 'cpus' is missing from the header"
 
 # Unknown schema versions.
-sed '1s/"schema_version":1,/"schema_version":2,/' "$json" > v2.json
-expect v2.json 'v2.json:1: schema version 2 is not supported \(this rgbench reads version 1\)'
-col v2.csv schema_version 2
-expect v2.csv 'v2.csv:4: schema version 2 is not supported \(this rgbench reads version 1\)'
+sed '1s/"schema_version":2,/"schema_version":3,/' "$json" > v3.json
+expect v3.json 'v3.json:1: schema version 3 is not supported \(this rgbench reads versions 1 to 2\)'
+col v3.csv schema_version 3
+expect v3.csv 'v3.csv:4: schema version 3 is not supported \(this rgbench reads versions 1 to 2\)'
+
+# Version 1 has no `events` column, version 2 requires it.
+col v1row.csv schema_version 1
+expect v1row.csv "v1row.csv:4: column 'events' is not in schema version 1"
+drop_events() { # IN OUT VERSION: the file without its events column, rows set to VERSION
+	awk -F, -v OFS=, -v ver="$3" 'NR==1{for(i=1;i<=NF;i++) if($i=="events") k=i}
+		{s=""; for(i=1;i<=NF;i++) if(i!=k) s=s (s==""&&i==1?"":(i==1?"":OFS)) (NR>1&&i==1?ver:$i); print s}' "$1" > "$2"
+}
+drop_events "$csv" noev.csv 2
+expect noev.csv "noev.csv:2: required column 'events' is missing from the header \\(schema version 2\\)"
+sed '1s/"schema_version":2,/"schema_version":1,/' "$json" > v1ev.json
+expect v1ev.json "v1ev.json:3: results\\[0\\]: field 'events' is not in schema version 1"
+# ... and a real version 1 file (the same rows without `events`) is read beside a version 2 one.
+drop_events "$csv" v1.csv 1
+if ! head -n1 v1.csv | grep -q ',instructions_per_pair,counters,' ||
+   ! out=$("$R" compare v1.csv "$good" 2>err.txt) || [[ -s err.txt || -z $out ]]; then
+	echo "FAIL version 1 file refused: $(head -c 300 err.txt)"; fail=1
+fi
 
 # Too big (sparse, never read), binary junk, bad UTF-8.
 truncate -s 100M big.csv

@@ -95,7 +95,7 @@ static const char *names[] = {
 static const char *default_value(const char *col)
 {
 	static const struct { const char *c, *v; } d[] = {
-		{ "schema_version", "1" }, { "suite", "user" }, { "guard", "tls" },
+		{ "schema_version", "2" }, { "suite", "user" }, { "guard", "tls" },
 		{ "scenario", "pair" }, { "threads", "2" }, { "batch", "1000" }, { "duty_ns", "0" },
 		{ "repetitions", "5" }, { "ns_median", "1.5" }, { "mops_median", "n/a" },
 		{ "lse", "0" }, { "rseq", "1" }, { "refusals", "0" }, { "ops", "123" },
@@ -110,6 +110,9 @@ static const char *default_value(const char *col)
 	return "x";
 }
 
+/* make_csv leaves this column out (a version 1 file has no `events`). */
+static const char *omit_col;
+
 /*
  * A CSV with the header in order (or reversed), an optional extra column, and
  * nrows rows (guard tls, tls2, ...) where column `col` of the last row is `val`.
@@ -121,16 +124,23 @@ static char *make_csv(bool reversed, bool extra, int nrows, const char *col, con
 	FILE *f = open_memstream(&buf, &len);
 	int n = RG_NCOLS;
 
-	for (int k = 0; k < n; k++)
-		fprintf(f, "%s%s", k ? "," : "", names[reversed ? n - 1 - k : k]);
+	for (int k = 0, first = 1; k < n; k++) {
+		if (omit_col && !strcmp(names[reversed ? n - 1 - k : k], omit_col))
+			continue;
+		fprintf(f, "%s%s", first ? "" : ",", names[reversed ? n - 1 - k : k]);
+		first = 0;
+	}
 	if (extra)
 		fputs(",comment", f);
 	fputc('\n', f);
 	for (int r = 0; r < nrows; r++) {
-		for (int k = 0; k < n; k++) {
+		for (int k = 0, first = 1; k < n; k++) {
 			const char *c = names[reversed ? n - 1 - k : k];
 			const char *v = default_value(c);
 			char g[32];
+
+			if (omit_col && !strcmp(c, omit_col))
+				continue;
 
 			if (!strcmp(c, "guard") && r) {
 				snprintf(g, sizeof(g), "tls%d", r);
@@ -138,7 +148,8 @@ static char *make_csv(bool reversed, bool extra, int nrows, const char *col, con
 			}
 			if (r == nrows - 1 && col && !strcmp(c, col))
 				v = val;
-			fprintf(f, "%s%s", k ? "," : "", v);
+			fprintf(f, "%s%s", first ? "" : ",", v);
+			first = 0;
 		}
 		if (extra)
 			fputs(",\"free text, with a comma\"", f);
@@ -167,6 +178,107 @@ static void expect_err(const char *name, const char *buf, size_t len, const char
 	CHECK(strstr(err, want) != NULL, "%s: error '%s', want '%s'", name, err, want);
 	CHECK(!strchr(err, '\n'), "%s: multi-line error", name);
 	rg_rows_free(&rows);
+}
+
+static const char *kinds[] = {
+#define X(name, kind, doc) #kind,
+	RG_RESULT_COLUMNS(X)
+#undef X
+};
+
+/* A one-row JSON file: version at the top, row_version in the row, `events` or not. */
+static char *make_json(int version, int row_version, bool events)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fprintf(f, "{\"schema_version\":%d,\"results\":[\n{", version);
+	for (int k = 0, first = 1; k < RG_NCOLS; k++) {
+		const char *n = names[k], *kd = kinds[k];
+
+		if (!events && !strcmp(n, "events"))
+			continue;
+		fprintf(f, "%s\"%s\":", first ? "" : ",", n);
+		first = 0;
+		if (!strcmp(n, "schema_version"))
+			fprintf(f, "%d", row_version);
+		else if (!strcmp(n, "events"))
+			fputs("\"mem_access=2.010;bus_access=0.500\"", f);
+		else if (!strcmp(kd, "S"))
+			fprintf(f, "\"%s\"", !strcmp(n, "suite") ? "user" : !strcmp(n, "status") ? "ok" :
+				!strcmp(n, "guard") ? "tls" : !strcmp(n, "scenario") ? "pair" : "x");
+		else if (!strcmp(kd, "D"))
+			fputs("1.5", f);
+		else
+			fputs(!strcmp(n, "threads") ? "1" : "0", f);
+	}
+	fputs("}]}\n", f);
+	fclose(f);
+	return buf;
+}
+
+/* Version 1 files (no `events`) and version 2 files (`events` required), CSV and JSON. */
+static void test_versions(void)
+{
+	struct rg_rows rows = { 0 };
+	char err[1024] = "", *s;
+
+	/* CSV, version 1: no events column; the rows read it as empty. */
+	omit_col = "events";
+	s = make_csv(false, false, 2, "schema_version", "1");
+	{
+		/* Both rows version 1. */
+		char *p = s;
+
+		while ((p = strstr(p, "\n2,")))
+			p[1] = '1';
+	}
+	CHECK(!rg_read_buffer("v1.csv", s, strlen(s), &rows, err, sizeof(err)), "v1.csv: %s", err);
+	CHECK(rows.n == 2, "v1.csv: %zu rows", rows.n);
+	for (size_t i = 0; i < rows.n; i++) {
+		CHECK(rg_row_i(&rows.v[i], RG_COL_schema_version) == 1, "v1.csv version");
+		CHECK(!strcmp(rg_row_s(&rows.v[i], RG_COL_events), ""), "v1.csv events '%s'",
+		      rg_row_s(&rows.v[i], RG_COL_events));
+	}
+	rg_rows_free(&rows);
+	free(s);
+	/* A version 2 row needs the column. */
+	s = make_csv(false, false, 3, NULL, NULL);
+	expect_err("v2.csv", s, strlen(s),
+		   "v2.csv:2: required column 'events' is missing from the header (schema version 2)");
+	free(s);
+	omit_col = NULL;
+
+	/* CSV, version 2: events comes through. */
+	s = make_csv(false, false, 1, "events", "mem_access=2.010;ll_cache_miss_rd=0.000");
+	CHECK(!rg_read_buffer("v2.csv", s, strlen(s), &rows, err, sizeof(err)), "v2.csv: %s", err);
+	CHECK(rows.n == 1 && !strcmp(rg_row_s(&rows.v[0], RG_COL_events),
+				     "mem_access=2.010;ll_cache_miss_rd=0.000"), "v2.csv events");
+	rg_rows_free(&rows);
+	free(s);
+
+	/* JSON, both versions. */
+	s = make_json(1, 1, false);
+	CHECK(!rg_read_buffer("v1.json", s, strlen(s), &rows, err, sizeof(err)), "v1.json: %s", err);
+	CHECK(rows.n == 1 && !strcmp(rg_row_s(&rows.v[0], RG_COL_events), ""), "v1.json events");
+	rg_rows_free(&rows);
+	free(s);
+	s = make_json(2, 2, true);
+	CHECK(!rg_read_buffer("v2.json", s, strlen(s), &rows, err, sizeof(err)), "v2.json: %s", err);
+	CHECK(rows.n == 1 && !strcmp(rg_row_s(&rows.v[0], RG_COL_events),
+				     "mem_access=2.010;bus_access=0.500"), "v2.json events");
+	rg_rows_free(&rows);
+	free(s);
+	s = make_json(1, 1, true);
+	expect_err("v1.json", s, strlen(s), "v1.json:2: results[0]: field 'events' is not in schema version 1");
+	free(s);
+	s = make_json(2, 2, false);
+	expect_err("v2.json", s, strlen(s), "v2.json:2: results[0]: required field 'events' is missing");
+	free(s);
+	s = make_json(2, 1, true);
+	expect_err("v2.json", s, strlen(s), "v2.json:2: results[0]: schema_version 1, the file says 2");
+	free(s);
 }
 
 static void test_reader(void)
@@ -222,7 +334,9 @@ static void test_reader(void)
 		{ "ns_median", "1e999", "is not a number or n/a" },
 		{ "ns_median", "0x10", "is not a number or n/a" },
 		{ "ns_median", " 1", "is not a number or n/a" },
-		{ "schema_version", "2", "b.csv:4: schema version 2 is not supported" },
+		{ "schema_version", "3", "b.csv:4: schema version 3 is not supported (this rgbench reads versions 1 to 2)" },
+		{ "schema_version", "0", "b.csv:4: schema version 0 is not supported" },
+		{ "schema_version", "1", "b.csv:4: column 'events' is not in schema version 1" },
 		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
 		{ "status", "fine", "is not ok, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
@@ -269,8 +383,8 @@ static void test_reader(void)
 
 	/* JSON */
 	expect_err("j.json", "{\"schema_version\":1,\"results\":[", 31, "j.json:1: invalid JSON:");
-	expect_err("j.json", "{\"schema_version\":2,\"results\":[]}", 33,
-		   "j.json:1: schema version 2 is not supported");
+	expect_err("j.json", "{\"schema_version\":3,\"results\":[]}", 33,
+		   "j.json:1: schema version 3 is not supported");
 	expect_err("j.json", "{\"results\":[]}", 14, "no 'schema_version'");
 	expect_err("j.json", "{\"schema_version\":1,\"schema_version\":1,\"results\":[]}", 52,
 		   "duplicate object key");
@@ -279,6 +393,7 @@ static void test_reader(void)
 	expect_err("j.json", "{\"schema_version\":1,\"x\":NaN,\"results\":[]}", 41, "invalid JSON");
 	expect_err("j.json", "[1,2]", 5, "top level is not an object");
 	expect_ok("j.json", "{\"schema_version\":1,\"results\":[]}", 0);
+	test_versions();
 }
 
 int main(void)

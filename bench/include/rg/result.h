@@ -13,7 +13,7 @@
  * Bump RG_SCHEMA_VERSION whenever a column is added, removed, renamed or
  * changes meaning; tests/bench checks the column list against a copy.
  */
-#define RG_SCHEMA_VERSION 1
+#define RG_SCHEMA_VERSION 2
 
 /*
  * RG_RESULT_COLUMNS(X): X(name, kind, "meaning"), in CSV column order.
@@ -22,7 +22,7 @@
  * The README's schema section is checked against this list.
  */
 #define RG_RESULT_COLUMNS(X) \
-	X(schema_version, I, "result schema version (this file: 1)") \
+	X(schema_version, I, "result schema version (this file: 2)") \
 	X(rgbench_version, S, "rgbench version that wrote the row") \
 	X(timestamp, S, "run start, UTC, ISO 8601") \
 	X(host, S, "host name") \
@@ -55,6 +55,7 @@
 	X(mops_per_thread, D, "mops_median divided by threads") \
 	X(cycles_per_pair, D, "CPU cycles per pair (libperf), n/a when unavailable") \
 	X(instructions_per_pair, D, "instructions per pair (libperf), n/a when unavailable") \
+	X(events, S, "extra core-PMU events per pair from sysfs, name=value;..., else n/a: why (since version 2)") \
 	X(counters, S, "perf when counted, else why not") \
 	X(refusals, U, "refused enters (bpf: recursion_misses)") \
 	X(ops, U, "pairs or events measured in total") \
@@ -77,6 +78,7 @@ struct rg_result {
 	double mops_median, mops_mean, mops_stddev, mops_per_thread;
 	double cycles_per_pair, instructions_per_pair;
 	char counters[96];
+	char events[512];
 	uint64_t refusals;
 	uint64_t ops;
 	char status[16];
@@ -97,7 +99,7 @@ struct rg_resultset {
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
 void rg_results_free(struct rg_resultset *rs);
 
-/* Append a row: status "ok", all doubles NAN, counters "n/a". NULL on ENOMEM. */
+/* Append a row: status "ok", all doubles NAN, counters and events "n/a". NULL on ENOMEM. */
 struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 				 const char *guard, const char *scenario);
 
