@@ -11,24 +11,7 @@
 
 #include "pmu_events.h"
 
-static int failures;
-
-#define CHECK(cond, ...)							\
-	do {									\
-		if (!(cond)) {							\
-			failures++;						\
-			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__,	\
-				__LINE__, #cond);				\
-			fprintf(stderr, __VA_ARGS__);				\
-			fputc('\n', stderr);					\
-		}								\
-	} while (0)
-
-#define CHECK_U64(a, b)								\
-	do {									\
-		uint64_t a_ = (a), b_ = (b);					\
-		CHECK(a_ == b_, "%s = 0x%" PRIx64 ", expected 0x%" PRIx64, #a, a_, b_); \
-	} while (0)
+#include "check.h"
 
 #define CHECK_STR(a, b) CHECK(!strcmp((a), (b)), "%s = '%s', expected '%s'", #a, (a), (b))
 
@@ -88,17 +71,17 @@ static void test_format(void)
 	char why[128];
 
 	CHECK(rg_pmu_apply_format("config:0-15", 0x13, cfg, why, sizeof(why)) == 0, "%s", why);
-	CHECK_U64(cfg[0], 0x13);
+	CHECK_EQ(cfg[0], 0x13);
 	/* A split range: the low 8 value bits go to 0-7, the next 4 to 32-35. */
 	memset(cfg, 0, sizeof(cfg));
 	CHECK(rg_pmu_apply_format("config:0-7,32-35", 0xabc, cfg, why, sizeof(why)) == 0, "%s", why);
-	CHECK_U64(cfg[0], 0xbc | (0xaull << 32));
+	CHECK_EQ(cfg[0], 0xbc | (0xaull << 32));
 	memset(cfg, 0, sizeof(cfg));
 	CHECK(rg_pmu_apply_format("config1:9", 1, cfg, why, sizeof(why)) == 0, "%s", why);
-	CHECK_U64(cfg[1], 1u << 9);
-	CHECK_U64(cfg[0], 0);
+	CHECK_EQ(cfg[1], 1u << 9);
+	CHECK_EQ(cfg[0], 0);
 	CHECK(rg_pmu_apply_format("config2:0-63", ~0ull, cfg, why, sizeof(why)) == 0, "%s", why);
-	CHECK_U64(cfg[2], ~0ull);
+	CHECK_EQ(cfg[2], ~0ull);
 	/* Too big for the field, and garbled formats. */
 	CHECK(rg_pmu_apply_format("config:0-7", 0x100, cfg, why, sizeof(why)) == -1, "fits?");
 	CHECK_STR(why, "value 0x100 does not fit in 8 bits (config:0-7)");
@@ -133,13 +116,13 @@ static void test_arm64(void)
 	CHECK_STR(e.ev[1].name, "ll_cache_miss_rd");
 	CHECK_STR(e.ev[2].name, "l1d_cache_refill");
 	for (size_t i = 0; i < e.n; i++) {
-		CHECK_U64(e.ev[i].type, 8);
-		CHECK_U64(e.ev[i].config1, 0);
-		CHECK_U64(e.ev[i].config2, 0);
+		CHECK_EQ(e.ev[i].type, 8);
+		CHECK_EQ(e.ev[i].config1, 0);
+		CHECK_EQ(e.ev[i].config2, 0);
 	}
-	CHECK_U64(e.ev[0].config, 0x13);
-	CHECK_U64(e.ev[1].config, 0x37);
-	CHECK_U64(e.ev[2].config, 0x03);
+	CHECK_EQ(e.ev[0].config, 0x13);
+	CHECK_EQ(e.ev[1].config, 0x37);
+	CHECK_EQ(e.ev[2].config, 0x03);
 
 	double v[3] = { 2.0104, 0.0001, 1.5 };
 	char buf[256];
@@ -155,8 +138,8 @@ static void test_arm64(void)
 	CHECK(find(&e, "l1d_cache_refill") == NULL, "unencodable event kept");
 	CHECK(find(&e, "bus_access") != NULL, "bus_access missing");
 	if (find(&e, "bus_access")) {
-		CHECK_U64(find(&e, "bus_access")->config, 0x20019);
-		CHECK_U64(find(&e, "bus_access")->config1, 1);
+		CHECK_EQ(find(&e, "bus_access")->config, 0x20019);
+		CHECK_EQ(find(&e, "bus_access")->config1, 1);
 	}
 	CHECK_STR(e.why, "l1d_cache_refill: field edge: no format/edge (ENOENT)");
 
@@ -202,8 +185,8 @@ static void test_x86_and_none(void)
 	CHECK_STR(e.why, "n/a: PMU cpu offers none of " RG_PMU_WANTED);
 	CHECK(rg_pmu_discover(root, "mem_access,cache-misses", &e) == 1, "n = %zu (%s)", e.n, e.why);
 	CHECK_STR(e.ev[0].name, "cache-misses");
-	CHECK_U64(e.ev[0].type, 4);
-	CHECK_U64(e.ev[0].config, 0x412e);
+	CHECK_EQ(e.ev[0].type, 4);
+	CHECK_EQ(e.ev[0].config, 0x412e);
 
 	/* No core PMU at all (this VM: software, msr, tracepoint ...), and no tree. */
 	fresh_root();
@@ -225,11 +208,6 @@ int main(void)
 	test_x86_and_none();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd))
-		failures++;
-	if (failures) {
-		fprintf(stderr, "test_pmu_events: %d failures\n", failures);
-		return 1;
-	}
-	printf("test_pmu_events: ok\n");
-	return 0;
+		rg_test_failures++;
+	return rg_test_done("test_pmu_events");
 }

@@ -8,17 +8,7 @@
 
 #include "rg/report.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			failures++;                                        \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                      \
-			fputc('\n', stderr);                               \
-		}                                                          \
-	} while (0)
+#include "check.h"
 
 static void mwu_case(const char *name, const double *x, size_t n1, const double *y, size_t n2,
 		     double u1, double p, bool exact)
@@ -400,10 +390,5 @@ int main(void)
 {
 	test_mwu();
 	test_reader();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	puts("report unit tests: all passed");
-	return 0;
+	return rg_test_done("report unit tests");
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tiny assertion helpers for the core tests: report file:line and the values, count failures. */
+/* Tiny assertion helpers shared by the C tests: report file:line and the values, count failures. */
 #ifndef RG_TEST_CHECK_H
 #define RG_TEST_CHECK_H
 
