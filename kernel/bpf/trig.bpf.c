@@ -98,8 +98,7 @@ int trig_tp_btf(__u64 *ctx)
 
 /* fentry/fexit/kprobe on the syscall function or on bpf_get_numa_node_id;
  * recurse: call that helper again, so the program's own hook fires nested. */
-SEC("?fentry")
-int trig_fentry(void *ctx)
+static __always_inline int helper_hook(void)
 {
 	if (other_tgid())
 		return 0;
@@ -109,15 +108,16 @@ int trig_fentry(void *ctx)
 	return 0;
 }
 
+SEC("?fentry")
+int trig_fentry(void *ctx)
+{
+	return helper_hook();
+}
+
 SEC("?fexit")
 int trig_fexit(void *ctx)
 {
-	if (other_tgid())
-		return 0;
-	count_hit();
-	if (recurse)
-		(void)bpf_get_numa_node_id();
-	return 0;
+	return helper_hook();
 }
 
 /* Returns 0: the original function still runs (only the hook is measured). */
@@ -133,12 +133,7 @@ int trig_fmod_ret(void *ctx)
 SEC("?kprobe")
 int trig_kprobe(void *ctx)
 {
-	if (other_tgid())
-		return 0;
-	count_hit();
-	if (recurse)
-		(void)bpf_get_numa_node_id();
-	return 0;
+	return helper_hook();
 }
 
 /* ---- drivers, run with bpf_prog_test_run_opts() ---- */

@@ -659,6 +659,18 @@ static void rg_barrier(unsigned long *phase)
 		cpu_relax();
 }
 
+/* Stay until kthread_stop(), so the task cannot go away under its creator. */
+static int rg_park_until_stopped(void)
+{
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
 static int rg_timed_thread(void *arg)
 {
 	unsigned int t = (unsigned int)(uintptr_t)arg;
@@ -698,14 +710,7 @@ static int rg_timed_thread(void *arg)
 	}
 	if (atomic_dec_and_test(&rg_nrunning))
 		complete(&rg_done);
-	/* Stay until kthread_stop(), so the task cannot go away under it. */
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
+	return rg_park_until_stopped();
 }
 
 static int rg_run_timed(void)
@@ -867,13 +872,7 @@ static int rg_irq_thread(void *arg)
 		res->cpu = smp_processor_id();
 	}
 	complete(&rg_irq_done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
+	return rg_park_until_stopped();
 }
 
 static int rg_run_irq(void)
