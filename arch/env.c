@@ -91,6 +91,7 @@ void rg_env_collect(struct rg_env *env)
 	snprintf(env->host, sizeof(env->host), "unknown");
 	snprintf(env->kernel, sizeof(env->kernel), "unknown");
 	snprintf(env->preempt, sizeof(env->preempt), "unknown");
+	snprintf(env->virt, sizeof(env->virt), "unknown");
 	if (uname(&u) == 0) {
 		snprintf(env->host, sizeof(env->host), "%s", u.nodename);
 		snprintf(env->kernel, sizeof(env->kernel), "%s", u.release);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "rg/result.h"
@@ -31,6 +32,26 @@ void rg_results_init(struct rg_resultset *rs, const struct rg_env *env)
 	rs->env = *env;
 	gmtime_r(&now, &tm);
 	strftime(rs->timestamp, sizeof(rs->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rg_results_new_run_id(rs);
+}
+
+void rg_results_new_run_id(struct rg_resultset *rs)
+{
+	unsigned char rnd[8];
+	char stamp[24];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	/* getrandom() may fail only on ancient kernels; then pid and time still differ per run. */
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		uint64_t v = ((uint64_t)getpid() << 32) ^ (uint64_t)now ^ (uint64_t)clock();
+
+		memcpy(rnd, &v, sizeof(rnd));
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(rs->run_id, sizeof(rs->run_id), "%s-%02x%02x%02x%02x%02x%02x%02x%02x", stamp,
+		 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
 }
 
 void rg_results_free(struct rg_resultset *rs)
@@ -67,11 +88,17 @@ struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 	copy_str(r->status, sizeof(r->status), "ok");
 	copy_str(r->counters, sizeof(r->counters), "n/a");
 	copy_str(r->events, sizeof(r->events), "n/a");
+	copy_str(r->role, sizeof(r->role), "n/a");
+	copy_str(r->baseline, sizeof(r->baseline), "n/a");
+	copy_str(r->interleave, sizeof(r->interleave), "none");
 	r->threads = 1;
 	r->ns_median = r->ns_mean = r->ns_stddev = NAN;
 	r->ns_min = r->ns_max = r->ns_cv = NAN;
 	r->mops_median = r->mops_mean = r->mops_stddev = r->mops_per_thread = NAN;
 	r->cycles_per_pair = r->instructions_per_pair = NAN;
+	r->delta_ns = r->delta_ci_lo = r->delta_ci_hi = NAN;
+	r->cpu_ns_median = r->wall_ns_median = NAN;
+	r->lat_p50_ns = r->lat_p90_ns = r->lat_p99_ns = r->lat_p999_ns = r->lat_max_ns = NAN;
 	return r;
 }
 
@@ -239,6 +266,7 @@ static void put_double(FILE *f, enum fmt fmt, double v)
 /* The value of every column for one row, through the column X-macro. */
 #define COL_schema_version(r, rs)	(long)RG_SCHEMA_VERSION
 #define COL_rgbench_version(r, rs)	RG_VERSION
+#define COL_run_id(r, rs)		(rs)->run_id
 #define COL_timestamp(r, rs)		(rs)->timestamp
 #define COL_host(r, rs)			(rs)->env.host
 #define COL_arch(r, rs)			(rs)->env.arch
@@ -246,6 +274,7 @@ static void put_double(FILE *f, enum fmt fmt, double v)
 #define COL_cpu_model(r, rs)		(rs)->env.cpu_model
 #define COL_cpu_part(r, rs)		(rs)->env.cpu_part
 #define COL_kernel(r, rs)		(rs)->env.kernel
+#define COL_virt(r, rs)			(rs)->env.virt
 #define COL_lse(r, rs)			(rs)->env.lse
 #define COL_rseq(r, rs)			(rs)->env.rseq
 #define COL_preempt(r, rs)		(rs)->env.preempt
@@ -253,6 +282,7 @@ static void put_double(FILE *f, enum fmt fmt, double v)
 #define COL_cpus(r, rs)			(r)->cpus
 #define COL_suite(r, rs)		(r)->suite
 #define COL_guard(r, rs)		(r)->guard
+#define COL_role(r, rs)			(r)->role
 #define COL_scenario(r, rs)		(r)->scenario
 #define COL_threads(r, rs)		(r)->threads
 #define COL_batch(r, rs)		(r)->batch
@@ -264,6 +294,19 @@ static void put_double(FILE *f, enum fmt fmt, double v)
 #define COL_ns_min(r, rs)		(r)->ns_min
 #define COL_ns_max(r, rs)		(r)->ns_max
 #define COL_ns_cv(r, rs)		(r)->ns_cv
+#define COL_baseline(r, rs)		(r)->baseline
+#define COL_interleave(r, rs)		(r)->interleave
+#define COL_delta_ns(r, rs)		(r)->delta_ns
+#define COL_delta_ci_lo(r, rs)		(r)->delta_ci_lo
+#define COL_delta_ci_hi(r, rs)		(r)->delta_ci_hi
+#define COL_cpu_ns_median(r, rs)	(r)->cpu_ns_median
+#define COL_wall_ns_median(r, rs)	(r)->wall_ns_median
+#define COL_discarded(r, rs)		(r)->discarded
+#define COL_lat_p50_ns(r, rs)		(r)->lat_p50_ns
+#define COL_lat_p90_ns(r, rs)		(r)->lat_p90_ns
+#define COL_lat_p99_ns(r, rs)		(r)->lat_p99_ns
+#define COL_lat_p999_ns(r, rs)		(r)->lat_p999_ns
+#define COL_lat_max_ns(r, rs)		(r)->lat_max_ns
 #define COL_mops_median(r, rs)		(r)->mops_median
 #define COL_mops_mean(r, rs)		(r)->mops_mean
 #define COL_mops_stddev(r, rs)		(r)->mops_stddev
@@ -350,6 +393,8 @@ static void write_json(FILE *f, const struct rg_resultset *rs)
 
 	fprintf(f, "{\"schema_version\":%d,\"rgbench_version\":", RG_SCHEMA_VERSION);
 	put_json_str(f, RG_VERSION);
+	fputs(",\"run_id\":", f);
+	put_json_str(f, rs->run_id);
 	fputs(",\"timestamp\":", f);
 	put_json_str(f, rs->timestamp);
 	fputs(",\"machine\":{\"host\":", f);
@@ -364,6 +409,8 @@ static void write_json(FILE *f, const struct rg_resultset *rs)
 	put_json_str(f, e->cpu_part);
 	fputs(",\"kernel\":", f);
 	put_json_str(f, e->kernel);
+	fputs(",\"virt\":", f);
+	put_json_str(f, e->virt);
 	fprintf(f, ",\"lse\":%d,\"rseq\":%d,\"preempt\":", e->lse, e->rseq);
 	put_json_str(f, e->preempt);
 	fprintf(f, ",\"ncpus_online\":%d},\n\"results\":[\n", e->ncpus_online);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The one strict reader of rgbench result files (CSV and JSON, schema versions 1 and 2). */
+/* The one strict reader of rgbench result files (CSV and JSON, schema versions 1 to 3). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -30,11 +30,24 @@ static const struct {
 /*
  * The schema version that added a column: files of an older version lack it
  * (read as empty), files of this version or newer must have it.
- * Version 2 added `events`.
+ * Version 2 added `events`; version 3 the run id, virt, role, the paired
+ * difference against a baseline, the time bases and the latency percentiles.
  */
 static long long col_since(int col)
 {
-	return col == RG_COL_events ? 2 : 1;
+	switch (col) {
+	case RG_COL_events:
+		return 2;
+	case RG_COL_run_id: case RG_COL_virt: case RG_COL_role:
+	case RG_COL_baseline: case RG_COL_interleave:
+	case RG_COL_delta_ns: case RG_COL_delta_ci_lo: case RG_COL_delta_ci_hi:
+	case RG_COL_cpu_ns_median: case RG_COL_wall_ns_median: case RG_COL_discarded:
+	case RG_COL_lat_p50_ns: case RG_COL_lat_p90_ns: case RG_COL_lat_p99_ns:
+	case RG_COL_lat_p999_ns: case RG_COL_lat_max_ns:
+		return 3;
+	default:
+		return 1;
+	}
 }
 
 /* ---- errors ----------------------------------------------------------- */
@@ -305,7 +318,8 @@ static int check_value(struct ctx *c, int line, int col, const union rg_val *v,
 		if (!isfinite(v->d))
 			return fail(c, line, "column '%s': '%s' is not a finite number", cols[col].name,
 				    frag(text, strlen(text), b, sizeof(b)));
-		if (v->d < 0)
+		if (v->d < 0 && col != RG_COL_delta_ns && col != RG_COL_delta_ci_lo &&
+		    col != RG_COL_delta_ci_hi)	/* a difference may be negative */
 			return fail(c, line, "column '%s': negative value %s", cols[col].name,
 				    frag(text, strlen(text), b, sizeof(b)));
 		break;
@@ -315,8 +329,8 @@ static int check_value(struct ctx *c, int line, int col, const union rg_val *v,
 			return fail(c, line, "column 'suite': '%s' is not user, bpf or kmod",
 				    frag(v->s, strlen(v->s), b, sizeof(b)));
 		if (col == RG_COL_status && strcmp(v->s, "ok") && strcmp(v->s, "skipped") &&
-		    strcmp(v->s, "error"))
-			return fail(c, line, "column 'status': '%s' is not ok, skipped or error",
+		    strcmp(v->s, "error") && strcmp(v->s, "noisy"))
+			return fail(c, line, "column 'status': '%s' is not ok, noisy, skipped or error",
 				    frag(v->s, strlen(v->s), b, sizeof(b)));
 		if ((col == RG_COL_guard || col == RG_COL_scenario) && !*v->s)
 			return fail(c, line, "column '%s' is empty", cols[col].name);

@@ -19,6 +19,15 @@ EXPECTED = {
         "ns_median", "ns_mean", "ns_stddev", "ns_min", "ns_max", "ns_cv", "mops_median",
         "mops_mean", "mops_stddev", "mops_per_thread", "cycles_per_pair",
         "instructions_per_pair", "events", "counters", "refusals", "ops", "status", "reason"],
+    3: ["schema_version", "rgbench_version", "run_id", "timestamp", "host", "arch", "cpu_vendor",
+        "cpu_model", "cpu_part", "kernel", "virt", "lse", "rseq", "preempt", "pinning", "cpus",
+        "suite", "guard", "role", "scenario", "threads", "batch", "duty_ns", "repetitions",
+        "ns_median", "ns_mean", "ns_stddev", "ns_min", "ns_max", "ns_cv", "baseline",
+        "interleave", "delta_ns", "delta_ci_lo", "delta_ci_hi", "cpu_ns_median",
+        "wall_ns_median", "discarded", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns",
+        "lat_max_ns", "mops_median", "mops_mean", "mops_stddev", "mops_per_thread",
+        "cycles_per_pair", "instructions_per_pair", "events", "counters", "refusals", "ops",
+        "status", "reason"],
 }
 
 a = rgtest.args()
@@ -43,8 +52,10 @@ if r.returncode == 0:
     c.check(all(int(x["schema_version"]) == version for x in rows), "schema_version column")
     doc = rgtest.read_json(out_json)
     c.check(doc["schema_version"] == version, "JSON schema_version")
-    for k in ("host", "arch", "cpu_vendor", "cpu_model", "cpu_part", "kernel", "lse", "rseq",
-              "preempt", "ncpus_online"):
+    c.check(doc.get("run_id") and all(x["run_id"] == doc["run_id"] for x in rows),
+            f"run id: JSON {doc.get('run_id')!r}, CSV {[x['run_id'] for x in rows]}")
+    for k in ("host", "arch", "cpu_vendor", "cpu_model", "cpu_part", "kernel", "virt", "lse",
+              "rseq", "preempt", "ncpus_online"):
         c.check(k in doc["machine"], f"JSON machine lacks {k}")
     for row in doc["results"]:
         c.check(list(row)[:len(columns)] == EXPECTED[version], f"JSON row keys {list(row)}")

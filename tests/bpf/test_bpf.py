@@ -19,11 +19,13 @@ BASELINES = {"base", "user-count", "driver-empty", "driver-kfunc", "driver-count
 ATTACH = ["fentry", "fexit", "fmod_ret", "kprobe", "tp", "raw_tp", "tp_btf"]
 # A skipped row's reason starts with the errno's name, then what it means.
 SKIP_REASON = re.compile(r"^E[A-Z0-9]+: \S+ .+")
-COLUMNS = ("schema_version rgbench_version timestamp host arch cpu_vendor cpu_model cpu_part "
-           "kernel lse rseq preempt pinning cpus suite guard scenario threads batch duty_ns "
-           "repetitions ns_median ns_mean ns_stddev ns_min ns_max ns_cv mops_median mops_mean "
-           "mops_stddev mops_per_thread cycles_per_pair instructions_per_pair events counters refusals "
-           "ops status reason").split()
+COLUMNS = ("schema_version rgbench_version run_id timestamp host arch cpu_vendor cpu_model "
+           "cpu_part kernel virt lse rseq preempt pinning cpus suite guard role scenario threads "
+           "batch duty_ns repetitions ns_median ns_mean ns_stddev ns_min ns_max ns_cv baseline "
+           "interleave delta_ns delta_ci_lo delta_ci_hi cpu_ns_median wall_ns_median discarded "
+           "lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns mops_median mops_mean "
+           "mops_stddev mops_per_thread cycles_per_pair instructions_per_pair events counters "
+           "refusals ops status reason").split()
 
 failures = []
 
@@ -184,7 +186,7 @@ def case_output(b):
         rows = read_csv(c)
         with open(j) as f:
             doc = json.load(f)
-        check(doc.get("schema_version") == 2, "JSON schema_version 2")
+        check(doc.get("schema_version") == 3, "JSON schema_version 3")
         jrows = doc.get("results", [])
         check(len(jrows) == len(rows), f"JSON and CSV have the same rows ({len(jrows)}/{len(rows)})")
         check_skips(rows)

@@ -109,7 +109,7 @@ check(len(kr) == 2 * len(ALL), f"B: {len(kr)} schema rows, want {2 * len(ALL)}")
 raw2 = {(r["guard"], r["scenario"]): r for r in rows(read("raw2.csv"))}
 for r in kr:
     g = r["guard"]
-    check(r["suite"] == "kmod" and r["schema_version"] == "2" and r["pinning"] == "kthread",
+    check(r["suite"] == "kmod" and r["schema_version"] == "3" and r["pinning"] == "kthread",
           f"B {g}: identity columns {r}")
     check(g in ALL, f"B: unexpected guard {g}")
     if g in SKIP:

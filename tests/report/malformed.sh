@@ -42,7 +42,7 @@ expect blank.json 'blank.json:1: empty file'
 head -c $(( $(head -n 3 "$csv" | wc -c) - 25 )) "$csv" > trunc.csv
 expect trunc.csv 'trunc.csv:3: last line has no line end \(truncated file\?\)'
 { head -n 2 "$csv"; sed -n 3p "$csv" | cut -d, -f1-20; } > short.csv
-expect short.csv 'short.csv:3: row has 20 fields, the header has 39 \(truncated row\?\)'
+expect short.csv 'short.csv:3: row has 20 fields, the header has 55 \(truncated row\?\)'
 head -c 700 "$json" > trunc.json
 expect trunc.json 'trunc.json:[0-9]+: invalid JSON: .*'
 
@@ -82,27 +82,35 @@ sed '1s/,cpus,/,/' "$csv" > nocol.csv
 expect nocol.csv "nocol.csv:1: required column 'cpus' is missing from the header"
 
 # Unknown schema versions.
-sed '1s/"schema_version":2,/"schema_version":3,/' "$json" > v3.json
-expect v3.json 'v3.json:1: schema version 3 is not supported \(this rgbench reads versions 1 to 2\)'
-col v3.csv schema_version 3
-expect v3.csv 'v3.csv:4: schema version 3 is not supported \(this rgbench reads versions 1 to 2\)'
+sed '1s/"schema_version":3,/"schema_version":4,/' "$json" > v4.json
+expect v4.json 'v4.json:1: schema version 4 is not supported \(this rgbench reads versions 1 to 3\)'
+col v4.csv schema_version 4
+expect v4.csv 'v4.csv:4: schema version 4 is not supported \(this rgbench reads versions 1 to 3\)'
 
-# Version 1 has no `events` column, version 2 requires it.
+# Version 1 has no `events` column, version 2 requires it; version 3 adds more.
+V3COLS=" run_id virt role baseline interleave delta_ns delta_ci_lo delta_ci_hi cpu_ns_median wall_ns_median discarded lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns "
 col v1row.csv schema_version 1
-expect v1row.csv "v1row.csv:4: column 'events' is not in schema version 1"
-drop_events() { # IN OUT VERSION: the file without its events column, rows set to VERSION
-	awk -F, -v OFS=, -v ver="$3" 'NR==1{for(i=1;i<=NF;i++) if($i=="events") k=i}
-		{s=""; for(i=1;i<=NF;i++) if(i!=k) s=s (s==""&&i==1?"":(i==1?"":OFS)) (NR>1&&i==1?ver:$i); print s}' "$1" > "$2"
+expect v1row.csv "v1row.csv:4: column 'run_id' is not in schema version 1"
+drop_cols() { # IN OUT VERSION DROP: the file without the columns in DROP (" a b "), rows set to VERSION
+	awk -F, -v OFS=, -v ver="$3" -v drop="$4" 'NR==1{for(i=1;i<=NF;i++) if(index(drop, " " $i " ")) k[i]=1}
+		{s=""; n=0; for(i=1;i<=NF;i++) if(!(i in k)) {s=s (n++?OFS:"") (NR>1&&i==1?ver:$i)}; print s}' "$1" > "$2"
 }
-drop_events "$csv" noev.csv 2
+drop_cols "$csv" noev.csv 2 " events$V3COLS"
 expect noev.csv "noev.csv:2: required column 'events' is missing from the header \\(schema version 2\\)"
-sed '1s/"schema_version":2,/"schema_version":1,/' "$json" > v1ev.json
-expect v1ev.json "v1ev.json:3: results\\[0\\]: field 'events' is not in schema version 1"
-# ... and a real version 1 file (the same rows without `events`) is read beside a version 2 one.
-drop_events "$csv" v1.csv 1
+drop_cols "$csv" nov3.csv 3 "$V3COLS"
+expect nov3.csv "nov3.csv:2: required column 'run_id' is missing from the header \\(schema version 3\\)"
+sed '1s/"schema_version":3,/"schema_version":1,/' "$json" > v1ev.json
+expect v1ev.json "v1ev.json:3: results\\[0\\]: field 'run_id' is not in schema version 1"
+# ... and real version 1 and 2 files (the same rows without the newer columns) are read beside a version 3 one.
+drop_cols "$csv" v1.csv 1 " events$V3COLS"
 if ! head -n1 v1.csv | grep -q ',instructions_per_pair,counters,' ||
    ! out=$("$R" compare v1.csv "$good" 2>err.txt) || [[ -s err.txt || -z $out ]]; then
 	echo "FAIL version 1 file refused: $(head -c 300 err.txt)"; fail=1
+fi
+drop_cols "$csv" v2.csv 2 "$V3COLS"
+if ! head -n1 v2.csv | grep -q ',instructions_per_pair,events,counters,' ||
+   ! out=$("$R" compare v2.csv "$good" 2>err.txt) || [[ -s err.txt || -z $out ]]; then
+	echo "FAIL version 2 file refused: $(head -c 300 err.txt)"; fail=1
 fi
 
 # Too big (sparse, never read), binary junk, bad UTF-8.

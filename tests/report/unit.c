@@ -85,7 +85,7 @@ static const char *names[] = {
 static const char *default_value(const char *col)
 {
 	static const struct { const char *c, *v; } d[] = {
-		{ "schema_version", "2" }, { "suite", "user" }, { "guard", "tls" },
+		{ "schema_version", "3" }, { "suite", "user" }, { "guard", "tls" },
 		{ "scenario", "pair" }, { "threads", "2" }, { "batch", "1000" }, { "duty_ns", "0" },
 		{ "repetitions", "5" }, { "ns_median", "1.5" }, { "mops_median", "n/a" },
 		{ "lse", "0" }, { "rseq", "1" }, { "refusals", "0" }, { "ops", "123" },
@@ -95,13 +95,49 @@ static const char *default_value(const char *col)
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
 		if (!strcmp(d[i].c, col))
 			return d[i].v;
-	if (strstr(col, "ns_") == col || strstr(col, "mops_") == col || strstr(col, "_per_"))
+	if (!strcmp(col, "discarded"))
+		return "0";
+	if (strstr(col, "ns_") == col || strstr(col, "mops_") == col || strstr(col, "_per_") ||
+	    strstr(col, "delta_") == col || strstr(col, "lat_") == col || strstr(col, "_ns_median"))
 		return "2.25";
 	return "x";
 }
 
 /* make_csv leaves this column out (a version 1 file has no `events`). */
 static const char *omit_col;
+/* ... and every column newer than this schema version. */
+static int file_version = RG_SCHEMA_VERSION;
+
+/* The version that added a column (the reader's rule, restated). */
+static int col_version(const char *n)
+{
+	static const char *const v3[] = {
+		"run_id", "virt", "role", "baseline", "interleave", "delta_ns", "delta_ci_lo",
+		"delta_ci_hi", "cpu_ns_median", "wall_ns_median", "discarded", "lat_p50_ns",
+		"lat_p90_ns", "lat_p99_ns", "lat_p999_ns", "lat_max_ns",
+	};
+
+	if (!strcmp(n, "events"))
+		return 2;
+	for (size_t i = 0; i < sizeof(v3) / sizeof(v3[0]); i++)
+		if (!strcmp(n, v3[i]))
+			return 3;
+	return 1;
+}
+
+static bool omitted(const char *n)
+{
+	return (omit_col && !strcmp(n, omit_col)) || col_version(n) > file_version;
+}
+
+/* Set the schema_version field of every row of a make_csv() text to v. */
+static void set_row_versions(char *s, char v)
+{
+	char want[4] = { '\n', (char)('0' + RG_SCHEMA_VERSION), ',', 0 };
+
+	for (char *p = s; (p = strstr(p, want)); p++)
+		p[1] = v;
+}
 
 /*
  * A CSV with the header in order (or reversed), an optional extra column, and
@@ -115,7 +151,7 @@ static char *make_csv(bool reversed, bool extra, int nrows, const char *col, con
 	int n = RG_NCOLS;
 
 	for (int k = 0, first = 1; k < n; k++) {
-		if (omit_col && !strcmp(names[reversed ? n - 1 - k : k], omit_col))
+		if (omitted(names[reversed ? n - 1 - k : k]))
 			continue;
 		fprintf(f, "%s%s", first ? "" : ",", names[reversed ? n - 1 - k : k]);
 		first = 0;
@@ -129,7 +165,7 @@ static char *make_csv(bool reversed, bool extra, int nrows, const char *col, con
 			const char *v = default_value(c);
 			char g[32];
 
-			if (omit_col && !strcmp(c, omit_col))
+			if (omitted(c))
 				continue;
 
 			if (!strcmp(c, "guard") && r) {
@@ -187,7 +223,8 @@ static char *make_json(int version, int row_version, bool events)
 	for (int k = 0, first = 1; k < RG_NCOLS; k++) {
 		const char *n = names[k], *kd = kinds[k];
 
-		if (!events && !strcmp(n, "events"))
+		if ((!events && !strcmp(n, "events")) ||
+		    (strcmp(n, "events") && col_version(n) > version))
 			continue;
 		fprintf(f, "%s\"%s\":", first ? "" : ",", n);
 		first = 0;
@@ -208,47 +245,70 @@ static char *make_json(int version, int row_version, bool events)
 	return buf;
 }
 
-/* Version 1 files (no `events`) and version 2 files (`events` required), CSV and JSON. */
+/*
+ * Version 1 files (no `events`), version 2 files (`events` required) and
+ * version 3 files (run id, virt, role, deltas, time bases, latency), CSV and JSON.
+ */
 static void test_versions(void)
 {
 	struct rg_rows rows = { 0 };
 	char err[1024] = "", *s;
 
-	/* CSV, version 1: no events column; the rows read it as empty. */
-	omit_col = "events";
-	s = make_csv(false, false, 2, "schema_version", "1");
-	{
-		/* Both rows version 1. */
-		char *p = s;
-
-		while ((p = strstr(p, "\n2,")))
-			p[1] = '1';
-	}
+	/* CSV, version 1: no events and no version 3 column; the rows read them as empty. */
+	file_version = 1;
+	s = make_csv(false, false, 2, NULL, NULL);
+	set_row_versions(s, '1');
 	CHECK(!rg_read_buffer("v1.csv", s, strlen(s), &rows, err, sizeof(err)), "v1.csv: %s", err);
 	CHECK(rows.n == 2, "v1.csv: %zu rows", rows.n);
 	for (size_t i = 0; i < rows.n; i++) {
 		CHECK(rg_row_i(&rows.v[i], RG_COL_schema_version) == 1, "v1.csv version");
 		CHECK(!strcmp(rg_row_s(&rows.v[i], RG_COL_events), ""), "v1.csv events '%s'",
 		      rg_row_s(&rows.v[i], RG_COL_events));
+		CHECK(isnan(rg_row_d(&rows.v[i], RG_COL_delta_ns)), "v1.csv delta_ns not n/a");
+		CHECK(!strcmp(rg_row_s(&rows.v[i], RG_COL_run_id), ""), "v1.csv run_id");
 	}
 	rg_rows_free(&rows);
 	free(s);
-	/* A version 2 row needs the column. */
+	/* A version 2 row needs events ... */
+	file_version = 2;
+	omit_col = "events";
 	s = make_csv(false, false, 3, NULL, NULL);
+	set_row_versions(s, '2');
 	expect_err("v2.csv", s, strlen(s),
 		   "v2.csv:2: required column 'events' is missing from the header (schema version 2)");
 	free(s);
 	omit_col = NULL;
 
-	/* CSV, version 2: events comes through. */
+	/* CSV, version 2: events comes through, version 3 columns read as n/a. */
 	s = make_csv(false, false, 1, "events", "mem_access=2.010;ll_cache_miss_rd=0.000");
+	set_row_versions(s, '2');
 	CHECK(!rg_read_buffer("v2.csv", s, strlen(s), &rows, err, sizeof(err)), "v2.csv: %s", err);
 	CHECK(rows.n == 1 && !strcmp(rg_row_s(&rows.v[0], RG_COL_events),
 				     "mem_access=2.010;ll_cache_miss_rd=0.000"), "v2.csv events");
+	CHECK(rows.n == 1 && isnan(rg_row_d(&rows.v[0], RG_COL_cpu_ns_median)), "v2.csv cpu_ns n/a");
 	rg_rows_free(&rows);
 	free(s);
+	/* ... and a version 3 row needs every version 3 column. */
+	s = make_csv(false, false, 1, NULL, NULL);
+	expect_err("v3.csv", s, strlen(s),
+		   "v3.csv:2: required column 'run_id' is missing from the header (schema version 3)");
+	free(s);
+	file_version = RG_SCHEMA_VERSION;
 
-	/* JSON, both versions. */
+	/* CSV, version 3: a negative difference is legal, a negative time is not. */
+	s = make_csv(false, false, 1, "delta_ns", "-0.25");
+	CHECK(!rg_read_buffer("v3.csv", s, strlen(s), &rows, err, sizeof(err)), "v3.csv: %s", err);
+	CHECK(rows.n == 1 && rg_row_d(&rows.v[0], RG_COL_delta_ns) == -0.25, "v3.csv delta_ns");
+	rg_rows_free(&rows);
+	free(s);
+	s = make_csv(false, false, 1, "cpu_ns_median", "-0.25");
+	expect_err("v3.csv", s, strlen(s), "column 'cpu_ns_median': negative value -0.25");
+	free(s);
+	s = make_csv(false, false, 1, "status", "noisy");
+	expect_ok("noisy.csv", s, 1);
+	free(s);
+
+	/* JSON, every version. */
 	s = make_json(1, 1, false);
 	CHECK(!rg_read_buffer("v1.json", s, strlen(s), &rows, err, sizeof(err)), "v1.json: %s", err);
 	CHECK(rows.n == 1 && !strcmp(rg_row_s(&rows.v[0], RG_COL_events), ""), "v1.json events");
@@ -258,6 +318,11 @@ static void test_versions(void)
 	CHECK(!rg_read_buffer("v2.json", s, strlen(s), &rows, err, sizeof(err)), "v2.json: %s", err);
 	CHECK(rows.n == 1 && !strcmp(rg_row_s(&rows.v[0], RG_COL_events),
 				     "mem_access=2.010;bus_access=0.500"), "v2.json events");
+	rg_rows_free(&rows);
+	free(s);
+	s = make_json(3, 3, true);
+	CHECK(!rg_read_buffer("v3.json", s, strlen(s), &rows, err, sizeof(err)), "v3.json: %s", err);
+	CHECK(rows.n == 1 && rg_row_d(&rows.v[0], RG_COL_delta_ns) == 1.5, "v3.json delta_ns");
 	rg_rows_free(&rows);
 	free(s);
 	s = make_json(1, 1, true);
@@ -324,11 +389,12 @@ static void test_reader(void)
 		{ "ns_median", "1e999", "is not a number or n/a" },
 		{ "ns_median", "0x10", "is not a number or n/a" },
 		{ "ns_median", " 1", "is not a number or n/a" },
-		{ "schema_version", "3", "b.csv:4: schema version 3 is not supported (this rgbench reads versions 1 to 2)" },
+		{ "schema_version", "4", "b.csv:4: schema version 4 is not supported (this rgbench reads versions 1 to 3)" },
 		{ "schema_version", "0", "b.csv:4: schema version 0 is not supported" },
-		{ "schema_version", "1", "b.csv:4: column 'events' is not in schema version 1" },
+		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
+		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
 		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
-		{ "status", "fine", "is not ok, skipped or error" },
+		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
 		{ "ops", "-1", "is not an unsigned integer" },
 		{ "guard", "tls", "b.csv:4: duplicate row user/tls/pair threads=2 duty_ns=0 batch=1000 (first at line 2)" },
@@ -373,8 +439,8 @@ static void test_reader(void)
 
 	/* JSON */
 	expect_err("j.json", "{\"schema_version\":1,\"results\":[", 31, "j.json:1: invalid JSON:");
-	expect_err("j.json", "{\"schema_version\":3,\"results\":[]}", 33,
-		   "j.json:1: schema version 3 is not supported");
+	expect_err("j.json", "{\"schema_version\":4,\"results\":[]}", 33,
+		   "j.json:1: schema version 4 is not supported");
 	expect_err("j.json", "{\"results\":[]}", 14, "no 'schema_version'");
 	expect_err("j.json", "{\"schema_version\":1,\"schema_version\":1,\"results\":[]}", 52,
 		   "duplicate object key");

@@ -14,6 +14,7 @@ struct rg_env {
 	char cpu_model[RG_ENV_STR];	/* brand string, or decoded MIDR part name */
 	char cpu_part[64];		/* "fam 0x19 model 0x1 step 0x1" / "midr 0x410fd4f0" */
 	char kernel[RG_ENV_STR];	/* uname release */
+	char virt[64];			/* none / kvm / xen / ... / emulated (qemu-user) / unknown */
 	char preempt[32];		/* none/voluntary/full/dynamic(...)/rt/unknown */
 	bool lse;			/* aarch64 LSE atomics usable (always false on x86) */
 	bool rseq;			/* glibc registered rseq for this thread */

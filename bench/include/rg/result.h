@@ -13,7 +13,7 @@
  * Bump RG_SCHEMA_VERSION whenever a column is added, removed, renamed or
  * changes meaning; tests/bench checks the column list against a copy.
  */
-#define RG_SCHEMA_VERSION 2
+#define RG_SCHEMA_VERSION 3
 
 /*
  * RG_RESULT_COLUMNS(X): X(name, kind, "meaning"), in CSV column order.
@@ -22,8 +22,9 @@
  * The README's schema section is checked against this list.
  */
 #define RG_RESULT_COLUMNS(X) \
-	X(schema_version, I, "result schema version (this file: 2)") \
+	X(schema_version, I, "result schema version (this file: 3)") \
 	X(rgbench_version, S, "rgbench version that wrote the row") \
+	X(run_id, S, "one id per run, the same in a run's CSV and JSON (since version 3)") \
 	X(timestamp, S, "run start, UTC, ISO 8601") \
 	X(host, S, "host name") \
 	X(arch, S, "x86_64 or aarch64") \
@@ -31,6 +32,7 @@
 	X(cpu_model, S, "brand string or decoded MIDR part") \
 	X(cpu_part, S, "family/model/stepping or raw MIDR") \
 	X(kernel, S, "kernel release (uname -r)") \
+	X(virt, S, "none, a hypervisor name (kvm, xen, ...), emulated (qemu-user/qemu-tcg) or unknown (since version 3)") \
 	X(lse, B, "aarch64 LSE atomics present") \
 	X(rseq, B, "rseq registered by glibc") \
 	X(preempt, S, "kernel preemption model") \
@@ -38,6 +40,7 @@
 	X(cpus, S, "CPUs the threads ran on, e.g. 0,1") \
 	X(suite, S, "user, bpf or kmod") \
 	X(guard, S, "guard name (bpf: attach type or baseline)") \
+	X(role, S, "what the guard stands for across architectures (guards.def), or n/a (since version 3)") \
 	X(scenario, S, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop, loop-irqsoff, irq-recursion, irq-deferred") \
 	X(threads, I, "threads, producers or kthreads") \
 	X(batch, I, "iterations per batch (bpf: driver batch)") \
@@ -49,6 +52,19 @@
 	X(ns_min, D, "ns per pair, minimum") \
 	X(ns_max, D, "ns per pair, maximum") \
 	X(ns_cv, D, "coefficient of variation of ns per pair (stddev/mean)") \
+	X(baseline, S, "the row delta_ns is measured against (user: noop), or n/a (since version 3)") \
+	X(interleave, S, "how samples were taken against the baseline: rounds, alternating or none (since version 3)") \
+	X(delta_ns, D, "ns per pair (bpf: per event) minus the baseline's, median of paired per-round differences (since version 3)") \
+	X(delta_ci_lo, D, "lower end of the 95% interval of delta_ns (since version 3)") \
+	X(delta_ci_hi, D, "upper end of the 95% interval of delta_ns (since version 3)") \
+	X(cpu_ns_median, D, "ns per pair from thread CPU time, median (since version 3)") \
+	X(wall_ns_median, D, "ns per pair from wall-clock time, median (since version 3)") \
+	X(discarded, I, "samples discarded as disturbed and re-run (since version 3)") \
+	X(lat_p50_ns, D, "latency scenario: ns per pair, 50th percentile of batches (since version 3)") \
+	X(lat_p90_ns, D, "latency scenario: 90th percentile (since version 3)") \
+	X(lat_p99_ns, D, "latency scenario: 99th percentile (since version 3)") \
+	X(lat_p999_ns, D, "latency scenario: 99.9th percentile (since version 3)") \
+	X(lat_max_ns, D, "latency scenario: largest batch (since version 3)") \
 	X(mops_median, D, "million pairs (bpf: events) per second, all threads, median") \
 	X(mops_mean, D, "million pairs per second, mean") \
 	X(mops_stddev, D, "million pairs per second, sample standard deviation") \
@@ -75,6 +91,14 @@ struct rg_result {
 	/* Aggregates; NAN means not measured. rg_result_set_samples() fills them. */
 	long repetitions;
 	double ns_median, ns_mean, ns_stddev, ns_min, ns_max, ns_cv;
+	/* Schema 3: the paired difference against a baseline, and the time bases. */
+	char role[32];
+	char baseline[48];
+	char interleave[16];
+	double delta_ns, delta_ci_lo, delta_ci_hi;
+	double cpu_ns_median, wall_ns_median;
+	long discarded;
+	double lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
 	double mops_median, mops_mean, mops_stddev, mops_per_thread;
 	double cycles_per_pair, instructions_per_pair;
 	char counters[96];
@@ -92,12 +116,16 @@ struct rg_result {
 struct rg_resultset {
 	struct rg_env env;
 	char timestamp[32];
+	char run_id[40];	/* timestamp + random: ties a run's CSV to its JSON */
 	struct rg_result *rows;
 	size_t n, cap;
 };
 
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
 void rg_results_free(struct rg_resultset *rs);
+
+/* A fresh run id (UTC time + 64 random bits); rg_results_init() sets one. */
+void rg_results_new_run_id(struct rg_resultset *rs);
 
 /* Append a row: status "ok", all doubles NAN, counters and events "n/a". NULL on ENOMEM. */
 struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
