@@ -50,7 +50,7 @@ void rg_results_new_run_id(struct rg_resultset *rs)
 	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(rs->run_id, sizeof(rs->run_id), "%s-%02x%02x%02x%02x%02x%02x%02x%02x", stamp,
+	snprintf(rs->run_id, sizeof(rs->run_id), "%.16s-%02x%02x%02x%02x%02x%02x%02x%02x", stamp,
 		 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
 }
 
@@ -162,6 +162,60 @@ double rg_stat_stddev(const double *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		s += (v[i] - m) * (v[i] - m);
 	return sqrt(s / (double)(n - 1));
+}
+
+/* xorshift64*: a small fixed-seed generator for the bootstrap (reproducible intervals). */
+static uint64_t boot_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+int rg_stat_paired_delta(const double *x, const double *base, size_t n,
+			 double *median, double *lo, double *hi)
+{
+	double *d, *res, *meds;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+	*median = *lo = *hi = NAN;
+	if (!n)
+		return 0;
+	d = malloc(n * sizeof(*d));
+	res = malloc(n * sizeof(*res));
+	meds = malloc(RG_BOOT_RESAMPLES * sizeof(*meds));
+	if (!d || !res || !meds) {
+		free(d);
+		free(res);
+		free(meds);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		d[i] = x[i] - base[i];
+	*median = rg_stat_median(d, n);
+	if (n >= 2) {
+		for (size_t b = 0; b < RG_BOOT_RESAMPLES; b++) {
+			for (size_t i = 0; i < n; i++)
+				res[i] = d[boot_next(&seed) % n];
+			qsort(res, n, sizeof(*res), cmp_double);
+			meds[b] = n % 2 ? res[n / 2] : (res[n / 2 - 1] + res[n / 2]) / 2.0;
+		}
+		qsort(meds, RG_BOOT_RESAMPLES, sizeof(*meds), cmp_double);
+		*lo = meds[(size_t)(0.025 * RG_BOOT_RESAMPLES)];
+		*hi = meds[(size_t)(0.975 * RG_BOOT_RESAMPLES) - 1];
+	}
+	free(d);
+	free(res);
+	free(meds);
+	return 0;
+}
+
+int rg_result_set_delta(struct rg_result *r, const char *baseline,
+			const double *x, const double *base, size_t n)
+{
+	copy_str(r->baseline, sizeof(r->baseline), baseline);
+	return rg_stat_paired_delta(x, base, n, &r->delta_ns, &r->delta_ci_lo, &r->delta_ci_hi);
 }
 
 static double *dup_samples(const double *v, size_t n)

@@ -162,4 +162,23 @@ double rg_stat_median(const double *v, size_t n);
 double rg_stat_mean(const double *v, size_t n);
 double rg_stat_stddev(const double *v, size_t n);	/* sample (n-1); NAN when n < 2 */
 
+/*
+ * The paired difference of n samples taken in the same rounds (or windows):
+ * d[i] = x[i] - base[i]. *median is the median of d; [*lo, *hi] its 95%
+ * percentile-bootstrap interval (RG_BOOT_RESAMPLES resamples of d with a fixed
+ * seed, so the same data always gives the same interval). n == 1 gives the one
+ * difference and an n/a (NAN) interval; n == 0 all NAN. 0 or -ENOMEM.
+ */
+#define RG_BOOT_RESAMPLES 2000
+int rg_stat_paired_delta(const double *x, const double *base, size_t n,
+			 double *median, double *lo, double *hi);
+
+/*
+ * Fill r's baseline, delta_ns, delta_ci_lo and delta_ci_hi from per-round
+ * values of the row (x) and of its baseline (base), round i against round i.
+ * 0 or -ENOMEM.
+ */
+int rg_result_set_delta(struct rg_result *r, const char *baseline,
+			const double *x, const double *base, size_t n);
+
 #endif /* RG_RESULT_H */
