@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <memory>
@@ -21,6 +22,27 @@ using benchmark::BenchmarkReporter;
 /* The format the user asked the library to print in, "" when none. */
 std::string g_format;
 size_t g_registered;
+
+/*
+ * A session may call RunSpecifiedBenchmarks() many times (rgbench runs one
+ * round at a time). The library would print its header and open
+ * --benchmark_out again on every call, truncating the file; so the binding
+ * keeps the display and file reporters for the whole session, gives them the
+ * context once and finalizes them in rg_gb_finish().
+ */
+std::string g_out, g_out_format = "json";
+std::ofstream g_out_file;
+std::unique_ptr<BenchmarkReporter> g_display, g_file;
+bool g_context_done, g_session;
+
+BenchmarkReporter *make_reporter(const std::string &fmt)
+{
+	if (fmt == "console")
+		return new benchmark::ConsoleReporter();
+	if (fmt == "json")
+		return new benchmark::JSONReporter();
+	return nullptr;
+}
 
 benchmark::State &S(struct rg_gb_state *st)
 {
@@ -40,23 +62,42 @@ class CReporter : public BenchmarkReporter {
 public:
 	CReporter(rg_gb_report_fn fn, void *ctx) : fn_(fn), ctx_(ctx)
 	{
-		if (g_format == "console")
-			inner_.reset(new benchmark::ConsoleReporter());
-		else if (g_format == "json")
-			inner_.reset(new benchmark::JSONReporter());
+		if (!g_session) {
+			g_session = true;
+			g_display.reset(make_reporter(g_format));
+			if (!g_out.empty()) {
+				g_out_file.open(g_out);
+				g_file.reset(make_reporter(g_out_format));
+				if (g_file && g_out_file) {
+					g_file->SetOutputStream(&g_out_file);
+					g_file->SetErrorStream(&g_out_file);
+				} else {
+					std::cerr << "rgbench: cannot write --benchmark_out=" << g_out
+						  << "\n";
+					g_file.reset();
+				}
+			}
+		}
 	}
 
 	bool ReportContext(const Context &context) override
 	{
-		return inner_ ? inner_->ReportContext(context) : true;
+		if (g_context_done)
+			return true;
+		g_context_done = true;
+		if (g_file)
+			g_file->ReportContext(context);
+		return g_display ? g_display->ReportContext(context) : true;
 	}
 
 	void ReportRuns(const std::vector<Run> &runs) override
 	{
 		std::vector<const Run *> reps;
 
-		if (inner_)
-			inner_->ReportRuns(runs);
+		if (g_display)
+			g_display->ReportRuns(runs);
+		if (g_file)
+			g_file->ReportRuns(runs);
 		for (const Run &r : runs)
 			if (r.run_type == Run::RT_Iteration)
 				reps.push_back(&r);
@@ -64,11 +105,8 @@ public:
 			deliver(*reps[i], i + 1 == reps.size());
 	}
 
-	void Finalize() override
-	{
-		if (inner_)
-			inner_->Finalize();
-	}
+	/* Once per session, in rg_gb_finish(). */
+	void Finalize() override {}
 
 private:
 	void deliver(const Run &r, bool last)
@@ -98,7 +136,6 @@ private:
 
 	rg_gb_report_fn fn_;
 	void *ctx_;
-	std::unique_ptr<BenchmarkReporter> inner_;
 };
 
 } // namespace
@@ -137,10 +174,30 @@ extern "C" {
 int rg_gb_initialize(int *argc, char **argv)
 {
 	static const char fmt[] = "--benchmark_format=";
+	static const char out[] = "--benchmark_out=";
+	static const char out_fmt[] = "--benchmark_out_format=";
+	int k = 1;
 
-	for (int i = 1; i < *argc; i++)
+	/* --benchmark_out(_format) are the binding's (see g_out); the rest the library's. */
+	for (int i = 1; i < *argc; i++) {
 		if (!strncmp(argv[i], fmt, sizeof(fmt) - 1))
 			g_format = argv[i] + sizeof(fmt) - 1;
+		if (!strncmp(argv[i], out, sizeof(out) - 1) && argv[i][sizeof(out) - 1]) {
+			g_out = argv[i] + sizeof(out) - 1;
+			continue;
+		}
+		if (!strncmp(argv[i], out_fmt, sizeof(out_fmt) - 1)) {
+			std::string f = argv[i] + sizeof(out_fmt) - 1;
+
+			if (f == "json" || f == "console") {
+				g_out_format = f;
+				continue;
+			}
+		}
+		argv[k++] = argv[i];
+	}
+	*argc = k;
+	argv[k] = nullptr;
 	/*
 	 * The library explains a malformed value on std::cerr and leaves the
 	 * flag unrecognised; the caller reports that in one line of its own.
@@ -235,6 +292,24 @@ size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx)
 	CReporter rep(on_run, ctx);
 
 	return benchmark::RunSpecifiedBenchmarks(&rep);
+}
+
+void rg_gb_finish(void)
+{
+	if (g_display)
+		g_display->Finalize();
+	if (g_file)
+		g_file->Finalize();
+	g_display.reset();
+	g_file.reset();
+	if (g_out_file.is_open())
+		g_out_file.close();
+	g_session = g_context_done = false;
+}
+
+uint64_t rg_gb_max_iterations(const struct rg_gb_state *st)
+{
+	return static_cast<uint64_t>(S(st).max_iterations);
 }
 
 bool rg_gb_library_display(void)

@@ -50,8 +50,8 @@ static void usage(FILE *f)
 "  --threads n,m,...         thread counts for the threads scenario\n"
 "  --cpus list               CPUs to use, e.g. 0,2 or 0-3 (default: all allowed,\n"
 "                            cores first, then SMT siblings, then packages)\n"
-"  --repetitions n           repetitions per benchmark\n"
-"  --min-time s              minimum seconds per repetition\n"
+"  --repetitions n           interleaved rounds (samples) per benchmark\n"
+"  --min-time s              seconds per benchmark per round\n"
 "  --batch n                 iterations per call of the measured loop (4096)\n"
 "  --duty ns,ns,...          work between pairs for the duty scenario\n"
 "  --out file.csv            CSV output (default results/<host>-<time>.csv)\n"
@@ -307,7 +307,9 @@ int main(int argc, char **argv)
 	long reps = -1, batch = 4096;
 	double min_time = -1;
 	bool do_list = false, want_json = false, no_bpf = false, quiet = false;
-	bool sel_guards = false, sel_scen = false, gb_min_time = false, gb_reps = false;
+	bool sel_guards = false, sel_scen = false;
+	double gb_min_time = 0;
+	long gb_reps = 0;
 	char **gb_argv;
 	int gb_argc = 1;
 	struct rg_env env;
@@ -341,8 +343,11 @@ int main(int argc, char **argv)
 			if (!strncmp(a, "--benchmark_format=", 19) && strcmp(a + 19, "console") &&
 			    strcmp(a + 19, "json"))
 				die_usage("%s: rgbench shows the library's report as console or json only", a);
-			gb_min_time |= !strncmp(a, "--benchmark_min_time", 20);
-			gb_reps |= !strncmp(a, "--benchmark_repetitions", 23);
+			/* Read here too: they set rgbench's rounds and chunk time. */
+			if (!strncmp(a, "--benchmark_min_time=", 21))
+				gb_min_time = parse_double("--benchmark_min_time", a + 21, 1e-6, 3600);
+			if (!strncmp(a, "--benchmark_repetitions=", 24))
+				gb_reps = parse_long("--benchmark_repetitions", a + 24, 1, 1000);
 			gb_argv[gb_argc++] = argv[i];
 			continue;
 		}
@@ -446,8 +451,9 @@ int main(int argc, char **argv)
 	}
 
 	/* Profiles: quick / default / full. */
-	static const double prof_min_time[3] = { 0.005, 0.02, 0.2 };
-	static const int prof_reps[3] = { 3, 5, 10 };
+	/* Rounds of every benchmark and the chunk time per round (docs/bench.md). */
+	static const double prof_min_time[3] = { 0.005, 0.01, 0.05 };
+	static const int prof_reps[3] = { 5, 11, 21 };
 	static const int prof_duty[3][5] = { { 0, 50 }, { 0, 10, 50, 200 }, { 0, 10, 50, 200, 1000 } };
 	static const int prof_nduty[3] = { 2, 4, 5 };
 
@@ -474,8 +480,8 @@ int main(int argc, char **argv)
 		memcpy(cfg.duty_ns, prof_duty[profile], sizeof(prof_duty[profile]));
 		cfg.nduty = prof_nduty[profile];
 	}
-	cfg.repetitions = reps > 0 ? (int)reps : gb_reps ? 0 : prof_reps[profile];
-	cfg.min_time = min_time > 0 ? min_time : gb_min_time ? 0 : prof_min_time[profile];
+	cfg.repetitions = reps > 0 ? (int)reps : gb_reps ? (int)gb_reps : prof_reps[profile];
+	cfg.min_time = min_time > 0 ? min_time : gb_min_time > 0 ? gb_min_time : prof_min_time[profile];
 	cfg.batch = (uint64_t)batch;
 	cfg.native_noop = true;
 	cfg.stop = &g_stop;

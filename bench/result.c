@@ -59,6 +59,8 @@ void rg_results_free(struct rg_resultset *rs)
 	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->rows[i].samples_ns);
 		free(rs->rows[i].samples_mops);
+		free(rs->rows[i].samples_wall_ns);
+		free(rs->rows[i].samples_delta_ns);
 	}
 	free(rs->rows);
 	rs->rows = NULL;
@@ -228,6 +230,31 @@ static double *dup_samples(const double *v, size_t n)
 	if (d)
 		memcpy(d, v, n * sizeof(*d));
 	return d;
+}
+
+int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
+				const double *x, const double *base, size_t n)
+{
+	double *w = dup_samples(wall_ns, n), *d = NULL;
+
+	if (wall_ns && n && !w)
+		return -ENOMEM;
+	if (x && base && n) {
+		d = malloc(n * sizeof(*d));
+		if (!d) {
+			free(w);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			d[i] = x[i] - base[i];
+	}
+	free(r->samples_wall_ns);
+	free(r->samples_delta_ns);
+	r->samples_wall_ns = w;
+	r->samples_delta_ns = d;
+	if (w)
+		r->wall_ns_median = rg_stat_median(w, n);
+	return 0;
 }
 
 int rg_result_set_samples(struct rg_result *r, const double *ns,
@@ -417,7 +444,11 @@ static void write_row(FILE *f, enum fmt fmt, const struct rg_resultset *rs,
 		put_samples(f, r->samples_ns, r->nsamples);
 		fputs(",\"samples_mops\":", f);
 		put_samples(f, r->samples_mops, r->nsamples);
-		fputc('}', f);
+		fputs(",\"samples_wall_ns\":", f);
+		put_samples(f, r->samples_wall_ns, r->nsamples);
+		fputs(",\"samples_delta_ns\":", f);
+		put_samples(f, r->samples_delta_ns, r->nsamples);
+		fprintf(f, ",\"work_units\":%ld}", r->work_units);
 	}
 }
 

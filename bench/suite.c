@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The userspace scenarios: cases built from the guard registry, run through the C binding, turned into result rows. */
+/* The userspace scenarios: cases built from the guard registry, run in interleaved rounds through the C binding, turned into result rows. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "counters.h"
 #include "native_noop.h"
@@ -39,10 +42,30 @@ int rg_scenario_find(const char *name)
 
 enum loop_kind { LOOP_PAIR, LOOP_DUTY, LOOP_NESTED, LOOP_NATIVE };
 
+/* What one thread measured around its part of one run (written by that thread only). */
+struct tmeas {
+	double cpu0, wall0, cpu1, wall1;	/* ns: CLOCK_THREAD_CPUTIME_ID, CLOCK_MONOTONIC */
+	long iv0, iv1;				/* involuntary context switches, RUSAGE_THREAD */
+	uint64_t done;				/* pairs between the two stamps */
+	bool have0, have1;
+};
+
+/* One run (attempt) of a case, as on_run() computed it from the threads' stamps. */
+struct attempt {
+	bool ok;
+	double cpu_ns, wall_ns, mops;	/* per pair per thread (CPU, wall); all threads */
+	double ratio;			/* the lowest CPU/wall of its threads */
+	long iv;			/* involuntary switches, all threads */
+	uint64_t ops, refusals;
+	double cycles, instructions, ev[RG_PMU_MAX_EVENTS];
+	bool counted_all, ev_all;
+};
+
 /* One benchmark: a guard in a scenario with its parameters, and what it measured. */
 struct bcase {
 	char name[192];			/* Google Benchmark name */
 	char scenario[32];		/* result row scenario */
+	int group;			/* cases measured in the same rounds (same scenario, threads, duty) */
 	const struct rg_guard_info *gi;
 	enum loop_kind loop;
 	int threads;
@@ -51,6 +74,7 @@ struct bcase {
 	uint32_t work;
 	long duty_ns;
 	uint64_t batch;
+	uint64_t chunk;			/* pairs per thread per round, fixed by the calibration run */
 	bool skipped;
 	char reason[256];
 	struct rg_guard g;
@@ -60,25 +84,36 @@ struct bcase {
 	const char *ev_why;		/* NULL when the extra events work */
 	/* Written by the threads of a run. */
 	int seen_cpu[RG_MAX_CPUS];
-	/* Accumulated over repetitions by the report callback. */
-	double *ns, *mops;
+	struct tmeas *tm;		/* [threads] */
+	/* The last run, filled by on_run(). */
+	struct attempt cur;
+	bool reported;			/* the library ran it at least once (not filtered out) */
+	bool active;			/* still measured in the rounds */
+	/* Kept samples, one per round, in round order. */
+	double *ns, *wall, *mops;
 	size_t nrep;
+	long discarded;			/* runs thrown away as disturbed and re-run */
+	size_t nnoisy;			/* rounds kept disturbed after the last re-run */
+	double worst_ratio;
+	long worst_iv;
 	double cycles, instructions;
 	bool counted_all;
-	double ev[RG_PMU_MAX_EVENTS];	/* extra events, summed like cycles */
+	double ev[RG_PMU_MAX_EVENTS];
 	bool ev_all;
 	uint64_t refusals, ops;
 	bool error;
 	char errmsg[256];
-	bool reported;
-	volatile bool started;		/* a repetition began before any interrupt */
+	volatile bool started;		/* a run began before any interrupt */
 };
 
 struct suite {
 	const struct rg_suite_cfg *cfg;
 	struct bcase *c;
 	size_t n, cap;
+	int ngroups;
 	size_t nrun_total, ndone;
+	uint64_t rng;
+	int fake_disturb;		/* RG_TEST_DISTURB: 0 none, 1 first run of a round, 2 every run */
 };
 
 /* ---- in the benchmark threads ----------------------------------------- */
@@ -86,6 +121,39 @@ struct suite {
 static __thread struct rg_counters tl_ctr;
 static __thread struct rg_events tl_ev;
 static __thread uint64_t tl_refused;
+
+static double ts_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static long ivcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+/* Outermost first: the switch count, then CPU time, then wall time ... */
+static void stamp_begin(struct tmeas *m)
+{
+	m->iv0 = ivcsw();
+	m->cpu0 = ts_ns(CLOCK_THREAD_CPUTIME_ID);
+	m->wall0 = ts_ns(CLOCK_MONOTONIC);
+	m->have0 = true;
+}
+
+/* ... and in the reverse order at the end. */
+static void stamp_end(struct tmeas *m)
+{
+	m->wall1 = ts_ns(CLOCK_MONOTONIC);
+	m->cpu1 = ts_ns(CLOCK_THREAD_CPUTIME_ID);
+	m->iv1 = ivcsw();
+	m->have1 = m->have0;
+}
 
 static void case_prologue(struct rg_gb_state *st, void *arg)
 {
@@ -96,17 +164,10 @@ static void case_prologue(struct rg_gb_state *st, void *arg)
 	memset(&tl_ctr, 0, sizeof(tl_ctr));
 	memset(&tl_ev, 0, sizeof(tl_ev));
 	tl_refused = 0;
+	memset(&c->tm[t], 0, sizeof(c->tm[t]));
 	if (*c->stop) {
-		/*
-		 * Interrupted. A benchmark that already ran a repetition runs
-		 * the rest through empty: Google Benchmark aborts when one
-		 * benchmark's repetitions report different iteration counts.
-		 * One that never started fails at once (cheap, and its
-		 * repetitions all report the same count), and so does the
-		 * native loop, whose counts have no batch overshoot.
-		 */
-		if (!c->started || c->loop == LOOP_NATIVE)
-			rg_gb_skip_with_error(st, "interrupted");
+		/* Interrupted: every run is a single repetition, so fail it at once. */
+		rg_gb_skip_with_error(st, "interrupted");
 		return;
 	}
 	c->started = true;
@@ -126,6 +187,9 @@ static void case_prologue(struct rg_gb_state *st, void *arg)
 		rg_events_start(&tl_ev);
 	if (!c->ctr_why && rg_counters_open(&tl_ctr) == 0)
 		rg_counters_start(&tl_ctr);
+	/* The native loop has no hook inside: its region starts here (one thread only). */
+	if (c->loop == LOOP_NATIVE)
+		stamp_begin(&c->tm[t]);
 }
 
 static void case_epilogue(struct rg_gb_state *st, void *arg)
@@ -135,6 +199,10 @@ static void case_epilogue(struct rg_gb_state *st, void *arg)
 	double cycles, instructions, ev[RG_PMU_MAX_EVENTS];
 	bool counted = tl_ctr.open, ev_counted = tl_ev.open;
 
+	if (c->loop == LOOP_NATIVE && c->tm[t].have0) {
+		stamp_end(&c->tm[t]);
+		c->tm[t].done = rg_gb_iterations(st);
+	}
 	rg_counters_stop(&tl_ctr, &cycles, &instructions);
 	rg_counters_close(&tl_ctr);
 	rg_events_stop(&tl_ev, ev);
@@ -165,12 +233,29 @@ static void case_epilogue(struct rg_gb_state *st, void *arg)
 }
 
 /*
- * The measured function: one call of the guard's loop per batch (the only
- * indirect call, outside the loop), the stop flag checked between batches.
- * After an error the while() still runs once: it passes the library's
- * start/stop barriers that the other threads wait on. Once interrupted, the
- * remaining batches are run through empty (see case_prologue); the results
- * are thrown away anyway.
+ * The measured region of one thread: from the first batch the library grants
+ * (after its start barrier) to the end of the batch that completes the run's
+ * iterations (before its stop barrier), so neither barrier wait is in the
+ * thread's wall time. One call of the guard's loop per batch (the only
+ * indirect call, outside the loop); the stop flag is checked between batches.
+ */
+#define MEASURED_LOOP(call)						\
+	do {								\
+		if (!rg_gb_keep_running_batch(st, n))			\
+			break;						\
+		stamp_begin(m);						\
+		do {							\
+			if (rg_likely(!*stop))				\
+				refused += (call);			\
+			done += n;					\
+			if (done >= max && !m->have1)			\
+				stamp_end(m);				\
+		} while (rg_gb_keep_running_batch(st, n));		\
+	} while (0)
+
+/*
+ * The measured function. After an error the while() still runs once: it
+ * passes the library's start/stop barriers that the other threads wait on.
  */
 static void case_run(struct rg_gb_state *st, void *arg)
 {
@@ -180,31 +265,26 @@ static void case_run(struct rg_gb_state *st, void *arg)
 	const uint64_t n = c->batch;
 	const uint32_t work = c->work;
 	volatile sig_atomic_t *stop = c->stop;
-	uint64_t refused = 0;
+	uint64_t refused = 0, done = 0, max;
+	struct tmeas *m;
 
 	case_prologue(st, arg);
+	m = &c->tm[rg_gb_thread_index(st)];
+	max = rg_gb_max_iterations(st);
 	switch (c->loop) {
 	case LOOP_PAIR:
-		while (rg_gb_keep_running_batch(st, n)) {
-			if (rg_likely(!*stop))
-				refused += L->pair(g, n);
-		}
+		MEASURED_LOOP(L->pair(g, n));
 		break;
 	case LOOP_DUTY:
-		while (rg_gb_keep_running_batch(st, n)) {
-			if (rg_likely(!*stop))
-				refused += L->duty(g, n, work);
-		}
+		MEASURED_LOOP(L->duty(g, n, work));
 		break;
 	case LOOP_NESTED:
-		while (rg_gb_keep_running_batch(st, n)) {
-			if (rg_likely(!*stop))
-				refused += L->nested(g, n);
-		}
+		MEASURED_LOOP(L->nested(g, n));
 		break;
 	case LOOP_NATIVE:
 		break;
 	}
+	m->done = done;
 	tl_refused = refused;
 	case_epilogue(st, arg);
 }
@@ -236,6 +316,7 @@ static struct bcase *new_case(struct suite *s, const struct rg_guard_info *gi,
 	c->stop = s->cfg->stop;
 	c->counted_all = true;
 	c->ev_all = true;
+	c->worst_ratio = INFINITY;
 	snprintf(c->name, sizeof(c->name), "user/%s/%s/t%d", scenario, gi->name, threads);
 	return c;
 }
@@ -251,88 +332,86 @@ static bool per_cpu(const struct rg_guard_info *gi)
 	return gi->needs & RG_NEEDS_PIN;
 }
 
-static int build(struct suite *s, const uint32_t *duty_units)
+/*
+ * Cases are built group by group: every guard of one scenario at one thread
+ * count, duty level and slot layout forms a group, and a group's cases are
+ * measured in the same rounds (pair-native-cxx is in the pair group).
+ */
+static int build(struct suite *s)
 {
 	const struct rg_suite_cfg *cfg = s->cfg;
 	int maxt = cfg->ncpus;
 
 	for (int sc = 0; sc < RG_SC__COUNT; sc++) {
+		int nsub = sc == RG_SC_duty ? cfg->nduty : sc == RG_SC_threads ? cfg->nthread_counts
+			   : sc == RG_SC_falseshare ? 2 : 1;
+
 		if (!cfg->scenario[sc])
 			continue;
-		for (int id = 0; id < RG_GUARD__COUNT; id++) {
-			const struct rg_guard_info *gi = &rg_guards[id];
-			const char *why = NULL;
-			bool avail;
-			struct bcase *c;
+		for (int k = 0; k < nsub; k++, s->ngroups++) {
+			for (int id = 0; id < RG_GUARD__COUNT; id++) {
+				const struct rg_guard_info *gi = &rg_guards[id];
+				const char *why = NULL;
+				bool avail;
+				struct bcase *c = NULL;
+				size_t first = s->n;
 
-			if (!cfg->guard[id] && id != RG_GUARD_noop)
-				continue;
-			avail = rg_guard_available(gi, &why);
-			switch (sc) {
-			case RG_SC_pair:
-				if (id == RG_GUARD_noop && cfg->native_noop) {
-					c = new_case(s, gi, "pair-native-cxx", LOOP_NATIVE, 1);
-					if (!c)
-						return -1;
-					c->batch = 1;	/* the library's loop checks every iteration */
-				}
-				c = new_case(s, gi, "pair", LOOP_PAIR, 1);
-				if (!c)
-					return -1;
-				if (!avail)
-					skip_case(c, "%s", why);
-				break;
-			case RG_SC_nested:
-				c = new_case(s, gi, "nested", LOOP_NESTED, 1);
-				if (!c)
-					return -1;
-				if (!avail)
-					skip_case(c, "%s", why);
-				break;
-			case RG_SC_duty:
-				for (int d = 0; d < cfg->nduty; d++) {
+				if (!cfg->guard[id] && id != RG_GUARD_noop)
+					continue;
+				avail = rg_guard_available(gi, &why);
+				switch (sc) {
+				case RG_SC_pair:
+					if (id == RG_GUARD_noop && cfg->native_noop) {
+						c = new_case(s, gi, "pair-native-cxx", LOOP_NATIVE, 1);
+						if (!c)
+							return -1;
+						c->batch = 1;	/* the library's loop checks every iteration */
+					}
+					c = new_case(s, gi, "pair", LOOP_PAIR, 1);
+					break;
+				case RG_SC_nested:
+					c = new_case(s, gi, "nested", LOOP_NESTED, 1);
+					break;
+				case RG_SC_duty:
 					c = new_case(s, gi, "duty", LOOP_DUTY, 1);
 					if (!c)
 						return -1;
-					c->duty_ns = cfg->duty_ns[d];
-					c->work = duty_units[d];
+					c->duty_ns = cfg->duty_ns[k];
 					snprintf(c->name, sizeof(c->name), "user/duty/%s/t1/duty:%d",
-						 gi->name, cfg->duty_ns[d]);
-					if (!avail)
-						skip_case(c, "%s", why);
-				}
-				break;
-			case RG_SC_threads:
-				for (int k = 0; k < cfg->nthread_counts; k++) {
+						 gi->name, cfg->duty_ns[k]);
+					break;
+				case RG_SC_threads:
 					c = new_case(s, gi, "threads", LOOP_PAIR, cfg->thread_counts[k]);
-					if (!c)
-						return -1;
-					if (!avail)
-						skip_case(c, "%s", why);
-				}
-				break;
-			case RG_SC_falseshare:
-				for (int packed = 1; packed >= 0; packed--) {
-					c = new_case(s, gi, packed ? "falseshare-packed" : "falseshare-padded",
+					break;
+				case RG_SC_falseshare:
+					c = new_case(s, gi, k == 0 ? "falseshare-packed" : "falseshare-padded",
 						     LOOP_PAIR, maxt);
 					if (!c)
 						return -1;
-					c->stride = packed ? sizeof(uint32_t) : RG_CACHELINE;
-					if (!avail)
-						skip_case(c, "%s", why);
-					else if (maxt < 2)
+					c->stride = k == 0 ? sizeof(uint32_t) : RG_CACHELINE;
+					if (avail && maxt < 2)
 						skip_case(c, "%s", "needs at least 2 CPUs");
-					else if (!per_cpu(gi) && id != RG_GUARD_noop)
+					else if (avail && !per_cpu(gi) && id != RG_GUARD_noop)
 						skip_case(c, "%s", "not a per-CPU guard: slot layout does not apply");
+					break;
 				}
-				break;
+				if (!c)
+					return -1;
+				if (!avail)
+					skip_case(c, "%s", why);
+				for (size_t i = first; i < s->n; i++) {
+					s->c[i].group = s->ngroups;
+					s->c[i].tm = calloc((size_t)s->c[i].threads, sizeof(*s->c[i].tm));
+					if (!s->c[i].tm)
+						return -1;
+				}
 			}
 		}
 	}
 	return 0;
 }
 
-/* ---- results ------------------------------------------------------------ */
+/* ---- one run of a set of cases through the library -------------------- */
 
 static struct bcase *find_case(struct suite *s, const char *name)
 {
@@ -351,82 +430,237 @@ static void cpu_list(const struct bcase *c, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, t ? ",%d" : "%d", c->seen_cpu[t]);
 }
 
+static void case_fail(struct bcase *c, const char *msg)
+{
+	if (!c->error) {
+		c->error = true;
+		snprintf(c->errmsg, sizeof(c->errmsg), "%s", msg);
+	}
+	c->active = false;
+}
+
+/*
+ * A run as the library reports it: ns per pair from each thread's own CPU
+ * time (averaged over threads), wall time beside it, and whether any thread
+ * was descheduled (CPU/wall below RG_SUITE_MIN_CPU_WALL or an involuntary
+ * context switch).
+ */
 static void on_run(const struct rg_gb_run *run, bool last, void *ctx)
 {
 	struct suite *s = ctx;
 	struct bcase *c = find_case(s, run->name);
-	double ns, mops, counted;
+	struct attempt *a;
+	double cpu = 0, wall = 0, wall_max = 0;
+	uint64_t total = 0;
 
+	(void)last;
 	if (!c)
 		return;
-	if (run->error || run->iterations <= 0 || run->real_time_s <= 0) {
-		if (!c->error) {
-			c->error = true;
-			snprintf(c->errmsg, sizeof(c->errmsg), "%s",
-				 run->error ? run->error_message : "no iterations measured");
-		}
-	} else {
-		double *nns = realloc(c->ns, (c->nrep + 1) * sizeof(double));
-		double *nmops = nns ? realloc(c->mops, (c->nrep + 1) * sizeof(double)) : NULL;
+	c->reported = true;
+	a = &c->cur;
+	memset(a, 0, sizeof(*a));
+	if (run->error || run->iterations <= 0) {
+		case_fail(c, run->error ? run->error_message : "no iterations measured");
+		return;
+	}
+	a->ratio = INFINITY;
+	for (int t = 0; t < c->threads; t++) {
+		const struct tmeas *m = &c->tm[t];
+		double tc = m->cpu1 - m->cpu0, tw = m->wall1 - m->wall0;
 
-		if (nns)
-			c->ns = nns;
-		if (nmops)
-			c->mops = nmops;
-		if (!nns || !nmops) {
-			c->error = true;
-			snprintf(c->errmsg, sizeof(c->errmsg), "out of memory");
+		if (!m->have1 || !m->done || tw <= 0 || m->iv0 < 0 || m->iv1 < 0) {
+			case_fail(c, "a thread measured nothing (no CPU/wall time or getrusage failed)");
 			return;
 		}
-		/* iterations are all threads' together; real time is per thread. */
-		ns = run->real_time_s * 1e9 * (double)run->threads / (double)run->iterations;
-		mops = (double)run->iterations / run->real_time_s / 1e6;
-		c->ns[c->nrep] = ns;
-		c->mops[c->nrep] = mops;
-		c->nrep++;
-		c->ops += (uint64_t)run->iterations;
-		c->refusals += (uint64_t)llround(rg_gb_run_counter(run, "refusals", 0));
-		counted = rg_gb_run_counter(run, "counted_threads", 0);
-		if (counted < (double)run->threads)
-			c->counted_all = false;
-		c->cycles += rg_gb_run_counter(run, "cycles", 0);
-		c->instructions += rg_gb_run_counter(run, "instructions", 0);
-		if (rg_gb_run_counter(run, "events_threads", 0) < (double)run->threads)
-			c->ev_all = false;
-		for (size_t i = 0; i < rg_events_list()->n; i++) {
-			char name[8];
+		cpu += tc / (double)m->done;
+		wall += tw / (double)m->done;
+		wall_max = fmax(wall_max, tw);
+		a->ratio = fmin(a->ratio, tc / tw);
+		a->iv += m->iv1 - m->iv0;
+		total += m->done;
+	}
+	a->cpu_ns = cpu / c->threads;
+	a->wall_ns = wall / c->threads;
+	a->mops = (double)total / wall_max * 1e3;
+	a->ops = total;
+	a->refusals = (uint64_t)llround(rg_gb_run_counter(run, "refusals", 0));
+	a->counted_all = rg_gb_run_counter(run, "counted_threads", 0) >= (double)run->threads;
+	a->cycles = rg_gb_run_counter(run, "cycles", 0);
+	a->instructions = rg_gb_run_counter(run, "instructions", 0);
+	a->ev_all = rg_gb_run_counter(run, "events_threads", 0) >= (double)run->threads;
+	for (size_t i = 0; i < rg_events_list()->n; i++) {
+		char name[8];
 
-			snprintf(name, sizeof(name), "ev%zu", i);
-			c->ev[i] += rg_gb_run_counter(run, name, 0);
+		snprintf(name, sizeof(name), "ev%zu", i);
+		a->ev[i] = rg_gb_run_counter(run, name, 0);
+	}
+	a->ok = true;
+}
+
+/*
+ * Register set[0..n) in that order, one repetition each, and run them: with
+ * calib, for at least min_time (the library picks the iterations); else for
+ * each case's fixed chunk of pairs per thread. 0, or -1 (message printed).
+ */
+static int run_set(struct suite *s, struct bcase **set, size_t n, bool calib)
+{
+	rg_gb_clear();
+	for (size_t i = 0; i < n; i++) {
+		struct bcase *c = set[i];
+		struct rg_gb_options o = {
+			.threads = c->threads,
+			.repetitions = 1,
+			.min_time = calib ? s->cfg->min_time : 0,
+			.iterations = calib ? 0 : (int64_t)c->chunk,
+		};
+		int err;
+
+		c->cur.ok = false;
+		if (c->loop == LOOP_NATIVE)
+			err = rg_native_noop_register(c->name, &o, case_prologue, case_epilogue, c);
+		else
+			err = rg_gb_register(c->name, case_run, c, &o);
+		if (err) {
+			fprintf(stderr, "rgbench: cannot register %s: %s\n", c->name, strerror(-err));
+			return -1;
 		}
 	}
-	if (!last)
-		return;
-	c->reported = true;
-	s->ndone++;
-	if (s->cfg->progress) {
-		char cpus[64];
+	rg_gb_run_all(on_run, s);
+	rg_gb_clear();
+	return 0;
+}
 
-		cpu_list(c, cpus, sizeof(cpus));
-		if (c->error)
-			fprintf(s->cfg->progress, "[%3zu/%zu] %-44s error: %s\n", s->ndone,
-				s->nrun_total, run->name, c->errmsg);
-		else {
-			double cv = 100.0 * rg_stat_stddev(c->ns, c->nrep) / rg_stat_mean(c->ns, c->nrep);
-			char cvb[16] = "  n/a ";
+/* ---- rounds ------------------------------------------------------------ */
 
-			if (!isnan(cv))
-				snprintf(cvb, sizeof(cvb), "%5.2f%%", cv);
-			fprintf(s->cfg->progress,
-				"[%3zu/%zu] %-44s %8.3f ns/pair  cv %s  %9.2f Mops/s  cpus %s\n",
-				s->ndone, s->nrun_total, run->name, rg_stat_median(c->ns, c->nrep),
-				cvb, rg_stat_median(c->mops, c->nrep), cpus);
-		}
-		fflush(s->cfg->progress);
+static uint64_t rng_next(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545f4914f6cdd1dull;
+}
+
+static void shuffle(struct suite *s, struct bcase **v, size_t n)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = rng_next(&s->rng) % i;
+		struct bcase *t = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = t;
 	}
 }
 
-static int add_row(struct rg_resultset *rs, struct bcase *c)
+static int push(double **v, size_t n, double x)
+{
+	double *nv = realloc(*v, (n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -1;
+	nv[n] = x;
+	*v = nv;
+	return 0;
+}
+
+/* Keep the case's last run as this round's sample. */
+static int commit(struct bcase *c, bool disturbed)
+{
+	const struct attempt *a = &c->cur;
+
+	if (push(&c->ns, c->nrep, a->cpu_ns) || push(&c->wall, c->nrep, a->wall_ns) ||
+	    push(&c->mops, c->nrep, a->mops)) {
+		case_fail(c, "out of memory");
+		return -1;
+	}
+	c->nrep++;
+	if (disturbed) {
+		c->nnoisy++;
+		c->worst_ratio = fmin(c->worst_ratio, a->ratio);
+		c->worst_iv = a->iv > c->worst_iv ? a->iv : c->worst_iv;
+	}
+	c->ops += a->ops;
+	c->refusals += a->refusals;
+	c->counted_all &= a->counted_all;
+	c->cycles += a->cycles;
+	c->instructions += a->instructions;
+	c->ev_all &= a->ev_all;
+	for (size_t i = 0; i < rg_events_list()->n; i++)
+		c->ev[i] += a->ev[i];
+	return 0;
+}
+
+/*
+ * One round of a group: every active case once, in a fresh random order.
+ * A run whose threads were descheduled is discarded (counted) and run again
+ * right after the others, up to RG_SUITE_RETRIES times; the last run is kept
+ * either way, and a kept disturbed run makes the row `noisy`.
+ */
+static int run_round(struct suite *s, struct bcase **set, size_t n)
+{
+	shuffle(s, set, n);
+	for (int attempt = 0; n && !*s->cfg->stop; attempt++) {
+		size_t again = 0;
+
+		if (run_set(s, set, n, false))
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			struct bcase *c = set[i];
+			bool disturbed;
+
+			if (!c->cur.ok) {
+				case_fail(c, "not run (filtered out of a round?)");
+				continue;
+			}
+			/* RG_TEST_DISTURB: one fake involuntary switch, for the tests. */
+			if (s->fake_disturb == 2 || (s->fake_disturb == 1 && attempt == 0))
+				c->cur.iv++;
+			disturbed = c->cur.ratio < RG_SUITE_MIN_CPU_WALL || c->cur.iv > 0;
+			if (disturbed && attempt < RG_SUITE_RETRIES) {
+				c->discarded++;
+				set[again++] = c;
+				continue;
+			}
+			if (commit(c, disturbed))
+				return -1;
+		}
+		n = again;
+	}
+	return 0;
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+static void progress_line(struct suite *s, const struct bcase *c, const struct bcase *base)
+{
+	FILE *f = s->cfg->progress;
+	char cpus[64], cvb[16] = "  n/a ", dl[64] = "";
+
+	s->ndone++;
+	if (!f)
+		return;
+	if (c->error || !c->nrep) {
+		fprintf(f, "[%3zu/%zu] %-44s error: %s\n", s->ndone, s->nrun_total, c->name,
+			c->error ? c->errmsg : "not run");
+		return;
+	}
+	cpu_list(c, cpus, sizeof(cpus));
+	double cv = 100.0 * rg_stat_stddev(c->ns, c->nrep) / rg_stat_mean(c->ns, c->nrep);
+
+	if (!isnan(cv))
+		snprintf(cvb, sizeof(cvb), "%5.2f%%", cv);
+	if (base && base != c && base->nrep == c->nrep && !base->error) {
+		double d, lo, hi;
+
+		if (!rg_stat_paired_delta(c->ns, base->ns, c->nrep, &d, &lo, &hi))
+			snprintf(dl, sizeof(dl), "  delta %+.3f [%+.3f, %+.3f]", d, lo, hi);
+	}
+	fprintf(f, "[%3zu/%zu] %-44s %8.3f ns/pair%s  cv %s  wall %.3f  %zu rounds, %ld discarded%s  cpus %s\n",
+		s->ndone, s->nrun_total, c->name, rg_stat_median(c->ns, c->nrep), dl, cvb,
+		rg_stat_median(c->wall, c->nrep), c->nrep, c->discarded,
+		c->nnoisy ? "  NOISY" : "", cpus);
+}
+
+static int add_row(struct rg_resultset *rs, struct bcase *c, const struct bcase *base)
 {
 	const char *gname = c->gi->name;
 	struct rg_result *r;
@@ -440,6 +674,7 @@ static int add_row(struct rg_resultset *rs, struct bcase *c)
 	r->threads = c->threads;
 	r->batch = (long)c->batch;
 	r->duty_ns = c->duty_ns;
+	r->work_units = c->work;
 	if (c->skipped) {
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");
@@ -447,6 +682,7 @@ static int add_row(struct rg_resultset *rs, struct bcase *c)
 	}
 	snprintf(r->pinning, sizeof(r->pinning), "hwloc");
 	cpu_list(c, r->cpus, sizeof(r->cpus));
+	r->discarded = c->discarded;
 	if (c->error || !c->nrep) {
 		snprintf(r->status, sizeof(r->status), "error");
 		snprintf(r->reason, sizeof(r->reason), "%s", c->error ? c->errmsg : "not run");
@@ -456,6 +692,21 @@ static int add_row(struct rg_resultset *rs, struct bcase *c)
 	}
 	if (rg_result_set_samples(r, c->ns, c->mops, c->nrep))
 		return -ENOMEM;
+	snprintf(r->interleave, sizeof(r->interleave), "rounds");
+	r->cpu_ns_median = r->ns_median;
+	if (base && !base->error && base->nrep == c->nrep) {
+		if (rg_result_set_delta(r, "noop", c->ns, base->ns, c->nrep) ||
+		    rg_result_set_round_samples(r, c->wall, c->ns, base->ns, c->nrep))
+			return -ENOMEM;
+	} else if (rg_result_set_round_samples(r, c->wall, NULL, NULL, c->nrep)) {
+		return -ENOMEM;
+	}
+	if (c->nnoisy) {
+		snprintf(r->status, sizeof(r->status), "noisy");
+		snprintf(r->reason, sizeof(r->reason),
+			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches)",
+			 c->nnoisy, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
+	}
 	r->refusals = c->refusals;
 	r->ops = c->ops;
 	if (c->ctr_why) {
@@ -485,10 +736,7 @@ static int add_row(struct rg_resultset *rs, struct bcase *c)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return ts_ns(CLOCK_MONOTONIC) * 1e-9;
 }
 
 /* ns per iteration that `units` of work add to the noop pair loop (best of 3, >= 2 ms each). */
@@ -543,27 +791,107 @@ uint32_t rg_suite_duty_units(int cpu, long target_ns)
 
 /* ---- the run ------------------------------------------------------------ */
 
+/* The group's C-binding noop: every row's baseline. */
+static struct bcase *group_noop(struct suite *s, int group)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->c[i].group == group && s->c[i].gi->id == RG_GUARD_noop &&
+		    s->c[i].loop != LOOP_NATIVE && !s->c[i].skipped)
+			return &s->c[i];
+	return NULL;
+}
+
+static int run_group(struct suite *s, int group, struct bcase **set)
+{
+	const struct rg_suite_cfg *cfg = s->cfg;
+	size_t n = 0, first = SIZE_MAX;
+	struct bcase *base = group_noop(s, group);
+	uint32_t units = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->c[i].group != group)
+			continue;
+		first = first == SIZE_MAX ? i : first;
+		if (!s->c[i].skipped)
+			set[n++] = &s->c[i];
+	}
+	if (!n || *cfg->stop)
+		return 0;
+	if (set[0]->loop == LOOP_DUTY) {
+		/* Calibrated right before the group's rounds, not once for the whole run. */
+		units = rg_suite_duty_units(cfg->cpus[0], set[0]->duty_ns);
+		rg_topo_unpin_self();
+		for (size_t i = 0; i < n; i++)
+			set[i]->work = units;
+	}
+	if (cfg->progress) {
+		fprintf(cfg->progress, "rgbench: %s: %zu benchmarks in %d interleaved rounds",
+			set[0]->loop == LOOP_NATIVE ? "pair" : set[0]->scenario, n, cfg->repetitions);
+		if (set[0]->loop == LOOP_DUTY)
+			fprintf(cfg->progress, " (duty %ld ns target: %u work units)", set[0]->duty_ns,
+				units);
+		if (set[0]->threads > 1)
+			fprintf(cfg->progress, " (%d threads)", set[0]->threads);
+		fputc('\n', cfg->progress);
+		fflush(cfg->progress);
+	}
+	/* Calibration and warm-up: the library finds a run of at least min_time. */
+	if (run_set(s, set, n, true))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct bcase *c = set[i];
+		double want;
+
+		if (!c->reported)
+			continue;	/* --benchmark_filter left it out: no row */
+		if (c->error)
+			continue;
+		if (!c->cur.ok) {
+			case_fail(c, "calibration run measured nothing");
+			continue;
+		}
+		want = cfg->min_time * 1e9 / fmax(c->cur.cpu_ns, 1e-3);
+		c->chunk = (uint64_t)ceil(fmin(want, 1e12) / (double)c->batch) * c->batch;
+		if (c->chunk < c->batch)
+			c->chunk = c->batch;
+		c->active = true;
+	}
+	for (int r = 0; r < cfg->repetitions && !*cfg->stop; r++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (set[i]->active)
+				set[m++] = set[i];
+		if (run_round(s, set, m))
+			return -1;
+	}
+	for (size_t i = first; i < s->n && !*cfg->stop; i++)
+		if (s->c[i].group == group && !s->c[i].skipped && s->c[i].reported)
+			progress_line(s, &s->c[i], base);
+	return 0;
+}
+
 int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 {
 	struct suite s = { .cfg = cfg };
 	const char *ctr_why = rg_counters_probe();
 	const char *ev_why = rg_events_probe();
-	uint32_t duty_units[RG_MAX_DUTY] = { 0 };
 	bool printed_skip[RG_GUARD__COUNT] = { false };
+	struct bcase **set = NULL;
+	const char *knob = getenv("RG_TEST_DISTURB");
+	double est = 0;
 	int rc = 0;
 
-	if (cfg->scenario[RG_SC_duty]) {
-		for (int d = 0; d < cfg->nduty && !*cfg->stop; d++)
-			duty_units[d] = rg_suite_duty_units(cfg->cpus[0], cfg->duty_ns[d]);
-		rg_topo_unpin_self();
-		if (cfg->progress) {
-			fprintf(cfg->progress, "rgbench: duty calibration on CPU %d:", cfg->cpus[0]);
-			for (int d = 0; d < cfg->nduty; d++)
-				fprintf(cfg->progress, " %d ns = %u units;", cfg->duty_ns[d], duty_units[d]);
-			fputc('\n', cfg->progress);
-		}
+	if (cfg->repetitions < 1 || !(cfg->min_time > 0)) {
+		fprintf(stderr, "rgbench: the suite needs rounds >= 1 and a chunk time > 0\n");
+		return -1;
 	}
-	if (build(&s, duty_units)) {
+	if (knob && *knob)
+		s.fake_disturb = !strcmp(knob, "every") ? 2 : !strcmp(knob, "first") ? 1 : 0;
+	if (getrandom(&s.rng, sizeof(s.rng), 0) != (ssize_t)sizeof(s.rng))
+		s.rng = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	s.rng |= 1;
+	if (build(&s)) {
 		fprintf(stderr, "rgbench: out of memory\n");
 		rc = -1;
 		goto out;
@@ -572,15 +900,8 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		fprintf(cfg->progress, "rgbench: counters %s\n", ctr_why);
 	if (cfg->progress && ev_why)
 		fprintf(cfg->progress, "rgbench: events %s\n", ev_why);
-	rg_gb_clear();
 	for (size_t i = 0; i < s.n; i++) {
 		struct bcase *c = &s.c[i];
-		struct rg_gb_options o = {
-			.threads = c->threads,
-			.repetitions = cfg->repetitions,
-			.min_time = cfg->min_time,
-		};
-		int err;
 
 		if (c->skipped) {
 			/* Once per guard; every skipped case is still a row. */
@@ -598,24 +919,35 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 			goto out;
 		}
 		c->g_ready = true;
-		if (c->loop == LOOP_NATIVE)
-			err = rg_native_noop_register(c->name, &o, case_prologue, case_epilogue, c);
-		else
-			err = rg_gb_register(c->name, case_run, c, &o);
-		if (err) {
-			fprintf(stderr, "rgbench: cannot register %s: %s\n", c->name, strerror(-err));
+		s.nrun_total++;
+		/* The calibration run is about 2-3 chunks, then one chunk per round. */
+		est += (cfg->repetitions + 3) * cfg->min_time;
+	}
+	if (cfg->progress) {
+		fprintf(cfg->progress,
+			"rgbench: %zu benchmarks in %d groups, %d interleaved rounds of ~%g ms each: about %.0f s\n",
+			s.nrun_total, s.ngroups, cfg->repetitions, cfg->min_time * 1e3, est);
+		fflush(cfg->progress);
+	}
+	set = calloc(s.n ? s.n : 1, sizeof(*set));
+	if (!set) {
+		fprintf(stderr, "rgbench: out of memory\n");
+		rc = -1;
+		goto out;
+	}
+	for (int g = 0; g < s.ngroups && !*cfg->stop; g++) {
+		if (run_group(&s, g, set)) {
 			rc = -1;
 			goto out;
 		}
-		s.nrun_total++;
 	}
-	rg_gb_run_all(on_run, &s);
+	rg_gb_finish();
 	rg_topo_unpin_self();
 	for (size_t i = 0; i < s.n; i++) {
 		/* Cases filtered out by --benchmark_filter leave no row. */
 		if (!s.c[i].skipped && !s.c[i].reported)
 			continue;
-		if (add_row(rs, &s.c[i])) {
+		if (add_row(rs, &s.c[i], group_noop(&s, s.c[i].group))) {
 			fprintf(stderr, "rgbench: out of memory\n");
 			rc = -1;
 			goto out;
@@ -624,11 +956,14 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 	rc = (int)s.ndone;
 out:
 	rg_gb_clear();
+	free(set);
 	for (size_t i = 0; i < s.n; i++) {
 		if (s.c[i].g_ready)
 			rg_guard_fini(&s.c[i].g);
 		free(s.c[i].ns);
+		free(s.c[i].wall);
 		free(s.c[i].mops);
+		free(s.c[i].tm);
 	}
 	free(s.c);
 	return rc;

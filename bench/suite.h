@@ -33,6 +33,22 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
 #define RG_MAX_THREAD_COUNTS 64
 #define RG_MAX_DUTY 16
 
+/*
+ * The timing model. Every case of a group (one scenario at one thread count,
+ * duty level and slot layout, noop included) is measured in `repetitions`
+ * rounds; a round runs each case once for a chunk of about min_time, in a
+ * fresh random order. Each thread stamps its own CPU time
+ * (CLOCK_THREAD_CPUTIME_ID), wall time and involuntary context switches
+ * (getrusage(RUSAGE_THREAD)) around its measured region. A run in which a
+ * thread's CPU/wall is below RG_SUITE_MIN_CPU_WALL or that saw an
+ * involuntary switch is discarded and run again, at most RG_SUITE_RETRIES
+ * times per case and round; the last run is then kept and the row is
+ * `noisy`. RG_TEST_DISTURB=first|every (tests) adds one fake involuntary
+ * switch to the first run of every case and round, or to every run.
+ */
+#define RG_SUITE_RETRIES 3
+#define RG_SUITE_MIN_CPU_WALL 0.95
+
 struct rg_suite_cfg {
 	bool guard[RG_GUARD__COUNT];	/* noop is always added */
 	bool scenario[RG_SC__COUNT];
@@ -42,22 +58,23 @@ struct rg_suite_cfg {
 	int nthread_counts;
 	int duty_ns[RG_MAX_DUTY];
 	int nduty;
-	int repetitions;		/* 0: leave it to --benchmark_repetitions */
-	double min_time;		/* 0: leave it to --benchmark_min_time */
+	int repetitions;		/* interleaved rounds (>= 1) */
+	double min_time;		/* seconds per case per round (> 0) */
 	uint64_t batch;			/* iterations per call of the measured loop */
 	bool native_noop;		/* also the C++ `for (auto _ : state)` noop */
-	FILE *progress;			/* a line per benchmark; NULL: silent */
+	FILE *progress;			/* a line per group and per benchmark; NULL: silent */
 	volatile sig_atomic_t *stop;	/* set asynchronously: stop at the next batch */
 };
 
 /*
- * Register every case, run them through Google Benchmark and append one row
- * per case (ok, error or skipped) to rs. Returns the number of benchmarks
- * run, or -1 when setup failed (message printed).
+ * Build every case, run them group by group in interleaved rounds through
+ * Google Benchmark and append one row per case (ok, noisy, error or skipped)
+ * to rs, each with its paired difference against the group's noop. Returns
+ * the number of benchmarks run, or -1 when setup failed (message printed).
  */
 int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs);
 
-/* rg_work() units that add target_ns per pair on cpu (the duty calibration). */
+/* rg_work() units that add target_ns per pair on cpu (the duty calibration; leaves the caller pinned). */
 uint32_t rg_suite_duty_units(int cpu, long target_ns);
 
 #endif /* RG_BENCH_SUITE_H */

@@ -59,6 +59,8 @@ int64_t rg_gb_range(const struct rg_gb_state *st, size_t i);
 int rg_gb_thread_index(const struct rg_gb_state *st);
 int rg_gb_threads(const struct rg_gb_state *st);
 uint64_t rg_gb_iterations(const struct rg_gb_state *st);
+/* Iterations each thread runs in this run (the library's max_iterations). */
+uint64_t rg_gb_max_iterations(const struct rg_gb_state *st);
 /* A user counter: values of all threads are summed; reported per run. */
 void rg_gb_set_counter(struct rg_gb_state *st, const char *name, double v);
 /* Mark the run failed; the function must return without more batches. */
@@ -103,6 +105,14 @@ typedef void (*rg_gb_report_fn)(const struct rg_gb_run *run, bool last_of_benchm
  * Returns the number of benchmarks run.
  */
 size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx);
+
+/*
+ * rg_gb_run_all() may be called many times (e.g. one round of registrations
+ * at a time): the library's display and the --benchmark_out file get the
+ * context once and every run of every call; rg_gb_finish() ends them (the
+ * closing of the JSON file). Call it once after the last rg_gb_run_all().
+ */
+void rg_gb_finish(void);
 
 /* True when --benchmark_format made the library print its own report to stdout. */
 bool rg_gb_library_display(void);

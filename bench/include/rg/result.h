@@ -111,6 +111,14 @@ struct rg_result {
 	double *samples_ns;
 	double *samples_mops;
 	size_t nsamples;
+	/*
+	 * JSON only, beside samples_ns (same length and order, NULL when not
+	 * measured): wall-clock ns per pair, and the paired difference against
+	 * the baseline of each round (may be negative).
+	 */
+	double *samples_wall_ns;
+	double *samples_delta_ns;
+	long work_units;	/* JSON only: rg_work() units per pair (duty), else 0 */
 };
 
 struct rg_resultset {
@@ -180,5 +188,14 @@ int rg_stat_paired_delta(const double *x, const double *base, size_t n,
  */
 int rg_result_set_delta(struct rg_result *r, const char *baseline,
 			const double *x, const double *base, size_t n);
+
+/*
+ * Keep n per-round wall-clock samples (fills wall_ns_median) and the per-round
+ * differences x[i] - base[i] against the baseline (either may be NULL) for
+ * the JSON keys samples_wall_ns and samples_delta_ns. n must be the row's
+ * nsamples. 0 or -ENOMEM.
+ */
+int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
+				const double *x, const double *base, size_t n);
 
 #endif /* RG_RESULT_H */
