@@ -859,9 +859,10 @@ static int run_group(struct suite *s, int group, struct bcase **set)
 	for (int r = 0; r < cfg->repetitions && !*cfg->stop; r++) {
 		size_t m = 0;
 
-		for (size_t i = 0; i < n; i++)
-			if (set[i]->active)
-				set[m++] = set[i];
+		/* run_round() reorders and reuses set[]: take the group afresh. */
+		for (size_t i = first; i < s->n; i++)
+			if (s->c[i].group == group && s->c[i].active)
+				set[m++] = &s->c[i];
 		if (run_round(s, set, m))
 			return -1;
 	}

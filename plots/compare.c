@@ -42,9 +42,16 @@ static void usage(FILE *f)
 	      "BASE, NEW, FILE: result files (.csv/.json) or directories of them.\n", f);
 }
 
+/* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). */
 static bool row_ok(const struct rg_row *r)
 {
-	return r && !strcmp(rg_row_s(r, RG_COL_status), "ok");
+	return r && (!strcmp(rg_row_s(r, RG_COL_status), "ok") ||
+		     !strcmp(rg_row_s(r, RG_COL_status), "noisy"));
+}
+
+static bool row_noisy(const struct rg_row *r)
+{
+	return r && !strcmp(rg_row_s(r, RG_COL_status), "noisy");
 }
 
 /* The suite's main metric, or the other one when only that is measured on both sides. */
@@ -137,7 +144,22 @@ struct res {
 	char a[48], b[48], a_short[24], b_short[24], chg[24], fac[24], pv[24], verdict[320];
 	char note_short[16];	/* the commit log's p column when there is no p */
 	const char *test;	/* "exact", "normal" or "" */
+	bool paired;		/* tested on per-round differences against the baseline */
 };
+
+/*
+ * Rows measured in interleaved rounds carry, per round, their difference
+ * against the baseline of the same round (samples_delta_ns): the test then
+ * compares those, so drift within each run cancels out. Only when both rows
+ * were measured that way against the same baseline.
+ */
+static bool round_paired(const struct rg_row *a, const struct rg_row *b)
+{
+	return a->n_delta && b->n_delta && a->n_delta == a->n_ns && b->n_delta == b->n_ns &&
+	       !strcmp(rg_row_s(a, RG_COL_interleave), "rounds") &&
+	       !strcmp(rg_row_s(b, RG_COL_interleave), "rounds") &&
+	       !strcmp(rg_row_s(a, RG_COL_baseline), rg_row_s(b, RG_COL_baseline));
+}
 
 static void value_text(char *full, size_t fs, char *shrt, size_t ss, const struct rg_row *r,
 		       const struct metric *m, double v, double s)
@@ -225,6 +247,13 @@ static void compute(const struct cmp *c, const char *alabel, bool ratio_mode, st
 	else
 		r->factor = r->vb > 0 ? r->va / r->vb : NAN;
 	fmt_factor(r->fac, sizeof(r->fac), r->factor);
+	if (!ratio_mode && r->m == &M_NS && round_paired(a, b)) {
+		xa = a->samples_delta_ns;
+		xb = b->samples_delta_ns;
+		r->na = a->n_delta;
+		r->nb = b->n_delta;
+		r->paired = true;
+	}
 	if (!r->na || !r->nb) {
 		snprintf(r->verdict, sizeof(r->verdict), "n/a (no samples)");
 		snprintf(r->pv, sizeof(r->pv), "n/a");
@@ -245,14 +274,31 @@ static void compute(const struct cmp *c, const char *alabel, bool ratio_mode, st
 		r->test = t.exact ? "exact" : "normal";
 		fmt_p(p, sizeof(p), t.p);
 		snprintf(r->pv, sizeof(r->pv), "%s", p);
-		better = r->m->higher_better ? r->vb > r->va : r->vb < r->va;
+		double da = r->va, db = r->vb;
+
+		if (r->paired) {
+			/* The direction of the tested quantity: the delta against the baseline. */
+			da = rg_row_d(a, RG_COL_delta_ns);
+			db = rg_row_d(b, RG_COL_delta_ns);
+		}
+		better = r->m->higher_better ? db > da : db < da;
 		if (t.p >= ALPHA)
-			snprintf(r->verdict, sizeof(r->verdict), "no significant change (p=%s)", p);
-		else if (r->vb == r->va)
-			snprintf(r->verdict, sizeof(r->verdict), "differs (p=%s)", p);
+			snprintf(r->verdict, sizeof(r->verdict), "no significant change (p=%s%s)", p,
+				 r->paired ? ", per-round deltas" : "");
+		else if (db == da)
+			snprintf(r->verdict, sizeof(r->verdict), "differs (p=%s%s)", p,
+				 r->paired ? ", per-round deltas" : "");
 		else
-			snprintf(r->verdict, sizeof(r->verdict), "%s (p%s%s)",
-				 better ? "faster" : "slower", *p == '<' ? "" : "=", p);
+			snprintf(r->verdict, sizeof(r->verdict), "%s (p%s%s%s)",
+				 better ? "faster" : "slower", *p == '<' ? "" : "=", p,
+				 r->paired ? ", per-round deltas" : "");
+		if (row_noisy(a) || row_noisy(b)) {
+			size_t l = strlen(r->verdict);
+
+			snprintf(r->verdict + l, sizeof(r->verdict) - l, "; noisy in %s",
+				 row_noisy(a) && row_noisy(b) ? "both" : row_noisy(a) ? alabel
+				 : ratio_mode ? "this row" : "new");
+		}
 	}
 }
 
@@ -486,6 +532,50 @@ static void header_lines(struct lines *l, const struct side *A, const struct sid
 	}
 }
 
+/*
+ * Say when paired rows were not measured the same way: a different
+ * interleave (rounds, alternating, none) or, for rounds, a different number
+ * of rounds. Their samples then do not mean the same thing, and the test
+ * falls back to (or mixes) per-repetition values.
+ */
+static void interleave_lines(struct lines *l, const struct cmp *v, size_t n)
+{
+	size_t nmode = 0, ncount = 0;
+	const struct cmp *em = NULL, *ec = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rg_row *a = v[i].a, *b = v[i].b;
+
+		if (!a || !b || !row_ok(a) || !row_ok(b))
+			continue;
+		if (strcmp(rg_row_s(a, RG_COL_interleave), rg_row_s(b, RG_COL_interleave))) {
+			em = em ? em : &v[i];
+			nmode++;
+		} else if (!strcmp(rg_row_s(a, RG_COL_interleave), "rounds") &&
+			   rg_row_i(a, RG_COL_repetitions) != rg_row_i(b, RG_COL_repetitions)) {
+			ec = ec ? ec : &v[i];
+			ncount++;
+		}
+	}
+	if (nmode) {
+		char key[160];
+
+		rg_row_key_text(em->b, key, sizeof(key));
+		addl(l, "note: %zu row%s not interleaved the same way (e.g. %s: base %s, new %s): "
+			"tested on per-repetition values, drift between the runs is not removed",
+		     nmode, nmode == 1 ? "" : "s", key, rg_row_s(em->a, RG_COL_interleave),
+		     rg_row_s(em->b, RG_COL_interleave));
+	}
+	if (ncount) {
+		char key[160];
+
+		rg_row_key_text(ec->b, key, sizeof(key));
+		addl(l, "note: %zu row%s measured in a different number of rounds (e.g. %s: base %lld, new %lld)",
+		     ncount, ncount == 1 ? "" : "s", key, rg_row_i(ec->a, RG_COL_repetitions),
+		     rg_row_i(ec->b, RG_COL_repetitions));
+	}
+}
+
 /* "host (cpu model)" for --across-hosts column labels. */
 static void host_label(const struct side *s, char *buf, size_t size, bool with_cpu)
 {
@@ -652,6 +742,12 @@ static int emit_commit(FILE *f, const struct cmp *v, size_t n, const char *la, c
 		   "than %d a side; n/a: no per-repetition samples).\n",
 		ratio_mode ? "ratio: value / baseline." : "speedup: base/new (ns), new/base (M/s).",
 		RG_MWU_MIN_SAMPLES);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].paired) {
+			fputs("Rows measured in interleaved rounds on both sides: the test\n"
+			      "is over the per-round deltas against their baseline.\n", f);
+			break;
+		}
 	ret = 0;
 out:
 	rg_table_free(&t);
@@ -829,6 +925,8 @@ int rg_compare_main(int argc, char **argv)
 		goto fail;
 	}
 	header_lines(&hl, &A, baseline ? NULL : &B, across);
+	if (!baseline)
+		interleave_lines(&hl, v, n);
 	if (baseline)
 		addl(&hl, "every guard relative to '%s' on the same suite/scenario/threads/duty",
 		     baseline);

@@ -107,6 +107,8 @@ static void row_free(struct rg_row *r)
 			free(r->v[c].s);
 	free(r->samples_ns);
 	free(r->samples_mops);
+	free(r->samples_wall_ns);
+	free(r->samples_delta_ns);
 }
 
 void rg_rows_free(struct rg_rows *rows)
@@ -716,8 +718,9 @@ static int *json_result_lines(const char *buf, size_t len, size_t n)
 	return lines;
 }
 
+/* A per-repetition array; only differences (allow_negative) may be below 0. */
 static int json_samples(struct ctx *c, int line, json_t *o, const char *key,
-			double **out, size_t *n)
+			double **out, size_t *n, bool allow_negative)
 {
 	json_t *a = json_object_get(o, key), *e;
 	size_t i;
@@ -740,8 +743,9 @@ static int json_samples(struct ctx *c, int line, json_t *o, const char *key,
 		if (!json_is_number(e))
 			return fail(c, line, "'%s'[%zu] is not a number", key, i);
 		v = json_number_value(e);
-		if (!isfinite(v) || v < 0)
-			return fail(c, line, "'%s'[%zu] is negative or not finite", key, i);
+		if (!isfinite(v) || (v < 0 && !allow_negative))
+			return fail(c, line, "'%s'[%zu] is %s", key, i,
+				    isfinite(v) ? "negative" : "not finite");
 		(*out)[(*n)++] = v;
 	}
 	return 0;
@@ -873,8 +877,12 @@ static int read_json(struct ctx *c, const char *buf, size_t len)
 			     r->v[RG_COL_schema_version].i, version);
 			goto out;
 		}
-		if (json_samples(c, line, e, "samples_ns", &r->samples_ns, &r->n_ns) ||
-		    json_samples(c, line, e, "samples_mops", &r->samples_mops, &r->n_mops))
+		if (json_samples(c, line, e, "samples_ns", &r->samples_ns, &r->n_ns, false) ||
+		    json_samples(c, line, e, "samples_mops", &r->samples_mops, &r->n_mops, false) ||
+		    json_samples(c, line, e, "samples_wall_ns", &r->samples_wall_ns, &r->n_wall,
+				 false) ||
+		    json_samples(c, line, e, "samples_delta_ns", &r->samples_delta_ns,
+				 &r->n_delta, true))
 			goto out;
 	}
 	ret = 0;

@@ -36,6 +36,9 @@ struct rg_row {
 	union rg_val v[RG_NCOLS];
 	double *samples_ns, *samples_mops;	/* JSON only; NULL when absent */
 	size_t n_ns, n_mops;
+	/* JSON only (user suite, schema 3): wall ns per round, round-paired difference against the baseline. */
+	double *samples_wall_ns, *samples_delta_ns;
+	size_t n_wall, n_delta;
 };
 
 struct rg_rows {
