@@ -155,7 +155,9 @@ struct res {
  */
 static bool round_paired(const struct rg_row *a, const struct rg_row *b)
 {
+	/* The baseline's own deltas are all 0: its row is tested on its samples. */
 	return a->n_delta && b->n_delta && a->n_delta == a->n_ns && b->n_delta == b->n_ns &&
+	       strcmp(rg_row_s(a, RG_COL_guard), rg_row_s(a, RG_COL_baseline)) &&
 	       !strcmp(rg_row_s(a, RG_COL_interleave), "rounds") &&
 	       !strcmp(rg_row_s(b, RG_COL_interleave), "rounds") &&
 	       !strcmp(rg_row_s(a, RG_COL_baseline), rg_row_s(b, RG_COL_baseline));

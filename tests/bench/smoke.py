@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""Smoke: every scenario for every available guard runs briefly; CSV and JSON parse back with sane values."""
+"""Smoke: every scenario for every available guard runs briefly; CSV and JSON parse back with sane values and consistent rounds, CPU/wall times and paired deltas."""
 import math
 import os
 import re
+import statistics
 import tempfile
 
 import rgtest
@@ -55,6 +56,12 @@ def num(s):
     return float("nan") if s == "n/a" else float(s)
 
 
+# JSON keys beside the columns: per-round samples (CPU ns, Mops/s, wall ns, delta) and work units.
+EXTRA_KEYS = {"samples_ns", "samples_mops", "samples_wall_ns", "samples_delta_ns", "work_units"}
+NOISY = re.compile(r"\d+ of \d+ rounds still disturbed after 3 re-runs \(lowest thread CPU/wall "
+                   r"\d+\.\d\d, up to \d+ involuntary switches\)")
+
+
 seen = {}
 for i, (row, jrow) in enumerate(zip(rows, jrows)):
     key = (row["guard"], row["scenario"], int(row["threads"]), int(row["duty_ns"]))
@@ -65,7 +72,7 @@ for i, (row, jrow) in enumerate(zip(rows, jrows)):
         c.check(col in jrow, f"{where}: JSON lacks {col}")
         c.check(row[col] != "" or col in ("reason",) or row["status"] == "skipped" and col == "cpus",
                 f"{where}: empty {col}")
-    c.check(set(jrow) == set(columns) | {"samples_ns", "samples_mops"},
+    c.check(set(jrow) == set(columns) | EXTRA_KEYS,
             f"{where}: JSON keys {sorted(set(jrow) - set(columns))}")
     c.check(int(row["schema_version"]) == version and row["suite"] == "user", f"{where}: identity")
     c.check(row["arch"] == expect_arch, f"{where}: arch {row['arch']}")
@@ -74,8 +81,11 @@ for i, (row, jrow) in enumerate(zip(rows, jrows)):
     if row["status"] == "skipped":
         c.check(row["reason"] != "", f"{where}: skipped without a reason")
         continue
-    c.check(row["status"] == "ok", f"{where}: status {row['status']} ({row['reason']})")
-    if row["status"] != "ok":
+    # noisy: measured, but some round was still disturbed after the re-runs (this
+    # machine is shared); the values are there and the reason says so.
+    c.check(row["status"] == "ok" or row["status"] == "noisy" and NOISY.fullmatch(row["reason"]),
+            f"{where}: status {row['status']} ({row['reason']})")
+    if row["status"] not in ("ok", "noisy"):
         continue
     g, sc, t = row["guard"], row["scenario"], int(row["threads"])
     ns = [num(row[k]) for k in ("ns_min", "ns_median", "ns_max", "ns_mean")]
@@ -135,7 +145,48 @@ for g, why in listed.items():
         elif sc.startswith("falseshare") and (N < 2 or (g not in per_cpu and g != "noop")):
             c.check(row["status"] == "skipped", f"{g} {sc}: should be skipped")
         else:
-            c.check(row["status"] == "ok", f"{g} {sc}: {row['status']} {row['reason']}")
+            c.check(row["status"] in ("ok", "noisy"), f"{g} {sc}: {row['status']} {row['reason']}")
+
+# The timing model, on every measured row: interleaved rounds, CPU time as ns/pair
+# with wall time beside it, and the paired difference against the noop of the
+# same group (scenario, threads, duty) computed from the same rounds.
+def group(j):
+    sc = "pair" if j["scenario"] == "pair-native-cxx" else j["scenario"]
+    return (sc, j["threads"], j["duty_ns"])
+
+
+measured = [j for j in jrows if j["status"] in ("ok", "noisy")]
+noops = {group(j): j for j in measured if j["guard"] == "noop" and j["scenario"] != "pair-native-cxx"}
+rounds = {}
+for j in measured:
+    where = f"timing {j['guard']} {j['scenario']} t={j['threads']} d={j['duty_ns']}"
+    n = j["repetitions"]
+    c.check(j["interleave"] == "rounds", f"{where}: interleave {j['interleave']}")
+    c.check(len(j["samples_ns"]) == len(j["samples_wall_ns"]) == len(j["samples_delta_ns"]) == n,
+            f"{where}: {n} rounds but {len(j['samples_ns'])}/{len(j['samples_wall_ns'])}/"
+            f"{len(j['samples_delta_ns'])} samples")
+    rounds.setdefault(group(j), set()).add(n)
+    c.check(j["cpu_ns_median"] == j["ns_median"], f"{where}: ns_median is not the CPU-time median")
+    c.check(j["wall_ns_median"] is not None and j["wall_ns_median"] > 0, f"{where}: wall")
+    if j["wall_ns_median"]:
+        c.check(math.isclose(j["wall_ns_median"], statistics.median(j["samples_wall_ns"]),
+                             rel_tol=1e-5), f"{where}: wall_ns_median is not the samples' median")
+    c.check(isinstance(j["discarded"], int) and j["discarded"] >= 0, f"{where}: discarded")
+    c.check(j["work_units"] > 0 if j["scenario"] == "duty" and j["duty_ns"] > 0
+            else j["work_units"] == 0, f"{where}: work_units {j['work_units']}")
+    base = noops.get(group(j))
+    if not c.check(base is not None, f"{where}: no noop row in its group"):
+        continue
+    c.check(j["baseline"] == "noop", f"{where}: baseline {j['baseline']}")
+    lo, d, hi = j["delta_ci_lo"], j["delta_ns"], j["delta_ci_hi"]
+    c.check(None not in (lo, d, hi) and lo <= d <= hi, f"{where}: delta {d} outside [{lo}, {hi}]")
+    for i, (x, b, dd) in enumerate(zip(j["samples_ns"], base["samples_ns"], j["samples_delta_ns"])):
+        c.check(math.isclose(dd, x - b, rel_tol=1e-4, abs_tol=1e-5 * max(x, b)),
+                f"{where}: round {i}: delta {dd} != {x} - {b}")
+    if j is base:
+        c.check(d == 0 and lo == 0 and hi == 0, f"{where}: noop against itself {d} [{lo}, {hi}]")
+for g, ns in rounds.items():
+    c.check(ns == {REPS}, f"group {g}: round counts {ns}")
 print(f"bench.smoke: {len(rows)} rows, {sum(1 for x in rows if x['status'] == 'ok')} ok, "
       f"{sum(1 for x in rows if x['status'] == 'skipped')} skipped; guards {list(listed)}")
 c.check(("noop", "pair-native-cxx", 1, 0) in seen, "no native C++ noop row")
@@ -160,7 +211,7 @@ except OSError:
 expect_sw = not a.emulator and (os.geteuid() == 0 or paranoid <= 2)
 if r.returncode == 0:
     _, sw_rows = rgtest.read_csv(sw_csv)
-    ok = [x for x in sw_rows if x["status"] == "ok"]
+    ok = [x for x in sw_rows if x["status"] in ("ok", "noisy")]
     c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with software counters")
     for x in ok:
         where = f"software counters {x['guard']} {x['scenario']} t={x['threads']}"
@@ -194,7 +245,7 @@ r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "p
 c.check(r.returncode == 0, f"fake-sysfs events run: exit {r.returncode} {r.stderr}")
 if r.returncode == 0:
     _, ev_rows = rgtest.read_csv(ev_csv)
-    ok = [x for x in ev_rows if x["status"] == "ok"]
+    ok = [x for x in ev_rows if x["status"] in ("ok", "noisy")]
     c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with fake-sysfs events")
     for x in ok:
         where = f"fake-sysfs events {x['guard']} {x['scenario']} t={x['threads']}"

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rg/gbench.h"
 
@@ -24,7 +25,7 @@ static int failures;
 #define BATCH 1000
 #define ITERS (7 * BATCH)
 
-static atomic_ulong batches, loop_iters;
+static atomic_ulong batches, loop_iters, bad_max;
 
 /* The measured function: counts its own batches and iterations. */
 static void counting(struct rg_gb_state *st, void *arg)
@@ -32,6 +33,9 @@ static void counting(struct rg_gb_state *st, void *arg)
 	uint64_t mine = 0;
 
 	(void)arg;
+	/* Fixed iterations: every thread is told the run's count up front. */
+	if (rg_gb_max_iterations(st) != ITERS)
+		atomic_fetch_add(&bad_max, 1);
 	while (rg_gb_keep_running_batch(st, BATCH)) {
 		atomic_fetch_add(&batches, 1);
 		for (int i = 0; i < BATCH; i++)
@@ -78,10 +82,29 @@ static void on_run(const struct rg_gb_run *r, bool last, void *ctx)
 	s->last_flags += last;
 }
 
+/* Occurrences of needle in the file at path (-1 when unreadable). */
+static int count_in_file(const char *path, const char *needle)
+{
+	static char buf[1 << 20];
+	FILE *f = fopen(path, "r");
+	size_t len;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = 0;
+	for (const char *p = buf; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
-	char *gb_argv[] = { argv[0], "--benchmark_filter=^t/", NULL };
-	int gb_argc = 2;
+	char out[64], out_flag[96];
+	char *gb_argv[] = { argv[0], "--benchmark_filter=^t/", out_flag, NULL };
+	int gb_argc = 3;
 	int64_t args[] = { 42 };
 	struct rg_gb_options two = { .threads = 2, .repetitions = 3, .iterations = ITERS,
 				     .args = args, .nargs = 1 };
@@ -91,6 +114,8 @@ int main(int argc, char **argv)
 	size_t n;
 
 	(void)argc;
+	snprintf(out, sizeof(out), "/tmp/test_gbench.%d.json", (int)getpid());
+	snprintf(out_flag, sizeof(out_flag), "--benchmark_out=%s", out);
 	EXPECT(rg_gb_initialize(&gb_argc, gb_argv) == 0, "unrecognised flags left");
 	EXPECT(gb_argc == 1, "argc %d after initialize", gb_argc);
 
@@ -128,8 +153,29 @@ int main(int argc, char **argv)
 		EXPECT(s.run[3].error, "error not reported");
 		EXPECT(!strcmp(s.errmsg[3], "deliberate failure"), "message '%s'", s.errmsg[3]);
 	}
+	EXPECT(atomic_load(&bad_max) == 0, "%lu runs saw another max_iterations",
+	       atomic_load(&bad_max));
 	rg_gb_clear();
 	EXPECT(rg_gb_registered() == 0, "clear left %zu", rg_gb_registered());
+
+	/*
+	 * A second call in the same session (rgbench runs one round per call):
+	 * --benchmark_out holds the runs of both calls in one JSON document,
+	 * complete once rg_gb_finish() closes it.
+	 */
+	two.repetitions = 1;
+	EXPECT(rg_gb_register("t/count", counting, NULL, &two) == 0, "register again");
+	memset(&s, 0, sizeof(s));
+	EXPECT(rg_gb_run_all(on_run, &s) == 1 && s.runs == 1, "second call: %d runs", s.runs);
+	rg_gb_clear();
+	rg_gb_finish();
+	/* 3 + 1 + 1 runs, one "context" and one closing of the "benchmarks" array. */
+	EXPECT(count_in_file(out, "\"run_type\": \"iteration\"") == 5, "%d runs in %s",
+	       count_in_file(out, "\"run_type\": \"iteration\""), out);
+	EXPECT(count_in_file(out, "\"context\":") == 1, "%d contexts in %s",
+	       count_in_file(out, "\"context\":"), out);
+	EXPECT(count_in_file(out, "\n  ]\n}") == 1, "%s is not closed once", out);
+	unlink(out);
 	if (failures) {
 		fprintf(stderr, "test_gbench: %d failure(s)\n", failures);
 		return 1;
