@@ -115,4 +115,21 @@ c.check(re.search(r"^note: 3 rows not interleaved the same way \(e\.g\. user/\S+
         f"compare rounds vs none: no note\n{r.stdout}")
 tls = [l for l in r.stdout.splitlines() if re.match(r"user\s+tls\s+pair\s", l)]
 c.check(len(tls) == 1 and "per-round deltas" not in tls[0], f"tls line: {tls}")
+
+# The reader: per-round differences may be negative, wall times may not.
+doc = json.load(open(a6))
+doc["results"][0]["samples_delta_ns"] = [-1.5] * len(doc["results"][0]["samples_ns"])
+with open(os.path.join(tmp, "neg.json"), "w") as f:
+    json.dump(doc, f)
+r = subprocess.run(rgtest.command(a, "compare", a5, os.path.join(tmp, "neg.json")),
+                   capture_output=True, text=True)
+c.check(r.returncode == 0, f"negative samples_delta_ns refused: {r.returncode} {r.stderr}")
+doc["results"][0]["samples_wall_ns"][0] = -1.0
+with open(os.path.join(tmp, "negwall.json"), "w") as f:
+    json.dump(doc, f)
+r = subprocess.run(rgtest.command(a, "compare", a5, os.path.join(tmp, "negwall.json")),
+                   capture_output=True, text=True)
+c.check(r.returncode == 1 and r.stdout == "" and
+        re.fullmatch(r"rgbench: \S+negwall\.json:\d+: 'samples_wall_ns'\[0\] is negative\n", r.stderr),
+        f"negative samples_wall_ns: {r.returncode} {r.stderr!r}")
 c.done()
