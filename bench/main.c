@@ -337,16 +337,21 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		const char *v = NULL;
 		const char *eq = strchr(a, '=');
-		char flag[64];
+		char flag[64], *end;
 
 		if (!strncmp(a, "--benchmark_", 12)) {
 			if (!strncmp(a, "--benchmark_format=", 19) && strcmp(a + 19, "console") &&
 			    strcmp(a + 19, "json"))
 				die_usage("%s: rgbench shows the library's report as console or json only", a);
-			/* Read here too: they set rgbench's rounds and chunk time. */
-			if (!strncmp(a, "--benchmark_min_time=", 21))
+			/*
+			 * Read here too: they set rgbench's rounds and chunk time.
+			 * A malformed number is left to the library to refuse.
+			 */
+			if (!strncmp(a, "--benchmark_min_time=", 21) &&
+			    (strtod(a + 21, &end), end != a + 21 && !*end))
 				gb_min_time = parse_double("--benchmark_min_time", a + 21, 1e-6, 3600);
-			if (!strncmp(a, "--benchmark_repetitions=", 24))
+			if (!strncmp(a, "--benchmark_repetitions=", 24) &&
+			    (strtol(a + 24, &end, 10), end != a + 24 && !*end))
 				gb_reps = parse_long("--benchmark_repetitions", a + 24, 1, 1000);
 			gb_argv[gb_argc++] = argv[i];
 			continue;

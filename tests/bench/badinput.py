@@ -42,6 +42,9 @@ cases = [
     (["--benchmark_frobnicate=1"], "unknown Google Benchmark flag"),
     (["--benchmark_format=xml"], "console or json"),
     (["--benchmark_repetitions=lots"], "unknown Google Benchmark flag"),
+    # Numbers the library would take but rgbench cannot use as rounds / chunk time.
+    (["--benchmark_repetitions=0"], "expected an integer in [1, 1000]"),
+    (["--benchmark_min_time=0"], "expected a number in"),
 ]
 if ncpus >= 1024:
     cases = [x for x in cases if x[0] != ["--cpus", "1023"]]
