@@ -776,8 +776,8 @@ uint32_t rg_suite_duty_units(int cpu, long target_ns)
 
 	if (target_ns <= 0 || rg_guard_init(&g, 0))
 		return 0;
-	if (cpu >= 0)
-		rg_topo_pin_self(cpu, err, sizeof(err));
+	if (cpu >= 0 && !rg_topo_pin_self(cpu, err, sizeof(err)))
+		rg_percpu_thread_init();	/* the loops may take the per-CPU base */
 	for (int step = 0; step < 5; step++) {
 		cost = duty_cost_ns(&g, (uint32_t)lround(units));
 		/* Damped: noise (or an emulator) cannot send the estimate far off. */
