@@ -734,12 +734,13 @@ static int add_row(struct rg_resultset *rs, struct bcase *c, const struct bcase 
 
 /* ---- duty calibration ------------------------------------------------- */
 
+/* The calibration runs on CPU time too: a preempted step does not shrink the work. */
 static double now_s(void)
 {
-	return ts_ns(CLOCK_MONOTONIC) * 1e-9;
+	return ts_ns(CLOCK_THREAD_CPUTIME_ID) * 1e-9;
 }
 
-/* ns per iteration that `units` of work add to the noop pair loop (best of 3, >= 2 ms each). */
+/* CPU ns per iteration that `units` of work add to the noop pair loop (best of 3, >= 2 ms each). */
 static double duty_cost_ns(struct rg_guard *g, uint32_t units)
 {
 	const struct rg_loops *L = &rg_loops[RG_GUARD_noop];
