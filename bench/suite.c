@@ -808,6 +808,8 @@ static int run_group(struct suite *s, int group, struct bcase **set)
 	size_t n = 0, first = SIZE_MAX;
 	struct bcase *base = group_noop(s, group);
 	uint32_t units = 0;
+	double last_tick;
+	bool long_group;
 
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->c[i].group != group)
@@ -857,6 +859,8 @@ static int run_group(struct suite *s, int group, struct bcase **set)
 			c->chunk = c->batch;
 		c->active = true;
 	}
+	long_group = (double)n * cfg->repetitions * cfg->min_time > 5;
+	last_tick = ts_ns(CLOCK_MONOTONIC);
 	for (int r = 0; r < cfg->repetitions && !*cfg->stop; r++) {
 		size_t m = 0;
 
@@ -866,6 +870,17 @@ static int run_group(struct suite *s, int group, struct bcase **set)
 				set[m++] = &s->c[i];
 		if (run_round(s, set, m))
 			return -1;
+		/* Long groups (--full, slow guards) say where they are every few seconds. */
+		if (cfg->progress && long_group && r + 1 < cfg->repetitions) {
+			double now = ts_ns(CLOCK_MONOTONIC);
+
+			if (now - last_tick > 5e9) {
+				fprintf(cfg->progress, "rgbench: ... round %d of %d\n", r + 1,
+					cfg->repetitions);
+				fflush(cfg->progress);
+				last_tick = now;
+			}
+		}
 	}
 	for (size_t i = first; i < s->n && !*cfg->stop; i++)
 		if (s->c[i].group == group && !s->c[i].skipped && s->c[i].reported)
