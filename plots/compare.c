@@ -1080,6 +1080,14 @@ int rg_compare_main(int argc, char **argv)
 			}
 		}
 		header_lines(&hl, &A, &B, false);
+		/* Name each file by the suite it brings rather than base/new. */
+		for (int k = 0; k < 2 && k < (int)hl.n; k++) {
+			const char *what = has_timed(S[k], "user") && has_timed(S[k], "kmod") ?
+					   "both:" : has_timed(S[k], "user") ? "user:" : "kmod:";
+
+			if (!strncmp(hl.v[k], k ? "new: " : "base:", 5))
+				memcpy(hl.v[k], what, 5);
+		}
 		mem = open_memstream(&buf, &blen);
 		if (mem) {
 			int e = emit_across_suites(mem, fmt, &A, &B, &hl);

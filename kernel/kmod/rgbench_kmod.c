@@ -877,15 +877,23 @@ static int rg_timed_thread(void *arg)
 
 	if (t == 0 && duty_ns)
 		rg_units = rg_calibrate_units(cpu);
-	/* Untimed warm-up round; thread 0 sizes runs to run_ns when asked. */
+	/*
+	 * Untimed warm-up round. With run_ns, each thread doubles its run until
+	 * it takes an eighth of run_ns, and thread 0's rate sizes the runs.
+	 */
 	for (s = 0; s < rg_nsel; s++) {
 		const struct rg_kguard *g = rg_sel[s].g;
 		struct rg_sample w;
+		u64 n = loops < 1000 ? loops : 1000;
 
 		if (!g || rg_sel[s].skip)
 			continue;
 		rg_barrier(&phase);
-		rg_timed_run(g, loops < 1000 ? loops : 1000, cpu, &carry, &w);
+		rg_timed_run(g, n, cpu, &carry, &w);
+		while (run_ns && w.ns < run_ns / 8 && n < (1ull << 30)) {
+			n *= 2;
+			rg_timed_run(g, n, cpu, &carry, &w);
+		}
 		if (t == 0)
 			rg_loops_of[s] = run_ns ?
 				clamp_t(u64, div64_u64((u64)run_ns * w.loops, max_t(u64, w.ns, 1)),
