@@ -871,6 +871,38 @@ bad:
 	return -1;
 }
 
+/* Every --out/--json/--raw must name a file in an existing, writable directory. */
+static int check_out_paths(const struct opts *o)
+{
+	const char *paths[] = { o->out, o->json, o->raw };
+	const char *names[] = { "--out", "--json", "--raw" };
+
+	for (int i = 0; i < 3; i++) {
+		char dir[PATH_MAX];
+		const char *slash;
+
+		if (!paths[i])
+			continue;
+		if (!*paths[i] || is_dir(paths[i])) {
+			fprintf(stderr, "rgbench kmod: %s '%s' is not a file name\n", names[i], paths[i]);
+			return -1;
+		}
+		slash = strrchr(paths[i], '/');
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == paths[i])
+			snprintf(dir, sizeof(dir), "/");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - paths[i]), paths[i]);
+		if (!is_dir(dir) || access(dir, W_OK)) {
+			fprintf(stderr, "rgbench kmod: %s %s: directory %s %s\n", names[i], paths[i],
+				dir, is_dir(dir) ? "is not writable" : "does not exist");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int write_outputs(const struct opts *o, struct rg_resultset *rs, size_t from)
 {
 	int ret;
@@ -924,6 +956,9 @@ int rg_kmod_main(int argc, char **argv)
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	/* Output paths first: a run must not end in a file that cannot be written. */
+	if (check_out_paths(&o))
+		return 2;
 
 	if (o.from_raw) {
 		if (read_file(o.from_raw, &csv, err, sizeof(err))) {
@@ -1002,8 +1037,11 @@ int rg_kmod_main(int argc, char **argv)
 	}
 	remove_tmpdir(tmpdir);
 	sigpending(&pending);
-	interrupted = sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
-		      sigismember(&pending, SIGHUP) || sigismember(&pending, SIGQUIT);
+	/* The first signal held back decides the exit status, 128 + its number. */
+	interrupted = sigismember(&pending, SIGINT) ? SIGINT
+		      : sigismember(&pending, SIGTERM) ? SIGTERM
+		      : sigismember(&pending, SIGHUP) ? SIGHUP
+		      : sigismember(&pending, SIGQUIT) ? SIGQUIT : 0;
 	if (interrupted) {
 		/* Discard them now that the module is gone; report and stop. */
 		signal(SIGINT, SIG_IGN);
@@ -1015,9 +1053,10 @@ int rg_kmod_main(int argc, char **argv)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
-		fprintf(stderr, "rgbench kmod: interrupted; module unloaded, nothing written\n");
+		fprintf(stderr, "rgbench kmod: interrupted (%s); module unloaded, nothing written\n",
+			strsignal(interrupted));
 		free(csv);
-		return 130;
+		return 128 + interrupted;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret == RG_KMOD_SKIP)

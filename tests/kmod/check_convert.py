@@ -124,6 +124,12 @@ with tempfile.TemporaryDirectory() as d:
                  ["--irqs-on", "--irqs-off"], ["--duty", "x"]):
         p = run(*args)
         check(p.returncode == 2 and p.stderr.count("\n") == 1, f"{args}: {p.returncode} {p.stderr!r}")
+    # Output paths are checked before anything runs: one line, exit 2.
+    for args in (["--out", os.path.join(d, "no/such/dir/x.csv")], ["--json", d],
+                 ["--raw", os.path.join(d, "nodir", "r.csv")],
+                 ["--from-raw", os.path.join(data, "raw_good.csv"), "--out", "/nonexistent-rg/x.csv"]):
+        p = run(*args)
+        check(p.returncode == 2 and p.stderr.count("\n") == 1, f"{args}: {p.returncode} {p.stderr!r}")
     check(os.listdir(d) == [] or set(os.listdir(d)) <= {"k.csv", "k.json", "f.csv", "v3.csv", "v3.json"},
           f"stray files: {os.listdir(d)}")
 

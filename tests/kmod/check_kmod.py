@@ -221,12 +221,15 @@ check(rf and all(r["irqs_off"] == "0" for r in rf), "F: raw rows say irqs off")
 
 # (E) SIGINT during the run: held back until the module is unloaded.
 check(read("rc_e").strip() == "130", "E: exit " + read("rc_e").strip() + ", want 130")
-check("interrupted; module unloaded" in read("e.err"), "E: message: " + read("e.err"))
+check("interrupted (Interrupt); module unloaded" in read("e.err"), "E: message: " + read("e.err"))
 check(not os.path.exists(os.path.join(out, "int.csv")), "E: wrote output although interrupted")
+check(read("rc_g").strip() == "143", "G: SIGTERM: exit " + read("rc_g").strip() + ", want 143")
+check("interrupted (Terminated); module unloaded" in read("g.err"), "G: message: " + read("g.err"))
+check(not os.path.exists(os.path.join(out, "term.csv")), "G: wrote output although terminated")
 
 # Kernel log: the runs happened, and nothing went wrong.
 dmesg = read("dmesg.txt")
-check(dmesg.count("rgbench_kmod: run: done") == 5, "dmesg: expected 5 completed runs (A B D F E)")
+check(dmesg.count("rgbench_kmod: run: done") == 6, "dmesg: expected 6 completed runs (A B D F E G)")
 check('unknown guard "no-such-guard"' in dmesg and 'guard "rctx" listed twice' in dmesg
       and "threads=3 but only 2 CPUs" in dmesg, "dmesg: no reason for the refused loads")
 for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "refcount_t",

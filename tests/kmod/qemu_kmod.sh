@@ -39,7 +39,7 @@ tool_name=$(basename "$tool")
 # loaded; (D) old spellings, --threads, duty work, 20 ms runs with interrupts
 # off: nothing discarded; (F) the same with --irqs-on: ticks land, runs are
 # discarded and re-run;
-# (E) interrupted by SIGINT.
+# (E) interrupted by SIGINT, (G) by SIGTERM.
 cat >"$work/payload/guest.sh" <<GUEST
 set -u
 A=/sys/kernel/debug/rgbench_kmod
@@ -86,6 +86,17 @@ kill -INT \$pid
 wait \$pid
 echo \$? >/out/rc_e
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-E >>/out/errors
+# (G) the same with SIGTERM: exit 128 + 15.
+./$tool_name --module ./rgbench_kmod.ko --guards noop --loops 100000 --runs 5 \
+  --duty-ns 1000 --irq-iters 0 --quiet --out /out/term.csv 2>/out/g.err &
+pid=\$!
+n=0
+while [ ! -d /sys/module/rgbench_kmod ] && [ \$n -lt 500 ]; do usleep 20000; n=\$((n + 1)); done
+usleep 200000
+kill -TERM \$pid
+wait \$pid
+echo \$? >/out/rc_g
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-G >>/out/errors
 dmesg >/out/dmesg.txt
 true
 GUEST
