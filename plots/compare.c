@@ -268,7 +268,7 @@ static void compute(const struct cmp *c, const char *alabel, bool ratio_mode, st
 static int pair_key_cmp(const struct rg_row *a, const struct rg_row *b, bool across)
 {
 	static const enum rg_col s[] = { RG_COL_suite, RG_COL_guard, RG_COL_scenario };
-	static const enum rg_col n[] = { RG_COL_threads, RG_COL_duty_ns, RG_COL_batch };
+	static const enum rg_col n[] = { RG_COL_threads, RG_COL_duty_ns };
 	int d;
 
 	if (!across)
@@ -276,7 +276,7 @@ static int pair_key_cmp(const struct rg_row *a, const struct rg_row *b, bool acr
 	for (size_t i = 0; i < 3; i++)
 		if ((d = strcmp(rg_row_s(a, s[i]), rg_row_s(b, s[i]))))
 			return d;
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++)
 		if (rg_row_i(a, n[i]) != rg_row_i(b, n[i]))
 			return rg_row_i(a, n[i]) < rg_row_i(b, n[i]) ? -1 : 1;
 	return 0;
