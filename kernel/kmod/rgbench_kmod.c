@@ -894,6 +894,8 @@ static int rg_timed_thread(void *arg)
 			n *= 2;
 			rg_timed_run(g, n, cpu, &carry, &w);
 		}
+		if (run_ns)	/* once more at that size: the rate once warm */
+			rg_timed_run(g, n, cpu, &carry, &w);
 		if (t == 0)
 			rg_loops_of[s] = run_ns ?
 				clamp_t(u64, div64_u64((u64)run_ns * w.loops, max_t(u64, w.ns, 1)),
