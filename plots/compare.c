@@ -38,6 +38,7 @@ static const struct metric M_MOPS = { RG_COL_mops_median, RG_COL_mops_stddev, tr
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench compare [--markdown|--commit-log|--csv] [--across-hosts] BASE NEW\n"
+	      "       rgbench compare [--markdown|--csv] --across-suites USER KMOD\n"
 	      "       rgbench compare [--markdown|--commit-log|--csv] --baseline GUARD FILE\n"
 	      "BASE, NEW, FILE: result files (.csv/.json) or directories of them.\n", f);
 }
@@ -306,15 +307,45 @@ static void compute(const struct cmp *c, const char *alabel, bool ratio_mode, st
 
 /* ---- pairing ----------------------------------------------------------- */
 
+/*
+ * The key that pairs a base row with a new row: suite, guard, scenario,
+ * threads, duty and batch. Across hosts the batch is left out: it may be
+ * sized per machine (the BPF driver batch), so each side shows its own
+ * batch as context instead (batch_text()).
+ */
+static int pair_key_cmp(const struct rg_row *a, const struct rg_row *b, bool across)
+{
+	static const enum rg_col s[] = { RG_COL_suite, RG_COL_guard, RG_COL_scenario };
+	static const enum rg_col n[] = { RG_COL_threads, RG_COL_duty_ns };
+	int d;
+
+	if (!across)
+		return rg_row_key_cmp(a, b);
+	for (size_t i = 0; i < 3; i++)
+		if ((d = strcmp(rg_row_s(a, s[i]), rg_row_s(b, s[i]))))
+			return d;
+	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++)
+		if (rg_row_i(a, n[i]) != rg_row_i(b, n[i]))
+			return rg_row_i(a, n[i]) < rg_row_i(b, n[i]) ? -1 : 1;
+	return 0;
+}
+
 static const struct rg_row *bs_base;
+static bool bs_across;
 
 static int cmp_idx(const void *x, const void *y)
 {
-	return rg_row_key_cmp(&bs_base[*(const size_t *)x], &bs_base[*(const size_t *)y]);
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int d = pair_key_cmp(&bs_base[i], &bs_base[j], bs_across);
+
+	return d ? d : (i > j) - (i < j);	/* equal keys in file order */
 }
 
-/* Pair base and new rows by key: base order first, then rows only in new. */
-static struct cmp *pair_ab(const struct side *A, const struct side *B, size_t *n)
+/*
+ * Pair base and new rows by key: base order first, then rows only in new.
+ * Each new row pairs at most once (the first unused one of equal key).
+ */
+static struct cmp *pair_ab(const struct side *A, const struct side *B, bool across, size_t *n)
 {
 	size_t nb = B->rows.n, k = 0, *idx = malloc((nb ? nb : 1) * sizeof(*idx));
 	bool *used = calloc(nb ? nb : 1, sizeof(*used));
@@ -329,24 +360,27 @@ static struct cmp *pair_ab(const struct side *A, const struct side *B, size_t *n
 	for (size_t i = 0; i < nb; i++)
 		idx[i] = i;
 	bs_base = B->rows.v;
+	bs_across = across;
 	qsort(idx, nb, sizeof(*idx), cmp_idx);
 	for (size_t i = 0; i < A->rows.n; i++) {
 		const struct rg_row *a = &A->rows.v[i], *b = NULL;
 		size_t lo = 0, hi = nb;
 
+		/* The first of the equal keys, then the first unused one. */
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
-			int d = rg_row_key_cmp(&B->rows.v[idx[mid]], a);
 
-			if (!d) {
-				b = &B->rows.v[idx[mid]];
-				used[idx[mid]] = true;
-				break;
-			}
-			if (d < 0)
+			if (pair_key_cmp(&B->rows.v[idx[mid]], a, across) < 0)
 				lo = mid + 1;
 			else
 				hi = mid;
+		}
+		for (; lo < nb && !pair_key_cmp(&B->rows.v[idx[lo]], a, across); lo++) {
+			if (!used[idx[lo]]) {
+				b = &B->rows.v[idx[lo]];
+				used[idx[lo]] = true;
+				break;
+			}
 		}
 		v[k++] = (struct cmp){ a, b };
 	}
@@ -759,6 +793,18 @@ out:
 	return ret;
 }
 
+/* The batch column: one value, or "base/new" when the paired rows differ (across hosts). */
+static void batch_text(char *buf, size_t size, const struct cmp *c)
+{
+	const struct rg_row *k = c->b ? c->b : c->a;
+
+	if (c->a && c->b && rg_row_i(c->a, RG_COL_batch) != rg_row_i(c->b, RG_COL_batch))
+		snprintf(buf, size, "%lld/%lld", rg_row_i(c->a, RG_COL_batch),
+			 rg_row_i(c->b, RG_COL_batch));
+	else
+		snprintf(buf, size, "%lld", rg_row_i(k, RG_COL_batch));
+}
+
 static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
 		const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
 		const struct lines *hl)
@@ -788,13 +834,13 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rg_row *k = v[i].b ? v[i].b : v[i].a;
-		char th[24], du[24], ba[24];
+		char th[24], du[24], ba[48];
 		struct res r;
 
 		compute(&v[i], la_short, ratio_mode, &r);
 		snprintf(th, sizeof(th), "%lld", rg_row_i(k, RG_COL_threads));
 		snprintf(du, sizeof(du), "%lld", rg_row_i(k, RG_COL_duty_ns));
-		snprintf(ba, sizeof(ba), "%lld", rg_row_i(k, RG_COL_batch));
+		batch_text(ba, sizeof(ba), &v[i]);
 		if (fmt == OUT_CSV) {
 			char c[12][40];
 			double nums[] = { r.va, r.sa, r.vb, r.sb, r.change, r.factor, r.p };
@@ -842,6 +888,224 @@ oom:
 	return -1;
 }
 
+/* ---- --across-suites ----------------------------------------------------- */
+
+/* A timed row of the user suite (pair, or duty with its work) or of the module (loop*). */
+static bool timed_row(const struct rg_row *r, const char *suite)
+{
+	const char *sc = rg_row_s(r, RG_COL_scenario);
+
+	if (strcmp(rg_row_s(r, RG_COL_suite), suite))
+		return false;
+	if (!strcmp(suite, "kmod"))
+		return !strncmp(sc, "loop", 4);
+	return !strcmp(sc, rg_row_i(r, RG_COL_duty_ns) ? "duty" : "pair");
+}
+
+static bool measured(const struct rg_row *r)
+{
+	const char *st = rg_row_s(r, RG_COL_status);
+
+	return !strcmp(st, "ok") || !strcmp(st, "noisy");
+}
+
+/* The first timed row of suite with this guard and duty, across both files. */
+static const struct rg_row *find_timed(const struct side *S[2], const char *suite,
+				       const char *guard, long long duty)
+{
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < S[k]->rows.n; i++) {
+			const struct rg_row *r = &S[k]->rows.v[i];
+
+			if (timed_row(r, suite) && !strcmp(rg_row_s(r, RG_COL_guard), guard) &&
+			    rg_row_i(r, RG_COL_duty_ns) == duty)
+				return r;
+		}
+	return NULL;
+}
+
+/* "v [lo, hi]" for a delta, "v ±sd" for ns per pair, or the row's status. */
+static void suite_value(char *buf, size_t size, const struct rg_row *r, bool delta,
+			double *v, double *lo, double *hi)
+{
+	char a[32], b[32], c[32];
+
+	*v = *lo = *hi = NAN;
+	if (!r) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (!measured(r)) {
+		snprintf(buf, size, "%s", rg_row_s(r, RG_COL_status));
+		return;
+	}
+	if (delta) {
+		*v = rg_row_d(r, RG_COL_delta_ns);
+		*lo = rg_row_d(r, RG_COL_delta_ci_lo);
+		*hi = rg_row_d(r, RG_COL_delta_ci_hi);
+		snprintf(a, sizeof(a), "%.3f", *v);
+		if (isnan(*lo)) {
+			snprintf(buf, size, "%s", a);
+		} else {
+			snprintf(b, sizeof(b), "%.3f", *lo);
+			snprintf(c, sizeof(c), "%.3f", *hi);
+			snprintf(buf, size, "%s [%s, %s]", a, b, c);
+		}
+		return;
+	}
+	*v = rg_row_d(r, RG_COL_ns_median);
+	fmt_num(a, sizeof(a), *v);
+	if (isnan(*v)) {
+		snprintf(buf, size, "n/a");
+	} else if (isnan(rg_row_d(r, RG_COL_ns_stddev))) {
+		snprintf(buf, size, "%s", a);
+	} else {
+		fmt_spread(b, sizeof(b), *v, rg_row_d(r, RG_COL_ns_stddev));
+		snprintf(buf, size, "%s ±%s", a, b);
+	}
+}
+
+static void csv_num(char *buf, size_t size, double v)
+{
+	if (isnan(v) || isinf(v))
+		buf[0] = 0;
+	else
+		snprintf(buf, size, "%.6g", v);
+}
+
+/*
+ * One line per guard (and duty) measured by the user suite, the module or
+ * both: each side's cost over its own noop (delta_ns with its 95% interval)
+ * when both rows have one, else ns per pair (median ± stddev), and kmod/user.
+ */
+static int emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
+			      const struct side *B, const struct lines *hl)
+{
+	const struct side *S[2] = { A, B };
+	const char *suites[2] = { "user", "kmod" };
+	struct rg_table t;
+	size_t nrows = 0;
+
+	if (fmt == OUT_CSV) {
+		const char *h[] = { "guard", "role", "duty_ns", "user_threads", "kmod_threads",
+				    "user_scenario", "kmod_scenario", "metric", "unit",
+				    "user_value", "user_lo", "user_hi", "kmod_value", "kmod_lo",
+				    "kmod_hi", "ratio", "note" };
+
+		rg_table_init(&t, 17);
+		if (rg_table_add(&t, h))
+			goto oom;
+	} else {
+		const char *h[] = { "guard", "role", "duty_ns", "metric", "user (ns)",
+				    "kmod (ns)", "kmod/user", "note" };
+
+		rg_table_init(&t, 8);
+		if (rg_table_add(&t, h))
+			goto oom;
+		t.right[2] = t.right[4] = t.right[5] = t.right[6] = true;
+	}
+	/* Rows of the user suite first (in file order), then module-only ones. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 0; k < 2; k++) {
+			for (size_t i = 0; i < S[k]->rows.n; i++) {
+				const struct rg_row *r = &S[k]->rows.v[i], *u, *m;
+				const char *guard = rg_row_s(r, RG_COL_guard), *role;
+				long long duty = rg_row_i(r, RG_COL_duty_ns);
+				char uv[96], mv[96], ra[24], du[24], note[160] = "";
+				double x[3], y[3], ratio = NAN;
+				bool delta;
+
+				if (!timed_row(r, suites[pass]))
+					continue;
+				u = find_timed(S, "user", guard, duty);
+				m = find_timed(S, "kmod", guard, duty);
+				if (r != (pass ? m : u) || (pass && u))
+					continue;	/* listed once, at its first row */
+				delta = u && m && measured(u) && measured(m) &&
+					!isnan(rg_row_d(u, RG_COL_delta_ns)) &&
+					!isnan(rg_row_d(m, RG_COL_delta_ns));
+				suite_value(uv, sizeof(uv), u, delta, &x[0], &x[1], &x[2]);
+				suite_value(mv, sizeof(mv), m, delta, &y[0], &y[1], &y[2]);
+				if (!isnan(x[0]) && !isnan(y[0]) && x[0] > 0)
+					ratio = y[0] / x[0];
+				fmt_factor(ra, sizeof(ra), ratio);
+				if (!u || !m)
+					snprintf(note, sizeof(note), "%s only", u ? "user" : "kmod");
+				else if (!measured(u) || !measured(m))
+					snprintf(note, sizeof(note), "%s in %s: %s",
+						 rg_row_s(measured(u) ? m : u, RG_COL_status),
+						 measured(u) ? "kmod" : "user",
+						 rg_row_s(measured(u) ? m : u, RG_COL_reason));
+				else if (delta && x[0] <= 0)
+					snprintf(note, sizeof(note), "user delta <= 0: no ratio");
+				else if (rg_row_i(u, RG_COL_threads) != rg_row_i(m, RG_COL_threads))
+					snprintf(note, sizeof(note), "threads %lld vs %lld kthreads",
+						 rg_row_i(u, RG_COL_threads), rg_row_i(m, RG_COL_threads));
+				role = m && strcmp(rg_row_s(m, RG_COL_role), "n/a") ?
+				       rg_row_s(m, RG_COL_role) : rg_row_s(r, RG_COL_role);
+				snprintf(du, sizeof(du), "%lld", duty);
+				if (fmt == OUT_CSV) {
+					char c[7][32], ut[24] = "", mt[24] = "";
+
+					for (int j = 0; j < 3; j++) {
+						csv_num(c[j], sizeof(c[j]), x[j]);
+						csv_num(c[3 + j], sizeof(c[3 + j]), y[j]);
+					}
+					csv_num(c[6], sizeof(c[6]), ratio);
+					if (u)
+						snprintf(ut, sizeof(ut), "%lld", rg_row_i(u, RG_COL_threads));
+					if (m)
+						snprintf(mt, sizeof(mt), "%lld", rg_row_i(m, RG_COL_threads));
+					const char *row[] = { guard, role, du, ut, mt,
+							      u ? rg_row_s(u, RG_COL_scenario) : "",
+							      m ? rg_row_s(m, RG_COL_scenario) : "",
+							      delta ? "delta_ns" : "ns_median", "ns",
+							      c[0], c[1], c[2], c[3], c[4], c[5], c[6],
+							      note };
+					if (rg_table_add(&t, row))
+						goto oom;
+				} else {
+					const char *row[] = { guard, role, du,
+							      delta ? "delta" : "ns/pair", uv, mv,
+							      ra, note };
+					if (rg_table_add(&t, row))
+						goto oom;
+				}
+				nrows++;
+			}
+		}
+	}
+	if (fmt != OUT_CSV) {
+		for (size_t i = 0; i < hl->n; i++)
+			fprintf(f, "%s%s\n", hl->v[i], fmt == OUT_MARKDOWN ? "  " : "");
+		fputc('\n', f);
+	}
+	if (fmt == OUT_MARKDOWN)
+		rg_table_print_markdown(&t, f);
+	else if (fmt == OUT_CSV)
+		rg_table_print_csv(&t, f);
+	else
+		rg_table_print_text(&t, f);
+	if (fmt != OUT_CSV)
+		fprintf(f, "\ndelta: ns per pair over the same suite's noop, median of paired per-round\n"
+			   "differences [95%% interval]; ns/pair (median ± stddev) where a side has\n"
+			   "no delta. kmod/user: the in-kernel value over the userspace one.\n");
+	rg_table_free(&t);
+	return nrows ? 0 : 1;
+oom:
+	rg_table_free(&t);
+	return -1;
+}
+
+/* Does the side hold any timed row of suite? */
+static bool has_timed(const struct side *s, const char *suite)
+{
+	for (size_t i = 0; i < s->rows.n; i++)
+		if (timed_row(&s->rows.v[i], suite))
+			return true;
+	return false;
+}
+
 int rg_compare_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -849,13 +1113,14 @@ int rg_compare_main(int argc, char **argv)
 		{ "commit-log", no_argument, NULL, 'c' },
 		{ "csv", no_argument, NULL, 'v' },
 		{ "across-hosts", no_argument, NULL, 'a' },
+		{ "across-suites", no_argument, NULL, 's' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	enum out_fmt fmt = OUT_TEXT;
 	const char *baseline = NULL;
-	bool across = false;
+	bool across = false, suites = false;
 	struct side A = { 0 }, B = { 0 };
 	struct lines hl = { 0 };
 	struct cmp *v = NULL;
@@ -872,15 +1137,19 @@ int rg_compare_main(int argc, char **argv)
 		case 'c': fmt = OUT_COMMIT; nfmt++; break;
 		case 'v': fmt = OUT_CSV; nfmt++; break;
 		case 'a': across = true; break;
+		case 's': suites = true; break;
 		case 'b': baseline = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (nfmt > 1 || (baseline && across) || argc - optind != (baseline ? 1 : 2) ||
-	    (baseline && !*baseline)) {
+	    (baseline && !*baseline) || (suites && (baseline || across || fmt == OUT_COMMIT))) {
 		fprintf(stderr, "rgbench: compare: %s\n",
 			nfmt > 1 ? "choose one of --markdown, --commit-log, --csv"
+			: suites && (baseline || across) ?
+			  "--across-suites takes a user-suite file and a kmod file, alone"
+			: suites ? "--across-suites prints text, --markdown or --csv"
 			: baseline && across ? "--baseline compares guards within one file; drop --across-hosts"
 			: baseline ? "--baseline GUARD takes exactly one FILE"
 				   : "needs BASE and NEW");
@@ -895,6 +1164,48 @@ int rg_compare_main(int argc, char **argv)
 		if (rg_read_path(B.path, &B.rows, err, sizeof(err)))
 			goto fail;
 	}
+	if (suites) {
+		const struct side *S[2] = { &A, &B };
+
+		for (int k = 0; k < 2; k++) {
+			const char *want = k ? "kmod" : "user";
+
+			if (!has_timed(S[0], want) && !has_timed(S[1], want)) {
+				snprintf(err, sizeof(err), "compare --across-suites: neither %s nor %s "
+					 "has timed rows of suite %s (%s)", A.path, B.path, want,
+					 k ? "rgbench kmod" : "rgbench: pair or duty");
+				goto fail;
+			}
+		}
+		header_lines(&hl, &A, &B, false);
+		/* Name each file by the suite it brings rather than base/new. */
+		for (int k = 0; k < 2 && k < (int)hl.n; k++) {
+			const char *what = has_timed(S[k], "user") && has_timed(S[k], "kmod") ?
+					   "both:" : has_timed(S[k], "user") ? "user:" : "kmod:";
+
+			if (!strncmp(hl.v[k], k ? "new: " : "base:", 5))
+				memcpy(hl.v[k], what, 5);
+		}
+		mem = open_memstream(&buf, &blen);
+		if (mem) {
+			int e = emit_across_suites(mem, fmt, &A, &B, &hl);
+
+			if (fclose(mem) || e < 0)
+				mem = NULL;
+			else if (e > 0) {
+				snprintf(err, sizeof(err), "compare --across-suites: no guard in %s or %s",
+					 A.path, B.path);
+				goto fail;
+			}
+		}
+		if (!mem) {
+			snprintf(err, sizeof(err), "compare: out of memory");
+			goto fail;
+		}
+		fwrite(buf, 1, blen, stdout);
+		ret = fflush(stdout) ? 1 : 0;
+		goto out;
+	}
 	if (baseline) {
 		v = pair_baseline(&A, baseline, &n, &nbase);
 		if (v && !nbase) {
@@ -907,7 +1218,7 @@ int rg_compare_main(int argc, char **argv)
 		snprintf(lbs, sizeof(lbs), "value");
 		clip(las, 9);
 	} else {
-		v = pair_ab(&A, &B, &n);
+		v = pair_ab(&A, &B, across, &n);
 		if (across) {
 			host_label(&A, la, sizeof(la), true);
 			host_label(&B, lb, sizeof(lb), true);

@@ -36,13 +36,17 @@
 /* CSV from the module                                                       */
 
 enum { C_GUARD, C_SCENARIO, C_THREADS, C_CPUS, C_CPU, C_RUN, C_BATCH, C_DUTY,
-       C_NS_TOTAL, C_OPS, C_REFUSALS, C_STATUS, C_REASON, C_NCOLS };
+       C_NS_TOTAL, C_OPS, C_REFUSALS, C_STATUS, C_REASON,
+       /* optional (modules before schema 3 did not write them) */
+       C_ROLE, C_DISTURBED, C_DISCARDED, C_NCOLS };
+#define C_NREQUIRED C_ROLE
 static const char *const col_names[C_NCOLS] = {
 	"guard", "scenario", "threads", "cpus", "cpu", "run", "batch", "duty_ns",
 	"ns_total", "ops", "refusals", "status", "reason",
+	"role", "disturbed", "discarded",
 };
 
-#define MAX_FIELDS 32
+#define MAX_FIELDS 40
 
 /* Split one CSV line in place; fields may be "quoted" (no embedded quotes). */
 static int csv_split(char *line, char **f, int max)
@@ -90,14 +94,26 @@ static bool parse_u64(const char *s, unsigned long long *v)
 }
 
 struct group {
-	char guard[48], scenario[48], cpus[256], status[16], reason[256];
-	long threads, batch, duty;
+	char guard[48], scenario[48], cpus[256], status[16], reason[256], role[32];
+	long threads, batch, duty, discarded, disturbed;
 	unsigned long long ops, refusals;
 	/* per run: sum of ns per pair over CPUs, CPU count, sum of Mpairs/s */
 	double *ns_sum, *mops_sum;
 	long *ncpu;
 	long nruns;
 	bool timed;
+};
+
+/* A timed row's per-round values, kept to pair it with its round's noop. */
+struct timed {
+	size_t row;
+	double *ns;
+	size_t n;
+};
+
+struct timed_list {
+	struct timed *v;
+	size_t n;
 };
 
 static void group_free(struct group *g)
@@ -108,7 +124,8 @@ static void group_free(struct group *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static int group_emit(struct rg_resultset *rs, struct group *g, char *err, size_t errlen)
+static int group_emit(struct rg_resultset *rs, struct group *g, struct timed_list *tl,
+		      char *err, size_t errlen)
 {
 	struct rg_result *r;
 
@@ -118,6 +135,7 @@ static int group_emit(struct rg_resultset *rs, struct group *g, char *err, size_
 			goto nomem;
 		snprintf(r->pinning, sizeof(r->pinning), "kthread");
 		snprintf(r->cpus, sizeof(r->cpus), "%s", g->cpus);
+		snprintf(r->role, sizeof(r->role), "%s", g->role);
 		r->threads = g->threads;
 		r->batch = g->batch;
 		r->duty_ns = g->duty;
@@ -128,6 +146,7 @@ static int group_emit(struct rg_resultset *rs, struct group *g, char *err, size_
 		goto nomem;
 	snprintf(r->pinning, sizeof(r->pinning), "kthread");
 	snprintf(r->cpus, sizeof(r->cpus), "%s", g->cpus);
+	snprintf(r->role, sizeof(r->role), "%s", g->role);
 	r->threads = g->threads;
 	r->batch = g->batch;
 	r->duty_ns = g->duty;
@@ -140,6 +159,7 @@ static int group_emit(struct rg_resultset *rs, struct group *g, char *err, size_
 	}
 	if (g->timed) {
 		double ns[g->nruns], mops[g->nruns];
+		struct timed *t;
 		long n = 0;
 
 		for (long i = 0; i < g->nruns; i++) {
@@ -151,6 +171,26 @@ static int group_emit(struct rg_resultset *rs, struct group *g, char *err, size_
 		}
 		if (n && rg_result_set_samples(r, ns, mops, (size_t)n))
 			goto nomem;
+		snprintf(r->interleave, sizeof(r->interleave), "rounds");
+		r->discarded = g->discarded;
+		if (g->disturbed && !strcmp(r->status, "ok")) {
+			snprintf(r->status, sizeof(r->status), "noisy");
+			snprintf(r->reason, sizeof(r->reason),
+				 "%ld run(s) on a kthread still saw an interrupt or context switch "
+				 "after the retries", g->disturbed);
+		}
+		t = realloc(tl->v, (tl->n + 1) * sizeof(*t));
+		if (!t)
+			goto nomem;
+		tl->v = t;
+		t = &tl->v[tl->n];
+		t->row = rs->n - 1;
+		t->n = (size_t)n;
+		t->ns = malloc((n ? n : 1) * sizeof(double));
+		if (!t->ns)
+			goto nomem;
+		memcpy(t->ns, ns, n * sizeof(double));
+		tl->n++;
 	} else {
 		r->repetitions = 1;
 	}
@@ -160,11 +200,49 @@ nomem:
 	return -1;
 }
 
+/*
+ * Every timed row's delta against the noop row of the same scenario, threads
+ * and duty from the same file: round i of the guard minus round i of noop
+ * (the module ran them in the same shuffled round), median and interval by
+ * rg_result_set_delta().
+ */
+static int set_deltas(struct rg_resultset *rs, const struct timed_list *tl)
+{
+	for (size_t i = 0; i < tl->n; i++) {
+		struct rg_result *r = &rs->rows[tl->v[i].row];
+
+		if (!strcmp(r->guard, "noop"))
+			continue;
+		for (size_t j = 0; j < tl->n; j++) {
+			const struct rg_result *b = &rs->rows[tl->v[j].row];
+			size_t n = tl->v[i].n < tl->v[j].n ? tl->v[i].n : tl->v[j].n;
+
+			if (strcmp(b->guard, "noop") || strcmp(b->scenario, r->scenario) ||
+			    b->threads != r->threads || b->duty_ns != r->duty_ns)
+				continue;
+			if (n && rg_result_set_delta(r, "noop", tl->v[i].ns, tl->v[j].ns, n))
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void timed_free(struct timed_list *tl)
+{
+	for (size_t i = 0; i < tl->n; i++)
+		free(tl->v[i].ns);
+	free(tl->v);
+	tl->v = NULL;
+	tl->n = 0;
+}
+
 int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 		    char *err, size_t errlen)
 {
 	int idx[C_NCOLS], nhdr, added = 0, errors = 0, lineno = 0;
 	char *buf, *line, *save = NULL, *f[MAX_FIELDS];
+	struct timed_list tl = { 0 };
 	struct group g = { 0 };
 	bool have = false;
 
@@ -183,14 +261,14 @@ int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 		for (int i = 0; i < nhdr; i++)
 			if (!strcmp(f[i], col_names[c]))
 				idx[c] = i;
-		if (idx[c] < 0) {
+		if (idx[c] < 0 && c < C_NREQUIRED) {
 			snprintf(err, errlen, "module CSV lacks column '%s'", col_names[c]);
 			goto fail;
 		}
 	}
 	lineno = 1;
 	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
-		unsigned long long threads, batch, duty, ops, refusals, run, ns;
+		unsigned long long threads, batch, duty, ops, refusals, run, ns, v;
 		const char *guard, *scen, *status;
 		int n;
 
@@ -212,7 +290,7 @@ int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 		}
 		if (!have || strcmp(g.guard, guard) || strcmp(g.scenario, scen)) {
 			if (have) {
-				if (group_emit(rs, &g, err, errlen) < 0)
+				if (group_emit(rs, &g, &tl, err, errlen) < 0)
 					goto fail;
 				added++;
 				group_free(&g);
@@ -223,6 +301,8 @@ int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 			snprintf(g.cpus, sizeof(g.cpus), "%s", f[idx[C_CPUS]]);
 			snprintf(g.status, sizeof(g.status), "%s", status);
 			snprintf(g.reason, sizeof(g.reason), "%s", f[idx[C_REASON]]);
+			snprintf(g.role, sizeof(g.role), "%s",
+				 idx[C_ROLE] >= 0 && *f[idx[C_ROLE]] ? f[idx[C_ROLE]] : "n/a");
 			g.threads = (long)threads;
 			g.batch = (long)batch;
 			g.duty = (long)duty;
@@ -231,13 +311,20 @@ int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 		}
 		g.ops += ops;
 		g.refusals += refusals;
+		if (idx[C_DISCARDED] >= 0 && parse_u64(f[idx[C_DISCARDED]], &v) &&
+		    (long)v > g.discarded)
+			g.discarded = (long)v;	/* per guard, repeated on each of its rows */
 		if (strcmp(status, "ok") || !*f[idx[C_NS_TOTAL]])
-			continue;	/* skipped, or a hardirq row without time */
+			continue;	/* skipped, or a re-entry row without time */
 		if (!parse_u64(f[idx[C_RUN]], &run) || !parse_u64(f[idx[C_NS_TOTAL]], &ns) ||
 		    run > 1000000 || !batch) {
 			snprintf(err, errlen, "module CSV line %d: bad run or time", lineno);
 			goto fail;
 		}
+		if (idx[C_DISTURBED] >= 0 && parse_u64(f[idx[C_DISTURBED]], &v) && v)
+			g.disturbed++;
+		if ((long)batch > g.batch)
+			g.batch = (long)batch;
 		if ((long)run >= g.nruns) {
 			long nr = (long)run + 1;
 			double *a = realloc(g.ns_sum, nr * sizeof(double));
@@ -265,16 +352,22 @@ int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 		g.ncpu[run]++;
 	}
 	if (have) {
-		if (group_emit(rs, &g, err, errlen) < 0)
+		if (group_emit(rs, &g, &tl, err, errlen) < 0)
 			goto fail;
 		added++;
 	}
+	if (set_deltas(rs, &tl)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	timed_free(&tl);
 	group_free(&g);
 	free(buf);
 	if (nerrors)
 		*nerrors = errors;
 	return added;
 fail:
+	timed_free(&tl);
 	group_free(&g);
 	free(buf);
 	return -1;
@@ -285,22 +378,26 @@ fail:
 
 struct opts {
 	const char *guards, *cpus, *kdir, *module, *out, *json, *raw, *from_raw;
-	unsigned long loops, runs, duty_ns, irq_iters;
-	bool irqs_off, quiet;
+	unsigned long loops, runs, duty_ns, irq_iters, threads, run_ns;
+	bool irqs_on, siblings, no_nmi, quiet;
 };
 
 static void usage(FILE *to)
 {
 	fprintf(to,
-		"usage: rgbench kmod [--guards LIST] [--cpus LIST] [--loops N] [--runs N]\n"
-		"                    [--duty-ns N] [--irqs-off] [--irq-iters N]\n"
+		"usage: rgbench kmod [--guards LIST] [--cpus LIST] [--threads N] [--siblings]\n"
+		"                    [--repetitions N] [--batch N | --duration SECONDS]\n"
+		"                    [--duty NS] [--irqs-on] [--irq-iters N] [--no-nmi]\n"
 		"                    [--kdir DIR | --module FILE.ko] [--out F.csv] [--json F.json]\n"
 		"                    [--raw F.csv] [--from-raw F.csv] [--quiet]\n"
 		"  Loads rgbench_kmod.ko (built from %s against --kdir,\n"
 		"  default /lib/modules/$(uname -r)/build), runs every selected guard on\n"
-		"  one bound kthread per CPU plus the hardirq re-entry test, unloads it and\n"
+		"  one bound kthread per physical core (interrupts off, guards in shuffled\n"
+		"  rounds) plus the softirq/hardirq/NMI re-entry tests, unloads it and\n"
 		"  writes rows (suite=kmod). Needs root and a kernel with module support;\n"
 		"  otherwise it says why and exits %d (skipped).\n"
+		"  Old spellings: --runs (--repetitions), --loops (--batch), --duty-ns (--duty);\n"
+		"  --irqs-off is the default now and accepted.\n"
 		"  --raw saves the module's own CSV; --from-raw converts such a file\n"
 		"  without loading anything.\n", RG_KMOD_SRC_DIR, RG_KMOD_SKIP);
 }
@@ -625,20 +722,40 @@ static bool list_ok(const char *s)
 
 static void print_table(const struct rg_resultset *rs, size_t from)
 {
-	printf("%-20s %-14s %12s %12s %10s %8s  %s\n", "guard", "scenario", "ns/pair(med)",
-	       "ops", "refusals", "status", "reason");
+	printf("%-22s %-24s %12s %24s %12s %10s %8s  %s\n", "guard", "scenario", "ns/pair(med)",
+	       "-noop [95% interval]", "ops", "refusals", "status", "reason");
 	for (size_t i = from; i < rs->n; i++) {
 		const struct rg_result *r = &rs->rows[i];
-		char ns[32];
+		char ns[32], d[64];
 
 		if (isnan(r->ns_median))
 			snprintf(ns, sizeof(ns), "-");
 		else
 			snprintf(ns, sizeof(ns), "%.3f", r->ns_median);
-		printf("%-20s %-14s %12s %12llu %10llu %8s  %s\n", r->guard, r->scenario, ns,
+		if (isnan(r->delta_ns))
+			snprintf(d, sizeof(d), "-");
+		else if (isnan(r->delta_ci_lo))
+			snprintf(d, sizeof(d), "%.3f", r->delta_ns);
+		else
+			snprintf(d, sizeof(d), "%.3f [%.3f, %.3f]", r->delta_ns, r->delta_ci_lo,
+				 r->delta_ci_hi);
+		printf("%-22s %-24s %12s %24s %12llu %10llu %8s  %s\n", r->guard, r->scenario, ns, d,
 		       (unsigned long long)r->ops, (unsigned long long)r->refusals,
 		       r->status, r->reason);
 	}
+}
+
+static bool parse_seconds(const char *s, unsigned long *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || errno || *end || !(v >= 1e-6 && v <= 10))
+		return false;
+	*ns = (unsigned long)(v * 1e9);
+	return true;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -646,11 +763,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option lo[] = {
 		{ "guards", required_argument, NULL, 'g' },
 		{ "cpus", required_argument, NULL, 'c' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "siblings", no_argument, NULL, 's' },
+		{ "batch", required_argument, NULL, 'l' },
 		{ "loops", required_argument, NULL, 'l' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "repetitions", required_argument, NULL, 'r' },
 		{ "runs", required_argument, NULL, 'r' },
+		{ "duty", required_argument, NULL, 'd' },
 		{ "duty-ns", required_argument, NULL, 'd' },
+		{ "irqs-on", no_argument, NULL, 'O' },
 		{ "irqs-off", no_argument, NULL, 'I' },
 		{ "irq-iters", required_argument, NULL, 'i' },
+		{ "no-nmi", no_argument, NULL, 'N' },
 		{ "kdir", required_argument, NULL, 'k' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "out", required_argument, NULL, 'o' },
@@ -662,6 +787,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ 0 },
 	};
 	int c, li = 0;
+	bool batch = false, irqs_off = false;
 
 	memset(o, 0, sizeof(*o));
 	o->guards = "all";
@@ -675,7 +801,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'g': o->guards = optarg; break;
 		case 'c': o->cpus = optarg; break;
-		case 'I': o->irqs_off = true; break;
+		case 's': o->siblings = true; break;
+		case 'O': o->irqs_on = true; break;
+		case 'I': irqs_off = true; break;
+		case 'N': o->no_nmi = true; break;
 		case 'k': o->kdir = optarg; break;
 		case 'm': o->module = optarg; break;
 		case 'o': o->out = optarg; break;
@@ -684,8 +813,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'F': o->from_raw = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return 1;
+		case 't':
+			if (!parse_ulong(optarg, &o->threads, 4096) || !o->threads)
+				goto bad;
+			break;
 		case 'l':
 			if (!parse_ulong(optarg, &o->loops, 1UL << 40) || !o->loops)
+				goto bad;
+			batch = true;
+			break;
+		case 'D':
+			if (!parse_seconds(optarg, &o->run_ns))
 				goto bad;
 			break;
 		case 'r':
@@ -719,10 +857,50 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "rgbench kmod: give --kdir or --module, not both\n");
 		return -1;
 	}
+	if (batch && o->run_ns) {
+		fprintf(stderr, "rgbench kmod: give --batch or --duration, not both\n");
+		return -1;
+	}
+	if (irqs_off && o->irqs_on) {
+		fprintf(stderr, "rgbench kmod: give --irqs-on or --irqs-off, not both\n");
+		return -1;
+	}
 	return 0;
 bad:
 	fprintf(stderr, "rgbench kmod: bad value '%s' for --%s\n", optarg, lo[li].name);
 	return -1;
+}
+
+/* Every --out/--json/--raw must name a file in an existing, writable directory. */
+static int check_out_paths(const struct opts *o)
+{
+	const char *paths[] = { o->out, o->json, o->raw };
+	const char *names[] = { "--out", "--json", "--raw" };
+
+	for (int i = 0; i < 3; i++) {
+		char dir[PATH_MAX];
+		const char *slash;
+
+		if (!paths[i])
+			continue;
+		if (!*paths[i] || is_dir(paths[i])) {
+			fprintf(stderr, "rgbench kmod: %s '%s' is not a file name\n", names[i], paths[i]);
+			return -1;
+		}
+		slash = strrchr(paths[i], '/');
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == paths[i])
+			snprintf(dir, sizeof(dir), "/");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - paths[i]), paths[i]);
+		if (!is_dir(dir) || access(dir, W_OK)) {
+			fprintf(stderr, "rgbench kmod: %s %s: directory %s %s\n", names[i], paths[i],
+				dir, is_dir(dir) ? "is not writable" : "does not exist");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int write_outputs(const struct opts *o, struct rg_resultset *rs, size_t from)
@@ -759,7 +937,7 @@ static int convert_and_write(const struct opts *o, const char *csv)
 		if (write_outputs(o, &rs, 0))
 			ret = 1;
 		else if (nerr) {
-			fprintf(stderr, "rgbench kmod: %d hardirq re-entry check(s) failed "
+			fprintf(stderr, "rgbench kmod: %d re-entry check(s) failed "
 				"(status=error rows)\n", nerr);
 			ret = 1;
 		}
@@ -778,6 +956,9 @@ int rg_kmod_main(int argc, char **argv)
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	/* Output paths first: a run must not end in a file that cannot be written. */
+	if (check_out_paths(&o))
+		return 2;
 
 	if (o.from_raw) {
 		if (read_file(o.from_raw, &csv, err, sizeof(err))) {
@@ -827,8 +1008,10 @@ int rg_kmod_main(int argc, char **argv)
 		}
 	}
 	snprintf(params, sizeof(params),
-		 "guards=%s cpus=%s loops=%lu runs=%lu duty_ns=%lu irqs_off=%d irq_iters=%lu",
-		 o.guards, o.cpus, o.loops, o.runs, o.duty_ns, o.irqs_off, o.irq_iters);
+		 "guards=%s cpus=%s threads=%lu siblings=%d loops=%lu run_ns=%lu runs=%lu "
+		 "duty_ns=%lu irqs_on=%d irq_iters=%lu nmi=%d",
+		 o.guards, o.cpus, o.threads, o.siblings, o.loops, o.run_ns, o.runs,
+		 o.duty_ns, o.irqs_on, o.irq_iters, !o.no_nmi);
 
 	/*
 	 * From load to unload, hold back the signals a user sends, so that the
@@ -854,8 +1037,11 @@ int rg_kmod_main(int argc, char **argv)
 	}
 	remove_tmpdir(tmpdir);
 	sigpending(&pending);
-	interrupted = sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
-		      sigismember(&pending, SIGHUP) || sigismember(&pending, SIGQUIT);
+	/* The first signal held back decides the exit status, 128 + its number. */
+	interrupted = sigismember(&pending, SIGINT) ? SIGINT
+		      : sigismember(&pending, SIGTERM) ? SIGTERM
+		      : sigismember(&pending, SIGHUP) ? SIGHUP
+		      : sigismember(&pending, SIGQUIT) ? SIGQUIT : 0;
 	if (interrupted) {
 		/* Discard them now that the module is gone; report and stop. */
 		signal(SIGINT, SIG_IGN);
@@ -867,9 +1053,10 @@ int rg_kmod_main(int argc, char **argv)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
-		fprintf(stderr, "rgbench kmod: interrupted; module unloaded, nothing written\n");
+		fprintf(stderr, "rgbench kmod: interrupted (%s); module unloaded, nothing written\n",
+			strsignal(interrupted));
 		free(csv);
-		return 130;
+		return 128 + interrupted;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret == RG_KMOD_SKIP)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# The module's timed loops contain the instructions each guard claims and no call but ndelay/preempt/paravirt irq ops.
+# The module's timed loops contain the instructions each guard claims, the duty work only where due, and no call but preempt/paravirt irq ops.
 # Usage: check_asm.py amd64|arm64 SRC_DIR   (builds the module with build_module.sh; 77 when it cannot)
 import os, re, subprocess, sys, tempfile
 
@@ -37,55 +37,76 @@ for line in dis.splitlines():
     if m:
         cur.append((m.group(1).split("//")[0].split("#")[0].strip(), None))
 
-loops = {n[len("rg_loop_"):]: body for n, body in funcs.items() if n.startswith("rg_loop_")}
+# Both loop shapes of every guard: rg_pair_<id> (back to back) and rg_duty_<id> (carried work).
+loops = {}
+for n, body in funcs.items():
+    for shape in ("pair", "duty"):
+        if n.startswith(f"rg_{shape}_"):
+            loops[(n[len(f"rg_{shape}_"):], shape)] = body
+common = {"noop", "this_cpu", "this_cpu_inc", "rctx", "rctx_word", "preempt_raw", "irqsave",
+          "local_t", "global_atomic"}
 if arch == "amd64":
-    want = {"noop", "this_cpu_inc_return", "this_cpu_inc", "rctx", "preempt_raw", "irqsave",
-            "local_t", "atomic_shared", "x86_lock_xadd", "x86_lock_inc"}
-    # ndelay (duty), ftrace entry, preempt_enable's slow path, paravirt irq save/restore.
-    ok_call = re.compile(r"^(__fentry__|__ndelay|__SCT__preempt_schedule\w*|preempt_schedule\w*|"
+    want = common | {"pcpu_lock_xadd", "pcpu_lock_inc"}
+    # ftrace entry, preempt_enable's slow path, paravirt irq save/restore.
+    ok_call = re.compile(r"^(__fentry__|__SCT__preempt_schedule\w*|preempt_schedule\w*|"
                          r"__preempt_schedule\w*|pv_ops)$")
     is_call = lambda i: i.startswith("call")
+    mul = r"^imul\s"
     has = {
-        "this_cpu_inc_return": [r"^xadd\s+%\w+,%gs:"],
+        "this_cpu": [r"^xadd\s+%\w+,%gs:", r"^decl\s+%gs:|^addl\s+\$0xffffffff,%gs:"],
         "this_cpu_inc": [r"^incl\s+%gs:", r"^decl\s+%gs:"],
-        "x86_lock_xadd": [r"^lock xadd", r"^lock decl"],
-        "x86_lock_inc": [r"^lock incl", r"^lock decl"],
-        "atomic_shared": [r"^lock xadd", r"^lock decl"],
+        "pcpu_lock_xadd": [r"^lock xadd\s+%\w+,%gs:", r"^lock decl\s+%gs:"],
+        "pcpu_lock_inc": [r"^lock incl\s+%gs:", r"^lock decl\s+%gs:"],
+        "global_atomic": [r"^lock xadd", r"^lock decl"],
         "local_t": [r"^xadd\s"],
         "rctx": [r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"],
     }
-    hasnt = {g: [r"^lock\b"] for g in ("noop", "this_cpu_inc_return", "this_cpu_inc", "rctx",
+    hasnt = {g: [r"^lock\b"] for g in ("noop", "this_cpu", "this_cpu_inc", "rctx", "rctx_word",
                                         "preempt_raw", "irqsave", "local_t")}
+    hasnt["rctx_word"] = hasnt["rctx_word"] + [r"^addb|^subb"]
 else:
-    want = {"noop", "this_cpu_inc_return", "this_cpu_inc", "rctx", "preempt_raw", "irqsave",
-            "local_t", "atomic_shared", "arm64_ldadd_stadd", "arm64_ldadd_ldadd",
-            "arm64_prfm_stadd", "arm64_llsc"}
-    ok_call = re.compile(r"^(__ndelay|preempt_schedule\w*|__preempt_schedule\w*)$")
+    a64 = {"pcpu_stadd", "pcpu_ldadd", "pcpu_prfm_stadd", "pcpu_ldadd_llsc", "pcpu_llsc"}
+    # Built against 6.1: this_cpu is pcpu-stadd-kernel, so the asm -kernel set lacks it.
+    want = common | a64 | {g + "_kernel" for g in a64 - {"pcpu_stadd"}}
+    ok_call = re.compile(r"^(preempt_schedule\w*|__preempt_schedule\w*)$")
     is_call = lambda i: re.match(r"^(bl|blr)\b", i) is not None
-    has = {
-        "arm64_ldadd_stadd": [r"^ldadd\s", r"^stadd\s"],
-        "arm64_ldadd_ldadd": [r"^ldadd\s+w\d+, w\d+,"],
-        "arm64_prfm_stadd": [r"^ldadd\s", r"^prfm\s+pstl1strm", r"^stadd\s"],
-        "arm64_llsc": [r"^ldxr\s", r"^stxr\s"],
-        "this_cpu_inc_return": [r"^ldxr\s|^ldadd"],   # LL/SC, patched to LSE at load time
+    mul = r"^madd\s|^mul\s"
+    forms = {
+        "pcpu_stadd": ([r"^ldadd\s", r"^stadd\s"], [r"^ldxr"]),
+        "pcpu_ldadd": ([r"^ldadd\s+w\d+, w\d+,"], [r"^stadd\s", r"^ldxr"]),
+        "pcpu_prfm_stadd": ([r"^ldadd\s", r"^prfm\s+pstl1strm", r"^stadd\s"], [r"^ldxr"]),
+        "pcpu_ldadd_llsc": ([r"^ldadd\s", r"^ldxr\s", r"^stxr\s"], [r"^stadd"]),
+        "pcpu_llsc": ([r"^ldxr\s", r"^stxr\s"], [r"^ldadd|^stadd"]),
     }
-    hasnt = {"arm64_ldadd_ldadd": [r"^stadd\s"], "arm64_llsc": [r"^ldadd|^stadd"],
-             "noop": [r"^ldxr|^ldadd|^stadd"], "preempt_raw": [r"^ldxr|^ldadd|^stadd"]}
+    has, hasnt = {}, {}
+    for g, (h, n) in forms.items():
+        for k in (g, g + "_kernel"):
+            has[k], hasnt[k] = h, n
+    # LL/SC in the object, patched to LSE at load time.
+    has["this_cpu"] = [r"^ldxr\s|^ldadd"]
+    hasnt.update({"noop": [r"^ldxr|^ldadd|^stadd"], "preempt_raw": [r"^ldxr|^ldadd|^stadd"],
+                  "rctx": [r"^ldxr|^ldadd|^stadd"], "rctx_word": [r"^ldxr|^ldadd|^stadd"]})
 
-if set(loops) != want:
-    errors.append(f"timed loops {sorted(loops)} != {sorted(want)}")
-for g, body in loops.items():
+for shape in ("pair", "duty"):
+    got = {g for g, sh in loops if sh == shape}
+    if got != want:
+        errors.append(f"{shape} loops {sorted(got)} != {sorted(want)}")
+for (g, shape), body in loops.items():
     for ins, target in body:
         if is_call(ins) and not (target and ok_call.match(target)):
-            errors.append(f"{g}: call in the timed loop: '{ins}' -> {target}")
+            errors.append(f"{g}/{shape}: call in the timed loop: '{ins}' -> {target}")
     text = [i for i, _ in body]
     for pat in has.get(g, []):
         if not any(re.search(pat, i) for i in text):
-            errors.append(f"{g}: no instruction matching /{pat}/")
+            errors.append(f"{g}/{shape}: no instruction matching /{pat}/")
     for pat in hasnt.get(g, []):
         bad = [i for i in text if re.search(pat, i)]
         if bad:
-            errors.append(f"{g}: unexpected {bad[0]!r}")
+            errors.append(f"{g}/{shape}: unexpected {bad[0]!r}")
+    # The duty work (one multiply per unit) is in the duty loop and only there.
+    has_mul = any(re.search(mul, i) for i in text)
+    if has_mul != (shape == "duty"):
+        errors.append(f"{g}/{shape}: duty multiply {'missing' if shape == 'duty' else 'present'}")
 for e in errors:
     print("check_asm:", e, file=sys.stderr)
 print(f"check_asm ({arch}): {len(loops)} timed loops, {len(errors)} problem(s)")

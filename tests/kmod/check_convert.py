@@ -59,6 +59,45 @@ with tempfile.TemporaryDirectory() as d:
     except (OSError, ValueError, KeyError) as e:
         errors.append(f"good: JSON: {e}")
 
+    # Schema 3 from the current module: role, per-round paired delta against
+    # noop, discarded runs, a run still disturbed after retries -> noisy.
+    c3, j3 = os.path.join(d, "v3.csv"), os.path.join(d, "v3.json")
+    p = run("--from-raw", os.path.join(data, "raw_v3.csv"), "--quiet", "--out", c3, "--json", j3)
+    check(p.returncode == 0, f"v3: exit {p.returncode}: {p.stderr}")
+    rows = list(csv.DictReader(open(c3))) if os.path.exists(c3) else []
+    by = {(r["guard"], r["scenario"]): r for r in rows}
+    check(len(rows) == 12, f"v3: {len(rows)} rows, want 12")
+    r = by.get(("noop", "loop-irqsoff"), {})
+    check(r.get("role") == "harness-floor" and r.get("interleave") == "rounds"
+          and r.get("baseline") == "n/a" and r.get("delta_ns") == "n/a"
+          and close(r.get("ns_median", "nan"), 2.0) and r.get("discarded") == "0"
+          and r.get("status") == "ok", f"v3: noop {r}")
+    r = by.get(("rctx", "loop-irqsoff"), {})
+    # rounds: rctx 5, 7, 6 vs noop 2, 2, 5 -> differences 3, 5, 1: median 3
+    try:
+        lo, hi = float(r["delta_ci_lo"]), float(r["delta_ci_hi"])
+        check(1.0 <= lo <= 3.0 <= hi <= 5.0 and lo < hi, f"v3: rctx interval [{lo}, {hi}]")
+    except (KeyError, ValueError):
+        errors.append(f"v3: rctx interval not numeric: {r}")
+    check(r.get("role") == "merged-rctx" and r.get("baseline") == "noop"
+          and r.get("interleave") == "rounds" and close(r.get("delta_ns", "nan"), 3.0)
+          and close(r.get("ns_median", "nan"), 6.0) and r.get("discarded") == "2"
+          and r.get("status") == "noisy" and "2 run(s)" in r.get("reason", "")
+          and r.get("repetitions") == "3", f"v3: rctx {r}")
+    for m in ("irq", "softirq", "softirq-irq", "nmi"):
+        r = by.get(("rctx", m + "-recursion"), {})
+        check(r.get("ops") == "7" and r.get("refusals") == "7" and r.get("status") == "ok"
+              and r.get("role") == "merged-rctx", f"v3: rctx {m} {r}")
+        r = by.get(("noop", m + "-recursion"), {})
+        check(r.get("ops") == "7" and r.get("refusals") == "0", f"v3: noop {m} {r}")
+    try:
+        js = json.load(open(j3))
+        jr = [x for x in js["results"] if x["guard"] == "rctx" and x["scenario"] == "loop-irqsoff"]
+        check(len(jr) == 1 and jr[0]["samples_ns"] == [5, 7, 6] and jr[0]["delta_ns"] == 3,
+              f"v3: JSON per-round samples {jr}")
+    except (OSError, ValueError, KeyError) as e:
+        errors.append(f"v3: JSON: {e}")
+
     # A failed hardirq check: rows still written, status error kept, exit 1.
     csv2 = os.path.join(d, "f.csv")
     p = run("--from-raw", os.path.join(data, "raw_irqfail.csv"), "--quiet", "--out", csv2)
@@ -79,10 +118,19 @@ with tempfile.TemporaryDirectory() as d:
 
     # Bad options: one line, exit 2.
     for args in (["--loops", "x"], ["--runs", "0"], ["--guards", "a;b"], ["--nope"],
-                 ["--kdir", "/x", "--module", "/y"], ["extra"]):
+                 ["--kdir", "/x", "--module", "/y"], ["extra"], ["--batch", "0"],
+                 ["--repetitions", "-1"], ["--threads", "0"], ["--duration", "0"],
+                 ["--duration", "abc"], ["--batch", "10", "--duration", "0.1"],
+                 ["--irqs-on", "--irqs-off"], ["--duty", "x"]):
         p = run(*args)
         check(p.returncode == 2 and p.stderr.count("\n") == 1, f"{args}: {p.returncode} {p.stderr!r}")
-    check(os.listdir(d) == [] or set(os.listdir(d)) <= {"k.csv", "k.json", "f.csv"},
+    # Output paths are checked before anything runs: one line, exit 2.
+    for args in (["--out", os.path.join(d, "no/such/dir/x.csv")], ["--json", d],
+                 ["--raw", os.path.join(d, "nodir", "r.csv")],
+                 ["--from-raw", os.path.join(data, "raw_good.csv"), "--out", "/nonexistent-rg/x.csv"]):
+        p = run(*args)
+        check(p.returncode == 2 and p.stderr.count("\n") == 1, f"{args}: {p.returncode} {p.stderr!r}")
+    check(os.listdir(d) == [] or set(os.listdir(d)) <= {"k.csv", "k.json", "f.csv", "v3.csv", "v3.json"},
           f"stray files: {os.listdir(d)}")
 
 for e in errors:

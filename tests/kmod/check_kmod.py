@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Checks what the qemu guest of qemu_kmod.sh wrote: module CSV, rgbench-kmod rows, hardirq refusals, clean unload, clean dmesg.
-import csv, io, json, os, subprocess, sys, tempfile
+# Checks what the qemu guest of qemu_kmod.sh wrote: module CSV, schema-3 rows, exact softirq/hardirq/NMI re-entry counts, discards, clean unload and dmesg.
+import csv, io, json, math, os, subprocess, sys, tempfile
 
 out, arch, lse, conv = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
 errors = []
@@ -26,31 +26,50 @@ def rows(text):
     return list(csv.DictReader(io.StringIO(text))) if text else []
 
 
-COMMON = {"noop": "grant", "this-cpu-inc-return": "refuse", "this-cpu-inc": "grant",
-          "rctx": "refuse", "preempt-raw": "refuse", "irqsave": "defer",
-          "local-t": "refuse", "atomic-shared": "refuse"}
-X86 = {"x86-lock-xadd": "refuse", "x86-lock-inc": "grant"}
-ARM64_LSE = {"arm64-ldadd-stadd": "refuse", "arm64-ldadd-ldadd": "refuse",
-             "arm64-prfm-stadd": "refuse"}
-ARM64 = dict(ARM64_LSE, **{"arm64-llsc": "refuse"})
-# Guards that run here, with the expected hardirq outcome; those skipped, with why.
+# Guard -> (role, kind): kind is what a re-entry gets while the guard is held.
+COMMON = {"noop": ("harness-floor", "grant"), "this-cpu-inc": ("n/a", "grant"),
+          "rctx": ("merged-rctx", "refuse"), "rctx-word": ("merged-rctx-word", "refuse"),
+          "preempt-raw": ("n/a", "refuse"), "irqsave": ("n/a", "defer"),
+          "local-t": ("n/a", "refuse"), "global-atomic": ("shared-atomic", "refuse")}
+X86 = {"pcpu-xadd": ("this-cpu-pre-6.18", "refuse"), "pcpu-lock-xadd": ("pcpu-atomic", "refuse"),
+       "pcpu-lock-inc": ("n/a", "grant")}
+A64_LSE = {"pcpu-stadd-kernel": ("this-cpu-pre-6.18", "refuse"),
+           "pcpu-ldadd-kernel": ("this-cpu-6.18", "refuse"),
+           "pcpu-prfm-stadd-kernel": ("this-cpu-prfm-stadd", "refuse"),
+           "pcpu-ldadd-llsc-kernel": ("this-cpu-ldadd-llsc", "refuse"),
+           "pcpu-stadd": ("this-cpu-pre-6.18", "refuse"), "pcpu-ldadd": ("this-cpu-6.18", "refuse"),
+           "pcpu-prfm-stadd": ("this-cpu-prfm-stadd", "refuse"),
+           "pcpu-ldadd-llsc": ("this-cpu-ldadd-llsc", "refuse")}
+A64_LLSC = {"pcpu-llsc-kernel": ("this-cpu-llsc", "refuse"), "pcpu-llsc": ("this-cpu-llsc", "refuse")}
 if arch == "amd64":
-    RUN, SKIP, OTHER = dict(COMMON, **X86), {}, ARM64
+    RUN, SKIP, OTHER = dict(COMMON, **X86), {}, list(A64_LSE) + list(A64_LLSC)
 else:
-    RUN = dict(COMMON, **(ARM64 if lse else {"arm64-llsc": "refuse"}))
-    SKIP = {} if lse else {g: "CPU has no LSE atomics" for g in ARM64_LSE}
-    OTHER = X86
+    RUN = dict(COMMON, **A64_LLSC, **(A64_LSE if lse else {}))
+    SKIP = {} if lse else {g: "CPU has no LSE atomics" for g in A64_LSE}
+    OTHER = list(X86)
 ALL = list(RUN) + list(SKIP)
-RAW_HEADER = ("suite,guard,scenario,threads,cpus,cpu,run,batch,duty_ns,irqs_off,ns_total,"
-              "ns_per_pair,cycles_total,ops,refusals,granted,while_held,in_hardirq,expect,status,reason")
+MODES = ("irq", "softirq", "softirq-irq", "nmi")
+LEVEL = {"irq": 2, "softirq": 1, "softirq-irq": 2, "nmi": 3}
+NMI_SKIP = None if arch == "amd64" else "no NMI a module can raise"
+RAW_HEADER = ("suite,guard,role,scenario,threads,cpus,cpu,run,batch,duty_ns,duty_units,irqs_off,"
+              "ns_total,ns_per_pair,cycles_total,ops,refusals,granted,while_held,at_level,"
+              "disturbed,discarded,expect,status,reason")
+counts = {}   # (guard, mode) -> "refused/granted" from (A), for the report
 
-check(not os.path.exists(os.path.join(out, "errors")), "guest errors: " + read("errors").strip()
-      if os.path.exists(os.path.join(out, "errors")) else "")
+
+def expect_of(kind, mode):
+    if kind == "defer":
+        return "refuse" if mode == "nmi" else "defer"
+    return kind
+
+
+if os.path.exists(os.path.join(out, "errors")):
+    errors.append("guest errors: " + read("errors").strip())
 
 # The module's guard list: exactly the guards expected here; the rest say why not.
 guards = {r["guard"]: r for r in rows(read("guards.csv"))}
-avail = {g: r["expect"] for g, r in guards.items() if r["available"] == "1"}
-check(avail == RUN, f"available guards/expectations {avail} != {RUN}")
+avail = {g: (r["role"], r["expect"]) for g, r in guards.items() if r["available"] == "1"}
+check(avail == RUN, f"available guards/roles/expectations {avail} != {RUN}")
 for g, why in SKIP.items():
     check(guards.get(g, {}).get("reason") == why, f"{g} should be unavailable: {why}")
 for g in OTHER:
@@ -58,55 +77,76 @@ for g in OTHER:
           f"{g} should be listed as not this architecture")
 
 
-def check_irq_row(r, expect, iters, where):
+def check_reentry(r, kind, mode, iters, where):
     n = lambda k: int(r[k])
     g = r["guard"]
-    check(r["status"] == "ok", f"{where} {g}: irq status {r['status']} ({r['reason']})")
-    check(n("ops") == iters, f"{where} {g}: {r['ops']} hardirq attempts, want {iters}")
-    check(n("in_hardirq") == iters, f"{where} {g}: {r['in_hardirq']} in hardirq, want {iters}")
-    if expect == "refuse":
-        check(r["scenario"] == "irq-recursion" and n("refusals") == iters and n("granted") == 0
-              and n("while_held") == iters, f"{where} {g}: expected {iters} refusals: {r}")
-    elif expect == "grant":
-        check(r["scenario"] == "irq-recursion" and n("granted") == iters and n("refusals") == 0
-              and n("while_held") == iters, f"{where} {g}: expected {iters} grants: {r}")
+    ex = expect_of(kind, mode)
+    if mode == "nmi" and NMI_SKIP:
+        check(r["status"] == "skipped" and r["reason"].startswith(NMI_SKIP),
+              f"{where} {g} nmi: want skipped ({NMI_SKIP}...): {r}")
+        return
+    check(r["status"] == "ok", f"{where} {g} {mode}: status {r['status']} ({r['reason']})")
+    check(n("ops") == iters, f"{where} {g} {mode}: {r['ops']} attempts, want {iters}")
+    check(n("at_level") == iters,
+          f"{where} {g} {mode}: {r['at_level']} at context level {LEVEL[mode]}, want {iters}")
+    check(r["expect"] == ex, f"{where} {g} {mode}: expect {r['expect']}, want {ex}")
+    if ex == "refuse":
+        check(r["scenario"] == f"{mode}-recursion" and n("refusals") == iters and n("granted") == 0
+              and n("while_held") == iters, f"{where} {g} {mode}: expected {iters} refusals: {r}")
+    elif ex == "grant":
+        check(r["scenario"] == f"{mode}-recursion" and n("granted") == iters and n("refusals") == 0
+              and n("while_held") == iters, f"{where} {g} {mode}: expected {iters} grants: {r}")
     else:
-        check(r["scenario"] == "irq-deferred" and n("while_held") == 0 and n("granted") == iters,
-              f"{where} {g}: expected the hardirq deferred to exit: {r}")
+        check(r["scenario"] == f"{mode}-deferred" and n("while_held") == 0 and n("granted") == iters,
+              f"{where} {g} {mode}: expected the {mode} deferred to exit: {r}")
+    counts[(g, mode)] = f"{r['refusals']}r/{r['granted']}g"
 
 
-# (A) the module's CSV via busybox.
+# (A) the module's CSV via busybox: 2 rounds on 2 CPUs (2 cores), interrupts off.
 raw = read("raw.csv")
 check(raw.split("\n", 1)[0] == RAW_HEADER, "module CSV header changed: " + raw.split("\n", 1)[0])
 rr = rows(raw)
 for g, why in SKIP.items():
     sk = [r for r in rr if r["guard"] == g]
-    check(len(sk) == 2 and all(r["status"] == "skipped" and r["reason"] == why for r in sk),
-          f"A {g}: want 2 skipped rows saying {why}: {sk}")
-for g, expect in RUN.items():
-    loop = [r for r in rr if r["guard"] == g and r["scenario"] == "loop"]
+    check(len(sk) == 1 + len(MODES) and all(r["status"] == "skipped" and r["reason"] == why
+                                            for r in sk),
+          f"A {g}: want {1 + len(MODES)} skipped rows saying {why}: {sk}")
+for g, (role, kind) in RUN.items():
+    loop = [r for r in rr if r["guard"] == g and r["scenario"] == "loop-irqsoff"]
     if check(len(loop) == 2 * 2, f"A {g}: {len(loop)} loop rows, want runs*cpus = 4"):
         check({(r["run"], r["cpu"]) for r in loop} == {(a, b) for a in "01" for b in "01"},
               f"A {g}: runs/cpus {[(r['run'], r['cpu']) for r in loop]}")
     for r in loop:
         check(r["status"] == "ok" and int(r["ops"]) == 3000 and int(r["ns_total"]) > 0
-              and float(r["ns_per_pair"]) >= 0 and r["cpus"] == "0-1" and r["threads"] == "2",
+              and r["cpus"] == "0-1" and r["threads"] == "2" and r["irqs_off"] == "1"
+              and r["role"] == role and r["disturbed"] == "0" and r["discarded"] == "0",
               f"A {g}: bad loop row {r}")
-        if g != "atomic-shared":   # the only guard shared across CPUs
+        if g != "global-atomic":   # the only guard shared across CPUs
             check(int(r["refusals"]) == 0, f"A {g}: per-CPU guard refused in the loop: {r}")
         else:
             check(int(r["refusals"]) <= 3000, f"A {g}: refusals > ops: {r}")
-    irq = [r for r in rr if r["guard"] == g and r["scenario"].startswith("irq-")]
-    if check(len(irq) == 1, f"A {g}: {len(irq)} irq rows"):
-        check_irq_row(irq[0], expect, 500, "A")
-want = len(RUN) * 5 + len(SKIP) * 2
+    for m in MODES:
+        re_rows = [r for r in rr if r["guard"] == g and r["scenario"].startswith(m + "-")
+                   and r["scenario"][len(m) + 1:] in ("recursion", "deferred")]
+        if check(len(re_rows) == 1, f"A {g}: {len(re_rows)} {m} rows"):
+            check_reentry(re_rows[0], kind, m, 500, "A")
+want = len(RUN) * (4 + len(MODES)) + len(SKIP) * (1 + len(MODES))
 check(len(rr) == want, f"A: {len(rr)} rows, want {want}")
 
-# (B) rgbench-kmod end to end, shared schema.
+# (B) rgbench-kmod end to end, schema 3.
 check(read("rc_b").strip() == "0", "B: rgbench-kmod exit " + read("rc_b").strip() + ": " + read("b.err"))
 kr = rows(read("kmod.csv"))
-check(len(kr) == 2 * len(ALL), f"B: {len(kr)} schema rows, want {2 * len(ALL)}")
+check(len(kr) == (1 + len(MODES)) * len(ALL), f"B: {len(kr)} schema rows, want {(1 + len(MODES)) * len(ALL)}")
 raw2 = {(r["guard"], r["scenario"]): r for r in rows(read("raw2.csv"))}
+
+
+def num(r, k):
+    try:
+        return float(r[k])
+    except (KeyError, ValueError):
+        return math.nan
+
+
 for r in kr:
     g = r["guard"]
     check(r["suite"] == "kmod" and r["schema_version"] == "3" and r["pinning"] == "kthread",
@@ -114,56 +154,86 @@ for r in kr:
     check(g in ALL, f"B: unexpected guard {g}")
     if g in SKIP:
         check(r["status"] == "skipped" and r["reason"] == SKIP[g], f"B {g}: want skipped: {r}")
-    elif r["scenario"] == "loop":
+        continue
+    role, kind = RUN[g]
+    check(r["role"] == role, f"B {g}: role {r['role']}, want {role}")
+    if r["scenario"] == "loop-irqsoff":
         ok = (r["status"] == "ok" and r["repetitions"] == "3" and r["threads"] == "2"
-              and r["cpus"] == "0-1" and r["batch"] == "3000" and int(r["ops"]) == 3000 * 3 * 2)
+              and r["cpus"] == "0-1" and r["batch"] == "3000" and int(r["ops"]) == 3000 * 3 * 2
+              and r["interleave"] == "rounds" and r["discarded"] == "0")
         check(ok, f"B {g}: bad loop row {r}")
-        try:
-            check(float(r["ns_median"]) > 0 and float(r["mops_median"]) > 0
-                  and float(r["ns_min"]) <= float(r["ns_median"]) <= float(r["ns_max"]),
-                  f"B {g}: bad aggregates {r}")
-        except ValueError:
-            errors.append(f"B {g}: non-numeric aggregates {r}")
+        check(num(r, "ns_median") > 0 and num(r, "mops_median") > 0
+              and num(r, "ns_min") <= num(r, "ns_median") <= num(r, "ns_max"),
+              f"B {g}: bad aggregates {r}")
+        if g == "noop":
+            check(r["baseline"] == "n/a" and r["delta_ns"] == "n/a", f"B noop: delta {r}")
+        else:
+            lo, d, hi = num(r, "delta_ci_lo"), num(r, "delta_ns"), num(r, "delta_ci_hi")
+            check(r["baseline"] == "noop" and lo <= d <= hi, f"B {g}: delta/interval {r}")
     else:
-        expect = RUN.get(g, "?")
-        want_scen = "irq-deferred" if expect == "defer" else "irq-recursion"
-        check(r["scenario"] == want_scen and r["status"] == "ok" and int(r["ops"]) == 500
-              and int(r["refusals"]) == (500 if expect == "refuse" else 0),
-              f"B {g}: bad irq row {r}")
-        check((g, r["scenario"]) in raw2, f"B {g}: no matching raw row")
+        m = r["scenario"].rsplit("-", 1)[0]
+        check(m in MODES and (g, r["scenario"]) in raw2, f"B {g}: unexpected row {r['scenario']}")
+        if m in MODES and not (m == "nmi" and NMI_SKIP):
+            ex = expect_of(kind, m)
+            check(r["status"] == "ok" and int(r["ops"]) == 500
+                  and int(r["refusals"]) == (500 if ex == "refuse" else 0),
+                  f"B {g}: bad {m} row {r}")
 try:
     js = json.loads(read("kmod.json"))
     check(len(js.get("results", [])) == len(kr), "B: JSON and CSV row counts differ")
+    for x in js.get("results", []):
+        if x["scenario"] == "loop-irqsoff" and x["status"] == "ok":
+            check(len(x.get("samples_ns") or []) == 3, f"B: JSON per-round values {x['guard']}")
 except ValueError as e:
     errors.append(f"B: kmod.json does not parse: {e}")
 check("rctx" in read("table.txt"), "B: no table on stdout")
 
-# (C) a bad guard name: refused at load, clear message, nothing written, nothing loaded.
-check(read("rc_c").strip() == "1", "C: unknown guard: exit " + read("rc_c").strip() + ", want 1")
-check(read("rc_c2").strip() == "1", "C: a guard listed twice: exit " + read("rc_c2").strip() + ", want 1")
+# (C) bad guard names / thread count: refused at load, nothing written, nothing loaded.
+for f in ("rc_c", "rc_c2", "rc_c3"):
+    check(read(f).strip() == "1", f"C: {f}: exit " + read(f).strip() + ", want 1")
 check("refused" in read("c.err"), "C: no clear message: " + read("c.err"))
 
-# (D) interrupts off in the timed region, one CPU.
+# (D) old option spellings, --threads 1 of CPUs 0-1, calibrated duty work,
+# 20 ms runs with interrupts off: ticks are held off, nothing is discarded.
 check(read("rc_d").strip() == "0", "D: exit " + read("rc_d").strip() + ": " + read("d.err"))
-dr = rows(read("irqsoff.csv"))
+dr = rows(read("d.csv"))
 loops = [r for r in dr if r["scenario"] == "loop-irqsoff"]
-check(sorted(r["guard"] for r in loops) == ["noop", "rctx", "this-cpu-inc-return"],
-      f"D: loop-irqsoff rows {[r['guard'] for r in loops]}")
+check(sorted(r["guard"] for r in loops) == ["global-atomic", "noop", "rctx"],
+      f"D: loop rows {[r['guard'] for r in loops]}")
 for r in loops:
-    check(r["cpus"] == "1" and r["threads"] == "1" and int(r["ops"]) == 4000,
+    check(r["cpus"] == "0" and r["threads"] == "1" and r["duty_ns"] == "50" and r["status"] == "ok"
+          and r["discarded"] == "0" and int(r["batch"]) >= 100 and r["repetitions"] == "2",
           f"D: bad row {r}")
+rd = [r for r in rows(read("raw_d.csv")) if r["scenario"] == "loop-irqsoff"]
+check(rd and all(int(r["duty_units"]) > 0 and r["disturbed"] == "0" for r in rd),
+      f"D: duty units / disturbed in the module CSV {rd[:2]}")
+
+# (F) --irqs-on, 30 ms runs: the timer tick lands in every run; the module
+# must see it, discard and re-run (3 retries), and mark what it kept.
+check(read("rc_f").strip() == "0", "F: exit " + read("rc_f").strip() + ": " + read("f.err"))
+fr = [r for r in rows(read("f.csv")) if r["scenario"] == "loop"]
+check(sorted(r["guard"] for r in fr) == ["noop", "rctx"], f"F: loop rows {[r['guard'] for r in fr]}")
+for r in fr:
+    check(int(r["discarded"]) >= 1 and r["status"] in ("ok", "noisy"),
+          f"F {r['guard']}: interrupts on, yet nothing discarded: {r}")
+rf = [r for r in rows(read("raw_f.csv")) if r["scenario"] == "loop"]
+check(rf and all(r["irqs_off"] == "0" for r in rf), "F: raw rows say irqs off")
 
 # (E) SIGINT during the run: held back until the module is unloaded.
 check(read("rc_e").strip() == "130", "E: exit " + read("rc_e").strip() + ", want 130")
-check("interrupted; module unloaded" in read("e.err"), "E: message: " + read("e.err"))
+check("interrupted (Interrupt); module unloaded" in read("e.err"), "E: message: " + read("e.err"))
 check(not os.path.exists(os.path.join(out, "int.csv")), "E: wrote output although interrupted")
+check(read("rc_g").strip() == "143", "G: SIGTERM: exit " + read("rc_g").strip() + ", want 143")
+check("interrupted (Terminated); module unloaded" in read("g.err"), "G: message: " + read("g.err"))
+check(not os.path.exists(os.path.join(out, "term.csv")), "G: wrote output although terminated")
 
 # Kernel log: the runs happened, and nothing went wrong.
 dmesg = read("dmesg.txt")
-check(dmesg.count("rgbench_kmod: run: done") == 4, "dmesg: expected 4 completed runs")
-check('unknown guard "no-such-guard"' in dmesg and 'guard "rctx" listed twice' in dmesg,
-      "dmesg: no reason for the refused loads")
-for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "refcount_t"):
+check(dmesg.count("rgbench_kmod: run: done") == 6, "dmesg: expected 6 completed runs (A B D F E G)")
+check('unknown guard "no-such-guard"' in dmesg and 'guard "rctx" listed twice' in dmesg
+      and "threads=3 but only 2 CPUs" in dmesg, "dmesg: no reason for the refused loads")
+for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "refcount_t",
+            "Uhhuh. NMI received", "lockup"):
     check(bad not in dmesg, f"dmesg has '{bad}'")
 
 # The host converter reads the guest's module CSV the same way.
@@ -177,6 +247,10 @@ with tempfile.TemporaryDirectory() as d:
 
 for e in errors:
     print("check_kmod:", e, file=sys.stderr)
+for g in ("rctx", "irqsave", "noop"):
+    if (g, "irq") in counts:
+        print(f"check_kmod: {g}: " + ", ".join(f"{m} {counts.get((g, m), 'skipped')}"
+                                               for m in MODES))
 print(f"check_kmod: {len(rr)} module rows, {len(kr)} schema rows, "
       f"{len(errors)} problem(s)")
 sys.exit(1 if errors else 0)

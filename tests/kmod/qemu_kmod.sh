@@ -34,9 +34,12 @@ set -e
 cp "$work/mod/rgbench_kmod.ko" "$tool" "$work/payload/"
 tool_name=$(basename "$tool")
 
-# Guest: (A) busybox insmod/echo/cat/rmmod; (B) rgbench-kmod end to end;
-# (C) a bad --guards value must fail and leave nothing loaded; (D) irqs-off;
-# (E) interrupted by SIGINT.
+# Guest: (A) busybox insmod/echo/cat/rmmod; (B) rgbench-kmod end to end
+# (new option words); (C) a bad --guards value must fail and leave nothing
+# loaded; (D) old spellings, --threads, duty work, 20 ms runs with interrupts
+# off: nothing discarded; (F) the same with --irqs-on: ticks land, runs are
+# discarded and re-run;
+# (E) interrupted by SIGINT, (G) by SIGTERM.
 cat >"$work/payload/guest.sh" <<GUEST
 set -u
 A=/sys/kernel/debug/rgbench_kmod
@@ -47,7 +50,7 @@ cat \$A/results >/out/raw.csv
 rmmod rgbench_kmod || echo rmmod-failed >>/out/errors
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-A >>/out/errors
 
-./$tool_name --module ./rgbench_kmod.ko --loops 3000 --runs 3 --irq-iters 500 \
+./$tool_name --module ./rgbench_kmod.ko --batch 3000 --repetitions 3 --irq-iters 500 \
   --out /out/kmod.csv --json /out/kmod.json --raw /out/raw2.csv >/out/table.txt 2>/out/b.err
 echo \$? >/out/rc_b
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-B >>/out/errors
@@ -56,14 +59,21 @@ echo \$? >/out/rc_b
 echo \$? >/out/rc_c
 ./$tool_name --module ./rgbench_kmod.ko --guards rctx,rctx --out /out/bad.csv 2>>/out/c.err
 echo \$? >/out/rc_c2
+./$tool_name --module ./rgbench_kmod.ko --cpus 0-1 --threads 3 --out /out/bad.csv 2>>/out/c.err
+echo \$? >/out/rc_c3
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-C >>/out/errors
 [ -e /out/bad.csv ] && echo bad-output-written >>/out/errors
 
-./$tool_name --module ./rgbench_kmod.ko --guards rctx,noop,this-cpu-inc-return --cpus 1 \
-  --loops 2000 --runs 2 --irqs-off --irq-iters 100 --quiet --out /out/irqsoff.csv 2>/out/d.err
+./$tool_name --module ./rgbench_kmod.ko --guards rctx,noop,global-atomic --cpus 0-1 --threads 1 \
+  --duration 0.02 --runs 2 --irqs-off --duty-ns 50 --irq-iters 100 --quiet --out /out/d.csv \
+  --raw /out/raw_d.csv 2>/out/d.err
 echo \$? >/out/rc_d
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-D >>/out/errors
-# (E) SIGINT while the module runs (ndelay keeps it busy for seconds): the
+./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx --cpus 1 --duration 0.03 \
+  --repetitions 2 --irqs-on --irq-iters 0 --quiet --out /out/f.csv --raw /out/raw_f.csv 2>/out/f.err
+echo \$? >/out/rc_f
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-F >>/out/errors
+# (E) SIGINT while the module runs (duty work keeps it busy for seconds): the
 # signal waits until the module is unloaded, then exit 130 and no output file.
 ./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx --loops 100000 --runs 5 \
   --duty-ns 1000 --irq-iters 10 --quiet --out /out/int.csv 2>/out/e.err &
@@ -76,6 +86,17 @@ kill -INT \$pid
 wait \$pid
 echo \$? >/out/rc_e
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-E >>/out/errors
+# (G) the same with SIGTERM: exit 128 + 15.
+./$tool_name --module ./rgbench_kmod.ko --guards noop --loops 100000 --runs 5 \
+  --duty-ns 1000 --irq-iters 0 --quiet --out /out/term.csv 2>/out/g.err &
+pid=\$!
+n=0
+while [ ! -d /sys/module/rgbench_kmod ] && [ \$n -lt 500 ]; do usleep 20000; n=\$((n + 1)); done
+usleep 200000
+kill -TERM \$pid
+wait \$pid
+echo \$? >/out/rc_g
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-G >>/out/errors
 dmesg >/out/dmesg.txt
 true
 GUEST

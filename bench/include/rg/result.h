@@ -41,7 +41,7 @@
 	X(suite, S, "user, bpf or kmod") \
 	X(guard, S, "guard name (bpf: attach type or baseline)") \
 	X(role, S, "what the guard stands for across architectures (guards.def), or n/a (since version 3)") \
-	X(scenario, S, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop, loop-irqsoff, irq-recursion, irq-deferred") \
+	X(scenario, S, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop-irqsoff, loop (irqs on), {irq,softirq,softirq-irq,nmi}-recursion or -deferred") \
 	X(threads, I, "threads, producers or kthreads") \
 	X(batch, I, "iterations per batch (bpf: driver batch)") \
 	X(duty_ns, I, "work between pairs, ns (0: back to back)") \

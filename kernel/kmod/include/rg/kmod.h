@@ -16,7 +16,7 @@ struct rg_resultset;
  * rs: one row per guard and scenario, the per-run values (mean over CPUs of ns
  * per pair; sum over CPUs of Mpairs/s) as samples. Returns the number of rows
  * added, or -1 with a one-line reason in err. *nerrors (may be NULL) receives
- * how many hardirq rows the module marked "error".
+ * how many re-entry rows the module marked "error".
  */
 int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 		    char *err, size_t errlen);
