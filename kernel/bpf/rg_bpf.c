@@ -1758,9 +1758,9 @@ int rg_bpf_run_default(struct rg_resultset *rs, int quick, volatile sig_atomic_t
 	opts_default(&o);
 	o.modes = M(MODE_SYSCALL) | M(MODE_DRIVER) | M(MODE_RECURSE);
 	if (quick) {
-		/* Within the default run's minute: 3 samples (a spread) of 0.2 s. */
-		o.duration = 0.2;
-		o.warmup = 0.2;
+		/* Within the default run's minute: 3 samples (a spread) of 0.15 s. */
+		o.duration = 0.15;
+		o.warmup = 0.1;
 		o.reps = 3;
 	}
 	memset(&c, 0, sizeof(c));

@@ -12,7 +12,7 @@ struct rg_resultset;
 int rg_bpf_main(int argc, char **argv);
 /*
  * Append the default BPF rows to rs (the default suite calls this as root):
- * quick: 3 samples of 0.2 s per row. Stops between samples once *stop is
+ * quick: 3 samples of 0.15 s per row. Stops between samples once *stop is
  * set (then returns 0 and the caller, seeing *stop, writes nothing); result
  * and progress lines go to progress (NULL: quiet). 0 ok, 1 error, 2 no privilege.
  */
