@@ -414,12 +414,18 @@ struct trig {
 	struct bpf_link *link;
 };
 
+/*
+ * filter_tgid: count only this process's events in syscall mode (the syscall
+ * hooks fire for every process) and in --triggers mode (exact counts even
+ * while another process triggers the same global helper or tracepoint); timed
+ * driver modes filter nothing, like the kernel's bench.
+ */
 #define TRIG_SET_RODATA(skel, o, k, m, batch)					\
 	do {									\
 		(skel)->rodata->count_atomic = (o)->count == COUNT_ATOMIC;	\
 		(skel)->rodata->recurse = (m) == MODE_RECURSE;			\
-		(skel)->rodata->filter_tgid = (m) == MODE_SYSCALL && !(o)->all_tasks ? \
-			(uint32_t)getpid() : 0;					\
+		(skel)->rodata->filter_tgid = ((m) == MODE_SYSCALL || (o)->triggers) && \
+			!(o)->all_tasks ? (uint32_t)getpid() : 0;		\
 		(skel)->rodata->filter_id = (m) == MODE_SYSCALL &&		\
 			((k) == K_RAW_TP || (k) == K_TP_BTF) ? __NR_getpgid : -1; \
 		(skel)->rodata->batch_iters = (uint32_t)(batch);		\

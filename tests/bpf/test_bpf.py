@@ -84,7 +84,7 @@ def ncpus():
 
 
 def case_badargs(b):
-    """Every bad option: one line naming it, exit 2 (usage), no output file; before any privilege check."""
+    """Every bad option or output path: one line, exit 2 (usage), nothing written, before any run."""
     n = ncpus()
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "x.csv")
@@ -111,19 +111,27 @@ def case_badargs(b):
         os.mkfifo(fifo)
         link = os.path.join(d, "link.csv")
         os.symlink(os.path.join(d, "target.csv"), link)
-        for args in (["--out", same, "--json", same], ["--out", "/dev/null"], ["--json", fifo],
+        # A private null device, never the system's /dev/null (a broken build would replace it).
+        dev = os.path.join(d, "null")
+        have_dev = True
+        try:
+            os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except OSError:
+            have_dev = False
+        keep = sorted(os.listdir(d))
+        for args in (["--out", same, "--json", same], ["--json", fifo],
                      ["--out", link], ["--out", d], ["--out", os.path.join(d, "no/such/x.csv")],
-                     ["--out", os.path.join(d, "n" * 250 + ".csv")]):
+                     ["--out", os.path.join(d, "n" * 250 + ".csv")]) + \
+                ((["--out", dev],) if have_dev else ()):
             p = run(b, "--mode", "driver", "--attach", "driver-empty", *args)
             check(p.returncode == 2, f"{args}: exit 2 (got {p.returncode})")
             lines = p.stderr.strip().splitlines()
             check(len(lines) == 1 and lines[0].startswith("rgbench bpf: "),
                   f"{args}: one clear error line: {lines}")
-            check(sorted(os.listdir(d)) == ["fifo", "link.csv"], f"{args}: nothing written: "
-                  f"{os.listdir(d)}")
-            check(stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.path.islink(link),
-                  f"{args}: FIFO and symlink left alone")
-        check(stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null still a device")
+            check(sorted(os.listdir(d)) == keep, f"{args}: nothing written: {os.listdir(d)}")
+            check(stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.path.islink(link) and
+                  (not have_dev or stat.S_ISCHR(os.lstat(dev).st_mode)),
+                  f"{args}: FIFO, symlink and device left alone")
 
 
 def case_nonroot(b):
