@@ -970,9 +970,16 @@ static void row_print(struct ctx *c, const struct rg_result *row, enum rg_kind k
 			snprintf(cib, sizeof(cib), " [%+.2f, %+.2f]", row->delta_ci_lo, row->delta_ci_hi);
 		snprintf(db, sizeof(db), "; %+.2f%s ns over %s", row->delta_ns, cib, row->baseline);
 	}
+	/* cpu/wall: the share of the windows the producers were on a CPU. */
+	double oncpu = row->cpu_ns_median / row->ns_median;
+	char busy[80] = "";
+
+	if (oncpu < 0.8)
+		snprintf(busy, sizeof(busy), " (producers on a CPU %.0f%% of the time: busy machine)",
+			 100 * oncpu);
 	say(c, "[%d/%d] %-13s %-8s p=%d hits %8.3f ± %6s M/s (%7.3f M/prod)  %.2f ns/event%s; "
-	    "misses %llu\n", c->row, c->nrows, kinds[k].name, mode_names[m], np, row->mops_mean,
-	    sdb, row->mops_mean / np, row->ns_median, db, (unsigned long long)row->refusals);
+	    "misses %llu%s\n", c->row, c->nrows, kinds[k].name, mode_names[m], np, row->mops_mean,
+	    sdb, row->mops_mean / np, row->ns_median, db, (unsigned long long)row->refusals, busy);
 }
 
 /* --triggers: each producer triggers exactly o->triggers events; no timing windows. */
