@@ -1310,11 +1310,11 @@ static int run_all(struct ctx *c)
 		    c->nrows, o->reps, o->duration, o->warmup, est);
 	if (driver && !o->batch && !o->triggers)
 		err = size_batch(c, fmin(o->duration, 0.2));
-	for (int ti = 0; ti < o->nthreads && !err; ti++)
-		for (int m = 0; m < NR_MODES && !err; m++) {
+	for (int ti = 0; ti < o->nthreads && !err && !stopped(); ti++)
+		for (int m = 0; m < NR_MODES && !err && !stopped(); m++) {
 			if (!(o->modes & M(m)))
 				continue;
-			for (int k = 0; k < NR_KINDS && !err; k++) {
+			for (int k = 0; k < NR_KINDS && !err && !stopped(); k++) {
 				if (!o->want[k])
 					continue;
 				if (row_exists((enum rg_kind)k, (enum rg_mode)m)) {

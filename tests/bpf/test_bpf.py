@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Functional tests of the BPF trigger bench: exact counts, recursion misses, skips, privilege, schema.
 
-Usage: test_bpf.py BINARY CASE   (CASE: list, badargs, nonroot, exact, recurse, output, cpus, signal)
+Usage: test_bpf.py BINARY CASE   (CASE: list, badargs, nonroot, exact, recurse, output, cpus, signal;
+                                  default_sigint takes the rgbench binary)
 Exit 0 pass, 1 fail, 77 skip (not root, or the case cannot run here).
 """
 import csv
@@ -418,6 +419,41 @@ def case_signal(b):
                 check(jid == old, f"SIGTERM #{i}: interrupted run kept the old pair")
             old = jid
         print(f"signal: exits seen {sorted(seen)}")
+
+
+def case_default_sigint(rgbench):
+    """rgbench (the default run) stops within a sample on SIGINT in its BPF part; writes nothing."""
+    need_root()
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "x.csv")
+        p = subprocess.Popen([rgbench, "--quick", "--out", out], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        seen = []
+        deadline = time.monotonic() + 100
+        for line in p.stdout:
+            seen.append(line)
+            # The BPF part has started and finished its first row (issue 11 item 5's moment).
+            if line.startswith("[2/") or time.monotonic() > deadline:
+                break
+        bpf_started = any(x.startswith("[2/") for x in seen)
+        if not bpf_started:
+            p.kill()
+            p.wait()
+            print("".join(seen[-5:]))
+            print("SKIP: the default run has no BPF part here")
+            sys.exit(SKIP)
+        p.send_signal(signal.SIGINT)
+        try:
+            rest, _ = p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rest, _ = p.communicate()
+            check(False, "SIGINT in the BPF part not honoured within 20 s")
+        check(p.returncode == 128 + signal.SIGINT, f"exit 130 (got {p.returncode})")
+        check("interrupted by SIGINT" in rest, f"says it was interrupted: {rest[-300:]!r}")
+        rows = [x for x in rest.splitlines() if re.match(r"^\[\d+/\d+\] ", x)]
+        check(len(rows) <= 2, f"stopped at the next sample, not after more rows: {rows}")
+        check(os.listdir(d) == [], f"nothing written: {os.listdir(d)}")
 
 
 def main():
