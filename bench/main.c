@@ -532,8 +532,9 @@ int main(int argc, char **argv)
 			/*
 			 * Short BPF durations except in --full: the default suite
 			 * has to finish within a minute on a 2-core machine.
+			 * Ctrl-C is honoured between its samples.
 			 */
-			if (rg_bpf_run_default(&rs, profile != 2))
+			if (rg_bpf_run_default(&rs, profile != 2, &g_stop, cfg.progress))
 				fprintf(stderr, "rgbench: the BPF suite reported an error (see above)\n");
 		} else if (cfg.progress) {
 			fprintf(cfg.progress, "rgbench: BPF suite skipped: needs root\n");

@@ -44,6 +44,15 @@ def main():
         t = [r for r in csv.DictReader(f) if r["guard"] == "fentry"]
     if len(t) != 1 or t[0]["status"] != "ok" or int(t[0]["ops"]) <= 0:
         bad.append(f"timed fentry/driver: {t}")
+    else:
+        # Paired with driver-empty in alternating windows; never a timing check.
+        r = t[0]
+        lo, d, hi = (float(r[k]) if r[k] != "n/a" else None
+                     for k in ("delta_ci_lo", "delta_ns", "delta_ci_hi"))
+        if (r["baseline"], r["interleave"], r["role"], r["repetitions"]) != \
+                ("driver-empty", "alternating", "prog-active", "3") or None in (lo, d, hi) \
+                or not lo <= d <= hi or int(r["batch"]) < 1000:
+            bad.append(f"timed fentry/driver: baseline/delta/role/batch {r}")
     for b in bad:
         print("FAIL:", b)
     print("PASS" if not bad else f"{len(bad)} check(s) failed")

@@ -1,72 +1,169 @@
 // SPDX-License-Identifier: MIT
-/* rg_bpf_run_default() (what the default suite calls as root) appends one row per variant and mode. */
+/* rg_bpf_run_default() (what the default suite calls as root): one row per variant and mode, each with a spread and a paired delta. */
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "rg/env.h"
 #include "rg/result.h"
 #include "rg/subcmd.h"
 
-int main(void)
+static bool is_baseline(const char *g)
+{
+	return !strcmp(g, "base") || !strcmp(g, "user-count") || !strcmp(g, "driver-empty") ||
+	       !strcmp(g, "driver-kfunc") || !strcmp(g, "driver-count");
+}
+
+/* The row a variant is measured against (docs/bpf.md), NULL for the baselines. */
+static const char *baseline_of(const char *g, const char *mode)
+{
+	if (!strcmp(g, "driver-count"))
+		return "driver-empty";
+	if (is_baseline(g))
+		return NULL;
+	if (!strcmp(mode, "syscall"))
+		return "base";
+	if (!strcmp(g, "fmod_ret") || !strcmp(g, "tp") || !strcmp(g, "raw_tp") || !strcmp(g, "tp_btf"))
+		return "driver-kfunc";
+	return "driver-empty";
+}
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+	g_stop = sig;
+}
+
+static void *send_sigint(void *arg)
+{
+	(void)arg;
+	usleep(1500 * 1000);
+	kill(getpid(), SIGINT);
+	return NULL;
+}
+
+/*
+ * "stop": SIGINT 1.5 s into the default BPF rows (about 20 s here). The run
+ * stops at the next sample boundary, returns 0, and keeps only finished rows.
+ */
+static int stop_case(void)
+{
+	struct sigaction sa;
+	struct rg_resultset rs;
+	struct rg_env env;
+	pthread_t tid;
+	int rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	rg_env_collect(&env);
+	rg_results_init(&rs, &env);
+	pthread_create(&tid, NULL, send_sigint, NULL);
+	rc = rg_bpf_run_default(&rs, 1, &g_stop, stdout);
+	pthread_join(tid, NULL);
+	CHECK(rc == 0, "interrupted run returned %d", rc);
+	CHECK(g_stop == SIGINT, "the stop flag is the caller's: %d", (int)g_stop);
+	/* The full default has >= 20 rows; 1.5 s in, only the first few are done. */
+	CHECK(rs.n < 12, "%zu rows: the run did not stop", rs.n);
+	for (size_t i = 0; i < rs.n; i++) {
+		struct rg_result *r = &rs.rows[i];
+
+		CHECK(strcmp(r->status, "ok") || r->repetitions >= 3,
+		      "%s/%s: a cut row was kept (%ld samples)", r->guard, r->scenario, r->repetitions);
+	}
+	printf("stopped after %zu rows\n", rs.n);
+	rg_results_free(&rs);
+	return rg_test_done("bpf_default_rows stop");
+}
+
+int main(int argc, char **argv)
 {
 	static const char *const want[][2] = {
-		{ "base", "syscall" }, { "tp", "syscall" }, { "raw_tp", "syscall" },
-		{ "fentry", "syscall" }, { "kprobe", "syscall" },
+		{ "base", "syscall" }, { "user-count", "syscall" }, { "tp", "syscall" },
+		{ "raw_tp", "syscall" }, { "fentry", "syscall" }, { "kprobe", "syscall" },
 		{ "driver-empty", "driver" }, { "driver-count", "driver" }, { "fentry", "driver" },
 		{ "raw_tp", "driver" }, { "fexit", "recurse" }, { "raw_tp", "recurse" },
 	};
 	struct rg_resultset rs;
 	struct rg_env env;
-	int rc, bad = 0, ok = 0;
+	long batch = -1;
+	int rc, ok = 0;
 
 	if (geteuid() != 0) {
 		printf("SKIP: needs root\n");
 		return 77;
 	}
+	if (argc > 1 && !strcmp(argv[1], "stop"))
+		return stop_case();
 	rg_env_collect(&env);
 	rg_results_init(&rs, &env);
-	rc = rg_bpf_run_default(&rs, 1);
-	if (rc) {
-		printf("FAIL: rg_bpf_run_default returned %d\n", rc);
-		bad++;
-	}
+	rc = rg_bpf_run_default(&rs, 1, NULL, stdout);
+	CHECK(rc == 0, "rg_bpf_run_default returned %d", rc);
 	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
 		int n = 0;
 
 		for (size_t i = 0; i < rs.n; i++)
 			n += !strcmp(rs.rows[i].guard, want[w][0]) && !strcmp(rs.rows[i].scenario, want[w][1]);
-		if (n != 1) {
-			printf("FAIL: %d rows for %s/%s, want 1\n", n, want[w][0], want[w][1]);
-			bad++;
-		}
+		CHECK(n == 1, "%d rows for %s/%s, want 1", n, want[w][0], want[w][1]);
 	}
 	for (size_t i = 0; i < rs.n; i++) {
 		struct rg_result *r = &rs.rows[i];
+		const char *g = r->guard, *m = r->scenario, *bl = baseline_of(g, m);
 
-		if (strcmp(r->suite, "bpf") ||
-		    (strcmp(r->status, "ok") && strcmp(r->status, "skipped"))) {
-			printf("FAIL: row %zu: suite %s status %s\n", i, r->suite, r->status);
-			bad++;
+		CHECK(!strcmp(r->suite, "bpf"), "row %zu: suite %s", i, r->suite);
+		CHECK(!strcmp(r->status, "ok") || !strcmp(r->status, "skipped"),
+		      "%s/%s: status %s (%s)", g, m, r->status, r->reason);
+		CHECK(!strcmp(r->role, is_baseline(g) ? "baseline" :
+			      !strcmp(g, "tp") || !strcmp(g, "kprobe") ? "bpf-prog-active" : "prog-active"),
+		      "%s/%s: role %s", g, m, r->role);
+		if (!strcmp(r->status, "skipped"))
+			CHECK(r->reason[0] == 'E', "%s/%s skipped without an errno: %s", g, m, r->reason);
+		if (strcmp(r->status, "ok"))
+			continue;
+		ok++;
+		/* At least 3 samples, so every row has a spread. */
+		CHECK(r->ops > 0 && r->mops_mean > 0, "%s/%s: ops %llu M/s %g", g, m,
+		      (unsigned long long)r->ops, r->mops_mean);
+		CHECK(r->repetitions >= 3 && r->nsamples == (size_t)r->repetitions,
+		      "%s/%s: %ld samples", g, m, r->repetitions);
+		CHECK(isfinite(r->mops_stddev) && isfinite(r->ns_stddev), "%s/%s: no spread", g, m);
+		/* ns per event per producer, baselines included. */
+		CHECK(fabs(r->ns_median - 1e3 / r->mops_per_thread) <= 1e-9 * r->ns_median,
+		      "%s/%s: ns_median %g != 1e3 / %g", g, m, r->ns_median, r->mops_per_thread);
+		CHECK(r->wall_ns_median == r->ns_median && r->cpu_ns_median > 0,
+		      "%s/%s: wall %g cpu %g", g, m, r->wall_ns_median, r->cpu_ns_median);
+		for (size_t s = 0; s < r->nsamples; s++)
+			CHECK(fabs(r->samples_ns[s] * r->samples_mops[s] - 1e3 * r->threads) <=
+			      1e-6 * 1e3 * r->threads, "%s/%s: sample %zu: %g ns, %g M/s", g, m, s,
+			      r->samples_ns[s], r->samples_mops[s]);
+		if (bl) {
+			CHECK(!strcmp(r->baseline, bl) && !strcmp(r->interleave, "alternating"),
+			      "%s/%s: baseline %s interleave %s", g, m, r->baseline, r->interleave);
+			CHECK(r->delta_ci_lo <= r->delta_ns && r->delta_ns <= r->delta_ci_hi,
+			      "%s/%s: delta %g outside [%g, %g]", g, m, r->delta_ns, r->delta_ci_lo,
+			      r->delta_ci_hi);
+		} else {
+			CHECK(!strcmp(r->baseline, "n/a") && !strcmp(r->interleave, "none") &&
+			      isnan(r->delta_ns), "%s/%s: a baseline row has no delta", g, m);
 		}
-		if (!strcmp(r->status, "skipped") && r->reason[0] != 'E') {
-			printf("FAIL: %s/%s skipped without an errno: %s\n", r->guard, r->scenario, r->reason);
-			bad++;
-		}
-		if (!strcmp(r->status, "ok")) {
-			ok++;
-			if (!r->ops || !(r->mops_mean > 0) || r->repetitions < 1) {
-				printf("FAIL: %s/%s: ops %llu M/s %g reps %ld\n", r->guard, r->scenario,
-				       (unsigned long long)r->ops, r->mops_mean, r->repetitions);
-				bad++;
-			}
+		if (!strcmp(m, "syscall")) {
+			CHECK(r->batch == 1, "%s/%s: batch %ld", g, m, r->batch);
+		} else {
+			CHECK(r->batch >= 1000 && r->batch <= 20000 && (batch < 0 || r->batch == batch),
+			      "%s/%s: batch %ld (others %ld)", g, m, r->batch, batch);
+			batch = r->batch;
 		}
 	}
-	if (ok < 3) {
-		printf("FAIL: only %d rows measured\n", ok);
-		bad++;
-	}
-	printf("%zu rows, %d measured: %s\n", rs.n, ok, bad ? "FAIL" : "PASS");
+	CHECK(ok >= 3, "only %d rows measured", ok);
+	printf("%zu rows, %d measured, driver batch %ld\n", rs.n, ok, batch);
 	rg_results_free(&rs);
-	return bad ? 1 : 0;
+	return rg_test_done("bpf_default_rows");
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Functional tests of the BPF trigger bench: exact counts, recursion misses, skips, privilege, schema.
 
-Usage: test_bpf.py BINARY CASE   (CASE: list, badargs, nonroot, exact, recurse, output)
+Usage: test_bpf.py BINARY CASE   (CASE: list, badargs, nonroot, exact, recurse, output, cpus, signal;
+                                  default_sigint takes the rgbench binary)
 Exit 0 pass, 1 fail, 77 skip (not root, or the case cannot run here).
 """
 import csv
@@ -10,9 +11,12 @@ import json
 import os
 import re
 import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 SKIP = 77
 BASELINES = {"base", "user-count", "driver-empty", "driver-kfunc", "driver-count"}
@@ -76,19 +80,59 @@ def case_list(b):
     check(set(names) == BASELINES | set(ATTACH), f"--list names every variant: {names}")
 
 
+def ncpus():
+    return len(os.sched_getaffinity(0))
+
+
 def case_badargs(b):
+    """Every bad option or output path: one line, exit 2 (usage), nothing written, before any run."""
+    n = ncpus()
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "x.csv")
-        for args in (["--attach", "nope"], ["--mode", "sideways"], ["--batch", "0"],
-                     ["--batch", "1001"], ["--count", "sometimes"], ["-p", "0"],
-                     ["--duration", "abc"], ["--mode", "driver", "--triggers", "150"],
-                     ["--frobnicate"], ["stray"]):
+        same = os.path.join(d, "same.csv")
+        cases = [["--attach", "nope"], ["--mode", "sideways"], ["--batch", "0"],
+                 ["--batch", "20001"], ["--batch", "1.5"], ["--count", "sometimes"], ["-p", "0"],
+                 ["--duration", "abc"], ["--duration", "0"], ["--repetitions", "0"],
+                 ["--repetitions", "2.5"], ["--mode", "driver", "--triggers", "150", "--batch", "100"],
+                 ["--frobnicate"], ["stray"],
+                 # issue 11 item 11: an empty list, and more producers than CPUs
+                 ["--attach", ""], ["--attach", "raw_tp,"], ["--mode", ""], ["--threads", "1,,2"],
+                 ["-p", str(n + 1)], ["--threads", str(n + 1)], ["--producers", f"1,{n + 1}"],
+                 ["--cpus", "1023"], ["--cpus", "0,0"], ["--cpus", ""], ["--cpus", "3-1"],
+                 ["--cpus", "0", "--threads", "2"]]
+        for args in cases:
             p = run(b, *args, "--out", out)
-            check(p.returncode == 1, f"{args}: exit 1 (got {p.returncode})")
+            check(p.returncode == 2, f"{args}: exit 2 (got {p.returncode})")
             lines = p.stderr.strip().splitlines()
             check(len(lines) == 1 and lines[0].startswith("rgbench bpf: "),
                   f"{args}: one clear error line: {lines}")
             check(not os.listdir(d), f"{args}: no output file left behind")
+        # Output paths refused before the run: same file twice, not a regular file, no directory.
+        fifo = os.path.join(d, "fifo")
+        os.mkfifo(fifo)
+        link = os.path.join(d, "link.csv")
+        os.symlink(os.path.join(d, "target.csv"), link)
+        # A private null device, never the system's /dev/null (a broken build would replace it).
+        dev = os.path.join(d, "null")
+        have_dev = True
+        try:
+            os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except OSError:
+            have_dev = False
+        keep = sorted(os.listdir(d))
+        for args in (["--out", same, "--json", same], ["--json", fifo],
+                     ["--out", link], ["--out", d], ["--out", os.path.join(d, "no/such/x.csv")],
+                     ["--out", os.path.join(d, "n" * 250 + ".csv")]) + \
+                ((["--out", dev],) if have_dev else ()):
+            p = run(b, "--mode", "driver", "--attach", "driver-empty", *args)
+            check(p.returncode == 2, f"{args}: exit 2 (got {p.returncode})")
+            lines = p.stderr.strip().splitlines()
+            check(len(lines) == 1 and lines[0].startswith("rgbench bpf: "),
+                  f"{args}: one clear error line: {lines}")
+            check(sorted(os.listdir(d)) == keep, f"{args}: nothing written: {os.listdir(d)}")
+            check(stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.path.islink(link) and
+                  (not have_dev or stat.S_ISCHR(os.lstat(dev).st_mode)),
+                  f"{args}: FIFO, symlink and device left alone")
 
 
 def case_nonroot(b):
@@ -104,7 +148,7 @@ def case_nonroot(b):
                             "--inh-caps=-all", b, "--mode", "driver", "--duration", "0.2",
                             "--out", out], capture_output=True, text=True, timeout=60)
         sys.stderr.write(p.stderr)
-        check(p.returncode == 2, f"not root: exit 2 (got {p.returncode})")
+        check(p.returncode == SKIP, f"not root: exit 77, skipped (got {p.returncode})")
         lines = p.stderr.strip().splitlines()
         check(len(lines) == 1 and "CAP_BPF" in lines[0] and "CAP_PERFMON" in lines[0]
               and "root" in lines[0], f"not root: one message naming what is needed: {lines}")
@@ -123,7 +167,7 @@ def case_exact(b):
         for count in ("percpu", "atomic"):
             out = os.path.join(d, f"{count}.csv")
             r = run(b, "--mode", "syscall,driver", "--triggers", str(n), "-p", str(p),
-                    "--batch", "100", "--count", count, "--out", out)
+                    "--allow-shared-cpus", "--batch", "100", "--count", count, "--out", out)
             check(r.returncode == 0, f"exact/{count}: exit 0 (got {r.returncode})")
             if r.returncode:
                 continue
@@ -151,7 +195,8 @@ def case_recurse(b):
     n, p = 10000, 2
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "r.csv")
-        r = run(b, "--recurse", "--triggers", str(n), "-p", str(p), "--batch", "50", "--out", out)
+        r = run(b, "--recurse", "--triggers", str(n), "-p", str(p), "--allow-shared-cpus",
+                "--batch", "50", "--out", out)
         check(r.returncode == 0, f"recurse: exit 0 (got {r.returncode})")
         if r.returncode:
             return
@@ -174,12 +219,79 @@ def num(v):
     return None if v in ("n/a", "", None) else float(v)
 
 
+# The row each variant is measured against in alternating windows (docs/bpf.md).
+def expected_baseline(guard, mode):
+    if guard == "driver-count":
+        return "driver-empty"
+    if guard in BASELINES:
+        return None
+    if mode == "syscall":
+        return "base"
+    return "driver-kfunc" if guard in ("fmod_ret", "tp", "raw_tp", "tp_btf") else "driver-empty"
+
+
+def expected_role(guard):
+    if guard in BASELINES:
+        return "baseline"
+    return "bpf-prog-active" if guard in ("tp", "kprobe") else "prog-active"
+
+
+def check_timed_rows(rows, jrows, reps, batch=None):
+    """Schema-3 columns of timed rows: samples, ns per event, paired delta, batch, role."""
+    driver_batches = set()
+    for x, y in zip(rows, jrows):
+        tag = f"{x['guard']}/{x['scenario']}"
+        check(x["role"] == expected_role(x["guard"]), f"{tag}: role {x['role']}")
+        if x["status"] != "ok":
+            continue
+        check(int(x["ops"]) > 0, f"{tag}: counted events")
+        check(int(x["repetitions"]) == reps, f"{tag}: {reps} samples ({x['repetitions']})")
+        check(len(y["samples_mops"]) == len(y["samples_ns"]) == reps, f"{tag}: samples in JSON")
+        check(num(x["mops_stddev"]) is not None, f"{tag}: a spread (mops_stddev)")
+        mpt = num(x["mops_per_thread"])
+        check(mpt and abs(num(x["ns_median"]) - 1e3 / mpt) <= 1e-4 * num(x["ns_median"]),
+              f"{tag}: ns_median {x['ns_median']} == 1e3 / mops_per_thread {x['mops_per_thread']}")
+        check(abs(mpt * int(x["threads"]) - num(x["mops_median"])) <= 1e-4 * num(x["mops_median"]),
+              f"{tag}: mops_per_thread = mops_median / threads")
+        for i, (ns, mops) in enumerate(zip(y["samples_ns"], y["samples_mops"])):
+            check(abs(ns - 1e3 * int(x["threads"]) / mops) <= 1e-4 * ns,
+                  f"{tag}: sample {i}: ns {ns} == 1e3 per producer / M/s {mops}")
+        check(x["wall_ns_median"] == x["ns_median"], f"{tag}: wall_ns_median is ns_median")
+        check(num(x["cpu_ns_median"]) is not None and num(x["cpu_ns_median"]) > 0,
+              f"{tag}: cpu_ns_median measured ({x['cpu_ns_median']})")
+        want = expected_baseline(x["guard"], x["scenario"])
+        if want is None:
+            check(x["baseline"] == "n/a" and x["interleave"] == "none" and
+                  num(x["delta_ns"]) is None, f"{tag}: a baseline row has no delta")
+        else:
+            d, lo, hi = num(x["delta_ns"]), num(x["delta_ci_lo"]), num(x["delta_ci_hi"])
+            check(x["baseline"] == want, f"{tag}: baseline {x['baseline']} == {want}")
+            check(x["interleave"] == "alternating", f"{tag}: interleave {x['interleave']}")
+            check(None not in (d, lo, hi) and lo <= d <= hi,
+                  f"{tag}: delta {d} inside its interval [{lo}, {hi}]")
+            # The delta is a difference of ns per event, so it is below the row's own ns.
+            check(d is not None and d < num(x["ns_max"]) + 1e-9, f"{tag}: delta {d} < ns_max")
+        if x["scenario"] == "syscall":
+            check(int(x["batch"]) == 1, f"{tag}: batch 1 in syscall mode")
+        else:
+            driver_batches.add(int(x["batch"]))
+    if batch is not None:
+        check(driver_batches <= {batch}, f"driver batch {driver_batches} == --batch {batch}")
+    else:
+        check(len(driver_batches) <= 1, f"one driver batch per run: {driver_batches}")
+        for bt in driver_batches:
+            check(1000 <= bt <= 20000, f"measured batch {bt} in [1000, 20000]")
+    return driver_batches
+
+
 def case_output(b):
     """A short timed run of every mode; CSV and JSON parse back in the schema and agree."""
     need_root()
+    reps = 3
     with tempfile.TemporaryDirectory() as d:
         c, j = os.path.join(d, "o.csv"), os.path.join(d, "o.json")
-        r = run(b, "--mode", "all", "--duration", "0.3", "--warmup", "0.1", "--out", c, "--json", j)
+        r = run(b, "--mode", "all", "--duration", "0.05", "--repetitions", str(reps),
+                "--warmup", "0.05", "--out", c, "--json", j)
         check(r.returncode == 0, f"output: exit 0 (got {r.returncode})")
         if r.returncode:
             return
@@ -189,6 +301,7 @@ def case_output(b):
         check(doc.get("schema_version") == 3, "JSON schema_version 3")
         jrows = doc.get("results", [])
         check(len(jrows) == len(rows), f"JSON and CSV have the same rows ({len(jrows)}/{len(rows)})")
+        check(all(x["run_id"] == doc.get("run_id") for x in rows), "CSV run_id == JSON run_id")
         check_skips(rows)
         for x, y in zip(rows, jrows):
             tag = f"{x['guard']}/{x['scenario']}"
@@ -197,19 +310,150 @@ def case_output(b):
             check(list(y.keys())[:len(COLUMNS)] == COLUMNS, f"{tag}: JSON keys in schema order")
             check((x["guard"], x["scenario"], x["status"], int(x["ops"])) ==
                   (y["guard"], y["scenario"], y["status"], y["ops"]), f"{tag}: CSV == JSON")
-            if x["status"] != "ok":
-                continue
-            check(int(x["ops"]) > 0, f"{tag}: counted events")
-            check(num(x["mops_mean"]) and num(x["mops_mean"]) > 0, f"{tag}: M/s > 0")
-            check(len(y["samples_mops"]) == int(x["repetitions"]) >= 1, f"{tag}: samples kept")
-            if x["guard"] in BASELINES:
-                check(num(x["ns_mean"]) is None, f"{tag}: baseline has no ns over baseline")
-            else:
-                check(num(x["ns_mean"]) is not None, f"{tag}: ns per event over baseline")
-            check(int(x["batch"]) == (1 if x["scenario"] == "syscall" else 100), f"{tag}: batch")
+        batches = check_timed_rows(rows, jrows, reps)
+        m = re.search(r"^rgbench bpf: batch (\d+)", r.stdout, re.M)
+        check(m is not None, "the measured batch is printed")
+        if m and batches:
+            check(batches == {int(m.group(1))}, f"rows record the printed batch {m.group(1)}")
         rec = [x for x in ok_attach(rows) if x["scenario"] == "recurse" and x["guard"] != "kprobe"]
         for x in rec:
             check(int(x["refusals"]) > 0, f"{x['guard']}/recurse: misses counted in a timed run")
+        # --batch overrides the measurement; --threads is a list, one set of rows per count.
+        r = run(b, "--mode", "driver", "--attach", "driver-count,raw_tp", "--batch", "700",
+                "--threads", "1,2", "--allow-shared-cpus", "--duration", "0.05",
+                "--repetitions", "3", "--warmup", "0", "--out", c, "--json", j)
+        check(r.returncode == 0, f"output/--batch: exit 0 (got {r.returncode})")
+        if r.returncode == 0:
+            rows = read_csv(c)
+            with open(j) as f:
+                jrows = json.load(f)["results"]
+            check(sorted((x["guard"], int(x["threads"])) for x in rows) ==
+                  [("driver-count", 1), ("driver-count", 2), ("raw_tp", 1), ("raw_tp", 2)],
+                  f"one row per guard and producer count: {[(x['guard'], x['threads']) for x in rows]}")
+            check_timed_rows(rows, jrows, 3, batch=700)
+            check("rgbench bpf: batch" not in r.stdout, "no batch measurement with --batch")
+
+
+def case_cpus(b):
+    """--cpus places producers on the listed CPUs in order; shared CPUs only when allowed."""
+    need_root()
+    cpus = sorted(os.sched_getaffinity(0))
+    last = cpus[-1]
+    with tempfile.TemporaryDirectory() as d:
+        c = os.path.join(d, "c.csv")
+        r = run(b, "--mode", "driver", "--attach", "driver-empty", "--cpus", str(last),
+                "--duration", "0.05", "--repetitions", "3", "--warmup", "0", "--batch", "100",
+                "--out", c)
+        check(r.returncode == 0, f"cpus: exit 0 (got {r.returncode})")
+        if r.returncode == 0:
+            rows = read_csv(c)
+            check([x["cpus"] for x in rows] == [str(last)], f"cpus column {[x['cpus'] for x in rows]}")
+        r = run(b, "--mode", "driver", "--attach", "driver-empty", "--cpus", str(last),
+                "--threads", "2", "--allow-shared-cpus", "--duration", "0.05", "--repetitions", "3",
+                "--warmup", "0", "--batch", "100", "--out", c)
+        check(r.returncode == 0, f"cpus/shared: exit 0 (got {r.returncode})")
+        if r.returncode == 0:
+            rows = read_csv(c)
+            check([x["cpus"] for x in rows] == [f"{last},{last}"],
+                  f"two producers share CPU {last}: {[x['cpus'] for x in rows]}")
+
+
+def run_id_of(csv_path, json_path):
+    with open(csv_path, newline="") as f:
+        ids = {x["run_id"] for x in csv.DictReader(f)}
+    with open(json_path) as f:
+        jid = json.load(f)["run_id"]
+    return ids, jid
+
+
+def case_signal(b):
+    """SIGINT/SIGTERM: stop within a sample, write nothing; never a temp file or a mixed pair."""
+    need_root()
+    with tempfile.TemporaryDirectory() as d:
+        c, j = os.path.join(d, "s.csv"), os.path.join(d, "s.json")
+        # 1. A run that would take > 60 s is stopped within a sample (1 s) by SIGINT.
+        p = subprocess.Popen([b, "--mode", "driver", "--attach", "driver-empty,driver-count",
+                              "--duration", "1", "--repetitions", "30", "--batch", "100",
+                              "--out", c, "--json", j], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            out, _ = p.communicate(timeout=2.5)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGINT)
+            try:
+                out, err = p.communicate(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, err = p.communicate()
+                check(False, "SIGINT not honoured within 20 s (the run has 90 samples of 1 s)")
+            check(p.returncode == 128 + signal.SIGINT, f"SIGINT: exit 130 (got {p.returncode})")
+            check("interrupted by SIGINT" in err and len(err.strip().splitlines()) == 1,
+                  f"SIGINT: one line: {err!r}")
+        check(os.listdir(d) == [], f"SIGINT: nothing written: {os.listdir(d)}")
+        # 2. An old pair, then SIGTERM at moments spread over a short run, writes included.
+        args = [b, "--mode", "driver", "--attach", "driver-empty", "--duration", "0.02",
+                "--repetitions", "3", "--warmup", "0", "--batch", "100", "--out", c, "--json", j]
+        r = run(*args)
+        check(r.returncode == 0, f"old pair written (exit {r.returncode})")
+        start = time.monotonic()
+        r = run(*args)
+        total = time.monotonic() - start
+        ids, jid = run_id_of(c, j)
+        old = jid
+        check(ids == {jid}, f"old pair consistent: {ids} / {jid}")
+        seen = set()
+        for i in range(12):
+            p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            time.sleep(total * (0.3 + 0.07 * i))
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=30)
+            seen.add(p.returncode)
+            # -SIGTERM: killed before main() installed its handler (nothing written yet).
+            check(p.returncode in (0, 128 + signal.SIGTERM, -signal.SIGTERM),
+                  f"SIGTERM #{i}: exit 0 (done) or 143 (got {p.returncode}): {err!r}")
+            left = sorted(os.listdir(d))
+            check(left == ["s.csv", "s.json"], f"SIGTERM #{i}: no temp file: {left}")
+            ids, jid = run_id_of(c, j)
+            check(ids == {jid}, f"SIGTERM #{i}: CSV and JSON of the same run: {ids} / {jid}")
+            if p.returncode != 0:
+                check(jid == old, f"SIGTERM #{i}: interrupted run kept the old pair")
+            old = jid
+        print(f"signal: exits seen {sorted(seen)}")
+
+
+def case_default_sigint(rgbench):
+    """rgbench (the default run) stops within a sample on SIGINT in its BPF part; writes nothing."""
+    need_root()
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "x.csv")
+        p = subprocess.Popen([rgbench, "--quick", "--out", out], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        seen = []
+        deadline = time.monotonic() + 100
+        for line in p.stdout:
+            seen.append(line)
+            # The BPF part has started and finished its first row (issue 11 item 5's moment).
+            if line.startswith("[2/") or time.monotonic() > deadline:
+                break
+        bpf_started = any(x.startswith("[2/") for x in seen)
+        if not bpf_started:
+            p.kill()
+            p.wait()
+            print("".join(seen[-5:]))
+            print("SKIP: the default run has no BPF part here")
+            sys.exit(SKIP)
+        p.send_signal(signal.SIGINT)
+        try:
+            rest, _ = p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rest, _ = p.communicate()
+            check(False, "SIGINT in the BPF part not honoured within 20 s")
+        check(p.returncode == 128 + signal.SIGINT, f"exit 130 (got {p.returncode})")
+        check("interrupted by SIGINT" in rest, f"says it was interrupted: {rest[-300:]!r}")
+        rows = [x for x in rest.splitlines() if re.match(r"^\[\d+/\d+\] ", x)]
+        check(len(rows) <= 2, f"stopped at the next sample, not after more rows: {rows}")
+        check(os.listdir(d) == [], f"nothing written: {os.listdir(d)}")
 
 
 def main():

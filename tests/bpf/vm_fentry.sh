@@ -8,12 +8,12 @@ ldd "$bin" >/dev/null 2>&1 && { echo "FAIL: $bin is not statically linked"; exit
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/payload"
 cp "$bin" "$tmp/payload/rgbench-bpf"
-# Fixed-count runs only: timings under TCG mean nothing, counts and statuses do.
+# Timings under TCG mean nothing; counts, statuses and the row layout do.
 cat >"$tmp/payload/run.sh" <<'GUEST'
 uname -r > /out/release
 ./rgbench-bpf --mode all --triggers 2000 --batch 100 -p 2 --out /out/bpf.csv --json /out/bpf.json
 echo "rgbench-bpf exit $?" 
-./rgbench-bpf --mode driver --attach fentry --duration 0.5 --warmup 0.1 --out /out/timed.csv
+./rgbench-bpf --mode driver --attach fentry --duration 0.2 --repetitions 3 --warmup 0.1 --out /out/timed.csv
 echo "rgbench-bpf timed exit $?"
 GUEST
 set +e

@@ -46,7 +46,7 @@
 	X(batch, I, "iterations per batch (bpf: driver batch)") \
 	X(duty_ns, I, "work between pairs, ns (0: back to back)") \
 	X(repetitions, I, "samples aggregated in this row") \
-	X(ns_median, D, "ns per pair (bpf: per event over baseline), median") \
+	X(ns_median, D, "ns per pair (bpf: ns per event per producer, 1e3 / mops_per_thread), median") \
 	X(ns_mean, D, "ns per pair, mean") \
 	X(ns_stddev, D, "ns per pair, sample standard deviation") \
 	X(ns_min, D, "ns per pair, minimum") \
