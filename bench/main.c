@@ -18,6 +18,7 @@
 #include "rg/registry.h"
 #include "rg/result.h"
 #include "rg/subcmd.h"
+#include "plan.h"
 #include "suite.h"
 #include "topo.h"
 
@@ -42,14 +43,16 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: rgbench [options]          run the userspace suite (default profile)\n"
 "       rgbench --list             guards, scenarios, CPUs, counters\n"
-"       rgbench bpf|kmod|compare|plot [args]   the other components\n"
+"       rgbench --plan [options] what the options would run, where, how long\n"
+"                                  (HWLOC_XMLFILE / HWLOC_SYNTHETIC: another machine)\n"
+"       rgbench bpf|kmod|compare|plot|report [args]   the other components\n"
 "\n"
 "  --quick | --full          shorter / longer profile (default: between)\n"
 "  --guards a,b,...          guards to run (noop is always added); default all\n"
-"  --scenarios a,b,...       pair,duty,nested,threads,falseshare; default all\n"
+"  --scenarios a,b,...       pair,duty,nested,threads,falseshare,latency; default all\n"
 "  --threads n,m,...         thread counts for the threads scenario\n"
 "  --cpus list               CPUs to use, e.g. 0,2 or 0-3 (default: all allowed,\n"
-"                            cores first, then SMT siblings, then packages)\n"
+"                            one per core package by package, then SMT siblings)\n"
 "  --repetitions n           repetitions per benchmark\n"
 "  --min-time s              minimum seconds per repetition\n"
 "  --batch n                 iterations per call of the measured loop (4096)\n"
@@ -234,8 +237,10 @@ static int subcommand(int argc, char **argv)
 		return not_built(sub, "the rg_kmod target is not part of this build (kernel/kmod)");
 #endif
 	}
-	if (!strcmp(sub, "compare") || !strcmp(sub, "plot")) {
+	if (!strcmp(sub, "compare") || !strcmp(sub, "plot") || !strcmp(sub, "report")) {
 #if RG_WITH_REPORT
+		if (!strcmp(sub, "report"))
+			return rg_report_main(argc, argv);
 		return !strcmp(sub, "compare") ? rg_compare_main(argc, argv) : rg_plot_main(argc, argv);
 #else
 		return not_built(sub, "the rg_report target is not part of this build (plots/)");
@@ -306,7 +311,7 @@ int main(int argc, char **argv)
 	int thread_opt[RG_MAX_THREAD_COUNTS], duty_opt[RG_MAX_DUTY], nduty_opt = 0;
 	long reps = -1, batch = 4096;
 	double min_time = -1;
-	bool do_list = false, want_json = false, no_bpf = false, quiet = false;
+	bool do_list = false, do_plan = false, want_json = false, no_bpf = false, quiet = false;
 	bool sel_guards = false, sel_scen = false, gb_min_time = false, gb_reps = false;
 	char **gb_argv;
 	int gb_argc = 1;
@@ -319,7 +324,7 @@ int main(int argc, char **argv)
 
 		if (rc >= 0)
 			return rc;
-		die_usage("unknown subcommand '%s' (bpf, kmod, compare, plot; or see --help)", argv[1]);
+		die_usage("unknown subcommand '%s' (bpf, kmod, compare, plot, report; or see --help)", argv[1]);
 	}
 
 	for (int i = 0; i < RG_GUARD__COUNT; i++)
@@ -362,6 +367,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(flag, "--list") && !eq) {
 			do_list = true;
+		} else if (!strcmp(flag, "--plan") && !eq) {
+			do_plan = true;
 		} else if (!strcmp(flag, "--quick") && !eq) {
 			profile = 0;
 		} else if (!strcmp(flag, "--full") && !eq) {
@@ -422,8 +429,10 @@ int main(int argc, char **argv)
 
 	if (rg_topo_init(err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
-		return 1;
+		return do_plan ? 2 : 1;
 	}
+	if (rg_topo_foreign() && !do_plan && !do_list)
+		die_usage("the topology comes from HWLOC_XMLFILE/HWLOC_SYNTHETIC (another machine): only --plan and --list use it");
 	norder = rg_topo_order(order, RG_MAX_CPUS);
 	if (nuser_cpus) {
 		for (int i = 0; i < nuser_cpus; i++)
@@ -480,6 +489,15 @@ int main(int argc, char **argv)
 	cfg.native_noop = true;
 	cfg.stop = &g_stop;
 	cfg.progress = quiet ? NULL : rg_gb_library_display() ? stderr : stdout;
+	if (do_plan) {
+		const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
+		char src[300];
+
+		snprintf(src, sizeof(src), "%s%.250s", rg_topo_foreign() ? (xml && *xml ? "HWLOC_XMLFILE=" :
+			 "HWLOC_SYNTHETIC=") : "this machine", rg_topo_foreign() ? (xml && *xml ? xml : syn) : "");
+		rg_plan_print(stdout, &cfg, !sel_guards && !sel_scen && !no_bpf && RG_WITH_BPF, src);
+		return 0;
+	}
 
 	rg_env_collect(&env);
 	rg_results_init(&rs, &env);

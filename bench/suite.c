@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "counters.h"
+#include "latency.h"
 #include "native_noop.h"
 #include "rg/gbench.h"
 #include "rg/loops.h"
@@ -326,6 +327,8 @@ static int build(struct suite *s, const uint32_t *duty_units)
 						skip_case(c, "%s", "not a per-CPU guard: slot layout does not apply");
 				}
 				break;
+			case RG_SC_latency:	/* not a library benchmark: rg_latency_run() */
+				break;
 			}
 		}
 	}
@@ -609,7 +612,8 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		}
 		s.nrun_total++;
 	}
-	rg_gb_run_all(on_run, &s);
+	if (s.nrun_total)	/* e.g. --scenarios latency: nothing for the library */
+		rg_gb_run_all(on_run, &s);
 	rg_topo_unpin_self();
 	for (size_t i = 0; i < s.n; i++) {
 		/* Cases filtered out by --benchmark_filter leave no row. */
@@ -622,6 +626,11 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		}
 	}
 	rc = (int)s.ndone;
+	if (cfg->scenario[RG_SC_latency] && !*cfg->stop) {
+		int nlat = rg_latency_run(cfg, rs);
+
+		rc = nlat < 0 ? -1 : rc + nlat;
+	}
 out:
 	rg_gb_clear();
 	for (size_t i = 0; i < s.n; i++) {

@@ -21,9 +21,10 @@ struct side {
 	struct rg_rows rows;
 };
 
-/* One line of the comparison: a (base) and/or b (new) row. */
+/* One line of the comparison: a (base) and/or b (new) row; role when paired by role. */
 struct cmp {
 	const struct rg_row *a, *b;
+	char role[48];		/* "" when paired by key (same guard name) */
 };
 
 struct metric {
@@ -300,11 +301,11 @@ static struct cmp *pair_ab(const struct side *A, const struct side *B, size_t *n
 			else
 				hi = mid;
 		}
-		v[k++] = (struct cmp){ a, b };
+		v[k++] = (struct cmp){ a, b, "" };
 	}
 	for (size_t i = 0; i < nb; i++)
 		if (!used[i])
-			v[k++] = (struct cmp){ NULL, &B->rows.v[i] };
+			v[k++] = (struct cmp){ NULL, &B->rows.v[i], "" };
 	free(idx);
 	free(used);
 	*n = k;
@@ -319,6 +320,84 @@ static bool same_but_guard(const struct rg_row *x, const struct rg_row *y)
 	       rg_row_i(x, RG_COL_threads) == rg_row_i(y, RG_COL_threads) &&
 	       rg_row_i(x, RG_COL_duty_ns) == rg_row_i(y, RG_COL_duty_ns) &&
 	       rg_row_i(x, RG_COL_batch) == rg_row_i(y, RG_COL_batch);
+}
+
+/*
+ * --across-hosts: a row only one machine has (its guard's name exists on one
+ * architecture only) is paired with the other machine's lone rows of the same
+ * key but another guard that share a role (rg_row_role: the role column). A
+ * guard standing in for several roles pairs once per role; a row that finds
+ * no partner stays alone. Pairs by name (v[i].a && v[i].b) are left as they are.
+ */
+static struct cmp *pair_roles(struct cmp *v, size_t *n)
+{
+	size_t cap = *n + 1, k = 0;
+	struct cmp *out = malloc(cap * sizeof(*out));
+	bool *used = calloc(*n + 1, sizeof(*used));
+
+	if (!out || !used) {
+		free(out);
+		free(used);
+		return NULL;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		bool matched = false;
+
+		if (v[i].a && !v[i].b) {
+			const char *ra = rg_row_role(v[i].a, NULL);
+
+			for (size_t j = 0; *ra && j < *n; j++) {
+				char common[48];
+
+				if (v[j].a || !v[j].b || !same_but_guard(v[i].a, v[j].b) ||
+				    !rg_roles_common(ra, rg_row_role(v[j].b, NULL), common, sizeof(common)))
+					continue;
+				if (k + 1 >= cap) {
+					struct cmp *nv = realloc(out, (cap *= 2) * sizeof(*out));
+
+					if (!nv) {
+						free(out);
+						free(used);
+						return NULL;
+					}
+					out = nv;
+				}
+				out[k] = (struct cmp){ v[i].a, v[j].b, "" };
+				snprintf(out[k++].role, sizeof(out[0].role), "%s", common);
+				used[j] = true;
+				matched = true;
+			}
+		}
+		if (matched || (!v[i].a && used[i]))
+			continue;
+		if (k + 1 >= cap) {
+			struct cmp *nv = realloc(out, (cap *= 2) * sizeof(*out));
+
+			if (!nv) {
+				free(out);
+				free(used);
+				return NULL;
+			}
+			out = nv;
+		}
+		out[k++] = v[i];
+	}
+	free(used);
+	free(v);
+	*n = k;
+	return out;
+}
+
+/* The guard cell: the guard, or "role: base-guard / new-guard" for a pair by role. */
+static const char *guard_cell(const struct cmp *c, char *buf, size_t size)
+{
+	const struct rg_row *k = c->b ? c->b : c->a;
+
+	if (!c->role[0])
+		return rg_row_s(k, RG_COL_guard);
+	snprintf(buf, size, "%s: %s / %s", c->role, rg_row_s(c->a, RG_COL_guard),
+		 rg_row_s(c->b, RG_COL_guard));
+	return buf;
 }
 
 /* Every non-baseline row against the baseline guard's row of the same key. */
@@ -344,7 +423,7 @@ static struct cmp *pair_baseline(const struct side *S, const char *guard, size_t
 			if (!strcmp(rg_row_s(c, RG_COL_guard), guard) && same_but_guard(c, r))
 				a = c;
 		}
-		v[k++] = (struct cmp){ a, r };
+		v[k++] = (struct cmp){ a, r, "" };
 	}
 	*n = k;
 	return v;
@@ -616,8 +695,11 @@ static int emit_commit(FILE *f, const struct cmp *v, size_t n, const char *la, c
 
 		if (hide[i])
 			continue;
-		snprintf(name, sizeof(name), "%s/%s", rg_row_s(k, RG_COL_guard),
-			 rg_row_s(k, RG_COL_scenario));
+		if (v[i].role[0])	/* by role: the header lines say which guards */
+			snprintf(name, sizeof(name), "%s/%s", v[i].role, rg_row_s(k, RG_COL_scenario));
+		else
+			snprintf(name, sizeof(name), "%s/%s", rg_row_s(k, RG_COL_guard),
+				 rg_row_s(k, RG_COL_scenario));
 		if (rg_row_i(k, RG_COL_threads) > 1)
 			snprintf(sfx, sizeof(sfx), " t%lld", rg_row_i(k, RG_COL_threads));
 		if (rg_row_i(k, RG_COL_duty_ns) > 0) {
@@ -690,7 +772,8 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rg_row *k = v[i].b ? v[i].b : v[i].a;
-		char th[24], du[24], ba[24];
+		char th[24], du[24], ba[24], gb[160];
+		const char *gname = guard_cell(&v[i], gb, sizeof(gb));
 		struct res r;
 
 		compute(&v[i], la_short, ratio_mode, &r);
@@ -710,7 +793,7 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 			}
 			snprintf(c[2], 40, "%zu", r.na);
 			snprintf(c[5], 40, "%zu", r.nb);
-			const char *row[] = { rg_row_s(k, RG_COL_suite), rg_row_s(k, RG_COL_guard),
+			const char *row[] = { rg_row_s(k, RG_COL_suite), gname,
 					      rg_row_s(k, RG_COL_scenario), th, du, ba, r.m->name,
 					      r.m->unit, r.m->higher_better ? "1" : "0", la_short,
 					      v[i].a ? c[0] : "", v[i].a ? c[1] : "", c[2], lb_short,
@@ -719,7 +802,7 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 			if (rg_table_add(&t, row))
 				goto oom;
 		} else {
-			const char *row[] = { rg_row_s(k, RG_COL_suite), rg_row_s(k, RG_COL_guard),
+			const char *row[] = { rg_row_s(k, RG_COL_suite), gname,
 					      rg_row_s(k, RG_COL_scenario), th, du, ba, r.a, r.b,
 					      r.chg, r.fac, r.verdict };
 			if (rg_table_add(&t, row))
@@ -810,6 +893,8 @@ int rg_compare_main(int argc, char **argv)
 		clip(las, 9);
 	} else {
 		v = pair_ab(&A, &B, &n);
+		if (v && across)
+			v = pair_roles(v, &n);
 		if (across) {
 			host_label(&A, la, sizeof(la), true);
 			host_label(&B, lb, sizeof(lb), true);
@@ -829,6 +914,20 @@ int rg_compare_main(int argc, char **argv)
 		goto fail;
 	}
 	header_lines(&hl, &A, baseline ? NULL : &B, across);
+	/* Which guard stood in for a role on each side (once per role and pair of names). */
+	for (size_t i = 0; across && i < n; i++) {
+		bool seen = false;
+
+		if (!v[i].role[0])
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(v[k].role, v[i].role) &&
+			       !strcmp(rg_row_s(v[k].a, RG_COL_guard), rg_row_s(v[i].a, RG_COL_guard)) &&
+			       !strcmp(rg_row_s(v[k].b, RG_COL_guard), rg_row_s(v[i].b, RG_COL_guard));
+		if (!seen)
+			addl(&hl, "role %s: %s=%s, %s=%s", v[i].role, las,
+			     rg_row_s(v[i].a, RG_COL_guard), lbs, rg_row_s(v[i].b, RG_COL_guard));
+	}
 	if (baseline)
 		addl(&hl, "every guard relative to '%s' on the same suite/scenario/threads/duty",
 		     baseline);
