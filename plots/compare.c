@@ -323,69 +323,96 @@ static bool same_but_guard(const struct rg_row *x, const struct rg_row *y)
 }
 
 /*
- * --across-hosts: a row only one machine has (its guard's name exists on one
- * architecture only) is paired with the other machine's lone rows of the same
- * key but another guard that share a role (rg_row_role: the role column). A
- * guard standing in for several roles pairs once per role; a row that finds
- * no partner stays alone. Pairs by name (v[i].a && v[i].b) are left as they are.
+ * --across-hosts: a row only one machine measured (its guard's name exists on
+ * one architecture only, so the other side has no row or a skipped one) is
+ * paired with the other machine's lone measured rows of the same key but
+ * another guard that share a role (rg_row_role: the role column). A guard
+ * standing in for several roles pairs once per role. A lone row that found a
+ * partner replaces its line (and the other side's "skipped" beside it); one
+ * that found none stays as it was. Pairs by name of two measured rows stay.
  */
+static const struct rg_row *lone_a(const struct cmp *c)
+{
+	return c->a && row_ok(c->a) && (!c->b || !row_ok(c->b)) ? c->a : NULL;
+}
+
+static const struct rg_row *lone_b(const struct cmp *c)
+{
+	return c->b && row_ok(c->b) && (!c->a || !row_ok(c->a)) ? c->b : NULL;
+}
+
 static struct cmp *pair_roles(struct cmp *v, size_t *n)
 {
-	size_t cap = *n + 1, k = 0;
-	struct cmp *out = malloc(cap * sizeof(*out));
-	bool *used = calloc(*n + 1, sizeof(*used));
+	size_t cap = *n + 1, k = 0, npairs = 0;
+	struct cmp *out = NULL, *pairs = malloc(cap * sizeof(*pairs));
+	size_t *owner = malloc(cap * sizeof(*owner));
+	bool *used = calloc(*n + 1, sizeof(*used)), *matched = calloc(*n + 1, sizeof(*matched));
 
-	if (!out || !used) {
-		free(out);
-		free(used);
-		return NULL;
-	}
+	if (!pairs || !owner || !used || !matched)
+		goto oom;
 	for (size_t i = 0; i < *n; i++) {
-		bool matched = false;
+		const struct rg_row *a = lone_a(&v[i]);
+		const char *ra = a ? rg_row_role(a, NULL) : "";
 
-		if (v[i].a && !v[i].b) {
-			const char *ra = rg_row_role(v[i].a, NULL);
+		for (size_t j = 0; *ra && j < *n; j++) {
+			const struct rg_row *b = lone_b(&v[j]);
+			char common[48];
 
-			for (size_t j = 0; *ra && j < *n; j++) {
-				char common[48];
+			if (!b || j == i || !same_but_guard(a, b) ||
+			    !strcmp(rg_row_s(a, RG_COL_guard), rg_row_s(b, RG_COL_guard)) ||
+			    !rg_roles_common(ra, rg_row_role(b, NULL), common, sizeof(common)))
+				continue;
+			if (npairs + 1 >= cap) {
+				struct cmp *np = realloc(pairs, 2 * cap * sizeof(*pairs));
+				size_t *no = np ? realloc(owner, 2 * cap * sizeof(*owner)) : NULL;
 
-				if (v[j].a || !v[j].b || !same_but_guard(v[i].a, v[j].b) ||
-				    !rg_roles_common(ra, rg_row_role(v[j].b, NULL), common, sizeof(common)))
-					continue;
-				if (k + 1 >= cap) {
-					struct cmp *nv = realloc(out, (cap *= 2) * sizeof(*out));
-
-					if (!nv) {
-						free(out);
-						free(used);
-						return NULL;
-					}
-					out = nv;
-				}
-				out[k] = (struct cmp){ v[i].a, v[j].b, "" };
-				snprintf(out[k++].role, sizeof(out[0].role), "%s", common);
-				used[j] = true;
-				matched = true;
+				if (np)
+					pairs = np;
+				if (!no)
+					goto oom;
+				owner = no;
+				cap *= 2;
 			}
+			pairs[npairs] = (struct cmp){ a, b, "" };
+			snprintf(pairs[npairs].role, sizeof(pairs[0].role), "%s", common);
+			owner[npairs++] = i;
+			used[j] = matched[i] = true;
 		}
-		if (matched || (!v[i].a && used[i]))
+	}
+	out = malloc((*n + npairs + 1) * sizeof(*out));
+	if (!out)
+		goto oom;
+	for (size_t i = 0; i < *n; i++) {
+		if (matched[i]) {
+			for (size_t p = 0; p < npairs; p++)
+				if (owner[p] == i)
+					out[k++] = pairs[p];
+			/* a measured b beside a lone a is still a line of its own */
+			if (v[i].b && row_ok(v[i].b) && !used[i])
+				out[k++] = (struct cmp){ NULL, v[i].b, "" };
 			continue;
-		if (k + 1 >= cap) {
-			struct cmp *nv = realloc(out, (cap *= 2) * sizeof(*out));
-
-			if (!nv) {
-				free(out);
-				free(used);
-				return NULL;
-			}
-			out = nv;
+		}
+		if (used[i]) {
+			if (v[i].a && row_ok(v[i].a))
+				out[k++] = (struct cmp){ v[i].a, NULL, "" };
+			continue;
 		}
 		out[k++] = v[i];
 	}
+	free(pairs);
+	free(owner);
 	free(used);
+	free(matched);
 	free(v);
 	*n = k;
 	return out;
+oom:
+	free(pairs);
+	free(owner);
+	free(used);
+	free(matched);
+	free(v);
+	return NULL;
 }
 
 /* The guard cell: the guard, or "role: base-guard / new-guard" for a pair by role. */

@@ -249,11 +249,68 @@ def bpf(rows, sources, out, written):
     return True
 
 
+def load_lat(path):
+    hist = {}
+    if not path or not os.path.exists(path):
+        return hist
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            key = (int(r["source"]), r["label"], r["guard"])
+            hist.setdefault(key, []).append((float(r["lo_ns"]), num(r["hi_ns"]), int(r["count"])))
+    return hist
+
+
+def latency_cdf(hist, sources, out, written):
+    """One CDF per guard (and source) of the per-batch ns per pair, log x."""
+    if not hist:
+        return False
+    guards = ordered(g for (_, _, g) in hist)
+    srcs = ordered((s, l) for (s, l, _) in hist)
+    fig, ax = plt.subplots(figsize=(7.5 if len(hist) <= 10 else 10.0, 4.8))
+    for (src, label, g), bins in hist.items():
+        total = sum(c for _, _, c in bins)
+        if not total:
+            continue
+        xs, ys, run = [], [], 0
+        for lo, hi, c in sorted(bins):
+            # the bin's upper edge (its lower edge doubled for the open last bin)
+            edge = hi if ok(hi) else 2 * max(lo, 1e-3)
+            run += c
+            xs.append(max(edge, 1e-3))
+            ys.append(run / total)
+        xs.insert(0, max(sorted(bins)[0][0], 1e-3))
+        ys.insert(0, 0.0)
+        si = [s for s, _ in srcs].index(src)
+        lab = g if len(srcs) == 1 else f"{g} ({label})"
+        ax.step(xs, ys, where="post", color=COLORS[guards.index(g) % len(COLORS)],
+                linestyle=STYLES[si % len(STYLES)], label=lab)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.0)
+    for q in (0.5, 0.99):
+        ax.axhline(q, color="grey", linewidth=0.6, alpha=0.5)
+    ax.set_xlabel("ns per pair in one timed batch (log scale)")
+    ax.set_ylabel("fraction of batches")
+    ax.set_title("Latency distribution per guard (CDF of timed batches)")
+    ax.grid(alpha=0.3, which="both")
+    n = len(hist)
+    if n <= 10:
+        ax.legend(fontsize=7, loc="lower right")
+    else:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                  ncol=2 if n > 24 else 1)
+    fig.text(0.01, 0.01, "lines at 0.5 and 0.99; the right tail holds batches hit by ticks and interrupts",
+             fontsize=7, alpha=0.7)
+    save(fig, out, "latency-cdf", written)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", required=True)
+    ap.add_argument("--lat", default="")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    hist = load_lat(a.lat)
     rows = load(a.data)
     sources = sources_of(rows)
     written = []
@@ -269,6 +326,8 @@ def main():
          lambda: lines(rows, sources, a.out, written, "duty", "duty_ns", "ns_median", "ns_stddev",
                        "duty", "Duty cycle: cost per pair with work between pairs",
                        "work between pairs, ns (0: back to back)", "ns per pair incl. work (median)")),
+        ("latency-cdf", "no latency rows with a histogram (lat_hist in the JSON)",
+         lambda: latency_cdf(hist, sources, a.out, written)),
         ("bpf", "no bpf rows with a rate", lambda: bpf(rows, sources, a.out, written)),
         ("kmod-ns", "no kmod rows with ns values",
          lambda: ns_bars(rows, sources, a.out, written, "kmod", "kmod-ns",

@@ -36,6 +36,10 @@ struct rg_row {
 	union rg_val v[RG_NCOLS];
 	double *samples_ns, *samples_mops;	/* JSON only; NULL when absent */
 	size_t n_ns, n_mops;
+	/* JSON "lat_hist" (latency rows): bins [lat_lo, lat_hi) ns per pair, NAN hi = open; NULL when absent. */
+	double *lat_lo, *lat_hi;
+	unsigned long long *lat_count;
+	size_t n_lat;
 };
 
 struct rg_rows {
