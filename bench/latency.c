@@ -26,13 +26,6 @@ uint64_t (*const rg_lat_loops[RG_GUARD__COUNT])(struct rg_guard *, uint64_t, uin
 
 /* ---- the counter -------------------------------------------------------- */
 
-static double raw_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -46,6 +39,15 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+#if defined(__x86_64__)
+static double raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 /* Ticks per second: the counter against CLOCK_MONOTONIC_RAW over 3 x 20 ms, median. */
@@ -66,6 +68,7 @@ static double measure_hz(void)
 	qsort(r, 3, sizeof(r[0]), cmp_double);
 	return r[1];
 }
+#endif
 
 /* Smallest non-zero step between two reads, and the median empty timed region, in ticks. */
 static void measure_steps(double *step_ticks, double *overhead_ticks)
@@ -196,29 +199,35 @@ static double batch_ns(const struct rg_lat_timer *t, uint64_t ticks, uint64_t ba
 }
 
 /*
+ * The counter's step: one tick, unless reads show it moving in coarser steps
+ * (the smallest change seen is well above what a read costs: an emulator, or
+ * a virtual counter updated in bursts); then that step.
+ */
+static double counter_step_ns(const struct rg_lat_timer *t)
+{
+	return t->resolution_ns > 2 * t->overhead_ns + t->tick_ns ? t->resolution_ns : t->tick_ns;
+}
+
+/*
  * The smallest power of two from 16 pairs up whose batch lasts at least 100
- * counter ticks (one tick < 1% of a batch) and 4 counter overheads (the
- * overhead is subtracted, its jitter is not), from a short run of 16-pair
- * batches. Cheap guards get longer batches: 16-64 pairs only for guards of a
- * few ns and more.
+ * counter steps (one step < 1% of a batch) and 4 counter overheads (the
+ * overhead is subtracted, its jitter is not). The pair cost is the mean over
+ * 2000 probe batches of 16 pairs (a mean, so that a coarse counter still
+ * averages out). Cheap guards get longer batches: 16-64 pairs only for
+ * guards of a few ns and more.
  */
 static uint64_t choose_batch(const struct rg_lat_timer *t, uint64_t (*loop)(struct rg_guard *, uint64_t, uint64_t, uint64_t *),
 			     struct rg_guard *g, uint64_t *ticks, uint64_t *refused)
 {
 	const uint64_t probe = 2000;
-	double need, pair;
-	double *v = malloc(probe * sizeof(*v));
+	double need, pair, sum = 0;
 	uint64_t b = 16;
 
 	*refused += loop(g, 16, probe, ticks);
-	if (!v)
-		return 4096;
 	for (uint64_t i = 0; i < probe; i++)
-		v[i] = batch_ns(t, ticks[i], 16);
-	qsort(v, probe, sizeof(*v), cmp_double);
-	pair = fmax(v[probe / 2], 0.01);
-	free(v);
-	need = fmax(100 * t->tick_ns, 4 * t->overhead_ns);
+		sum += (double)ticks[i] - t->overhead_ticks;
+	pair = fmax(sum * t->tick_ns / (16.0 * (double)probe), 0.01);
+	need = fmax(100 * counter_step_ns(t), 4 * t->overhead_ns);
 	while (b < 65536 && (double)b * pair < need)
 		b *= 2;
 	return b;
