@@ -151,7 +151,10 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 	int maxt = cfg->ncpus;
 
 	rg_topo_describe(topo, sizeof(topo));
-	fprintf(f, "rgbench --plan: topology %s: %s\n", source, topo);
+	if (strlen(source) > 90)
+		fprintf(f, "rgbench --plan: topology %.80s...: %s\n", source, topo);
+	else
+		fprintf(f, "rgbench --plan: topology %s: %s\n", source, topo);
 	cpu_ranges(cfg->cpus, cfg->ncpus, cl, sizeof(cl));
 	fprintf(f, "placement order (%d CPUs; cores first, package by package and node by node, then SMT siblings): %s\n",
 		cfg->ncpus, cl);
@@ -222,7 +225,9 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 		}
 	}
 	cross_package(&p);
-	if (with_bpf) {
+	if (with_bpf && geteuid() != 0) {
+		fprintf(f, "bpf: not run (the default run measures BPF as root only)\n");
+	} else if (with_bpf) {
 		double per = cfg->min_time >= 0.2 ? 6.0 : 1.2;	/* --full: 5 s + 1 s warm-up; else 1 + 0.2 */
 
 		fprintf(f, "bpf (root only; rgbench bpf for details):\n  about %d rows of %.1f s on CPU %d\n",

@@ -368,7 +368,7 @@ static void sec_ranking(struct ctx *c, const struct host *h)
 	if (npaired == n)
 		para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is the median of paired per-round differences against noop, with its 95%% bootstrap interval.");
 	else
-		para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is %s: %zu of %zu rows have no paired rounds (older files), so their difference is one of medians and has no interval.",
+		para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is %s: %zu of %zu rows have no paired difference (delta_ns is n/a: the file predates paired rounds, or its suite did not pair them), so theirs is a difference of medians, without an interval.",
 		     npaired ? "the paired difference where the file has one" : "the difference of medians",
 		     n - npaired, n);
 	free(v);
@@ -706,9 +706,10 @@ static void sec_suite(struct ctx *c, const struct host *h, const char *suite)
 		para(c, "ns/event: per program run over the baseline of the same mode (the guard's share of a BPF invocation); M/s: events per second, all producers.");
 	else
 		para(c, "ns per guard pair inside the kernel, kthreads bound one per CPU, real preempt_disable() and this_cpu_* operations.");
-	if (nskip)
-		para(c, "Not measured (%zu row%s): %s%s.", nskip, nskip == 1 ? "" : "s", skipped,
-		     nskip > 8 ? ", ..." : "");
+	if (nskip > 8)
+		para(c, "Not measured (%zu rows): %s and %zu more.", nskip, skipped, nskip - 8);
+	else if (nskip)
+		para(c, "Not measured (%zu row%s): %s.", nskip, nskip == 1 ? "" : "s", skipped);
 }
 
 /* ---- across hosts ------------------------------------------------------------------ */

@@ -129,7 +129,7 @@ def main():
         check("pcpu-xadd" in sbs and "built-in table" in sbs, "a schema 2 file is paired through the built-in roles")
         check("Left out: xeon has no ok latency rows" in section(p.stdout, "Latency tail per guard (xeon)").replace("\n", " "),
               "schema 2: latency left out, and why")
-        check("no paired rounds" in section(p.stdout, "Guards ranked by cost over noop (xeon)").replace("\n", " "),
+        check("no paired difference" in section(p.stdout, "Guards ranked by cost over noop (xeon)").replace("\n", " "),
               "schema 2: ranking says the differences have no interval")
         out = os.path.join(d, "r.md")
         p = run(r, "report", arm, "--out", out)
