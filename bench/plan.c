@@ -108,39 +108,42 @@ static void line(struct planner *p, const char *name, const char *skip, int thre
 		note ? "  " : "", note ? note : "");
 }
 
-/* The rows only a machine with more than one package can show (see docs/bench.md). */
+/* The rows only a machine with more than one package can show (bench/xpkg.c). */
 static void cross_package(struct planner *p)
 {
 	const struct rg_suite_cfg *cfg = p->cfg;
-	int a = -1, b = -1, pair[2];
-	struct rg_topo_where w0, w;
+	int a = cfg->cpus[0], b = -1;
+	struct rg_topo_where w0, w = { 0 };
+	double reps = cfg->repetitions > 0 ? cfg->repetitions : 5;
+	double min_time = cfg->min_time > 0 ? cfg->min_time : 0.02;
 
-	if (rg_topo_count(0) < 2 || cfg->ncpus < 2 || rg_topo_where(cfg->cpus[0], &w0))
+	if (rg_topo_count(0) < 2 || rg_topo_where(a, &w0)) {
+		fprintf(p->f, "  (none: one package)\n");
 		return;
-	for (int i = 1; i < cfg->ncpus; i++)
-		if (!rg_topo_where(cfg->cpus[i], &w) && w.package != w0.package && !w.smt) {
+	}
+	for (int i = 1; i < cfg->ncpus && b < 0; i++)
+		if (!rg_topo_where(cfg->cpus[i], &w) && w.package != w0.package && !w.smt)
 			b = cfg->cpus[i];
-			break;
-		}
-	a = cfg->cpus[0];
-	if (b < 0)
-		return;
-	pair[0] = a;
-	pair[1] = b;
-	fprintf(p->f, "cross-package rows (%d packages; planned, not run by this version):\n",
-		rg_topo_count(0));
 	for (int id = 0; id < RG_GUARD__COUNT; id++) {
 		const struct rg_guard_info *gi = &rg_guards[id];
+		const char *why = NULL;
+		int pair[2] = { a, b };
 		char name[96];
 
-		if (!cfg->guard[id] || !(gi->needs & RG_NEEDS_PIN) || !rg_guard_available(gi, NULL))
+		if (!cfg->guard[id] || !(gi->needs & RG_NEEDS_PIN))
 			continue;
+		if (rg_guard_available(gi, &why))
+			why = NULL;
+		snprintf(name, sizeof(name), "user/local-slots/%s/t1", gi->name);
+		line(p, name, why, 1, pair, reps * min_time * 1.05, NULL);
 		snprintf(name, sizeof(name), "user/remote-slots/%s/t1", gi->name);
-		fprintf(p->f, "  %-44s t=1    cpus %d, slots on the memory of package %d's node (not run)\n",
-			name, a, w.package);
-		snprintf(name, sizeof(name), "user/falseshare-xpkg/%s/t2", gi->name);
-		fprintf(p->f, "  %-44s t=2    cpus %d,%d, packed slots shared across packages (not run)\n",
-			name, pair[0], pair[1]);
+		line(p, name, why, 1, pair, reps * min_time * 1.05, "slots on another package's NUMA node");
+		for (int packed = 1; packed >= 0; packed--) {
+			snprintf(name, sizeof(name), "user/falseshare-xpkg-%s/%s/t2", packed ? "packed" : "padded",
+				 gi->name);
+			line(p, name, why ? why : b < 0 ? "no core on another package" : NULL, 2, pair,
+			     reps * (min_time * 1.05 + 2e-4), NULL);
+		}
 	}
 }
 
@@ -167,6 +170,10 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 		if (!cfg->scenario[sc])
 			continue;
 		fprintf(f, "%s:\n", rg_scenario_names[sc]);
+		if (sc == RG_SC_xpkg) {
+			cross_package(&p);
+			continue;
+		}
 		if (sc == RG_SC_latency)
 			p.est += EST_LAT_TIMER_S;
 		for (int id = 0; id < RG_GUARD__COUNT; id++) {
@@ -215,6 +222,8 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 					line(&p, name, w, maxt, cfg->cpus, gb_case_s(cfg, maxt), NULL);
 				}
 				break;
+			case RG_SC_xpkg:
+				break;
 			case RG_SC_latency:
 				snprintf(name, sizeof(name), "user/latency/%s/t1", gi->name);
 				line(&p, name, why, 1, cfg->cpus,
@@ -224,7 +233,6 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 			}
 		}
 	}
-	cross_package(&p);
 	if (with_bpf && geteuid() != 0) {
 		fprintf(f, "bpf: not run (the default run measures BPF as root only)\n");
 	} else if (with_bpf) {

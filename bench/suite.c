@@ -11,6 +11,7 @@
 
 #include "counters.h"
 #include "latency.h"
+#include "xpkg.h"
 #include "native_noop.h"
 #include "rg/gbench.h"
 #include "rg/loops.h"
@@ -327,7 +328,8 @@ static int build(struct suite *s, const uint32_t *duty_units)
 						skip_case(c, "%s", "not a per-CPU guard: slot layout does not apply");
 				}
 				break;
-			case RG_SC_latency:	/* not a library benchmark: rg_latency_run() */
+			case RG_SC_latency:	/* not library benchmarks: rg_latency_run(), */
+			case RG_SC_xpkg:	/* rg_xpkg_run() */
 				break;
 			}
 		}
@@ -630,6 +632,11 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		int nlat = rg_latency_run(cfg, rs);
 
 		rc = nlat < 0 ? -1 : rc + nlat;
+	}
+	if (cfg->scenario[RG_SC_xpkg] && !*cfg->stop && rc >= 0) {
+		int nx = rg_xpkg_run(cfg, rs);
+
+		rc = nx < 0 ? -1 : rc + nx;
 	}
 out:
 	rg_gb_clear();

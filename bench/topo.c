@@ -282,3 +282,33 @@ void rg_topo_unpin_self(void)
 	if (topo)
 		hwloc_set_cpubind(topo, allowed, HWLOC_CPUBIND_THREAD);
 }
+
+void *rg_topo_alloc_other_package(int cpu, size_t len, int *node, bool any_node)
+{
+	struct rg_topo_where w;
+	int nn = topo ? hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) : 0;
+
+	if (rg_topo_where(cpu, &w))
+		return NULL;
+	for (int i = 0; i < nn; i++) {
+		hwloc_obj_t n = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		hwloc_obj_t pkg = n ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, n) : NULL;
+		void *p;
+
+		if (!n || (!any_node && (!pkg || (int)pkg->logical_index == w.package)))
+			continue;
+		p = hwloc_alloc_membind(topo, len, n->nodeset, HWLOC_MEMBIND_BIND,
+					HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_STRICT);
+		if (p) {
+			*node = (int)n->os_index;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+void rg_topo_free_mem(void *p, size_t len)
+{
+	if (topo && p)
+		hwloc_free(topo, p, len);
+}

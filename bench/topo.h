@@ -37,6 +37,14 @@ int rg_topo_count(int what);
  */
 bool rg_topo_foreign(void);
 
+/*
+ * len bytes bound (strictly) to the first NUMA node of another package than
+ * cpu's (any node when any_node: tests), *node its OS index. NULL when there
+ * is none or binding is not supported. Free with rg_topo_free_mem().
+ */
+void *rg_topo_alloc_other_package(int cpu, size_t len, int *node, bool any_node);
+void rg_topo_free_mem(void *p, size_t len);
+
 /* True when the OS CPU number is in the process's allowed set. */
 bool rg_topo_allowed(int cpu);
 

@@ -92,10 +92,10 @@ def main():
                 got = rows.get(f"user/threads/noop/t{t}")
                 check(got is not None and got[2] == w,
                       f"{name}: {t} threads placed {got and got[2]!r}, want {w!r} (cores first)")
-        xpkg = "cross-package rows" in r.stdout
+        xpkg = "user/remote-slots/" in r.stdout
         check(xpkg == (npkg > 1), f"{name}: cross-package rows {'missing' if npkg > 1 else 'listed'}")
         if npkg > 1:
-            m = re.search(r"user/falseshare-xpkg/\S+/t2\s+t=2\s+cpus (\d+),(\d+)", r.stdout)
+            m = re.search(r"user/falseshare-xpkg-packed/\S+/t2\s+t=2\s+cpus (\d+),(\d+)", r.stdout)
             want_b = {"grace-2x72": 72}.get(name, 24)
             check(m is not None and (int(m.group(1)), int(m.group(2))) == (0, want_b),
                   f"{name}: cross-package pair should be CPUs 0,{want_b}: {m and m.groups()}")
