@@ -49,7 +49,7 @@ static void usage(FILE *f)
 "\n"
 "  --quick | --full          shorter / longer profile (default: between)\n"
 "  --guards a,b,...          guards to run (noop is always added); default all\n"
-"  --scenarios a,b,...       pair,duty,nested,threads,falseshare,latency; default all\n"
+"  --scenarios a,b,...       pair,duty,nested,threads,falseshare,latency,xpkg; default all\n"
 "  --threads n,m,...         thread counts for the threads scenario\n"
 "  --cpus list               CPUs to use, e.g. 0,2 or 0-3 (default: all allowed,\n"
 "                            one per core package by package, then SMT siblings)\n"
@@ -207,9 +207,10 @@ static void list(const int *cpus, int ncpus)
 			printf("%s%s", i ? "," : " ", e->ev[i].name);
 		printf("%s%s\n", e->why[0] ? "; skipped " : "", e->why);
 	}
-	printf("subcommands: bpf%s kmod%s compare%s plot%s\n",
+	printf("subcommands: bpf%s kmod%s compare%s plot%s report%s\n",
 	       RG_WITH_BPF ? "" : " (not built)", RG_WITH_KMOD ? "" : " (not built)",
-	       RG_WITH_REPORT ? "" : " (not built)", RG_WITH_REPORT ? "" : " (not built)");
+	       RG_WITH_REPORT ? "" : " (not built)", RG_WITH_REPORT ? "" : " (not built)",
+	       RG_WITH_REPORT ? "" : " (not built)");
 }
 
 static __attribute__((unused)) int not_built(const char *sub, const char *why)
