@@ -54,7 +54,9 @@ def parse(out):
 def main():
     a = rgtest.args()
     topo = os.path.join(a.source, "tests/topologies")
-    syn = {n: open(os.path.join(topo, n + ".synthetic")).read().strip()
+    # the string is the file's one line that is not a # comment
+    syn = {n: [l for l in open(os.path.join(topo, n + ".synthetic")).read().splitlines()
+               if l.strip() and not l.startswith("#")][0].strip()
            for n in ("grace-2x72", "single-192", "x86-2s-smt")}
     cases = [
         # name, env, CPUs, packages, {threads: expected first CPUs}, expected largest-where
