@@ -374,10 +374,10 @@ int rg_latency_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 			rc = -ENOMEM;
 			goto out;
 		}
+		/* sizing and warm-up are not part of the row */
 		batch = choose_batch(&t, rg_lat_loops[id], &g, ticks, &refused);
-		refused += rg_lat_loops[id](&g, batch, warm < nb ? warm : nb, ticks);
-		refused = 0;	/* warm-up and sizing are not part of the row */
-		refused += rg_lat_loops[id](&g, batch, nb, ticks);
+		(void)rg_lat_loops[id](&g, batch, warm < nb ? warm : nb, ticks);
+		refused = rg_lat_loops[id](&g, batch, nb, ticks);
 		rg_guard_fini(&g);
 		r = rg_results_add(rs, "user", gi->name, "latency");
 		if (!r) {
