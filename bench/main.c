@@ -18,6 +18,7 @@
 #include "rg/registry.h"
 #include "rg/result.h"
 #include "rg/subcmd.h"
+#include "plan.h"
 #include "suite.h"
 #include "topo.h"
 
@@ -42,14 +43,16 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: rgbench [options]          run the userspace suite (default profile)\n"
 "       rgbench --list             guards, scenarios, CPUs, counters\n"
-"       rgbench bpf|kmod|compare|plot [args]   the other components\n"
+"       rgbench --plan [options] what the options would run, where, how long\n"
+"                                  (HWLOC_XMLFILE / HWLOC_SYNTHETIC: another machine)\n"
+"       rgbench bpf|kmod|compare|plot|report [args]   the other components\n"
 "\n"
 "  --quick | --full          shorter / longer profile (default: between)\n"
 "  --guards a,b,...          guards to run (noop is always added); default all\n"
-"  --scenarios a,b,...       pair,duty,nested,threads,falseshare; default all\n"
+"  --scenarios a,b,...       pair,duty,nested,threads,falseshare,latency,xpkg; default all\n"
 "  --threads n,m,...         thread counts for the threads scenario\n"
 "  --cpus list               CPUs to use, e.g. 0,2 or 0-3 (default: all allowed,\n"
-"                            cores first, then SMT siblings, then packages)\n"
+"                            one per core package by package, then SMT siblings)\n"
 "  --repetitions n           interleaved rounds (samples) per benchmark\n"
 "  --min-time s              seconds per benchmark per round\n"
 "  --batch n                 iterations per call of the measured loop (4096)\n"
@@ -204,9 +207,10 @@ static void list(const int *cpus, int ncpus)
 			printf("%s%s", i ? "," : " ", e->ev[i].name);
 		printf("%s%s\n", e->why[0] ? "; skipped " : "", e->why);
 	}
-	printf("subcommands: bpf%s kmod%s compare%s plot%s\n",
+	printf("subcommands: bpf%s kmod%s compare%s plot%s report%s\n",
 	       RG_WITH_BPF ? "" : " (not built)", RG_WITH_KMOD ? "" : " (not built)",
-	       RG_WITH_REPORT ? "" : " (not built)", RG_WITH_REPORT ? "" : " (not built)");
+	       RG_WITH_REPORT ? "" : " (not built)", RG_WITH_REPORT ? "" : " (not built)",
+	       RG_WITH_REPORT ? "" : " (not built)");
 }
 
 static __attribute__((unused)) int not_built(const char *sub, const char *why)
@@ -234,8 +238,10 @@ static int subcommand(int argc, char **argv)
 		return not_built(sub, "the rg_kmod target is not part of this build (kernel/kmod)");
 #endif
 	}
-	if (!strcmp(sub, "compare") || !strcmp(sub, "plot")) {
+	if (!strcmp(sub, "compare") || !strcmp(sub, "plot") || !strcmp(sub, "report")) {
 #if RG_WITH_REPORT
+		if (!strcmp(sub, "report"))
+			return rg_report_main(argc, argv);
 		return !strcmp(sub, "compare") ? rg_compare_main(argc, argv) : rg_plot_main(argc, argv);
 #else
 		return not_built(sub, "the rg_report target is not part of this build (plots/)");
@@ -306,7 +312,7 @@ int main(int argc, char **argv)
 	int thread_opt[RG_MAX_THREAD_COUNTS], duty_opt[RG_MAX_DUTY], nduty_opt = 0;
 	long reps = -1, batch = 4096;
 	double min_time = -1;
-	bool do_list = false, want_json = false, no_bpf = false, quiet = false;
+	bool do_list = false, do_plan = false, want_json = false, no_bpf = false, quiet = false;
 	bool sel_guards = false, sel_scen = false;
 	double gb_min_time = 0;
 	long gb_reps = 0;
@@ -321,7 +327,7 @@ int main(int argc, char **argv)
 
 		if (rc >= 0)
 			return rc;
-		die_usage("unknown subcommand '%s' (bpf, kmod, compare, plot; or see --help)", argv[1]);
+		die_usage("unknown subcommand '%s' (bpf, kmod, compare, plot, report; or see --help)", argv[1]);
 	}
 
 	for (int i = 0; i < RG_GUARD__COUNT; i++)
@@ -372,6 +378,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(flag, "--list") && !eq) {
 			do_list = true;
+		} else if (!strcmp(flag, "--plan") && !eq) {
+			do_plan = true;
 		} else if (!strcmp(flag, "--quick") && !eq) {
 			profile = 0;
 		} else if (!strcmp(flag, "--full") && !eq) {
@@ -432,8 +440,10 @@ int main(int argc, char **argv)
 
 	if (rg_topo_init(err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
-		return 1;
+		return do_plan ? 2 : 1;
 	}
+	if (rg_topo_foreign() && !do_plan && !do_list)
+		die_usage("the topology comes from HWLOC_XMLFILE/HWLOC_SYNTHETIC (another machine): only --plan and --list use it");
 	norder = rg_topo_order(order, RG_MAX_CPUS);
 	if (nuser_cpus) {
 		for (int i = 0; i < nuser_cpus; i++)
@@ -491,6 +501,15 @@ int main(int argc, char **argv)
 	cfg.native_noop = true;
 	cfg.stop = &g_stop;
 	cfg.progress = quiet ? NULL : rg_gb_library_display() ? stderr : stdout;
+	if (do_plan) {
+		const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
+		char src[300];
+
+		snprintf(src, sizeof(src), "%s%.250s", rg_topo_foreign() ? (xml && *xml ? "HWLOC_XMLFILE=" :
+			 "HWLOC_SYNTHETIC=") : "this machine", rg_topo_foreign() ? (xml && *xml ? xml : syn) : "");
+		rg_plan_print(stdout, &cfg, !sel_guards && !sel_scen && !no_bpf && RG_WITH_BPF, src);
+		return 0;
+	}
 
 	rg_env_collect(&env);
 	rg_results_init(&rs, &env);

@@ -61,6 +61,9 @@ void rg_results_free(struct rg_resultset *rs)
 		free(rs->rows[i].samples_mops);
 		free(rs->rows[i].samples_wall_ns);
 		free(rs->rows[i].samples_delta_ns);
+		free(rs->rows[i].lat_hist_lo);
+		free(rs->rows[i].lat_hist_hi);
+		free(rs->rows[i].lat_hist_count);
 	}
 	free(rs->rows);
 	rs->rows = NULL;
@@ -293,6 +296,25 @@ int rg_result_set_samples(struct rg_result *r, const double *ns,
 	return 0;
 }
 
+int rg_result_set_lat_hist(struct rg_result *r, const double *lo, const double *hi,
+			   const uint64_t *count, size_t n)
+{
+	free(r->lat_hist_lo);
+	free(r->lat_hist_hi);
+	free(r->lat_hist_count);
+	r->lat_hist_n = 0;
+	r->lat_hist_lo = malloc((n ? n : 1) * sizeof(double));
+	r->lat_hist_hi = malloc((n ? n : 1) * sizeof(double));
+	r->lat_hist_count = malloc((n ? n : 1) * sizeof(uint64_t));
+	if (!r->lat_hist_lo || !r->lat_hist_hi || !r->lat_hist_count)
+		return -ENOMEM;
+	memcpy(r->lat_hist_lo, lo, n * sizeof(double));
+	memcpy(r->lat_hist_hi, hi, n * sizeof(double));
+	memcpy(r->lat_hist_count, count, n * sizeof(uint64_t));
+	r->lat_hist_n = n;
+	return 0;
+}
+
 /* ---- writers ---------------------------------------------------------- */
 
 enum fmt { FMT_CSV, FMT_JSON };
@@ -448,7 +470,19 @@ static void write_row(FILE *f, enum fmt fmt, const struct rg_resultset *rs,
 		put_samples(f, r->samples_wall_ns, r->nsamples);
 		fputs(",\"samples_delta_ns\":", f);
 		put_samples(f, r->samples_delta_ns, r->nsamples);
-		fprintf(f, ",\"work_units\":%ld}", r->work_units);
+		fprintf(f, ",\"work_units\":%ld", r->work_units);
+		if (r->lat_hist_count) {
+			fputs(",\"lat_hist\":[", f);
+			for (size_t i = 0; i < r->lat_hist_n; i++) {
+				fputs(i ? ",[" : "[", f);
+				put_double(f, FMT_JSON, r->lat_hist_lo[i]);
+				fputc(',', f);
+				put_double(f, FMT_JSON, r->lat_hist_hi[i]);
+				fprintf(f, ",%llu]", (unsigned long long)r->lat_hist_count[i]);
+			}
+			fputc(']', f);
+		}
+		fputc('}', f);
 	}
 }
 
@@ -498,7 +532,19 @@ static void write_json(FILE *f, const struct rg_resultset *rs)
 	put_json_str(f, e->virt);
 	fprintf(f, ",\"lse\":%d,\"rseq\":%d,\"preempt\":", e->lse, e->rseq);
 	put_json_str(f, e->preempt);
-	fprintf(f, ",\"ncpus_online\":%d},\n\"results\":[\n", e->ncpus_online);
+	fprintf(f, ",\"ncpus_online\":%d},\n", e->ncpus_online);
+	if (rs->timer.source[0]) {
+		fputs("\"timer\":{\"source\":", f);
+		put_json_str(f, rs->timer.source);
+		fputs(",\"hz\":", f);
+		put_double(f, FMT_JSON, rs->timer.hz);
+		fputs(",\"resolution_ns\":", f);
+		put_double(f, FMT_JSON, rs->timer.resolution_ns);
+		fputs(",\"overhead_ns\":", f);
+		put_double(f, FMT_JSON, rs->timer.overhead_ns);
+		fputs("},\n", f);
+	}
+	fputs("\"results\":[\n", f);
 	for (size_t i = 0; i < rs->n; i++) {
 		write_row(f, FMT_JSON, rs, &rs->rows[i]);
 		fputs(i + 1 < rs->n ? ",\n" : "\n", f);

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "latency.h"
+#include "xpkg.h"
 #include "native_noop.h"
 #include "rg/gbench.h"
 #include "rg/loops.h"
@@ -346,8 +348,8 @@ static int build(struct suite *s)
 		int nsub = sc == RG_SC_duty ? cfg->nduty : sc == RG_SC_threads ? cfg->nthread_counts
 			   : sc == RG_SC_falseshare ? 2 : 1;
 
-		if (!cfg->scenario[sc])
-			continue;
+		if (!cfg->scenario[sc] || sc == RG_SC_latency || sc == RG_SC_xpkg)
+			continue;	/* not library benchmarks: rg_latency_run(), rg_xpkg_run() */
 		for (int k = 0; k < nsub; k++, s->ngroups++) {
 			for (int id = 0; id < RG_GUARD__COUNT; id++) {
 				const struct rg_guard_info *gi = &rg_guards[id];
@@ -393,6 +395,8 @@ static int build(struct suite *s)
 						skip_case(c, "%s", "needs at least 2 CPUs");
 					else if (avail && !per_cpu(gi) && id != RG_GUARD_noop)
 						skip_case(c, "%s", "not a per-CPU guard: slot layout does not apply");
+					break;
+				default:	/* latency, xpkg: skipped above */
 					break;
 				}
 				if (!c)
@@ -971,6 +975,16 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		}
 	}
 	rc = (int)s.ndone;
+	if (cfg->scenario[RG_SC_latency] && !*cfg->stop) {
+		int nlat = rg_latency_run(cfg, rs);
+
+		rc = nlat < 0 ? -1 : rc + nlat;
+	}
+	if (cfg->scenario[RG_SC_xpkg] && !*cfg->stop && rc >= 0) {
+		int nx = rg_xpkg_run(cfg, rs);
+
+		rc = nx < 0 ? -1 : rc + nx;
+	}
 out:
 	rg_gb_clear();
 	free(set);

@@ -17,7 +17,9 @@
 	X(duty, "the same with calibrated dependent ALU work after each pair") \
 	X(nested, "enter, a nested enter (refused by protecting guards), exit, exit") \
 	X(threads, "pair loop on 1..N threads, each pinned to its own CPU") \
-	X(falseshare, "per-CPU slots packed 4 bytes apart vs padded to 128, all CPUs")
+	X(falseshare, "per-CPU slots packed 4 bytes apart vs padded to 128, all CPUs") \
+	X(latency, "pair loop timed per small batch with the cycle counter: p50..p99.9, max (bench/latency.c)") \
+	X(xpkg, "more than one package only: slots in another package's memory; false sharing across packages")
 
 enum rg_scenario {
 #define X(name, doc) RG_SC_##name,

@@ -5,19 +5,72 @@
 #include <hwloc.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topo.h"
 
 static hwloc_topology_t topo;
 static hwloc_bitmap_t allowed;	/* process binding at start, within the topology */
 
+/*
+ * HWLOC_XMLFILE / HWLOC_SYNTHETIC make hwloc load another machine's topology
+ * (for --plan). hwloc silently falls back to this machine when the file is
+ * missing or the string does not parse: refuse that instead.
+ */
+static int check_foreign(char *err, size_t errlen)
+{
+	const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
+	const char *src = xml && *xml ? "HWLOC_XMLFILE" : syn && *syn ? "HWLOC_SYNTHETIC" : NULL;
+	const char *val = xml && *xml ? xml : syn;
+
+	if (!src)
+		return 0;
+	if (xml && *xml && access(xml, R_OK)) {
+		snprintf(err, errlen, "HWLOC_XMLFILE=%s: %s", xml, strerror(errno));
+		return -1;
+	}
+	if (hwloc_topology_is_thissystem(topo) && !getenv("HWLOC_THISSYSTEM")) {
+		snprintf(err, errlen, "%s=%.200s: hwloc could not use it (malformed or inconsistent topology)",
+			 src, val);
+		return -1;
+	}
+	if (hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU) < 1 ||
+	    hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) < 1) {
+		snprintf(err, errlen, "%s=%.200s: inconsistent topology (no core or no PU)", src, val);
+		return -1;
+	}
+	return 0;
+}
+
+bool rg_topo_foreign(void)
+{
+	return topo && !hwloc_topology_is_thissystem(topo);
+}
+
 int rg_topo_init(char *err, size_t errlen)
 {
 	if (topo)
 		return 0;
 	if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
-		snprintf(err, errlen, "hwloc: cannot load the topology: %s", strerror(errno));
+		const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
+
+		if (xml && *xml)
+			snprintf(err, errlen, "HWLOC_XMLFILE=%s: hwloc cannot load it: %s", xml,
+				 strerror(errno));
+		else if (syn && *syn)
+			snprintf(err, errlen, "HWLOC_SYNTHETIC=%.200s: hwloc cannot load it: %s", syn,
+				 strerror(errno));
+		else
+			snprintf(err, errlen, "hwloc: cannot load the topology: %s", strerror(errno));
+		if (topo)
+			hwloc_topology_destroy(topo);
+		topo = NULL;
+		return -1;
+	}
+	if (check_foreign(err, errlen)) {
+		hwloc_topology_destroy(topo);
 		topo = NULL;
 		return -1;
 	}
@@ -57,12 +110,20 @@ static int add_cpu(int *cpus, int n, int max, hwloc_bitmap_t done, unsigned os)
 	return n + 1;
 }
 
-/* First one PU of every core under `top`, then every other PU under it. */
-static int order_under(hwloc_obj_t top, int *cpus, int n, int max, hwloc_bitmap_t done)
+/* pass 0: the first allowed PU of every core under `top`; pass 1: every other PU under it. */
+static int order_under(hwloc_obj_t top, int pass, int *cpus, int n, int max, hwloc_bitmap_t done)
 {
 	int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, top->cpuset, HWLOC_OBJ_CORE);
 	int npus = hwloc_get_nbobjs_inside_cpuset_by_type(topo, top->cpuset, HWLOC_OBJ_PU);
 
+	if (pass == 1) {
+		for (int p = 0; p < npus; p++) {
+			hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(topo, top->cpuset,
+									     HWLOC_OBJ_PU, (unsigned)p);
+			n = add_cpu(cpus, n, max, done, pu->os_index);
+		}
+		return n;
+	}
 	for (int c = 0; c < ncores; c++) {
 		hwloc_obj_t core = hwloc_get_obj_inside_cpuset_by_type(topo, top->cpuset,
 								       HWLOC_OBJ_CORE, (unsigned)c);
@@ -77,11 +138,6 @@ static int order_under(hwloc_obj_t top, int *cpus, int n, int max, hwloc_bitmap_
 			}
 		}
 	}
-	for (int p = 0; p < npus; p++) {
-		hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(topo, top->cpuset,
-								     HWLOC_OBJ_PU, (unsigned)p);
-		n = add_cpu(cpus, n, max, done, pu->os_index);
-	}
 	return n;
 }
 
@@ -94,19 +150,22 @@ int rg_topo_order(int *cpus, int max)
 	if (!topo || !done)
 		return 0;
 	npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-	for (int i = 0; i < npkg; i++) {
-		hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, (unsigned)i);
-		int nnuma = hwloc_bitmap_weight(pkg->nodeset) > 1 ?
-			hwloc_get_nbobjs_inside_cpuset_by_type(topo, pkg->cpuset, HWLOC_OBJ_NUMANODE) : 0;
+	/* Pass 0: one PU per core, package by package; pass 1: the SMT siblings, same order. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < npkg; i++) {
+			hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, (unsigned)i);
+			int nnuma = hwloc_bitmap_weight(pkg->nodeset) > 1 ?
+				hwloc_get_nbobjs_inside_cpuset_by_type(topo, pkg->cpuset, HWLOC_OBJ_NUMANODE) : 0;
 
-		/* A package split in NUMA nodes: fill one node before the next. */
-		for (int j = 0; j < nnuma; j++) {
-			hwloc_obj_t node = hwloc_get_obj_inside_cpuset_by_type(topo, pkg->cpuset,
-									       HWLOC_OBJ_NUMANODE, (unsigned)j);
-			if (node && node->cpuset)
-				n = order_under(node, cpus, n, max, done);
+			/* A package split in NUMA nodes: fill one node before the next. */
+			for (int j = 0; j < nnuma; j++) {
+				hwloc_obj_t node = hwloc_get_obj_inside_cpuset_by_type(topo, pkg->cpuset,
+										       HWLOC_OBJ_NUMANODE, (unsigned)j);
+				if (node && node->cpuset)
+					n = order_under(node, pass, cpus, n, max, done);
+			}
+			n = order_under(pkg, pass, cpus, n, max, done);
 		}
-		n = order_under(pkg, cpus, n, max, done);
 	}
 	/* PUs outside any package (unusual topologies): in OS order. */
 	hwloc_bitmap_foreach_begin(os, allowed)
@@ -114,6 +173,42 @@ int rg_topo_order(int *cpus, int max)
 	hwloc_bitmap_foreach_end();
 	hwloc_bitmap_free(done);
 	return n;
+}
+
+int rg_topo_where(int cpu, struct rg_topo_where *w)
+{
+	hwloc_obj_t pu, o;
+
+	memset(w, 0, sizeof(*w));
+	w->package = w->numa = w->core = -1;
+	if (!topo || cpu < 0)
+		return -1;
+	pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu);
+	if (!pu)
+		return -1;
+	o = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
+	w->package = o ? (int)o->logical_index : -1;
+	o = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+	w->core = o ? (int)o->logical_index : -1;
+	if (o)
+		w->smt = hwloc_get_nbobjs_inside_cpuset_by_type(topo, o->cpuset, HWLOC_OBJ_PU) > 1 &&
+			 hwloc_bitmap_first(o->cpuset) != cpu;
+	for (o = pu->parent; o; o = o->parent) {
+		if (o->memory_arity) {
+			w->numa = (int)o->memory_first_child->logical_index;
+			break;
+		}
+	}
+	return 0;
+}
+
+int rg_topo_count(int what)
+{
+	hwloc_obj_type_t t = what == 0 ? HWLOC_OBJ_PACKAGE : what == 1 ? HWLOC_OBJ_NUMANODE :
+			     what == 2 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+	int n = topo ? hwloc_get_nbobjs_by_type(topo, t) : 0;
+
+	return n < 0 ? 0 : n;
 }
 
 static int count(hwloc_obj_type_t t)
@@ -186,4 +281,34 @@ void rg_topo_unpin_self(void)
 {
 	if (topo)
 		hwloc_set_cpubind(topo, allowed, HWLOC_CPUBIND_THREAD);
+}
+
+void *rg_topo_alloc_other_package(int cpu, size_t len, int *node, bool any_node)
+{
+	struct rg_topo_where w;
+	int nn = topo ? hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) : 0;
+
+	if (rg_topo_where(cpu, &w))
+		return NULL;
+	for (int i = 0; i < nn; i++) {
+		hwloc_obj_t n = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		hwloc_obj_t pkg = n ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, n) : NULL;
+		void *p;
+
+		if (!n || (!any_node && (!pkg || (int)pkg->logical_index == w.package)))
+			continue;
+		p = hwloc_alloc_membind(topo, len, n->nodeset, HWLOC_MEMBIND_BIND,
+					HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_STRICT);
+		if (p) {
+			*node = (int)n->os_index;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+void rg_topo_free_mem(void *p, size_t len)
+{
+	if (topo && p)
+		hwloc_free(topo, p, len);
 }

@@ -13,11 +13,37 @@ int rg_topo_init(char *err, size_t errlen);
 void rg_topo_fini(void);
 
 /*
- * The CPUs this process may run on, in placement order: within each package,
- * one PU per core first (cores in order), then the remaining SMT siblings;
- * then the next package (NUMA node). Returns how many were written.
+ * The CPUs this process may run on, in placement order: one PU per core
+ * first, package after package (within a package split in NUMA nodes, node
+ * after node), then the remaining SMT siblings in the same package and node
+ * order. Returns how many were written.
  */
 int rg_topo_order(int *cpus, int max);
+
+/* Where a CPU sits: logical package, NUMA node and core, and whether it is a core's 2nd+ PU. */
+struct rg_topo_where {
+	int package, numa, core;
+	bool smt;
+};
+int rg_topo_where(int cpu, struct rg_topo_where *w);	/* 0, or -1 for an unknown CPU */
+
+/* Objects in the topology: 0 packages, 1 NUMA nodes, 2 cores, 3 PUs. */
+int rg_topo_count(int what);
+
+/*
+ * True when the topology came from HWLOC_XMLFILE or HWLOC_SYNTHETIC (another
+ * machine): only --plan and --list may use it; rg_topo_init() refuses a file
+ * hwloc cannot use (missing, malformed) instead of falling back to this machine.
+ */
+bool rg_topo_foreign(void);
+
+/*
+ * len bytes bound (strictly) to the first NUMA node of another package than
+ * cpu's (any node when any_node: tests), *node its OS index. NULL when there
+ * is none or binding is not supported. Free with rg_topo_free_mem().
+ */
+void *rg_topo_alloc_other_package(int cpu, size_t len, int *node, bool any_node);
+void rg_topo_free_mem(void *p, size_t len);
 
 /* True when the OS CPU number is in the process's allowed set. */
 bool rg_topo_allowed(int cpu);

@@ -21,9 +21,10 @@ struct side {
 	struct rg_rows rows;
 };
 
-/* One line of the comparison: a (base) and/or b (new) row. */
+/* One line of the comparison: a (base) and/or b (new) row; role when paired by role. */
 struct cmp {
 	const struct rg_row *a, *b;
+	char role[48];		/* "" when paired by key (same guard name) */
 };
 
 struct metric {
@@ -382,11 +383,11 @@ static struct cmp *pair_ab(const struct side *A, const struct side *B, bool acro
 				break;
 			}
 		}
-		v[k++] = (struct cmp){ a, b };
+		v[k++] = (struct cmp){ a, b, "" };
 	}
 	for (size_t i = 0; i < nb; i++)
 		if (!used[i])
-			v[k++] = (struct cmp){ NULL, &B->rows.v[i] };
+			v[k++] = (struct cmp){ NULL, &B->rows.v[i], "" };
 	free(idx);
 	free(used);
 	*n = k;
@@ -401,6 +402,111 @@ static bool same_but_guard(const struct rg_row *x, const struct rg_row *y)
 	       rg_row_i(x, RG_COL_threads) == rg_row_i(y, RG_COL_threads) &&
 	       rg_row_i(x, RG_COL_duty_ns) == rg_row_i(y, RG_COL_duty_ns) &&
 	       rg_row_i(x, RG_COL_batch) == rg_row_i(y, RG_COL_batch);
+}
+
+/*
+ * --across-hosts: a row only one machine measured (its guard's name exists on
+ * one architecture only, so the other side has no row or a skipped one) is
+ * paired with the other machine's lone measured rows of the same key but
+ * another guard that share a role (rg_row_role: the role column). A guard
+ * standing in for several roles pairs once per role. A lone row that found a
+ * partner replaces its line (and the other side's "skipped" beside it); one
+ * that found none stays as it was. Pairs by name of two measured rows stay.
+ */
+static const struct rg_row *lone_a(const struct cmp *c)
+{
+	return c->a && row_ok(c->a) && (!c->b || !row_ok(c->b)) ? c->a : NULL;
+}
+
+static const struct rg_row *lone_b(const struct cmp *c)
+{
+	return c->b && row_ok(c->b) && (!c->a || !row_ok(c->a)) ? c->b : NULL;
+}
+
+static struct cmp *pair_roles(struct cmp *v, size_t *n)
+{
+	size_t cap = *n + 1, k = 0, npairs = 0;
+	struct cmp *out = NULL, *pairs = malloc(cap * sizeof(*pairs));
+	size_t *owner = malloc(cap * sizeof(*owner));
+	bool *used = calloc(*n + 1, sizeof(*used)), *matched = calloc(*n + 1, sizeof(*matched));
+
+	if (!pairs || !owner || !used || !matched)
+		goto oom;
+	for (size_t i = 0; i < *n; i++) {
+		const struct rg_row *a = lone_a(&v[i]);
+		const char *ra = a ? rg_row_role(a, NULL) : "";
+
+		for (size_t j = 0; *ra && j < *n; j++) {
+			const struct rg_row *b = lone_b(&v[j]);
+			char common[48];
+
+			if (!b || j == i || !same_but_guard(a, b) ||
+			    !strcmp(rg_row_s(a, RG_COL_guard), rg_row_s(b, RG_COL_guard)) ||
+			    !rg_roles_common(ra, rg_row_role(b, NULL), common, sizeof(common)))
+				continue;
+			if (npairs + 1 >= cap) {
+				struct cmp *np = realloc(pairs, 2 * cap * sizeof(*pairs));
+				size_t *no = np ? realloc(owner, 2 * cap * sizeof(*owner)) : NULL;
+
+				if (np)
+					pairs = np;
+				if (!no)
+					goto oom;
+				owner = no;
+				cap *= 2;
+			}
+			pairs[npairs] = (struct cmp){ a, b, "" };
+			snprintf(pairs[npairs].role, sizeof(pairs[0].role), "%s", common);
+			owner[npairs++] = i;
+			used[j] = matched[i] = true;
+		}
+	}
+	out = malloc((*n + npairs + 1) * sizeof(*out));
+	if (!out)
+		goto oom;
+	for (size_t i = 0; i < *n; i++) {
+		if (matched[i]) {
+			for (size_t p = 0; p < npairs; p++)
+				if (owner[p] == i)
+					out[k++] = pairs[p];
+			/* a measured b beside a lone a is still a line of its own */
+			if (v[i].b && row_ok(v[i].b) && !used[i])
+				out[k++] = (struct cmp){ NULL, v[i].b, "" };
+			continue;
+		}
+		if (used[i]) {
+			if (v[i].a && row_ok(v[i].a))
+				out[k++] = (struct cmp){ v[i].a, NULL, "" };
+			continue;
+		}
+		out[k++] = v[i];
+	}
+	free(pairs);
+	free(owner);
+	free(used);
+	free(matched);
+	free(v);
+	*n = k;
+	return out;
+oom:
+	free(pairs);
+	free(owner);
+	free(used);
+	free(matched);
+	free(v);
+	return NULL;
+}
+
+/* The guard cell: the guard, or "role: base-guard / new-guard" for a pair by role. */
+static const char *guard_cell(const struct cmp *c, char *buf, size_t size)
+{
+	const struct rg_row *k = c->b ? c->b : c->a;
+
+	if (!c->role[0])
+		return rg_row_s(k, RG_COL_guard);
+	snprintf(buf, size, "%s: %s / %s", c->role, rg_row_s(c->a, RG_COL_guard),
+		 rg_row_s(c->b, RG_COL_guard));
+	return buf;
 }
 
 /* Every non-baseline row against the baseline guard's row of the same key. */
@@ -426,7 +532,7 @@ static struct cmp *pair_baseline(const struct side *S, const char *guard, size_t
 			if (!strcmp(rg_row_s(c, RG_COL_guard), guard) && same_but_guard(c, r))
 				a = c;
 		}
-		v[k++] = (struct cmp){ a, r };
+		v[k++] = (struct cmp){ a, r, "" };
 	}
 	*n = k;
 	return v;
@@ -742,8 +848,11 @@ static int emit_commit(FILE *f, const struct cmp *v, size_t n, const char *la, c
 
 		if (hide[i])
 			continue;
-		snprintf(name, sizeof(name), "%s/%s", rg_row_s(k, RG_COL_guard),
-			 rg_row_s(k, RG_COL_scenario));
+		if (v[i].role[0])	/* by role: the header lines say which guards */
+			snprintf(name, sizeof(name), "%s/%s", v[i].role, rg_row_s(k, RG_COL_scenario));
+		else
+			snprintf(name, sizeof(name), "%s/%s", rg_row_s(k, RG_COL_guard),
+				 rg_row_s(k, RG_COL_scenario));
 		if (rg_row_i(k, RG_COL_threads) > 1)
 			snprintf(sfx, sizeof(sfx), " t%lld", rg_row_i(k, RG_COL_threads));
 		if (rg_row_i(k, RG_COL_duty_ns) > 0) {
@@ -834,7 +943,8 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rg_row *k = v[i].b ? v[i].b : v[i].a;
-		char th[24], du[24], ba[48];
+		char th[24], du[24], ba[48], gb[160];
+		const char *gname = guard_cell(&v[i], gb, sizeof(gb));
 		struct res r;
 
 		compute(&v[i], la_short, ratio_mode, &r);
@@ -854,7 +964,7 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 			}
 			snprintf(c[2], 40, "%zu", r.na);
 			snprintf(c[5], 40, "%zu", r.nb);
-			const char *row[] = { rg_row_s(k, RG_COL_suite), rg_row_s(k, RG_COL_guard),
+			const char *row[] = { rg_row_s(k, RG_COL_suite), gname,
 					      rg_row_s(k, RG_COL_scenario), th, du, ba, r.m->name,
 					      r.m->unit, r.m->higher_better ? "1" : "0", la_short,
 					      v[i].a ? c[0] : "", v[i].a ? c[1] : "", c[2], lb_short,
@@ -863,7 +973,7 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 			if (rg_table_add(&t, row))
 				goto oom;
 		} else {
-			const char *row[] = { rg_row_s(k, RG_COL_suite), rg_row_s(k, RG_COL_guard),
+			const char *row[] = { rg_row_s(k, RG_COL_suite), gname,
 					      rg_row_s(k, RG_COL_scenario), th, du, ba, r.a, r.b,
 					      r.chg, r.fac, r.verdict };
 			if (rg_table_add(&t, row))
@@ -1219,6 +1329,8 @@ int rg_compare_main(int argc, char **argv)
 		clip(las, 9);
 	} else {
 		v = pair_ab(&A, &B, across, &n);
+		if (v && across)
+			v = pair_roles(v, &n);
 		if (across) {
 			host_label(&A, la, sizeof(la), true);
 			host_label(&B, lb, sizeof(lb), true);
@@ -1240,6 +1352,20 @@ int rg_compare_main(int argc, char **argv)
 	header_lines(&hl, &A, baseline ? NULL : &B, across);
 	if (!baseline)
 		interleave_lines(&hl, v, n);
+	/* Which guard stood in for a role on each side (once per role and pair of names). */
+	for (size_t i = 0; across && i < n; i++) {
+		bool seen = false;
+
+		if (!v[i].role[0])
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(v[k].role, v[i].role) &&
+			       !strcmp(rg_row_s(v[k].a, RG_COL_guard), rg_row_s(v[i].a, RG_COL_guard)) &&
+			       !strcmp(rg_row_s(v[k].b, RG_COL_guard), rg_row_s(v[i].b, RG_COL_guard));
+		if (!seen)
+			addl(&hl, "role %s: %s=%s, %s=%s", v[i].role, las,
+			     rg_row_s(v[i].a, RG_COL_guard), lbs, rg_row_s(v[i].b, RG_COL_guard));
+	}
 	if (baseline)
 		addl(&hl, "every guard relative to '%s' on the same suite/scenario/threads/duty",
 		     baseline);

@@ -40,10 +40,12 @@ int main(int argc, char **argv)
 		return rg_compare_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "plot"))
 		return rg_plot_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return rg_report_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return rg_check_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "mwu"))
 		return mwu_main(argc - 1, argv + 1);
-	fputs("usage: rgbench-report compare|plot|check ... (see rgbench compare --help)\n", stderr);
+	fputs("usage: rgbench-report compare|plot|report|check ... (see rgbench compare --help)\n", stderr);
 	return 2;
 }

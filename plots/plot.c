@@ -37,7 +37,7 @@ struct source {
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench plot FILE|DIR... --out DIR\n"
-	      "Writes pair-ns, threads, duty, bpf and kmod-ns plots (PNG and SVG) for\n"
+	      "Writes pair-ns, threads, duty, latency-cdf, bpf and kmod-ns plots (PNG and SVG) for\n"
 	      "the kinds of rows present; one bar or line style per FILE or DIR.\n"
 	      "Environment: RGBENCH_PYTHON (default " RG_PYTHON_DEFAULT "),\n"
 	      "RGBENCH_PLOT_SCRIPT (path of rgplot.py).\n", f);
@@ -83,6 +83,38 @@ static void put_d(FILE *f, double v)
 		fputs(",", f);
 	else
 		fprintf(f, ",%.9g", v);
+}
+
+/* The latency histograms: one line per bin (hi empty for the open last bin). */
+static int write_lat(const char *path, struct source *src, size_t nsrc)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs("source,label,guard,lo_ns,hi_ns,count\n", f);
+	for (size_t s = 0; s < nsrc; s++) {
+		for (size_t i = 0; i < src[s].rows.n; i++) {
+			const struct rg_row *r = &src[s].rows.v[i];
+
+			if (!r->n_lat || strcmp(rg_row_s(r, RG_COL_status), "ok"))
+				continue;
+			for (size_t k = 0; k < r->n_lat; k++) {
+				fprintf(f, "%zu,", s);
+				rg_csv_put_field(f, src[s].label);
+				fputc(',', f);
+				rg_csv_put_field(f, rg_row_s(r, RG_COL_guard));
+				fprintf(f, ",%.9g", r->lat_lo[k]);
+				put_d(f, r->lat_hi[k]);
+				fprintf(f, ",%llu\n", r->lat_count[k]);
+			}
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
 }
 
 static int write_data(const char *path, struct source *src, size_t nsrc)
@@ -215,11 +247,11 @@ static bool has_suffix(const char *s, const char *sfx)
 	return a > b && !strcmp(s + a - b, sfx);
 }
 
-static int run_python(const char *py, const char *script, const char *data, const char *outdir,
-		      char *err, size_t errlen)
+static int run_python(const char *py, const char *script, const char *data, const char *lat,
+		      const char *outdir, char *err, size_t errlen)
 {
-	char *args[] = { (char *)py, (char *)script, "--data", (char *)data, "--out",
-			 (char *)outdir, NULL };
+	char *args[] = { (char *)py, (char *)script, "--data", (char *)data, "--lat", (char *)lat,
+			 "--out", (char *)outdir, NULL };
 	pid_t pid;
 	int st, e;
 
@@ -254,7 +286,7 @@ int rg_plot_main(int argc, char **argv)
 	};
 	const char *out = NULL, *script, *py = getenv("RGBENCH_PYTHON");
 	struct source *src = NULL;
-	char err[1024], sbuf[4096], stage[4096], data[4200];
+	char err[1024], sbuf[4096], stage[4096], data[4200], lat[4200];
 	size_t nsrc = 0, nout = 0;
 	bool created = false, staged = false;
 	int opt, ret = 1;
@@ -350,10 +382,16 @@ int rg_plot_main(int argc, char **argv)
 		snprintf(err, sizeof(err), "plot: cannot write %s: %s", data, strerror(errno));
 		goto fail;
 	}
+	snprintf(lat, sizeof(lat), "%s/lat.csv", stage);
+	if (write_lat(lat, src, nsrc)) {
+		snprintf(err, sizeof(err), "plot: cannot write %s: %s", lat, strerror(errno));
+		goto fail;
+	}
 	fflush(stdout);
-	if (run_python(py, script, data, stage, err, sizeof(err)))
+	if (run_python(py, script, data, lat, stage, err, sizeof(err)))
 		goto fail;
 	unlink(data);
+	unlink(lat);
 	/* Publish: each picture appears complete under its final name. */
 	nent = scandir(stage, &list, NULL, alphasort);
 	if (nent < 0) {

@@ -109,6 +109,9 @@ static void row_free(struct rg_row *r)
 	free(r->samples_mops);
 	free(r->samples_wall_ns);
 	free(r->samples_delta_ns);
+	free(r->lat_lo);
+	free(r->lat_hi);
+	free(r->lat_count);
 }
 
 void rg_rows_free(struct rg_rows *rows)
@@ -751,6 +754,40 @@ static int json_samples(struct ctx *c, int line, json_t *o, const char *key,
 	return 0;
 }
 
+/* "lat_hist": [[lo_ns, hi_ns or null, count], ...], lo ascending, counts >= 0. */
+static int json_lat_hist(struct ctx *c, int line, struct rg_row *r, json_t *o)
+{
+	json_t *a = json_object_get(o, "lat_hist"), *e;
+	size_t i, n;
+
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return fail(c, line, "'lat_hist' is not an array");
+	n = json_array_size(a);
+	r->lat_lo = malloc((n ? n : 1) * sizeof(double));
+	r->lat_hi = malloc((n ? n : 1) * sizeof(double));
+	r->lat_count = malloc((n ? n : 1) * sizeof(unsigned long long));
+	if (!r->lat_lo || !r->lat_hi || !r->lat_count)
+		return fail(c, line, "out of memory");
+	json_array_foreach(a, i, e) {
+		json_t *lo = json_array_get(e, 0), *hi = json_array_get(e, 1), *k = json_array_get(e, 2);
+
+		if (!json_is_array(e) || json_array_size(e) != 3 || !json_is_number(lo) ||
+		    !(json_is_number(hi) || json_is_null(hi)) || !json_is_integer(k) ||
+		    json_integer_value(k) < 0)
+			return fail(c, line, "'lat_hist'[%zu] is not [lo_ns, hi_ns|null, count]", i);
+		r->lat_lo[i] = json_number_value(lo);
+		r->lat_hi[i] = json_is_null(hi) ? NAN : json_number_value(hi);
+		r->lat_count[i] = (unsigned long long)json_integer_value(k);
+		if (!isfinite(r->lat_lo[i]) || r->lat_lo[i] < 0 || (i && r->lat_lo[i] <= r->lat_lo[i - 1]) ||
+		    (!isnan(r->lat_hi[i]) && r->lat_hi[i] <= r->lat_lo[i]))
+			return fail(c, line, "'lat_hist'[%zu]: bins must be ascending with lo < hi", i);
+		r->n_lat = i + 1;
+	}
+	return 0;
+}
+
 static int json_column(struct ctx *c, int line, struct rg_row *r, int col, json_t *v)
 {
 	char text[64];
@@ -882,7 +919,8 @@ static int read_json(struct ctx *c, const char *buf, size_t len)
 		    json_samples(c, line, e, "samples_wall_ns", &r->samples_wall_ns, &r->n_wall,
 				 false) ||
 		    json_samples(c, line, e, "samples_delta_ns", &r->samples_delta_ns,
-				 &r->n_delta, true))
+				 &r->n_delta, true) ||
+		    json_lat_hist(c, line, r, e))
 			goto out;
 	}
 	ret = 0;

@@ -249,11 +249,76 @@ def bpf(rows, sources, out, written):
     return True
 
 
+def load_lat(path):
+    hist = {}
+    if not path or not os.path.exists(path):
+        return hist
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            key = (int(r["source"]), r["label"], r["guard"])
+            hist.setdefault(key, []).append((float(r["lo_ns"]), num(r["hi_ns"]), int(r["count"])))
+    return hist
+
+
+def latency_cdf(hist, sources, out, written):
+    """Per guard (and source): the CDF of the per-batch ns per pair (left) and its tail,
+    the fraction of batches above x on a log scale (right); log x on both."""
+    if not hist:
+        return False
+    guards = ordered(g for (_, _, g) in hist)
+    srcs = ordered((s, l) for (s, l, _) in hist)
+    n = len(hist)
+    fig, (ax, axt) = plt.subplots(1, 2, figsize=(12.0 if n <= 10 else 14.0, 4.8))
+    for (src, label, g), bins in hist.items():
+        total = sum(c for _, _, c in bins)
+        if not total:
+            continue
+        bins = sorted(bins)
+        xs, ys, run = [max(bins[0][0], 1e-3)], [0.0], 0
+        for lo, hi, c in bins:
+            # the bin's upper edge (its lower edge doubled for the open last bin)
+            run += c
+            xs.append(max(hi if ok(hi) else 2 * max(lo, 1e-3), 1e-3))
+            ys.append(run / total)
+        si = [s for s, _ in srcs].index(src)
+        lab = g if len(srcs) == 1 else f"{g} ({label})"
+        style = dict(color=COLORS[guards.index(g) % len(COLORS)], linestyle=STYLES[si % len(STYLES)])
+        ax.step(xs, ys, where="post", label=lab, **style)
+        # above x: 1 - CDF, down to one batch in total
+        tail = [max(1.0 - y, 0.5 / total) for y in ys]
+        axt.step(xs, tail, where="post", label=lab, **style)
+    for a_ in (ax, axt):
+        a_.set_xscale("log")
+        a_.set_xlabel("ns per pair in one timed batch (log scale)")
+        a_.grid(alpha=0.3, which="both")
+    ax.set_ylim(0, 1.0)
+    for q in (0.5, 0.99):
+        ax.axhline(q, color="grey", linewidth=0.6, alpha=0.5)
+    ax.set_ylabel("fraction of batches at or below")
+    ax.set_title("Latency per guard: CDF of timed batches")
+    axt.set_yscale("log")
+    for q in (1e-2, 1e-3):
+        axt.axhline(q, color="grey", linewidth=0.6, alpha=0.5)
+    axt.set_ylabel("fraction of batches above (log scale)")
+    axt.set_title("The tail: p99 at 1e-2, p99.9 at 1e-3")
+    if n <= 10:
+        ax.legend(fontsize=7, loc="lower right")
+    else:
+        axt.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                   ncol=2 if n > 24 else 1)
+    fig.text(0.01, 0.01, "interrupted batches (ticks, interrupts, preemption) are kept: they are the tail",
+             fontsize=7, alpha=0.7)
+    save(fig, out, "latency-cdf", written)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", required=True)
+    ap.add_argument("--lat", default="")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    hist = load_lat(a.lat)
     rows = load(a.data)
     sources = sources_of(rows)
     written = []
@@ -269,6 +334,8 @@ def main():
          lambda: lines(rows, sources, a.out, written, "duty", "duty_ns", "ns_median", "ns_stddev",
                        "duty", "Duty cycle: cost per pair with work between pairs",
                        "work between pairs, ns (0: back to back)", "ns per pair incl. work (median)")),
+        ("latency-cdf", "no latency rows with a histogram (lat_hist in the JSON)",
+         lambda: latency_cdf(hist, sources, a.out, written)),
         ("bpf", "no bpf rows with a rate", lambda: bpf(rows, sources, a.out, written)),
         ("kmod-ns", "no kmod rows with ns values",
          lambda: ns_bars(rows, sources, a.out, written, "kmod", "kmod-ns",

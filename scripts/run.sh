@@ -25,3 +25,11 @@ else
   echo "rgbench: plots skipped: rgbench plot is not built"
 fi
 echo "rgbench: results in $base.csv and $base.json"
+
+# The one-page answer beside the CSV and JSON (links the plots above), and its first lines.
+if build/bench/rgbench report "$base.json" --out "$base.md" > /dev/null; then
+  echo "rgbench: report in $base.md; its first lines:"
+  head -n 40 "$base.md"
+else
+  echo "rgbench: report skipped (see the message above)"
+fi

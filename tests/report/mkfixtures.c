@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Writes the report tests' small, hand-checkable result files through the real writers. */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,8 @@ static void ab(const char *dir)
 	save(&rs, dir, "hostb");
 }
 
+static void lat_row(struct rg_resultset *rs, const char *guard, const char *role, double p50);
+
 /* Every plot kind, two machines. */
 static void plots(const char *dir)
 {
@@ -162,6 +166,7 @@ static void plots(const char *dir)
 			for (int i = 0; i < 5; i++)
 				ns[i] = base * 3 * (1.0 + 0.02 * (i - 2));
 			row(&rs, "kmod", guards[g], "loop", 1, 0, 10000, ns, NULL, 5);
+			lat_row(&rs, guards[g], "n/a", base);
 		}
 		for (int b = 0; b < 3; b++) {
 			for (int mode = 0; mode < 2; mode++) {
@@ -178,6 +183,125 @@ static void plots(const char *dir)
 	}
 }
 
+/* One user row with a role and, unless it is noop, a paired difference against noop's samples. */
+static struct rg_result *role_row(struct rg_resultset *rs, const char *guard, const char *role,
+				  const char *scenario, long threads, long duty, double ns,
+				  const double *noop)
+{
+	double x[5], mops[5];
+	struct rg_result *r;
+
+	for (int i = 0; i < 5; i++) {
+		x[i] = ns * (1.0 + 0.01 * (i - 2)) + (noop ? noop[i] : 0);
+		mops[i] = 1000.0 / x[i] * (double)threads;
+	}
+	row(rs, "user", guard, scenario, threads, duty, 1000, x, mops, 5);
+	r = &rs->rows[rs->n - 1];
+	snprintf(r->role, sizeof(r->role), "%s", role);
+	snprintf(r->interleave, sizeof(r->interleave), "rounds");
+	if (noop && rg_result_set_delta(r, "noop", x, noop, 5))
+		die("out of memory");
+	return r;
+}
+
+/* A latency row: percentiles and a two-bin histogram whose counts sum to the batches. */
+static void lat_row(struct rg_resultset *rs, const char *guard, const char *role, double p50)
+{
+	struct rg_result *r = rg_results_add(rs, "user", guard, "latency");
+	double lo[3] = { p50 * 0.9, p50 * 1.1, p50 * 8 }, hi[3] = { p50 * 1.1, p50 * 1.3, p50 * 9 };
+	uint64_t cnt[3] = { 90000, 9900, 100 };
+
+	if (!r)
+		die("out of memory");
+	snprintf(r->role, sizeof(r->role), "%s", role);
+	r->batch = 32;
+	r->repetitions = 100000;
+	r->ops = 3200000;
+	r->ns_median = r->lat_p50_ns = p50;
+	r->lat_p90_ns = p50 * 1.05;
+	r->lat_p99_ns = p50 * 1.2;
+	r->lat_p999_ns = p50 * 8.5;
+	r->lat_max_ns = p50 * 9;
+	if (rg_result_set_lat_hist(r, lo, hi, cnt, 3))
+		die("out of memory");
+}
+
+/* `rgbench report`: an arm64 and an x86-64 machine with roles, every section on one or the other. */
+static void report_fx(const char *dir)
+{
+	static const struct { const char *g, *role; double arm, x86; } G[] = {
+		{ "noop", "harness-floor", 0, 0 },
+		{ "tls", "thread-floor", 0.55, 0.25 },
+		{ "pcpu-stadd-kernel", "this-cpu-pre-6.18", 45.0, -1 },
+		{ "pcpu-ldadd-kernel", "this-cpu-6.18", 8.0, -1 },
+		{ "pcpu-llsc-kernel", "this-cpu-llsc", 9.5, -1 },
+		{ "pcpu-prfm-stadd-kernel", "this-cpu-prfm-stadd", 8.2, -1 },
+		{ "pcpu-xadd", "this-cpu-pre-6.18;this-cpu-6.18", -1, 3.2 },
+		{ "rctx", "merged-rctx", 2.0, 1.4 },
+		{ "pcpu-ldadd", "pcpu-atomic", 5.0, -1 },
+		{ "pcpu-lock-xadd", "pcpu-atomic", -1, 9.5 },
+		{ "rseq", "rseq", -1, 0.7 },
+		{ "global-atomic", "shared-atomic", 6.0, 9.1 },
+		{ "racy-percpu", "negative-control", 0.35, 0.66 },
+	};
+	const double noop_arm[5] = { 0.25, 0.26, 0.24, 0.25, 0.27 };
+	const double noop_x86[5] = { 0.30, 0.31, 0.29, 0.30, 0.32 };
+	struct rg_resultset rs;
+	struct rg_env e;
+
+	for (int m = 0; m < 2; m++) {
+		const double *noop = m ? noop_x86 : noop_arm;
+
+		if (m == 0)
+			env(&e, "grace", "aarch64", "Neoverse-V2", "6.18.0");
+		else
+			env(&e, "xeon", "x86_64", "Intel Xeon", "6.18.0");
+		snprintf(e.virt, sizeof(e.virt), "none");
+		e.rseq = 1;
+		rg_results_init(&rs, &e);
+		snprintf(rs.timestamp, sizeof(rs.timestamp), "2026-02-01T00:00:00Z");
+		snprintf(rs.run_id, sizeof(rs.run_id), "20260201T000000Z-%s", m ? "x86" : "arm");
+		for (size_t i = 0; i < sizeof(G) / sizeof(G[0]); i++) {
+			double v = m ? G[i].x86 : G[i].arm;
+
+			if (v < 0)
+				continue;
+			if (!strcmp(G[i].g, "noop")) {
+				role_row(&rs, "noop", G[i].role, "pair", 1, 0, 0, noop);
+				rs.rows[rs.n - 1].delta_ns = NAN;
+				snprintf(rs.rows[rs.n - 1].baseline, sizeof(rs.rows[0].baseline), "n/a");
+			} else {
+				role_row(&rs, G[i].g, G[i].role, "pair", 1, 0, v, noop);
+			}
+			/* duty: the work swamps the differences from 200 ns on */
+			for (long d = 50; d <= 800; d *= 4)
+				role_row(&rs, G[i].g, G[i].role, "duty", 1, d,
+					 (double)d + v / (d >= 200 ? 10.0 : 1.0), NULL);
+			lat_row(&rs, G[i].g, G[i].role, v + (m ? 0.30 : 0.25));
+			/* threads only on arm64 (x86's section is left out) */
+			for (long t = 1; t <= 144 && !m; t = t == 128 ? 144 : t * 2)
+				role_row(&rs, G[i].g, G[i].role, "threads", t, 0,
+					 !strcmp(G[i].g, "global-atomic") ? v * (double)t : v + 0.25, NULL);
+		}
+		/* the other architecture's guard, skipped with the same key as the measured rows */
+		skip(&rs, "user", m ? "pcpu-stadd-kernel" : "pcpu-xadd", "pair", m ? "arm64 only" : "x86-64 only");
+		rs.rows[rs.n - 1].batch = 1000;
+		if (m) {
+			row(&rs, "bpf", "raw_tp", "driver", 1, 0, 100, S(45.5, 46, 45, 45.5, 46.5),
+			    S(17, 17.2, 16.8, 17, 17.4), 5);
+			skip(&rs, "bpf", "fentry", "driver", "EPERM: fentry load refused by kernel policy");
+		} else {
+			row(&rs, "kmod", "this_cpu_inc_return", "loop", 144, 0, 10000,
+			    S(44, 45, 43, 44, 46), NULL, 5);
+		}
+		rs.timer.hz = m ? 2.3e9 : 1e9;
+		rs.timer.resolution_ns = m ? 0.43 : 1.0;
+		rs.timer.overhead_ns = m ? 20 : 30;
+		snprintf(rs.timer.source, sizeof(rs.timer.source), "%s", m ? "rdtsc (invariant TSC)" : "cntvct_el0");
+		save(&rs, dir, m ? "report-x86" : "report-arm");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -186,5 +310,6 @@ int main(int argc, char **argv)
 	}
 	ab(argv[1]);
 	plots(argv[1]);
+	report_fx(argv[1]);
 	return 0;
 }

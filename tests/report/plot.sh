@@ -12,9 +12,9 @@ is_png() { [[ $(head -c 8 "$1" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a 
 is_svg() { head -c 300 "$1" | grep -q '<?xml' && grep -q '<svg' "$1" && tail -c 20 "$1" | grep -q '</svg>'; }
 size() { stat -c %s "$1"; }
 
-# Two machines, every kind of row: five pictures, two formats each.
+# Two machines, every kind of row: six pictures, two formats each.
 "$R" plot "$FX/plot-a.json" "$FX/plot-b.json" --out "$T/all" > "$T/out.txt" 2> "$T/err.txt"
-for k in pair-ns threads duty bpf kmod-ns; do
+for k in pair-ns threads duty latency-cdf bpf kmod-ns; do
 	for ext in png svg; do
 		f=$T/all/$k.$ext
 		if [[ ! -f $f ]]; then echo "FAIL missing $k.$ext"; fail=1; continue; fi
@@ -31,19 +31,23 @@ done
 w=$(od -An -tu1 -j16 -N4 "$T/all/pair-ns.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
 h=$(od -An -tu1 -j20 -N4 "$T/all/pair-ns.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
 if (( w < 600 || h < 400 )); then echo "FAIL pair-ns.png is ${w}x${h}"; fail=1; fi
+# The latency CDF: one line per guard and machine, labelled "guard (host)".
+for s in "pcpu-stadd (grace)" "noop (alpha)"; do
+	grep -q "$s" "$T/all/latency-cdf.svg" || { echo "FAIL latency-cdf.svg lacks '$s'"; fail=1; }
+done
 # The two machines are the two bar series, labelled by host; the floors are drawn.
 for s in alpha grace "noop floor" "tls floor"; do
 	grep -q "$s" "$T/all/pair-ns.svg" || { echo "FAIL pair-ns.svg lacks '$s'"; fail=1; }
 done
 [[ -s $T/err.txt ]] && { echo "FAIL unexpected stderr: $(cat "$T/err.txt")"; fail=1; }
 # No staging left behind.
-[[ $(ls -A "$T/all" | wc -l) == 10 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
+[[ $(ls -A "$T/all" | wc -l) == 12 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
 
 # Only pair and bpf rows: the other three kinds are skipped with a note each.
 "$R" plot "$FX/ab-base.csv" --out "$T/some" > "$T/out.txt" 2> "$T/err.txt"
 [[ $(ls "$T/some" | tr '\n' ' ') == "bpf.png bpf.svg pair-ns.png pair-ns.svg " ]] ||
 	{ echo "FAIL some: $(ls "$T/some")"; fail=1; }
-for k in threads duty kmod-ns; do
+for k in threads duty latency-cdf kmod-ns; do
 	grep -q "^note: $k: skipped" "$T/err.txt" || { echo "FAIL no note for $k"; fail=1; }
 done
 

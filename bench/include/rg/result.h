@@ -119,6 +119,22 @@ struct rg_result {
 	double *samples_wall_ns;
 	double *samples_delta_ns;
 	long work_units;	/* JSON only: rg_work() units per pair (duty), else 0 */
+	/*
+	 * Latency scenario, JSON only ("lat_hist": [[lo_ns, hi_ns, count], ...]):
+	 * the non-empty bins of the per-batch ns-per-pair histogram, hi_ns null
+	 * for the open last bin. rg_result_set_lat_hist() copies them.
+	 */
+	double *lat_hist_lo, *lat_hist_hi;
+	uint64_t *lat_hist_count;
+	size_t lat_hist_n;
+};
+
+/* The latency scenario's counter, written once per JSON file as "timer" when source[0]. */
+struct rg_timer_info {
+	char source[48];	/* e.g. "rdtsc (invariant TSC)", "cntvct_el0" */
+	double hz;		/* ticks per second */
+	double resolution_ns;	/* smallest measured step */
+	double overhead_ns;	/* an empty timed region, subtracted from every batch */
 };
 
 struct rg_resultset {
@@ -127,6 +143,7 @@ struct rg_resultset {
 	char run_id[40];	/* timestamp + random: ties a run's CSV to its JSON */
 	struct rg_result *rows;
 	size_t n, cap;
+	struct rg_timer_info timer;
 };
 
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
@@ -158,6 +175,10 @@ int rg_result_set_samples(struct rg_result *r, const double *ns,
  */
 int rg_results_write_csv(const struct rg_resultset *rs, const char *path);
 int rg_results_write_json(const struct rg_resultset *rs, const char *path);
+
+/* Copy n histogram bins (hi may hold INFINITY for the open last bin). 0 or -ENOMEM. */
+int rg_result_set_lat_hist(struct rg_result *r, const double *lo, const double *hi,
+			   const uint64_t *count, size_t n);
 
 /* Write one CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
 void rg_csv_put_field(FILE *f, const char *s);

@@ -25,5 +25,7 @@ int rg_kmod_main(int argc, char **argv);
 /* rgbench compare BASE NEW / rgbench plot FILES... (plots/, target rg_report) */
 int rg_compare_main(int argc, char **argv);
 int rg_plot_main(int argc, char **argv);
+/* rgbench report FILES... [--out report.md] [--width 72] [--across-hosts] (plots/report.c) */
+int rg_report_main(int argc, char **argv);
 
 #endif /* RG_SUBCMD_H */

@@ -39,6 +39,10 @@ struct rg_row {
 	/* JSON only (user suite, schema 3): wall ns per round, round-paired difference against the baseline. */
 	double *samples_wall_ns, *samples_delta_ns;
 	size_t n_wall, n_delta;
+	/* JSON "lat_hist" (latency rows): bins [lat_lo, lat_hi) ns per pair, NAN hi = open; NULL when absent. */
+	double *lat_lo, *lat_hi;
+	unsigned long long *lat_count;
+	size_t n_lat;
 };
 
 struct rg_rows {
@@ -113,6 +117,19 @@ void rg_table_print_markdown(const struct rg_table *t, FILE *f);
 void rg_table_print_csv(const struct rg_table *t, FILE *f);
 /* Display width of a UTF-8 string (code points). */
 size_t rg_utf8_width(const char *s);
+
+/*
+ * Roles (plots/roles.c): what a guard stands for across architectures, a
+ * ';'-separated list from the role column (guards.def). Rows without one
+ * (files written before roles, role n/a) take the role of their guard name
+ * from a built-in table of the names those files used (*from_table set);
+ * "" when there is none.
+ */
+const char *rg_row_role(const struct rg_row *r, bool *from_table);
+/* True when the ';'-separated list holds role. */
+bool rg_role_has(const char *list, const char *role);
+/* True when two lists share a role; the first one of a that b has goes to common. */
+bool rg_roles_common(const char *a, const char *b, char *common, size_t size);
 
 /* Entry of the standalone rgbench-report: validate files and summarize. */
 int rg_check_main(int argc, char **argv);

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/* The latency scenario: the cheap counter measured, each guard's pair loop timed per batch, percentiles and a histogram. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include "lat_counter.h"
+#include "latency.h"
+#include "rg/percpu.h"
+#include "rg/result.h"
+#include "suite.h"
+#include "topo.h"
+
+uint64_t (*const rg_lat_loops[RG_GUARD__COUNT])(struct rg_guard *, uint64_t, uint64_t, uint64_t *) = {
+#define RG_GUARD(id, ...) [RG_GUARD_##id] = rg_loop_lat_##id,
+#include "guards.def"
+#undef RG_GUARD
+};
+
+/* ---- the counter -------------------------------------------------------- */
+
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#if defined(__x86_64__)
+static double raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Ticks per second: the counter against CLOCK_MONOTONIC_RAW over 3 x 20 ms, median. */
+static double measure_hz(void)
+{
+	double r[3];
+
+	for (int k = 0; k < 3; k++) {
+		double t0 = raw_ns(), t1;
+		uint64_t c0 = rg_lat_read_begin(), c1;
+
+		do {
+			t1 = raw_ns();
+		} while (t1 - t0 < 20e6);
+		c1 = rg_lat_read_end();
+		r[k] = (double)(c1 - c0) * 1e9 / (t1 - t0);
+	}
+	qsort(r, 3, sizeof(r[0]), cmp_double);
+	return r[1];
+}
+#endif
+
+/* Smallest non-zero step between two reads, and the median empty timed region, in ticks. */
+static void measure_steps(double *step_ticks, double *overhead_ticks)
+{
+	enum { N = 20001 };
+	static uint64_t d[N];
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < N; i++) {
+		uint64_t a = rg_lat_read_begin(), b = rg_lat_read_begin();
+
+		if (b > a && b - a < best)
+			best = b - a;
+	}
+	for (int i = 0; i < N; i++) {
+		uint64_t t0 = rg_lat_read_begin();
+
+		d[i] = rg_lat_read_end() - t0;
+	}
+	qsort(d, N, sizeof(d[0]), cmp_u64);
+	*step_ticks = best == UINT64_MAX ? NAN : (double)best;
+	*overhead_ticks = (double)d[N / 2];
+}
+
+bool rg_lat_timer_probe(struct rg_lat_timer *t)
+{
+	const char *force = getenv("RGBENCH_LATENCY_UNUSABLE");
+	double step;
+
+	memset(t, 0, sizeof(*t));
+	t->hz = t->tick_ns = t->resolution_ns = t->overhead_ticks = t->overhead_ns = NAN;
+	if (force && *force) {
+		snprintf(t->why, sizeof(t->why), "timer unusable: %s (RGBENCH_LATENCY_UNUSABLE)", force);
+		return false;
+	}
+#if defined(__x86_64__)
+	{
+		unsigned int a, b, c, d, max_ext;
+
+		max_ext = __get_cpuid_max(0x80000000u, NULL);
+		if (max_ext < 0x80000007u) {
+			snprintf(t->why, sizeof(t->why),
+				 "timer unusable: CPUID has no leaf 0x80000007, cannot tell whether the TSC is invariant");
+			return false;
+		}
+		__cpuid(0x80000001u, a, b, c, d);
+		if (!(d & (1u << 27))) {
+			snprintf(t->why, sizeof(t->why), "timer unusable: no rdtscp (CPUID 0x80000001 EDX[27])");
+			return false;
+		}
+		__cpuid(0x80000007u, a, b, c, d);
+		(void)a; (void)b; (void)c;
+		if (!(d & (1u << 8))) {
+			snprintf(t->why, sizeof(t->why),
+				 "timer unusable: TSC not invariant (CPUID 0x80000007 EDX[8] clear): its rate may change with frequency or sleep states");
+			return false;
+		}
+		snprintf(t->source, sizeof(t->source), "rdtsc (invariant TSC)");
+		t->hz = measure_hz();
+	}
+#else
+	t->hz = (double)rg_lat_cntfrq();
+	snprintf(t->source, sizeof(t->source), "cntvct_el0");
+	if (!(t->hz > 0)) {
+		snprintf(t->why, sizeof(t->why), "timer unusable: CNTFRQ_EL0 reads 0");
+		return false;
+	}
+#endif
+	if (!(t->hz > 1e6)) {
+		snprintf(t->why, sizeof(t->why), "timer unusable: counter runs at %.0f Hz", t->hz);
+		return false;
+	}
+	t->tick_ns = 1e9 / t->hz;
+	measure_steps(&step, &t->overhead_ticks);
+	if (isnan(step)) {
+		snprintf(t->why, sizeof(t->why), "timer unusable: the counter did not advance between reads");
+		return false;
+	}
+	t->resolution_ns = step * t->tick_ns;
+	t->overhead_ns = t->overhead_ticks * t->tick_ns;
+	t->usable = true;
+	return true;
+}
+
+/* ---- histogram and percentiles ----------------------------------------- */
+
+int rg_lat_hist_bin(double ns)
+{
+	double k;
+
+	if (!(ns >= RG_LAT_HIST_MIN_NS))
+		return 0;		/* also NAN and negative values */
+	k = floor(log2(ns / RG_LAT_HIST_MIN_NS) * RG_LAT_HIST_PER_OCTAVE) + 1;
+	return k >= RG_LAT_HIST_BINS - 1 ? RG_LAT_HIST_BINS - 1 : (int)k;
+}
+
+double rg_lat_hist_lo(int bin)
+{
+	return bin <= 0 ? 0 : RG_LAT_HIST_MIN_NS * exp2((double)(bin - 1) / RG_LAT_HIST_PER_OCTAVE);
+}
+
+double rg_lat_hist_hi(int bin)
+{
+	return bin >= RG_LAT_HIST_BINS - 1 ? INFINITY
+					   : RG_LAT_HIST_MIN_NS * exp2((double)bin / RG_LAT_HIST_PER_OCTAVE);
+}
+
+double rg_lat_percentile(const double *sorted, size_t n, double p)
+{
+	double rank;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	rank = ceil(p / 100.0 * (double)n);
+	i = rank < 1 ? 0 : (size_t)rank - 1;
+	return sorted[i < n ? i : n - 1];
+}
+
+/* ---- the scenario -------------------------------------------------------- */
+
+/* ns per pair of batch b: (ticks - overhead) / batch, never below 0. */
+static double batch_ns(const struct rg_lat_timer *t, uint64_t ticks, uint64_t batch)
+{
+	double v = ((double)ticks - t->overhead_ticks) * t->tick_ns / (double)batch;
+
+	return v > 0 ? v : 0;
+}
+
+/*
+ * The counter's step: one tick, unless reads show it moving in coarser steps
+ * (the smallest change seen is well above what a read costs: an emulator, or
+ * a virtual counter updated in bursts); then that step.
+ */
+static double counter_step_ns(const struct rg_lat_timer *t)
+{
+	return t->resolution_ns > 2 * t->overhead_ns + t->tick_ns ? t->resolution_ns : t->tick_ns;
+}
+
+/*
+ * The smallest power of two from 16 pairs up whose batch lasts at least 100
+ * counter steps (one step < 1% of a batch) and 4 counter overheads (the
+ * overhead is subtracted, its jitter is not). The pair cost is the mean over
+ * 2000 probe batches of 16 pairs (a mean, so that a coarse counter still
+ * averages out). Cheap guards get longer batches: 16-64 pairs only for
+ * guards of a few ns and more.
+ */
+static uint64_t choose_batch(const struct rg_lat_timer *t, uint64_t (*loop)(struct rg_guard *, uint64_t, uint64_t, uint64_t *),
+			     struct rg_guard *g, uint64_t *ticks, uint64_t *refused)
+{
+	const uint64_t probe = 2000;
+	double need, pair, sum = 0;
+	uint64_t b = 16;
+
+	*refused += loop(g, 16, probe, ticks);
+	for (uint64_t i = 0; i < probe; i++)
+		sum += (double)ticks[i] - t->overhead_ticks;
+	pair = fmax(sum * t->tick_ns / (16.0 * (double)probe), 0.01);
+	need = fmax(100 * counter_step_ns(t), 4 * t->overhead_ns);
+	while (b < 65536 && (double)b * pair < need)
+		b *= 2;
+	return b;
+}
+
+/* The role the suite gave the same guard's other rows (guards.def), if any. */
+static void copy_role(const struct rg_resultset *rs, struct rg_result *r)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct rg_result *o = &rs->rows[i];
+
+		if (o != r && !strcmp(o->suite, "user") && !strcmp(o->guard, r->guard) &&
+		    strcmp(o->role, "n/a") && o->role[0]) {
+			snprintf(r->role, sizeof(r->role), "%s", o->role);
+			return;
+		}
+	}
+}
+
+static int emit_skips(const struct rg_suite_cfg *cfg, struct rg_resultset *rs, const char *why)
+{
+	for (int id = 0; id < RG_GUARD__COUNT; id++) {
+		const char *gwhy = NULL;
+		struct rg_result *r;
+
+		if (!cfg->guard[id] && id != RG_GUARD_noop)
+			continue;
+		if (!rg_guard_available(&rg_guards[id], &gwhy))
+			why = gwhy ? gwhy : why;
+		r = rg_results_skip(rs, "user", rg_guards[id].name, "latency", "%s", why);
+		if (!r)
+			return -ENOMEM;
+		copy_role(rs, r);
+		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
+		snprintf(r->events, sizeof(r->events), "n/a: not run");
+	}
+	return 0;
+}
+
+/* Fill r from the per-batch values v (sorted in place). */
+static int fill_row(struct rg_result *r, double *v, size_t n, uint64_t batch)
+{
+	double lo[RG_LAT_HIST_BINS], hi[RG_LAT_HIST_BINS], sum = 0, sq = 0;
+	uint64_t cnt[RG_LAT_HIST_BINS] = { 0 }, outc[RG_LAT_HIST_BINS];
+	size_t nb = 0;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (size_t i = 0; i < n; i++) {
+		cnt[rg_lat_hist_bin(v[i])]++;
+		sum += v[i];
+	}
+	r->repetitions = (long)n;
+	r->ns_mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - r->ns_mean) * (v[i] - r->ns_mean);
+	r->ns_stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : NAN;
+	r->ns_min = v[0];
+	r->ns_max = v[n - 1];
+	r->ns_cv = r->ns_mean > 0 ? r->ns_stddev / r->ns_mean : NAN;
+	r->lat_p50_ns = r->ns_median = rg_lat_percentile(v, n, 50);
+	r->lat_p90_ns = rg_lat_percentile(v, n, 90);
+	r->lat_p99_ns = rg_lat_percentile(v, n, 99);
+	r->lat_p999_ns = rg_lat_percentile(v, n, 99.9);
+	r->lat_max_ns = v[n - 1];
+	r->mops_median = r->ns_median > 0 ? 1e3 / r->ns_median : NAN;
+	r->mops_mean = r->ns_mean > 0 ? 1e3 / r->ns_mean : NAN;
+	r->mops_per_thread = r->mops_median;
+	r->batch = (long)batch;
+	for (int k = 0; k < RG_LAT_HIST_BINS; k++) {
+		if (!cnt[k])
+			continue;
+		lo[nb] = rg_lat_hist_lo(k);
+		hi[nb] = rg_lat_hist_hi(k);
+		outc[nb++] = cnt[k];
+	}
+	return rg_result_set_lat_hist(r, lo, hi, outc, nb);
+}
+
+int rg_latency_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
+{
+	const uint64_t nb = 20000 * (uint64_t)(cfg->repetitions > 0 ? cfg->repetitions : 5);
+	const uint64_t warm = 1000;
+	struct rg_lat_timer t;
+	uint64_t *ticks;
+	double *v;
+	int cpu = cfg->cpus[0], nrun = 0, ntotal = 0, rc = 0;
+	char err[200];
+
+	if (cfg->progress)
+		fprintf(cfg->progress, "rgbench: latency: measuring the counter on CPU %d\n", cpu);
+	if (rg_topo_pin_self(cpu, err, sizeof(err))) {
+		char why[240];
+
+		snprintf(why, sizeof(why), "cannot pin: %s", err);
+		return emit_skips(cfg, rs, why) ? -1 : 0;
+	}
+	if (!rg_lat_timer_probe(&t)) {
+		if (cfg->progress)
+			fprintf(cfg->progress, "rgbench: skipping latency: %s\n", t.why);
+		rg_topo_unpin_self();
+		return emit_skips(cfg, rs, t.why) ? -1 : 0;
+	}
+	snprintf(rs->timer.source, sizeof(rs->timer.source), "%s", t.source);
+	rs->timer.hz = t.hz;
+	rs->timer.resolution_ns = t.resolution_ns;
+	rs->timer.overhead_ns = t.overhead_ns;
+	if (cfg->progress)
+		fprintf(cfg->progress,
+			"rgbench: latency timer: %s, %.3f MHz%s: tick %.3g ns, resolution (smallest step seen between two reads) %.3g ns, overhead %.3g ns per timed region (subtracted); interrupted batches stay in the tail\n",
+			t.source, t.hz / 1e6, RG_ARCH_X86_64 ? " (measured against CLOCK_MONOTONIC_RAW)" :
+			" (CNTFRQ_EL0: a fixed-frequency timer, not core cycles)",
+			t.tick_ns, t.resolution_ns, t.overhead_ns);
+	ticks = malloc((nb > 2000 ? nb : 2000) * sizeof(*ticks));
+	v = malloc(nb * sizeof(*v));
+	if (!ticks || !v) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int id = 0; id < RG_GUARD__COUNT; id++)
+		ntotal += cfg->guard[id] || id == RG_GUARD_noop;
+	rg_percpu_thread_init();
+	for (int id = 0; id < RG_GUARD__COUNT && !*cfg->stop; id++) {
+		const struct rg_guard_info *gi = &rg_guards[id];
+		const char *why = NULL;
+		struct rg_result *r;
+		struct rg_guard g;
+		uint64_t batch, refused = 0;
+
+		if (!cfg->guard[id] && id != RG_GUARD_noop)
+			continue;
+		nrun++;
+		if (!rg_guard_available(gi, &why)) {
+			r = rg_results_skip(rs, "user", gi->name, "latency", "%s", why);
+			if (!r) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			copy_role(rs, r);
+			snprintf(r->counters, sizeof(r->counters), "n/a: not run");
+			snprintf(r->events, sizeof(r->events), "n/a: not run");
+			continue;
+		}
+		if (rg_guard_init(&g, 0)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		/* sizing and warm-up are not part of the row */
+		batch = choose_batch(&t, rg_lat_loops[id], &g, ticks, &refused);
+		(void)rg_lat_loops[id](&g, batch, warm < nb ? warm : nb, ticks);
+		refused = rg_lat_loops[id](&g, batch, nb, ticks);
+		rg_guard_fini(&g);
+		r = rg_results_add(rs, "user", gi->name, "latency");
+		if (!r) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (uint64_t b = 0; b < nb; b++)
+			v[b] = batch_ns(&t, ticks[b], batch);
+		r->threads = 1;
+		copy_role(rs, r);
+		snprintf(r->pinning, sizeof(r->pinning), "hwloc");
+		snprintf(r->cpus, sizeof(r->cpus), "%d", cpu);
+		snprintf(r->counters, sizeof(r->counters), "n/a: the latency scenario uses the timer only");
+		snprintf(r->events, sizeof(r->events), "n/a: the latency scenario uses the timer only");
+		r->refusals = refused;
+		r->ops = nb * batch;
+		if (fill_row(r, v, nb, batch)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (cfg->progress)
+			fprintf(cfg->progress,
+				"[lat %2d/%d] %-36s batch %5llu  p50 %7.3f  p90 %7.3f  p99 %7.3f  p99.9 %8.3f  max %9.3f ns/pair\n",
+				nrun, ntotal, gi->name, (unsigned long long)batch, r->lat_p50_ns,
+				r->lat_p90_ns, r->lat_p99_ns, r->lat_p999_ns, r->lat_max_ns);
+	}
+out:
+	rg_topo_unpin_self();
+	free(ticks);
+	free(v);
+	return rc ? -1 : nrun;
+}

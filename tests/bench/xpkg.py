@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The cross-package rows: none on a one-package machine; with RGBENCH_XPKG_TEST=1 (another core
+and any NUMA node stand in for another package) the mechanics: rows, threads, CPUs, samples, the
+remote row's paired difference against the local one."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import rgtest
+
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what)
+
+
+def main():
+    a = rgtest.args()
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "x.json")
+        base = ["--scenarios", "xpkg", "--guards", "racy-percpu", "--repetitions", "3",
+                "--min-time", "0.002", "--out", os.path.join(d, "x.csv"), "--json", js]
+        env = {k: v for k, v in os.environ.items() if k != "RGBENCH_XPKG_TEST"}
+        r = subprocess.run(rgtest.command(a, *base), capture_output=True, text=True, env=env, timeout=300)
+        check(r.returncode == 0, f"xpkg run: exit {r.returncode} {r.stderr.strip()}")
+        ncpu = len(os.sched_getaffinity(0))
+        if r.returncode == 0:
+            rows = json.load(open(js))["results"]
+            lst = rgtest.run(a, "--list").stdout
+            one_pkg = "1 package(s)" in lst
+            if one_pkg:
+                check(rows == [], f"one package: no cross-package rows, got {[x['scenario'] for x in rows]}")
+        if ncpu < 2:
+            print("xpkg: one CPU, mechanics not tested")
+            return 77 if not FAILS else 1
+        r = subprocess.run(rgtest.command(a, *base), capture_output=True, text=True,
+                           env=dict(env, RGBENCH_XPKG_TEST="1"), timeout=300)
+        check(r.returncode == 0, f"xpkg test run: exit {r.returncode} {r.stderr.strip()}")
+        if r.returncode == 0:
+            rows = {x["scenario"]: x for x in json.load(open(js))["results"]}
+            check(sorted(rows) == ["falseshare-xpkg-packed", "falseshare-xpkg-padded", "local-slots", "remote-slots"],
+                  f"four rows: {sorted(rows)}")
+            loc, rem = rows.get("local-slots"), rows.get("remote-slots")
+            if loc and rem:
+                if rem["status"] == "ok":
+                    check(loc["status"] == "ok" and loc["threads"] == 1 and len(loc["samples_ns"]) == 3,
+                          f"local-slots: ok, 1 thread, 3 samples: {loc['status']} {loc['reason']}")
+                    check(rem["baseline"] == "local-slots" and rem["interleave"] == "alternating" and
+                          rem["delta_ns"] is not None and len(rem["samples_ns"]) == 3,
+                          f"remote-slots: paired against local-slots: {rem['baseline']} {rem['delta_ns']}")
+                else:
+                    check(bool(a.emulator.strip()) and "cannot bind memory" in rem["reason"] and
+                          loc["status"] == "skipped" and loc["reason"] == rem["reason"],
+                          f"slots rows skipped (both, same reason) only under an emulator without mbind: {rem['reason']}")
+            for sc in ("falseshare-xpkg-packed", "falseshare-xpkg-padded"):
+                x = rows.get(sc)
+                if not x:
+                    continue
+                cpus = x["cpus"].split(",")
+                check(x["status"] == "ok" and x["threads"] == 2 and len(cpus) == 2 and cpus[0] != cpus[1],
+                      f"{sc}: ok on two different CPUs: {x['status']} {x['cpus']} {x['reason']}")
+                check(x["ops"] > 0 and x["refusals"] == 0 and len(x["samples_ns"]) == 3,
+                      f"{sc}: pairs counted, no refusal on per-CPU slots, 3 samples")
+    if FAILS:
+        print(f"{len(FAILS)} failure(s)")
+        return 1
+    print("xpkg: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""`rgbench report` on the fixtures (an arm64 and an x86-64 machine with roles): sections present,
+ranking order, pairing by role across architectures, left-out sections and why, the page width,
+mixed schema versions, bad input (one line, no file written); and `compare --across-hosts`
+pairing by role. usage: report.py RGBENCH-REPORT FIXTURE-DIR"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what)
+
+
+def run(r, *args):
+    return subprocess.run([r] + list(args), capture_output=True, text=True, timeout=120)
+
+
+def section(text, title):
+    """The text of the first '## ' section whose title starts with title."""
+    m = re.search(r"^## " + re.escape(title) + r".*?$(.*?)(?=^## |\Z)", text, re.M | re.S)
+    return m.group(1) if m else None
+
+
+def fenced(sec):
+    m = re.search(r"```\n(.*?)```", sec or "", re.S)
+    return m.group(1).splitlines() if m else []
+
+
+def main():
+    r, fx = sys.argv[1], sys.argv[2]
+    arm, x86 = os.path.join(fx, "report-arm.json"), os.path.join(fx, "report-x86.json")
+
+    # --- one machine --------------------------------------------------------------------
+    p = run(r, "report", x86)
+    check(p.returncode == 0 and not p.stderr, f"report x86: exit {p.returncode} {p.stderr}")
+    t = p.stdout
+    for title in ("Machine: xeon", "Guards ranked by cost over noop (xeon)", "Headline ratios (xeon, x86-64)",
+                  "Duty cycle", "Thread scaling (xeon)", "Latency tail per guard (xeon)",
+                  "BPF per-event cost (xeon)", "Kernel module", "Plots", "Left out"):
+        check(section(t, title) is not None, f"x86 report has section '{title}'")
+    rank = [l.split()[1] for l in fenced(section(t, "Guards ranked"))[1:]]
+    check(rank == ["noop", "tls", "racy-percpu", "rseq", "rctx", "pcpu-xadd", "global-atomic", "pcpu-lock-xadd"],
+          f"x86 ranking by cost over noop: {rank}")
+    tls = [l for l in fenced(section(t, "Guards ranked")) if " tls " in l]
+    check(tls and re.search(r"\+0\.25\s+\[\+0\.24, \+0\.26\]", tls[0]), f"tls: +0.25 with its interval: {tls}")
+    head = section(t, "Headline ratios")
+    check(head and re.search(r"lock xadd/dec\s+pcpu-lock-xadd.*6\.79x", head), "x86 headline: lock vs rctx 6.79x")
+    check(head and "lock xadd/dec costs 2.97x xadd/dec (no lock)" in head, "x86 headline: lock 2.97x non-lock")
+    duty = section(t, "Duty cycle")
+    check(duty and "With 200 ns of work between pairs" in duty, "duty: differences under 5% from 200 ns")
+    check("Left out: xeon has no ok threads rows" in section(t, "Thread scaling"), "threads left out, and why")
+    check("Left out: no kmod rows" in section(t, "Kernel module"), "kmod left out, and why")
+    lat = fenced(section(t, "Latency tail"))
+    check(len(lat) == 9 and lat[0].split()[:7] == ["guard", "batch", "p50", "p90", "p99", "p99.9", "max"],
+          f"latency table: header and 8 guards: {lat[:1]}")
+    check("rdtsc (invariant TSC) at 2300 MHz" in section(t, "Latency tail"), "latency: the timer from the JSON")
+    check("Interrupted batches" in section(t, "Latency tail"), "latency: says the tail keeps interrupted batches")
+    bpf = fenced(section(t, "BPF per-event cost"))
+    check(len(bpf) == 2 and bpf[1].split()[:4] == ["raw_tp", "driver", "1", "45.5"], f"bpf row: {bpf}")
+    check("fentry/driver (skipped)" in section(t, "BPF per-event cost"), "bpf: skipped rows named")
+    for line in t.splitlines():
+        if len(line) > 72 and " " in line.strip() and "/" not in line:
+            check(False, f"line over 72 columns: {line!r}")
+
+    pa = run(r, "report", arm, "--width", "60")
+    check(pa.returncode == 0, f"report arm --width 60: {pa.stderr}")
+    ta = pa.stdout
+    head = section(ta, "Headline ratios (grace, arm64)")
+    rows = [l.split()[0] for l in fenced(head)[1:]]
+    check(rows == ["STADD", "LDADD", "LL/SC", "PRFM+STADD", "rctx"], f"arm headline rows: {rows}")
+    check(head and "STADD exit (<6.18) costs 5.62x LDADD exit (6.18+)" in head.replace("\n", " ").replace("  ", " "),
+          "arm headline: STADD exit 5.62x LDADD exit")
+    thr = fenced(section(ta, "Thread scaling (grace)"))
+    ga = [l for l in thr if l.startswith("global-atomic")]
+    check(thr and "144 threads M/s" in thr[0] and ga and ga[0].split()[-1] == "1%",
+          f"threads: efficiency at 144 threads, global-atomic 1%: {ga}")
+    check("Left out: no bpf rows" in section(ta, "BPF per-event cost"), "arm: bpf left out, and why")
+    check(section(ta, "Kernel module") and "this_cpu_inc_return" in section(ta, "Kernel module"), "arm: kmod row")
+    for line in ta.splitlines():
+        if len(line) > 60 and " " in line.strip() and "/" not in line:
+            check(False, f"--width 60: line over 60 columns: {line!r}")
+
+    # --- two machines, paired by role -----------------------------------------------------
+    p = run(r, "report", arm, x86, "--across-hosts")
+    check(p.returncode == 0, f"across-hosts: {p.stderr}")
+    sbs = section(p.stdout, "Side by side by role")
+    tab = {l.split()[0]: l.split() for l in fenced(sbs)[1:]}
+    check(tab.get("this-cpu-pre-6.18", [None] * 4)[1:4:2] == ["pcpu-stadd-kernel", "pcpu-xadd"] or
+          (tab.get("this-cpu-pre-6.18") and tab["this-cpu-pre-6.18"][3] == "pcpu-xadd"),
+          f"pre-6.18: arm STADD exit vs x86 xadd: {tab.get('this-cpu-pre-6.18')}")
+    check(tab.get("this-cpu-6.18") and tab["this-cpu-6.18"][3] == "pcpu-xadd", "6.18: x86 pcpu-xadd stands in again")
+    check(tab.get("pcpu-atomic") and tab["pcpu-atomic"][1] == "pcpu-ldadd" and tab["pcpu-atomic"][3] == "pcpu-lock-xadd",
+          f"pcpu-atomic: pcpu-ldadd vs pcpu-lock-xadd: {tab.get('pcpu-atomic')}")
+    check(tab.get("merged-rctx") and tab["merged-rctx"][-1] == "1.43x", f"rctx ratio: {tab.get('merged-rctx')}")
+    check(sbs and "Only on A: this-cpu-llsc (pcpu-llsc-kernel)" in sbs and "Only on B: rseq (rseq)" in sbs,
+          "roles on one side only are named")
+    check(sbs and "stood in" in sbs, "says which guard stood in")
+
+    # one side only, mixed schema versions, bad input
+    p = run(r, "report", arm, "--across-hosts")
+    check(p.returncode == 0 and "Left out: --across-hosts needs files from two hosts; all rows come from grace" in
+          p.stdout.replace("\n", " "), "one host with --across-hosts: the section is left out, and why")
+    with tempfile.TemporaryDirectory() as d:
+        doc = json.load(open(x86))
+        v3 = ("run_id", "virt", "role", "baseline", "interleave", "delta_ns", "delta_ci_lo", "delta_ci_hi",
+              "cpu_ns_median", "wall_ns_median", "discarded", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns",
+              "lat_p999_ns", "lat_max_ns")
+        doc["schema_version"] = 2
+        doc.pop("timer", None)
+        doc["results"] = [dict({k: v for k, v in x.items() if k not in v3 and k != "lat_hist"},
+                               schema_version=2) for x in doc["results"] if x["scenario"] != "latency"]
+        # the names of the time: the role comes from the built-in table
+        for x in doc["results"]:
+            x["guard"] = {"pcpu-xadd": "pcpu-xadd"}.get(x["guard"], x["guard"])
+        old = os.path.join(d, "x86-v2.json")
+        json.dump(doc, open(old, "w"))
+        p = run(r, "report", arm, old, "--across-hosts")
+        check(p.returncode == 0, f"schema 2 + 3: {p.stderr}")
+        sbs = section(p.stdout, "Side by side by role") or ""
+        check("pcpu-xadd" in sbs and "built-in table" in sbs, "a schema 2 file is paired through the built-in roles")
+        check("Left out: xeon has no ok latency rows" in section(p.stdout, "Latency tail per guard (xeon)").replace("\n", " "),
+              "schema 2: latency left out, and why")
+        check("no paired difference" in section(p.stdout, "Guards ranked by cost over noop (xeon)").replace("\n", " "),
+              "schema 2: ranking says the differences have no interval")
+        out = os.path.join(d, "r.md")
+        p = run(r, "report", arm, "--out", out)
+        check(p.returncode == 0 and os.path.exists(out) and open(out).read().startswith("# rgbench report: grace"),
+              "--out writes the page")
+        bad = os.path.join(d, "bad.json")
+        open(bad, "w").write('{"schema_version": 3, "results": [ {"oops": 1} ]}')
+        out2 = os.path.join(d, "r2.md")
+        p = run(r, "report", arm, bad, "--out", out2)
+        check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and not os.path.exists(out2)
+              and not p.stdout, f"bad file: one line, exit 1, nothing written: {p.returncode} {p.stderr!r}")
+        check(not [f for f in os.listdir(d) if ".tmp." in f], "no temporary file left")
+        for args, what in ((["report"], "no file"), (["report", arm, "--width", "10"], "width too small"),
+                           (["report", arm, "--out", d], "--out a directory"), (["report", "--bogus", arm], "unknown option")):
+            p = run(r, *args)
+            check(p.returncode == 2 and p.stderr.startswith("rgbench: report: ") or
+                  (p.returncode == 2 and what == "unknown option"), f"{what}: exit {p.returncode} {p.stderr!r}")
+        p = run(r, "report", os.path.join(d, "missing.json"))
+        check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1, f"missing file: {p.stderr!r}")
+
+    # --- compare --across-hosts pairs by role -------------------------------------------------
+    p = run(r, "compare", arm, x86, "--across-hosts")
+    check(p.returncode == 0, f"compare across: {p.stderr}")
+    c = p.stdout
+    check("role this-cpu-pre-6.18: grace=pcpu-stadd-kernel, xeon=pcpu-xadd" in c, "compare names the stand-ins")
+    check("role this-cpu-6.18: grace=pcpu-ldadd-kernel, xeon=pcpu-xadd" in c, "a multi-role guard pairs per role")
+    line = [l for l in c.splitlines() if "this-cpu-pre-6.18: pcpu-stadd-kernel / pcpu-xadd" in l and " pair " in l]
+    check(line and "faster" in line[0], f"the paired row is compared: {line}")
+    check(not [l for l in c.splitlines() if re.match(r"user\s+pcpu-xadd\s+pair\s", l)],
+          "pcpu-xadd/pair is not left alone once paired by role")
+    p = run(r, "compare", arm, x86)
+    check(p.returncode == 0 and "role this-cpu" not in p.stdout, "without --across-hosts no role pairing")
+    if FAILS:
+        print(f"{len(FAILS)} failure(s)")
+        return 1
+    print("report: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
