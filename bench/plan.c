@@ -17,7 +17,7 @@
  * measured on the development VM (docs/bench.md, "--plan"). When the timing
  * model of the suite changes, these constants change with it.
  */
-#define EST_GB_FACTOR		1.15	/* real time over (repetitions + 1) * min_time */
+#define EST_GB_FACTOR		1.15	/* real time over (rounds + 3) * min_time */
 #define EST_GB_CASE_S		0.003	/* registration, counters, report per case */
 #define EST_THREAD_START_S	100e-6	/* per thread and repetition */
 #define EST_DUTY_CAL_S		0.15	/* per duty value */
@@ -87,7 +87,8 @@ static double gb_case_s(const struct rg_suite_cfg *cfg, int threads)
 	double reps = cfg->repetitions > 0 ? cfg->repetitions : 1;
 	double min_time = cfg->min_time > 0 ? cfg->min_time : 0.5;	/* the library's defaults */
 
-	return (reps + 1) * (min_time * EST_GB_FACTOR + threads * EST_THREAD_START_S) + EST_GB_CASE_S;
+	/* As the suite runs it: a calibration of about 3 chunks, then one chunk per round. */
+	return (reps + 3) * (min_time * EST_GB_FACTOR + threads * EST_THREAD_START_S) + EST_GB_CASE_S;
 }
 
 static void line(struct planner *p, const char *name, const char *skip, int threads, const int *cpus,
