@@ -1061,6 +1061,7 @@ int rg_bpf_main(int argc, char **argv)
 	struct opts o;
 	bool do_list = false;
 	int err, rc = 0;
+	char msg[4352];
 
 	opts_default(&o);
 	if (parse_args(argc, argv, &o, &do_list))
@@ -1068,6 +1069,10 @@ int rg_bpf_main(int argc, char **argv)
 	if (do_list) {
 		list();
 		return 0;
+	}
+	if ((rc = rg_output_check(o.csv, o.json, msg, sizeof(msg)))) {
+		fprintf(stderr, "rgbench bpf: %s\n", msg);
+		return rc;	/* 2: unusable path; 1: another run is writing it */
 	}
 	if (!has_caps()) {
 		fprintf(stderr, "%s\n", priv_msg);

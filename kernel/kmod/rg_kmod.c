@@ -359,7 +359,10 @@ static int write_file_atomic(const char *path, const char *data, char *err, size
 	size_t len = strlen(data), off = 0;
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	if (rg_output_tmp_name(tmp, sizeof(tmp), path)) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto fail;
@@ -778,6 +781,16 @@ int rg_kmod_main(int argc, char **argv)
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
+	{
+		const char *outs[] = { o.out, o.json, o.raw };
+		char why[4352];
+
+		ret = rg_output_checkv(outs, 3, why, sizeof(why));
+		if (ret) {	/* 2: unusable path; 1: another run is writing it */
+			fprintf(stderr, "rgbench kmod: %s\n", why);
+			return ret;
+		}
+	}
 
 	if (o.from_raw) {
 		if (read_file(o.from_raw, &csv, err, sizeof(err))) {
