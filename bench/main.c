@@ -377,7 +377,7 @@ int main(int argc, char **argv)
 	bool do_list = false, want_json = false, no_bpf = false, quiet = false;
 	bool sel_guards = false, sel_scen = false, gb_min_time = false, gb_reps = false;
 	const char *gb_filter = NULL;
-	char **gb_argv;
+	static char **gb_argv;	/* for the whole run: reachable, not leaked, on every exit */
 	int gb_argc = 1;
 	struct rg_env env;
 	struct rg_resultset rs;

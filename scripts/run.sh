@@ -11,8 +11,16 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 
 host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
-base="results/${host}-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p results
+# Never overwrite an earlier result: like rgbench's own default names, take -2, -3, ...
+# when this second's name exists (a run on the same name in progress holds its lock,
+# and rgbench then refuses to start rather than interleave).
+stamp="results/${host}-$(date -u +%Y%m%dT%H%M%SZ)"
+base=$stamp
+for ((k = 2; k <= 1000; k++)); do
+	[[ -e $base.csv || -e $base.json || -e results/.${base#results/}.csv.lock ]] || break
+	base="$stamp-$k"
+done
 build/bench/rgbench --out "$base.csv" --json "$base.json" "$@"
 
 # Plots: `rgbench plot` exists when the report component (target rg_report) is
