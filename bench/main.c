@@ -350,7 +350,9 @@ static int default_output(const char *base, char *csv, char *json, size_t len, b
 		if (!json_given)
 			snprintf(json, len, "%s%s.json", base, sfx);
 		rc = rg_output_check(csv, json, err, sizeof(err));
-		if (rc == 1 && errno == EBUSY)
+		/* Busy: another run has this name; a busy --json of the user's is an error. */
+		if (rc == 1 && errno == EBUSY &&
+		    !(json_given && !strncmp(err, json, strlen(json)) && err[strlen(json)] == ' '))
 			continue;
 		if (rc) {
 			fprintf(stderr, "rgbench: %s\n", err);

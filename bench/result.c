@@ -662,9 +662,12 @@ static struct {
 	char path[PATH_MAX + 64];
 } g_locks[RG_MAX_OUTPUT_LOCKS];
 static int g_nlocks;
+static pid_t g_lock_pid;	/* a forked child that exits must not drop its parent's locks */
 
 void rg_output_release(void)
 {
+	if (g_nlocks && getpid() != g_lock_pid)
+		return;
 	/* Unlink while still holding the lock: a waiter that opened it re-checks the inode. */
 	while (g_nlocks > 0) {
 		g_nlocks--;
@@ -750,6 +753,7 @@ static int take_lock(const char *path, char *err, size_t errlen)
 			return 1;
 		}
 	}
+	g_lock_pid = getpid();
 	g_locks[g_nlocks].fd = fd;
 	snprintf(g_locks[g_nlocks].path, sizeof(g_locks[g_nlocks].path), "%s", lock);
 	g_nlocks++;
