@@ -304,12 +304,32 @@ static void put_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * A string value as one printable line: the reader refuses control characters
+ * (a reason from a library may end in '\n'), so tab, CR and LF become spaces,
+ * other C0 controls, DEL and C1 controls (UTF-8 C2 80-9F) become '?'.
+ */
 static void put_str(FILE *f, enum fmt fmt, const char *s)
 {
+	char buf[1024], *o = buf;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && o < buf + sizeof(buf) - 1; p++) {
+		if (*p == '\t' || *p == '\r' || *p == '\n') {
+			*o++ = ' ';
+		} else if (*p < 0x20 || *p == 0x7f) {
+			*o++ = '?';
+		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			*o++ = '?';
+			p++;
+		} else {
+			*o++ = (char)*p;
+		}
+	}
+	*o = '\0';
 	if (fmt == FMT_CSV)
-		rg_csv_put_field(f, s);
+		rg_csv_put_field(f, buf);
 	else
-		put_json_str(f, s);
+		put_json_str(f, buf);
 }
 
 static void put_double(FILE *f, enum fmt fmt, double v)
@@ -659,21 +679,26 @@ int rg_results_write(const struct rg_resultset *rs, const char *csv, const char 
 #define RG_MAX_OUTPUT_LOCKS 8
 static struct {
 	int fd;
+	pid_t pid;		/* the taker: a forked child must not remove its parent's */
 	char path[PATH_MAX + 64];
 } g_locks[RG_MAX_OUTPUT_LOCKS];
 static int g_nlocks;
-static pid_t g_lock_pid;	/* a forked child that exits must not drop its parent's locks */
+
+/* Drop the locks from index keep on (the lock goes with the last descriptor). */
+static void drop_locks(int keep)
+{
+	while (g_nlocks > keep) {
+		g_nlocks--;
+		/* Unlink while still holding it: a waiter that opened it re-checks the inode. */
+		if (g_locks[g_nlocks].pid == getpid())
+			unlink(g_locks[g_nlocks].path);
+		close(g_locks[g_nlocks].fd);
+	}
+}
 
 void rg_output_release(void)
 {
-	if (g_nlocks && getpid() != g_lock_pid)
-		return;
-	/* Unlink while still holding the lock: a waiter that opened it re-checks the inode. */
-	while (g_nlocks > 0) {
-		g_nlocks--;
-		unlink(g_locks[g_nlocks].path);
-		close(g_locks[g_nlocks].fd);
-	}
+	drop_locks(0);
 }
 
 /* 0 locked; 1 with err set (errno EBUSY when another live process holds it). */
@@ -753,8 +778,8 @@ static int take_lock(const char *path, char *err, size_t errlen)
 			return 1;
 		}
 	}
-	g_lock_pid = getpid();
 	g_locks[g_nlocks].fd = fd;
+	g_locks[g_nlocks].pid = getpid();
 	snprintf(g_locks[g_nlocks].path, sizeof(g_locks[g_nlocks].path), "%s", lock);
 	g_nlocks++;
 	return 0;
@@ -835,12 +860,7 @@ int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errle
 		if (paths[i] && take_lock(paths[i], err, errlen)) {
 			int e = errno;
 
-			/* All or nothing: drop what this call took. */
-			while (g_nlocks > held) {
-				g_nlocks--;
-				unlink(g_locks[g_nlocks].path);
-				close(g_locks[g_nlocks].fd);
-			}
+			drop_locks(held);	/* all or nothing: what this call took */
 			errno = e;
 			return 1;
 		}
