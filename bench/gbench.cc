@@ -290,8 +290,18 @@ void rg_gb_resume_timing(struct rg_gb_state *st)
 size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx)
 {
 	CReporter rep(on_run, ctx);
+	/*
+	 * A filter that matches nothing is the caller's error to report (in one
+	 * line); keep the library's own note about it off stderr.
+	 */
+	std::ostringstream err;
+	std::streambuf *saved = std::cerr.rdbuf(err.rdbuf());
+	size_t n = benchmark::RunSpecifiedBenchmarks(&rep);
 
-	return benchmark::RunSpecifiedBenchmarks(&rep);
+	std::cerr.rdbuf(saved);
+	if (n || err.str().rfind("Failed to match any benchmarks", 0) != 0)
+		std::cerr << err.str();
+	return n;
 }
 
 void rg_gb_finish(void)

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -167,6 +168,60 @@ static void parse_names(const char *flag, const char *s, bool *sel, int count,
 	free(dup);
 }
 
+/* The flags Google Benchmark (1.7 and 1.8) knows: a leftover one had a bad value. */
+static bool gb_flag_known(const char *a, int n)
+{
+	static const char *const known[] = {
+		"list_tests", "filter", "min_time", "min_warmup_time", "repetitions",
+		"enable_random_interleaving", "report_aggregates_only",
+		"display_aggregates_only", "format", "out_format", "out", "color",
+		"counters_tabular", "perf_counters", "context", "time_unit", "dry_run",
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (n == 12 + (int)strlen(known[i]) && !strncmp(a + 12, known[i], (size_t)(n - 12)))
+			return true;
+	return false;
+}
+
+/*
+ * Values rgbench passes on must be ones the run can use: the same rules as
+ * --repetitions and --min-time (the library would abort on -1 repetitions and
+ * run one iteration for a min time of 0), and a filter that compiles.
+ */
+static void check_gb_flag(const char *a)
+{
+	const char *v = strchr(a, '=');
+	char *end;
+
+	if (!v)
+		return;
+	v++;
+	if (!strncmp(a, "--benchmark_repetitions=", 24)) {
+		long n;
+
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (!*v || *end || errno || n < 1 || n > 1000)
+			die_usage("bad value for Google Benchmark flag '%s': expected an integer in [1, 1000]", a);
+	} else if (!strncmp(a, "--benchmark_min_time=", 21)) {
+		double t;
+
+		errno = 0;
+		t = strtod(v, &end);
+		if (end != v && *end == 's' && !end[1])
+			end++;	/* 1.8 spells seconds "0.5s" */
+		if (!*v || *end || errno || !(t >= 1e-6 && t <= 3600) || strpbrk(v, "xXnN"))
+			die_usage("bad value for Google Benchmark flag '%s': expected seconds in [1e-06, 3600]", a);
+	} else if (!strncmp(a, "--benchmark_filter=", 19)) {
+		regex_t re;
+
+		if (regcomp(&re, v[0] == '-' ? v + 1 : v, REG_EXTENDED | REG_NOSUB))
+			die_usage("bad value for Google Benchmark flag '%s': not a regular expression", a);
+		regfree(&re);
+	}
+}
+
 static int guard_index(const char *name)
 {
 	const struct rg_guard_info *gi = rg_guard_find(name);
@@ -250,30 +305,6 @@ static int subcommand(int argc, char **argv)
 	return -1;
 }
 
-static void check_out_dir(const char *flag, const char *path)
-{
-	char *dup = strdup(path), *slash;
-	struct stat st;
-
-	if (!dup)
-		die_usage("out of memory");
-	if (!*path || path[strlen(path) - 1] == '/')
-		die_usage("%s %s: not a file name", flag, path);
-	slash = strrchr(dup, '/');
-	if (slash) {
-		*slash = '\0';
-		if (*dup && (stat(dup, &st) || !S_ISDIR(st.st_mode)))
-			die_usage("%s %s: directory %s does not exist", flag, path, dup);
-		if (*dup && access(dup, W_OK))
-			die_usage("%s %s: directory %s is not writable", flag, path, dup);
-	} else if (access(".", W_OK)) {
-		die_usage("%s %s: the current directory is not writable", flag, path);
-	}
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		die_usage("%s %s: is a directory", flag, path);
-	free(dup);
-}
-
 /* "results/<host>-<UTC time>" with the host name made file-name safe. */
 static void default_base(char *buf, size_t len, const struct rg_env *env)
 {
@@ -303,11 +334,50 @@ static void json_beside(char *buf, size_t len, const char *csv)
 		snprintf(buf, len, "%s.json", csv);
 }
 
+/*
+ * The default output: BASE.csv/.json, or BASE-2, BASE-3, ... when a result of
+ * that name exists or another run is writing it (its lock is held), so that
+ * runs started in the same second never overwrite each other (a --json path
+ * given with no --out is kept as given). The names are locked on return.
+ * 0, or the exit code (2 usage, 1 failure) after printing why.
+ */
+static int default_output(const char *base, char *csv, char *json, size_t len, bool json_given)
+{
+	char err[PATH_MAX + 256];
+	struct stat st;
+
+	for (int k = 1; k <= 1000; k++) {
+		char sfx[16] = "";
+		int rc;
+
+		if (k > 1)
+			snprintf(sfx, sizeof(sfx), "-%d", k);
+		snprintf(csv, len, "%s%s.csv", base, sfx);
+		if (!json_given)
+			snprintf(json, len, "%s%s.json", base, sfx);
+		rc = rg_output_check(csv, json, err, sizeof(err));
+		/* Busy: another run has this name; a busy --json of the user's is an error. */
+		if (rc == 1 && errno == EBUSY &&
+		    !(json_given && !strncmp(err, json, strlen(json)) && err[strlen(json)] == ' '))
+			continue;
+		if (rc) {
+			fprintf(stderr, "rgbench: %s\n", err);
+			return rc;
+		}
+		/* Locked: now a finished run of this name cannot appear behind our back. */
+		if (lstat(csv, &st) && (json_given || lstat(json, &st)))
+			return 0;
+		rg_output_release();
+	}
+	fprintf(stderr, "rgbench: %s: a thousand results of this name already exist\n", base);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct rg_suite_cfg cfg;
 	static int order[RG_MAX_CPUS], user_cpus[RG_MAX_CPUS];
-	char err[256], out_csv[PATH_MAX + 8] = "", out_json[PATH_MAX + 8] = "", base[PATH_MAX];
+	char err[PATH_MAX + 256], out_csv[PATH_MAX + 8] = "", out_json[PATH_MAX + 8] = "", base[PATH_MAX];
 	int norder, nuser_cpus = 0, profile = 1, nthreads_opt = 0, ndone;
 	int thread_opt[RG_MAX_THREAD_COUNTS], duty_opt[RG_MAX_DUTY], nduty_opt = 0;
 	long reps = -1, batch = 4096;
@@ -316,7 +386,8 @@ int main(int argc, char **argv)
 	bool sel_guards = false, sel_scen = false;
 	double gb_min_time = 0;
 	long gb_reps = 0;
-	char **gb_argv;
+	const char *gb_filter = NULL;
+	static char **gb_argv;	/* for the whole run: reachable, not leaked, on every exit */
 	int gb_argc = 1;
 	struct rg_env env;
 	struct rg_resultset rs;
@@ -349,16 +420,15 @@ int main(int argc, char **argv)
 			if (!strncmp(a, "--benchmark_format=", 19) && strcmp(a + 19, "console") &&
 			    strcmp(a + 19, "json"))
 				die_usage("%s: rgbench shows the library's report as console or json only", a);
-			/*
-			 * Read here too: they set rgbench's rounds and chunk time.
-			 * A malformed number is left to the library to refuse.
-			 */
+			check_gb_flag(a);	/* a bad value: one line, exit 2 */
+			/* Read here too: they set rgbench's rounds and chunk time. */
 			if (!strncmp(a, "--benchmark_min_time=", 21) &&
 			    (strtod(a + 21, &end), end != a + 21 && !*end))
 				gb_min_time = parse_double("--benchmark_min_time", a + 21, 1e-6, 3600);
-			if (!strncmp(a, "--benchmark_repetitions=", 24) &&
-			    (strtol(a + 24, &end, 10), end != a + 24 && !*end))
+			if (!strncmp(a, "--benchmark_repetitions=", 24))
 				gb_reps = parse_long("--benchmark_repetitions", a + 24, 1, 1000);
+			if (!strncmp(a, "--benchmark_filter=", 19))
+				gb_filter = a + 19;
 			gb_argv[gb_argc++] = argv[i];
 			continue;
 		}
@@ -418,7 +488,6 @@ int main(int argc, char **argv)
 			nduty_opt = parse_int_list(flag, v, duty_opt, RG_MAX_DUTY, 0, 100000, false);
 		} else if (!strcmp(flag, "--out")) {
 			NEEDS_VALUE();
-			check_out_dir(flag, v);
 			snprintf(out_csv, sizeof(out_csv), "%s", v);
 		} else if (!strcmp(flag, "--json")) {
 			want_json = true;
@@ -427,7 +496,6 @@ int main(int argc, char **argv)
 			else if (i + 1 < argc && argv[i + 1][0] != '-')
 				v = argv[++i];
 			if (v) {
-				check_out_dir(flag, v);
 				snprintf(out_json, sizeof(out_json), "%s", v);
 			}
 		} else {
@@ -435,8 +503,15 @@ int main(int argc, char **argv)
 		}
 #undef NEEDS_VALUE
 	}
-	if (rg_gb_initialize(&gb_argc, gb_argv) > 0)
+	if (rg_gb_initialize(&gb_argc, gb_argv) > 0) {
+		const char *eq = strchr(gb_argv[1], '=');
+		int n = eq ? (int)(eq - gb_argv[1]) : (int)strlen(gb_argv[1]);
+
+		if (gb_flag_known(gb_argv[1], n))
+			die_usage("bad value for Google Benchmark flag '%s'%s", gb_argv[1],
+				  eq ? "" : " (give it as --benchmark_x=value)");
 		die_usage("unknown Google Benchmark flag '%s'", gb_argv[1]);
+	}
 
 	if (rg_topo_init(err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
@@ -512,18 +587,35 @@ int main(int argc, char **argv)
 	}
 
 	rg_env_collect(&env);
-	rg_results_init(&rs, &env);
+	/* Everything about the output is settled, and the names locked, before measuring. */
 	if (!out_csv[0]) {
-		default_base(base, sizeof(base), &env);
-		if (mkdir("results", 0755) && errno != EEXIST) {
+		bool made = !mkdir("results", 0755);
+		int rc;
+
+		if (!made && errno != EEXIST) {
 			fprintf(stderr, "rgbench: cannot create results/: %s\n", strerror(errno));
 			return 1;
 		}
-		snprintf(out_csv, sizeof(out_csv), "%s.csv", base);
+		default_base(base, sizeof(base), &env);
+		rc = default_output(base, out_csv, out_json, sizeof(out_csv), out_json[0] != 0);
+		if (rc) {
+			if (made)
+				rmdir("results");
+			return rc;
+		}
 		want_json = true;
+	} else {
+		int rc;
+
+		if (want_json && !out_json[0])
+			json_beside(out_json, sizeof(out_json), out_csv);
+		rc = rg_output_check(out_csv, want_json ? out_json : NULL, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "rgbench: %s\n", err);
+			return rc;
+		}
 	}
-	if (want_json && !out_json[0])
-		json_beside(out_json, sizeof(out_json), out_csv);
+	rg_results_init(&rs, &env);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -542,6 +634,11 @@ int main(int argc, char **argv)
 	if (ndone < 0) {
 		rg_results_free(&rs);
 		return 1;
+	}
+	if (ndone == 0 && gb_filter && !g_stop) {
+		rg_results_free(&rs);
+		die_usage("--benchmark_filter=%s matches no benchmark that runs here "
+			  "(names: user/<guard>/<scenario>..., see --benchmark_list_tests=true)", gb_filter);
 	}
 
 	/* The default run also measures the kernel side when it can. */
@@ -571,23 +668,17 @@ int main(int argc, char **argv)
 		return 128 + g_stop;
 	}
 	{
-		int rc = rg_results_write_csv(&rs, out_csv);
+		int rc = rg_results_write(&rs, out_csv, want_json ? out_json : NULL, err, sizeof(err));
 
 		if (rc) {
-			fprintf(stderr, "rgbench: cannot write %s: %s\n", out_csv, strerror(-rc));
+			fprintf(stderr, "rgbench: %s\n", err);
 			rg_results_free(&rs);
 			return 1;
 		}
-		if (cfg.progress)
+		rg_output_release();
+		if (cfg.progress) {
 			fprintf(cfg.progress, "rgbench: wrote %zu rows to %s\n", rs.n, out_csv);
-		if (want_json) {
-			rc = rg_results_write_json(&rs, out_json);
-			if (rc) {
-				fprintf(stderr, "rgbench: cannot write %s: %s\n", out_json, strerror(-rc));
-				rg_results_free(&rs);
-				return 1;
-			}
-			if (cfg.progress)
+			if (want_json)
 				fprintf(cfg.progress, "rgbench: wrote %s\n", out_json);
 		}
 	}

@@ -117,6 +117,36 @@ static int write_lat(const char *path, struct source *src, size_t nsrc)
 	return fclose(f) ? -1 : 0;
 }
 
+/*
+ * Values beyond this cannot be drawn (matplotlib's axis limits overflow) and
+ * are no measurement of a guard: 1e15 ns per pair is eleven days.
+ */
+#define RG_PLOT_MAX_VALUE 1e15
+
+/* Refuse a row value the plots cannot draw, naming where it is. 0 or -1. */
+static int check_drawable(const struct source *src, size_t nsrc, char *err, size_t errlen)
+{
+	static const enum rg_col c[] = { RG_COL_ns_median, RG_COL_ns_stddev, RG_COL_ns_min,
+					 RG_COL_ns_max, RG_COL_mops_median, RG_COL_mops_stddev };
+	static const char *const name[] = { "ns_median", "ns_stddev", "ns_min", "ns_max",
+					    "mops_median", "mops_stddev" };
+
+	for (size_t s = 0; s < nsrc; s++)
+		for (size_t i = 0; i < src[s].rows.n; i++)
+			for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+				const struct rg_row *r = &src[s].rows.v[i];
+				double v = rg_row_d(r, c[k]);
+
+				if (v > RG_PLOT_MAX_VALUE) {
+					snprintf(err, errlen, "plot: %s:%d: %s %g is too large to draw "
+						 "(over %g)", r->file, r->line, name[k], v,
+						 RG_PLOT_MAX_VALUE);
+					return -1;
+				}
+			}
+	return 0;
+}
+
 static int write_data(const char *path, struct source *src, size_t nsrc)
 {
 	FILE *f = fopen(path, "w");
@@ -270,6 +300,11 @@ static int run_python(const char *py, const char *script, const char *data, cons
 		return 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
 		snprintf(err, errlen, "plot: no plottable rows (no ok user, bpf or kmod rows with values)");
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 4)
+		snprintf(err, errlen, "plot: %s cannot import matplotlib: install python3-matplotlib "
+			 "(scripts/deps.sh does) or point RGBENCH_PYTHON at a python3 that has it", py);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 5)
+		err[0] = '\0';	/* the script said why, in one line */
 	else if (WIFEXITED(st))
 		snprintf(err, errlen, "plot: %s %s failed (exit %d)", py, script, WEXITSTATUS(st));
 	else
@@ -312,43 +347,43 @@ int rg_plot_main(int argc, char **argv)
 		py = RG_PYTHON_DEFAULT;
 	/* Every file is one source; a directory gives one source per run in it. */
 	for (int a = optind; a < argc; a++) {
-		char **names = NULL;
-		bool *shadowed = NULL;
+		struct rg_dir_run one = { .path = argv[a] }, *runs = &one;
+		bool listed = !stat(argv[a], &st) && S_ISDIR(st.st_mode);
 		size_t n = 1;
 
-		if (!stat(argv[a], &st) && S_ISDIR(st.st_mode) &&
-		    rg_list_dir(argv[a], &names, &shadowed, &n, err, sizeof(err)))
+		if (listed && rg_list_dir(argv[a], &runs, &n, err, sizeof(err)))
 			goto fail;
 		for (size_t i = 0; i < n; i++) {
 			struct source *v = realloc(src, (nsrc + 1) * sizeof(*v));
 
 			if (!v) {
 				snprintf(err, sizeof(err), "plot: out of memory");
-				rg_list_free(names, shadowed, n);
+				if (listed)
+					rg_list_free(runs, n);
 				goto fail;
 			}
 			src = v;
 			memset(&src[nsrc], 0, sizeof(*src));
-			src[nsrc].path = names ? names[i] : argv[a];
-			if (rg_read_path(src[nsrc].path, &src[nsrc].rows, err, sizeof(err))) {
+			src[nsrc].path = runs[i].path;
+			/* x.csv beside x.json: validated, same run id, but the JSON is the source. */
+			if (rg_read_run(&runs[i], &src[nsrc].rows, err, sizeof(err))) {
 				nsrc++;
-				rg_list_free(names, shadowed, n);
+				if (listed)
+					rg_list_free(runs, n);
 				goto fail;
 			}
-			/* x.csv beside x.json: validated, but the JSON is the source. */
-			if (shadowed && shadowed[i]) {
-				rg_rows_free(&src[nsrc].rows);
-				continue;
-			}
-			if (names) {
-				src[nsrc].owned = names[i];
-				names[i] = NULL;
+			if (listed) {
+				src[nsrc].owned = runs[i].path;
+				runs[i].path = NULL;
 			}
 			nsrc++;
 		}
-		rg_list_free(names, shadowed, n);
+		if (listed)
+			rg_list_free(runs, n);
 	}
 	make_labels(src, nsrc);
+	if (check_drawable(src, nsrc, err, sizeof(err)))
+		goto fail;
 	script = find_script(sbuf, sizeof(sbuf));
 	if (!script) {
 		snprintf(err, sizeof(err), "plot: rgplot.py not found (set RGBENCH_PLOT_SCRIPT)");
@@ -425,7 +460,8 @@ int rg_plot_main(int argc, char **argv)
 		fprintf(stderr, "rgbench: plot: the plot script wrote no pictures\n");
 	goto out;
 fail:
-	fprintf(stderr, "rgbench: %s\n", err);
+	if (err[0])
+		fprintf(stderr, "rgbench: %s\n", err);
 	if (staged)
 		remove_dir(stage);
 	if (created)

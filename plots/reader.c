@@ -296,6 +296,19 @@ static bool parse_double(const char *s, double *v)
 	return !*end && end != s && errno != ERANGE;
 }
 
+/*
+ * C0 controls (tab, CR and LF included), DEL and the C1 controls U+0080-U+009F
+ * (UTF-8 C2 80 to C2 9F): they would break every table and message the
+ * reports print, so a string value may hold none of them.
+ */
+static bool has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return true;
+	return false;
+}
+
 /* Column-specific rules shared by both formats; text is what the file said. */
 static int check_value(struct ctx *c, int line, int col, const union rg_val *v,
 		       const char *text)
@@ -339,6 +352,10 @@ static int check_value(struct ctx *c, int line, int col, const union rg_val *v,
 				    frag(v->s, strlen(v->s), b, sizeof(b)));
 		if ((col == RG_COL_guard || col == RG_COL_scenario) && !*v->s)
 			return fail(c, line, "column '%s' is empty", cols[col].name);
+		if (has_control(v->s))
+			return fail(c, line, "column '%s': '%s' holds a control character "
+				    "(names and texts are one printable line)", cols[col].name,
+				    frag(v->s, strlen(v->s), b, sizeof(b)));
 		break;
 	case K_U:
 		break;
@@ -557,7 +574,7 @@ static int read_csv(struct ctx *c, const char *buf, size_t len)
 {
 	struct csv s = { .p = buf, .end = buf + len, .line = 1 };
 	int map[RG_NCOLS], *hdr = NULL, ret = -1, start, r;
-	size_t nhdr = 0;
+	size_t nhdr = 0, from = c->out->n;
 
 	for (int i = 0; i < RG_NCOLS; i++)
 		map[i] = -1;
@@ -634,7 +651,9 @@ static int read_csv(struct ctx *c, const char *buf, size_t len)
 			}
 		}
 	}
-	if (r == 0)
+	if (r == 0 && c->out->n == from)
+		fail(c, s.line > 1 ? s.line - 1 : 1, "no rows (a header and nothing else)");
+	else if (r == 0)
 		ret = 0;
 out:
 	csv_clear(&s);
@@ -840,7 +859,7 @@ static int json_column(struct ctx *c, int line, struct rg_row *r, int col, json_
 static int read_json(struct ctx *c, const char *buf, size_t len)
 {
 	json_error_t je;
-	json_t *root, *sv, *res, *e;
+	json_t *root, *sv, *res, *e, *rid = NULL;
 	int *lines = NULL, ret = -1;
 	long long version;
 	size_t i;
@@ -871,6 +890,18 @@ static int read_json(struct ctx *c, const char *buf, size_t len)
 	if (!res || !json_is_array(res)) {
 		fail(c, 1, "no 'results' array");
 		goto out;
+	}
+	if (!json_array_size(res)) {
+		fail(c, 1, "no rows ('results' is empty)");
+		goto out;
+	}
+	if (version >= 3) {
+		rid = json_object_get(root, "run_id");
+		if (!rid || !json_is_string(rid) || !json_string_length(rid) ||
+		    has_control(json_string_value(rid))) {
+			fail(c, 1, "no 'run_id' string at the top level (schema version %lld)", version);
+			goto out;
+		}
 	}
 	lines = json_result_lines(buf, len, json_array_size(res));
 	if (!lines) {
@@ -908,6 +939,14 @@ static int read_json(struct ctx *c, const char *buf, size_t len)
 			}
 			if (json_column(c, line, r, col, v))
 				goto out;
+		}
+		if (rid && strcmp(r->v[RG_COL_run_id].s, json_string_value(rid))) {
+			char b1[40], b2[40];
+			const char *a = r->v[RG_COL_run_id].s, *t = json_string_value(rid);
+
+			fail(c, line, "results[%zu]: run_id '%s', the file says '%s'", i,
+			     frag(a, strlen(a), b1, sizeof(b1)), frag(t, strlen(t), b2, sizeof(b2)));
+			goto out;
 		}
 		if (r->v[RG_COL_schema_version].i != version) {
 			fail(c, line, "results[%zu]: schema_version %lld, the file says %lld", i,
@@ -962,6 +1001,12 @@ int rg_read_buffer(const char *name, const char *buf, size_t len,
 	return rg_rows_check_unique(out, from, err, errlen);
 }
 
+static const char *kind_of(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
 static int read_file(const char *path, struct rg_rows *out, char *err, size_t errlen)
 {
 	struct ctx c = { .name = path, .err = err, .errlen = errlen };
@@ -970,7 +1015,16 @@ static int read_file(const char *path, struct rg_rows *out, char *err, size_t er
 	size_t len = 0;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Only regular files are read: look before opening (opening a FIFO for
+	 * reading blocks until a writer comes; a device may act on open), and open
+	 * without blocking in case it changed in between.
+	 */
+	if (stat(path, &st))
+		return fail(&c, 0, "cannot open: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(&c, 0, "not a regular file or directory (%s)", kind_of(st.st_mode));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return fail(&c, 0, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st)) {
@@ -980,7 +1034,7 @@ static int read_file(const char *path, struct rg_rows *out, char *err, size_t er
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(&c, 0, "not a regular file");
+		return fail(&c, 0, "not a regular file or directory (%s)", kind_of(st.st_mode));
 	}
 	if ((unsigned long long)st.st_size > RG_READ_MAX_BYTES) {
 		close(fd);
@@ -1031,27 +1085,27 @@ static bool has_suffix(const char *s, const char *sfx)
 	return a > b && !strcmp(s + a - b, sfx);
 }
 
-void rg_list_free(char **names, bool *shadowed, size_t n)
+void rg_list_free(struct rg_dir_run *runs, size_t n)
 {
-	for (size_t i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
-	free(shadowed);
+	for (size_t i = 0; runs && i < n; i++) {
+		free(runs[i].path);
+		free(runs[i].twin);
+	}
+	free(runs);
 }
 
-int rg_list_dir(const char *path, char ***names_out, bool **shadowed_out, size_t *n_out,
+int rg_list_dir(const char *path, struct rg_dir_run **runs_out, size_t *n_out,
 		char *err, size_t errlen)
 {
 	struct ctx c = { .name = path, .err = err, .errlen = errlen };
 	char **names = NULL;
-	bool *sh = NULL;
-	size_t n = 0;
+	struct rg_dir_run *runs = NULL;
+	size_t n = 0, nruns = 0;
 	struct dirent *de;
 	int ret = 0;
 	DIR *d = opendir(path);
 
-	*names_out = NULL;
-	*shadowed_out = NULL;
+	*runs_out = NULL;
 	*n_out = 0;
 	if (!d)
 		return fail(&c, 0, "cannot open directory: %s", strerror(errno));
@@ -1075,64 +1129,106 @@ int rg_list_dir(const char *path, char ***names_out, bool **shadowed_out, size_t
 		ret = fail(&c, 0, "no .csv or .json result files in this directory");
 	if (!ret) {
 		qsort(names, n, sizeof(*names), cmp_str);
-		sh = calloc(n, sizeof(*sh));
-		if (!sh)
+		runs = calloc(n, sizeof(*runs));
+		if (!runs)
 			ret = fail(&c, 0, "out of memory");
 	}
-	/* x.csv beside x.json: the same run; the JSON has the samples too. */
+	/* x.csv beside x.json: one run, read through the JSON (it has the samples too). */
 	for (size_t i = 0; !ret && i < n; i++) {
 		size_t stem = strlen(names[i]) - 4;
+		const char *twin = NULL;
+		bool shadowed = false;
 
-		if (!has_suffix(names[i], ".csv"))
-			continue;
-		for (size_t k = 0; k < n; k++)
-			if (has_suffix(names[k], ".json") && strlen(names[k]) == stem + 5 &&
-			    !strncmp(names[k], names[i], stem))
-				sh[i] = true;
-	}
-	for (size_t i = 0; !ret && i < n; i++) {
-		char *full = NULL;
-
-		if (asprintf(&full, "%s/%s", path, names[i]) < 0) {
+		if (has_suffix(names[i], ".csv")) {
+			for (size_t k = 0; k < n; k++)
+				shadowed |= has_suffix(names[k], ".json") && strlen(names[k]) == stem + 5 &&
+					    !strncmp(names[k], names[i], stem);
+			if (shadowed)
+				continue;
+		} else {
+			stem = strlen(names[i]) - 5;
+			for (size_t k = 0; k < n; k++)
+				if (has_suffix(names[k], ".csv") && strlen(names[k]) == stem + 4 &&
+				    !strncmp(names[k], names[i], stem))
+					twin = names[k];
+		}
+		if (asprintf(&runs[nruns].path, "%s/%s", path, names[i]) < 0 ||
+		    (twin && asprintf(&runs[nruns].twin, "%s/%s", path, twin) < 0)) {
 			ret = fail(&c, 0, "out of memory");
+			nruns++;
 			break;
 		}
-		free(names[i]);
-		names[i] = full;
+		nruns++;
 	}
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
 	if (ret) {
-		rg_list_free(names, sh, n);
+		rg_list_free(runs, nruns);
 		return -1;
 	}
-	*names_out = names;
-	*shadowed_out = sh;
-	*n_out = n;
+	*runs_out = runs;
+	*n_out = nruns;
 	return 0;
+}
+
+/* The one run id of the rows from..n of a file ("" before schema 3); NULL when they differ. */
+static const char *file_run_id(const struct rg_rows *rows, size_t from)
+{
+	const char *id = rows->v[from].v[RG_COL_run_id].s;
+
+	for (size_t i = from + 1; i < rows->n; i++)
+		if (strcmp(id, rows->v[i].v[RG_COL_run_id].s))
+			return NULL;
+	return id;
+}
+
+int rg_read_run(const struct rg_dir_run *run, struct rg_rows *out, char *err, size_t errlen)
+{
+	struct ctx c = { .name = run->twin, .err = err, .errlen = errlen };
+	size_t from = out->n;
+	char *csv_id, b1[40], b2[40];
+	const char *id;
+	int ret;
+
+	if (!run->twin)
+		return read_file(run->path, out, err, errlen);
+	/* The CSV twin is validated, and must come from the same run as the JSON. */
+	if (read_file(run->twin, out, err, errlen))
+		return -1;
+	id = file_run_id(out, from);
+	if (!id)
+		return fail(&c, out->v[from].line, "rows of more than one run (run_id differs)");
+	csv_id = strdup(id);
+	for (size_t r = from; r < out->n; r++)
+		row_free(&out->v[r]);
+	out->n = from;
+	if (!csv_id)
+		return fail(&c, 0, "out of memory");
+	ret = read_file(run->path, out, err, errlen);
+	if (!ret && strcmp(csv_id, (id = file_run_id(out, from)) ? id : "?")) {
+		id = id ? id : "several";
+		ret = fail(&c, 0, "not from the same run as %s (run_id '%s' and '%s': a run "
+			   "stopped between writing the two, or two runs wrote these names); "
+			   "remove or rename one", run->path,
+			   *csv_id ? frag(csv_id, strlen(csv_id), b1, sizeof(b1)) : "none",
+			   *id ? frag(id, strlen(id), b2, sizeof(b2)) : "none");
+	}
+	free(csv_id);
+	return ret;
 }
 
 static int read_dir(const char *path, struct rg_rows *out, char *err, size_t errlen)
 {
-	char **names;
-	bool *shadowed;
+	struct rg_dir_run *runs;
 	size_t n, from = out->n;
 	int ret = 0;
 
-	if (rg_list_dir(path, &names, &shadowed, &n, err, errlen))
+	if (rg_list_dir(path, &runs, &n, err, errlen))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		size_t before = out->n;
-
-		if (read_file(names[i], out, err, errlen)) {
-			ret = -1;
-			break;
-		}
-		if (shadowed[i]) {
-			for (size_t r = before; r < out->n; r++)
-				row_free(&out->v[r]);
-			out->n = before;
-		}
-	}
-	rg_list_free(names, shadowed, n);
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = rg_read_run(&runs[i], out, err, errlen);
+	rg_list_free(runs, n);
 	if (!ret)
 		ret = rg_rows_check_unique(out, from, err, errlen);
 	return ret;

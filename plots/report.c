@@ -1009,32 +1009,33 @@ int rg_report_main(int argc, char **argv)
 	}
 	/* Read everything first: a bad file is one line on stderr and nothing written. */
 	for (int a = optind; a < argc; a++) {
-		char **names = NULL;
-		bool *shadowed = NULL;
+		struct rg_dir_run one = { .path = argv[a] }, *runs = &one;
+		bool listed = !stat(argv[a], &st) && S_ISDIR(st.st_mode);
 		size_t n = 1;
 
-		if (!stat(argv[a], &st) && S_ISDIR(st.st_mode) &&
-		    rg_list_dir(argv[a], &names, &shadowed, &n, err, sizeof(err)))
+		if (listed && rg_list_dir(argv[a], &runs, &n, err, sizeof(err)))
 			goto fail;
 		for (size_t i = 0; i < n; i++) {
-			if (shadowed && shadowed[i])
-				continue;
 			if (nin == MAX_FILES) {
 				snprintf(err, sizeof(err), "report: more than %d files", MAX_FILES);
-				rg_list_free(names, shadowed, n);
+				if (listed)
+					rg_list_free(runs, n);
 				goto fail;
 			}
-			in[nin].path = names ? strdup(names[i]) : strdup(argv[a]);
-			if (!in[nin].path || rg_read_path(in[nin].path, &in[nin].rows, err, sizeof(err))) {
+			/* x.csv beside x.json: validated, same run id, but the JSON is the source. */
+			in[nin].path = strdup(runs[i].path);
+			if (!in[nin].path || rg_read_run(&runs[i], &in[nin].rows, err, sizeof(err))) {
 				nin++;
-				rg_list_free(names, shadowed, n);
+				if (listed)
+					rg_list_free(runs, n);
 				goto fail;
 			}
 			in[nin].version = in[nin].rows.n ? rg_row_i(&in[nin].rows.v[0], RG_COL_schema_version) : 0;
 			read_timer(&in[nin]);
 			nin++;
 		}
-		rg_list_free(names, shadowed, n);
+		if (listed)
+			rg_list_free(runs, n);
 	}
 	/* Group rows by host, in the order the files give them. */
 	for (size_t i = 0; i < nin; i++) {

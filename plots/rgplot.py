@@ -6,11 +6,17 @@ import csv
 import math
 import os
 import sys
+import warnings
 
-import matplotlib
+# Exit codes `rgbench plot` turns into its own one-line message: 3 no plottable rows,
+# 4 matplotlib cannot be imported, 5 drawing failed (this script printed the one line).
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: E402
+except Exception:  # ImportError, or a broken install failing inside its import
+    sys.exit(4)
 
 # Reproducible SVGs: no date, fixed ids.
 plt.rcParams["svg.hashsalt"] = "rgbench"
@@ -313,6 +319,7 @@ def latency_cdf(hist, sources, out, written):
 
 
 def main():
+    warnings.simplefilter("ignore")  # stderr carries notes and at most one error line
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", required=True)
     ap.add_argument("--lat", default="")
@@ -341,9 +348,18 @@ def main():
          lambda: ns_bars(rows, sources, a.out, written, "kmod", "kmod-ns",
                          "In-kernel cost of one guard enter/exit pair (kthread loop)")),
     ]
+    notes = []
     for name, why, fn in kinds:
-        if not fn():
-            print(f"note: {name}: skipped, {why}", file=sys.stderr)
+        try:
+            drawn = fn()
+        except Exception as e:  # one line, never a traceback
+            msg = str(e).splitlines()[0] if str(e) else ""
+            print(f"rgbench: plot: cannot draw {name}: {type(e).__name__}: {msg}", file=sys.stderr)
+            return 5
+        if not drawn:
+            notes.append(f"note: {name}: skipped, {why}")
+    for n in notes:
+        print(n, file=sys.stderr)
     if not written:
         return 3
     return 0

@@ -4,15 +4,28 @@
 # suite into results/<host>-<UTC time>.csv and .json, then plot it.
 # Extra arguments go to rgbench (e.g. --quick, --full, --guards tls,rseq).
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
+# DIR/<host>-<UTC time>, or -2, -3, ... when a result (CSV, JSON, plots or a run in
+# progress, which holds .NAME.csv.lock) of that name exists: never an earlier result's.
+result_base() {	# DIR HOST STAMP
+	local base="$1/$2-$3" k
+	for ((k = 2; k <= 1000; k++)); do
+		[[ -e $base.csv || -e $base.json || -e $base-plots || -e $1/.${base##*/}.csv.lock ]] || break
+		base="$1/$2-$3-$k"
+	done
+	echo "$base"
+}
+# Sourced (tests/bench/run_names.sh): the function only.
+[[ ${BASH_SOURCE[0]} != "$0" ]] && return 0
+
+cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 
 host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
-base="results/${host}-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p results
+base=$(result_base results "$host" "$(date -u +%Y%m%dT%H%M%SZ)")
 build/bench/rgbench --out "$base.csv" --json "$base.json" "$@"
 
 # Plots: `rgbench plot` exists when the report component (target rg_report) is

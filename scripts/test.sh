@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The README's test command: install deps, build natively and for aarch64, run
-# every test (native; aarch64 under qemu-aarch64 with and without LSE).
-# RG_TEST_ARGS passes extra arguments to ctest (e.g. "-L unit").
+# every test (native; aarch64 under qemu-aarch64 with and without LSE), and the
+# unit, stress, report, smoke and badinput labels again under ASan+UBSan, and the
+# stress test under TSan.
+# RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
+# RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -13,6 +16,25 @@ echo "== native build ($(uname -m))"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
+
+if [[ "${RG_TEST_SANITIZE:-1}" == 1 ]]; then
+	# ASan + UBSan over everything the user and report code does with its input;
+	# any finding aborts the test that hit it.
+	echo "== sanitizer build (build-asan: address,undefined): labels unit stress report smoke badinput"
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=address,undefined >/dev/null
+	cmake --build build-asan -j"$jobs"
+	(cd build-asan &&
+	 ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
+	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	 ctest --output-on-failure -j"$jobs" -L '^(unit|stress|report|smoke|badinput)$')
+	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
+	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
+	# is a real race. Fewer iterations: TSan is ~10x slower.
+	echo "== sanitizer build (build-tsan: thread): the stress test"
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=thread >/dev/null
+	cmake --build build-tsan -j"$jobs" --target test_stress
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/core/test_stress 200000 50000 10
+fi
 
 if [[ "${RG_TEST_CROSS:-1}" == 1 && "$(uname -m)" != aarch64 ]]; then
   echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"

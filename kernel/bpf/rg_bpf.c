@@ -1519,45 +1519,6 @@ static int parse_list(const char *flag, const char *arg, struct opts *o, bool mo
 	return rc;
 }
 
-/*
- * An output path must be a new name or a regular file (not a symlink,
- * device, FIFO or directory) in a writable directory, and leave room for
- * its NAME.tmp.PID. A minimal local check, to be replaced by the shared one
- * of bench/result.c when it lands.
- */
-static int check_out_path(const char *flag, const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	struct stat st;
-
-	if (!*path || !*base)
-		return bad("%s '%s': not a file name", flag, path);
-	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
-		return bad("%s %s: exists and is not a regular file (refusing to replace it)",
-			   flag, path);
-	if (strlen(base) + sizeof(".tmp.4294967295") - 1 > NAME_MAX)
-		return bad("%s %s: name too long for its temporary file (NAME.tmp.PID > %d bytes)",
-			   flag, path, NAME_MAX);
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
-		 slash ? (slash == path ? "/" : path) : ".");
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return bad("%s %s: directory %s does not exist", flag, path, dir);
-	if (access(dir, W_OK | X_OK))
-		return bad("%s %s: directory %s is not writable", flag, path, dir);
-	return 0;
-}
-
-/* The same file named twice (same string, or the same existing inode). */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (!strcmp(a, b))
-		return true;
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int parse_args(int argc, char **argv, struct opts *o, bool *do_list)
 {
 	enum { O_CPUS = 256, O_SHARED, O_REPS };
@@ -1662,13 +1623,7 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *do_list)
 	if (o->triggers && (o->modes & (M(MODE_DRIVER) | M(MODE_RECURSE))) &&
 	    o->triggers % (uint64_t)o->batch)
 		return bad("--triggers must be a multiple of --batch (%d) in driver modes", o->batch);
-	if (o->csv && check_out_path("--out", o->csv))
-		return -1;
-	if (o->json && check_out_path("--json", o->json))
-		return -1;
-	if (o->csv && o->json && same_file(o->csv, o->json))
-		return bad("--out and --json name the same file '%s'", o->csv);
-	return 0;
+	return 0;	/* the output paths: rg_output_check() in rg_bpf_main() */
 }
 
 /* Producers vs CPUs: one per CPU unless --allow-shared-cpus. */
@@ -1696,6 +1651,7 @@ int rg_bpf_main(int argc, char **argv)
 	char err_s[256];
 	bool do_list = false;
 	int err, rc = 0;
+	char msg[4352];
 
 	/*
 	 * The user suite's discipline, from the start: a signal stops the run
@@ -1715,6 +1671,10 @@ int rg_bpf_main(int argc, char **argv)
 	if (do_list) {
 		list();
 		return 0;
+	}
+	if ((rc = rg_output_check(o.csv, o.json, msg, sizeof(msg)))) {
+		fprintf(stderr, "rgbench bpf: %s\n", msg);
+		return rc;	/* 2: unusable path; 1: another run is writing it */
 	}
 	memset(&c, 0, sizeof(c));
 	if (pinner_init(&c.pin, o.cpus, o.ncpus, err_s, sizeof(err_s))) {
@@ -1743,12 +1703,9 @@ int rg_bpf_main(int argc, char **argv)
 		fprintf(stderr, "rgbench bpf: %s\n", strerror(-err));
 		rc = 1;
 	}
-	if (!rc && o.csv && (err = rg_results_write_csv(&rs, o.csv))) {
-		fprintf(stderr, "rgbench bpf: cannot write %s: %s\n", o.csv, strerror(-err));
-		rc = 1;
-	}
-	if (!rc && o.json && (err = rg_results_write_json(&rs, o.json))) {
-		fprintf(stderr, "rgbench bpf: cannot write %s: %s\n", o.json, strerror(-err));
+	/* Both files are complete and fsync'ed before either is renamed into place. */
+	if (!rc && (o.csv || o.json) && rg_results_write(&rs, o.csv, o.json, msg, sizeof(msg))) {
+		fprintf(stderr, "rgbench bpf: %s\n", msg);
 		rc = 1;
 	}
 	rg_results_free(&rs);

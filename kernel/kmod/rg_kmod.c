@@ -456,7 +456,10 @@ static int write_file_atomic(const char *path, const char *data, char *err, size
 	size_t len = strlen(data), off = 0;
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	if (rg_output_tmp_name(tmp, sizeof(tmp), path)) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto fail;
@@ -871,50 +874,15 @@ bad:
 	return -1;
 }
 
-/* Every --out/--json/--raw must name a file in an existing, writable directory. */
-static int check_out_paths(const struct opts *o)
-{
-	const char *paths[] = { o->out, o->json, o->raw };
-	const char *names[] = { "--out", "--json", "--raw" };
-
-	for (int i = 0; i < 3; i++) {
-		char dir[PATH_MAX];
-		const char *slash;
-
-		if (!paths[i])
-			continue;
-		if (!*paths[i] || is_dir(paths[i])) {
-			fprintf(stderr, "rgbench kmod: %s '%s' is not a file name\n", names[i], paths[i]);
-			return -1;
-		}
-		slash = strrchr(paths[i], '/');
-		if (!slash)
-			snprintf(dir, sizeof(dir), ".");
-		else if (slash == paths[i])
-			snprintf(dir, sizeof(dir), "/");
-		else
-			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - paths[i]), paths[i]);
-		if (!is_dir(dir) || access(dir, W_OK)) {
-			fprintf(stderr, "rgbench kmod: %s %s: directory %s %s\n", names[i], paths[i],
-				dir, is_dir(dir) ? "is not writable" : "does not exist");
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static int write_outputs(const struct opts *o, struct rg_resultset *rs, size_t from)
 {
-	int ret;
+	char err[4352];
 
 	if (!o->quiet)
 		print_table(rs, from);
-	if (o->out && (ret = rg_results_write_csv(rs, o->out))) {
-		fprintf(stderr, "rgbench kmod: cannot write %s: %s\n", o->out, strerror(-ret));
-		return -1;
-	}
-	if (o->json && (ret = rg_results_write_json(rs, o->json))) {
-		fprintf(stderr, "rgbench kmod: cannot write %s: %s\n", o->json, strerror(-ret));
+	/* Both files are complete and fsync'ed before either is renamed into place. */
+	if ((o->out || o->json) && rg_results_write(rs, o->out, o->json, err, sizeof(err))) {
+		fprintf(stderr, "rgbench kmod: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -956,9 +924,16 @@ int rg_kmod_main(int argc, char **argv)
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? 0 : 2;
-	/* Output paths first: a run must not end in a file that cannot be written. */
-	if (check_out_paths(&o))
-		return 2;
+	{
+		const char *outs[] = { o.out, o.json, o.raw };
+		char why[4352];
+
+		ret = rg_output_checkv(outs, 3, why, sizeof(why));
+		if (ret) {	/* 2: unusable path; 1: another run is writing it */
+			fprintf(stderr, "rgbench kmod: %s\n", why);
+			return ret;
+		}
+	}
 
 	if (o.from_raw) {
 		if (read_file(o.from_raw, &csv, err, sizeof(err))) {

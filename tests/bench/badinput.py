@@ -41,10 +41,17 @@ cases = [
     (["--list=yes"], "unknown option"),
     (["--benchmark_frobnicate=1"], "unknown Google Benchmark flag"),
     (["--benchmark_format=xml"], "console or json"),
-    (["--benchmark_repetitions=lots"], "unknown Google Benchmark flag"),
-    # Numbers the library would take but rgbench cannot use as rounds / chunk time.
-    (["--benchmark_repetitions=0"], "expected an integer in [1, 1000]"),
-    (["--benchmark_min_time=0"], "expected a number in"),
+    # Values passed on to Google Benchmark follow --repetitions/--min-time's rules (issue 11 item 7).
+    (["--benchmark_repetitions=lots"], "bad value for Google Benchmark flag"),
+    (["--benchmark_repetitions=-1"], "bad value for Google Benchmark flag"),
+    (["--benchmark_repetitions=0"], "bad value for Google Benchmark flag"),
+    (["--benchmark_min_time=0"], "bad value for Google Benchmark flag"),
+    (["--benchmark_min_time=-1"], "bad value for Google Benchmark flag"),
+    (["--benchmark_min_time=soon"], "bad value for Google Benchmark flag"),
+    (["--benchmark_filter=["], "not a regular expression"),
+    (["--benchmark_repetitions"], "bad value for Google Benchmark flag"),
+    (["--guards", "tls", "--scenarios", "pair", "--quiet", "--benchmark_filter=nomatch"],
+     "--benchmark_filter=nomatch matches no benchmark"),
 ]
 if ncpus >= 1024:
     cases = [x for x in cases if x[0] != ["--cpus", "1023"]]

@@ -107,7 +107,8 @@ def case_badargs(b):
             check(len(lines) == 1 and lines[0].startswith("rgbench bpf: "),
                   f"{args}: one clear error line: {lines}")
             check(not os.listdir(d), f"{args}: no output file left behind")
-        # Output paths refused before the run: same file twice, not a regular file, no directory.
+        # Output paths refused before the run: same file twice, not a regular file, no directory,
+        # a name over NAME_MAX (a name of NAME_MAX bytes is legal: its temporary name still fits).
         fifo = os.path.join(d, "fifo")
         os.mkfifo(fifo)
         link = os.path.join(d, "link.csv")
@@ -122,7 +123,7 @@ def case_badargs(b):
         keep = sorted(os.listdir(d))
         for args in (["--out", same, "--json", same], ["--json", fifo],
                      ["--out", link], ["--out", d], ["--out", os.path.join(d, "no/such/x.csv")],
-                     ["--out", os.path.join(d, "n" * 250 + ".csv")]) + \
+                     ["--out", os.path.join(d, "n" * 252 + ".csv")]) + \
                 ((["--out", dev],) if have_dev else ()):
             p = run(b, "--mode", "driver", "--attach", "driver-empty", *args)
             check(p.returncode == 2, f"{args}: exit 2 (got {p.returncode})")

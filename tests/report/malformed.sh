@@ -131,5 +131,31 @@ expect baddir "baddir/b.json:3: column 'ns_median': negative value -0.3"
 mkdir dupdir; cp "$json" dupdir/run1.json; cp "$json" dupdir/run2.json
 expect dupdir 'dupdir/run2.json:3: duplicate row user/noop/pair threads=1 duty_ns=0 batch=1000 \(also in dupdir/run1.json:3; one side holds one run\)' noplot
 
+# Issue 11 item 12: no rows, and control characters in a name.
+head -n 1 "$csv" > hdr.csv
+expect hdr.csv 'hdr.csv:1: no rows \(a header and nothing else\)'
+printf '{"schema_version":3,"run_id":"r","results":[]}\n' > norows.json
+expect norows.json "norows.json:1: no rows \\('results' is empty\\)"
+col ctl.csv guard '"tl\ns"'
+expect ctl.csv "ctl.csv:4: column 'guard': 'tl\\?s' holds a control character \\(names and texts are one printable line\\)"
+sed 's/"guard":"tls"/"guard":"t\\u001bls"/' "$json" > ctl.json
+expect ctl.json "ctl.json:[0-9]+: column 'guard': 't\\?ls' holds a control character .*"
+
+# Issue 11 item 3: a directory's x.csv and x.json from different runs are refused.
+mkdir mism; cp "$csv" mism/r.csv; cp "$good" mism/r.json
+expect mism "mism/r.csv: not from the same run as mism/r.json \\(run_id '[^']+' and '[^']+': a run stopped between writing the two, or two runs wrote these names\\); remove or rename one"
+
+# Issue 11 item 10: a FIFO (or a device) is refused without blocking on it.
+mkfifo fifo
+fifo_ok=1
+for cmd in "compare fifo $good" "compare $good fifo" "plot fifo --out fifoplot"; do
+	rc=0; timeout 20 "$R" $cmd > /dev/null 2> err.txt || rc=$?
+	if [[ $rc != 1 ]] || ! grep -qx 'rgbench: fifo: not a regular file or directory (a FIFO)' err.txt; then
+		echo "FAIL $cmd: rc=$rc (124: it blocked) $(head -c 300 err.txt)"; fail=1; fifo_ok=0
+	fi
+done
+[[ $fifo_ok == 1 ]] && expect fifo 'fifo: not a regular file or directory \(a FIFO\)'
+expect /dev/null '/dev/null: not a regular file or directory \(a character device\)'
+
 [[ $fail == 0 ]] && echo "malformed: all passed"
 exit $fail

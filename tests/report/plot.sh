@@ -63,7 +63,7 @@ grep -q "#3\|runs/" "$T/runs-out/pair-ns.svg" && { echo "FAIL runs: a CSV twin b
 # Failures write nothing: a bad file, no plottable rows, a broken python.
 rc=0; "$R" plot "$FX/plot-a.json" /nonexistent.csv --out "$T/bad" 2>/dev/null || rc=$?
 [[ $rc != 0 && ! -e $T/bad ]] || { echo "FAIL bad input: rc=$rc"; fail=1; }
-printf '{"schema_version":1,"results":[]}\n' > "$T/none.json"
+sed 's/"status":"ok"/"status":"skipped"/g' "$FX/ab-base.json" > "$T/none.json"
 rc=0; "$R" plot "$T/none.json" --out "$T/none" 2>"$T/err.txt" || rc=$?
 [[ $rc != 0 && ! -e $T/none ]] && grep -q "no plottable rows" "$T/err.txt" ||
 	{ echo "FAIL no rows: rc=$rc $(cat "$T/err.txt")"; fail=1; }
@@ -72,6 +72,38 @@ rc=0; RGBENCH_PYTHON=/bin/false "$R" plot "$FX/plot-a.json" --out "$T/keep" 2>/d
 [[ $rc != 0 && -z $(ls -A "$T/keep") ]] || { echo "FAIL broken python: rc=$rc $(ls -A "$T/keep")"; fail=1; }
 rc=0; "$R" plot "$FX/plot-a.json" 2>/dev/null || rc=$?
 [[ $rc == 2 ]] || { echo "FAIL missing --out: rc=$rc"; fail=1; }
+
+# Issue 11 item 8: values the plots cannot draw and a python without matplotlib give one
+# line and exit 1, never a traceback, and write nothing.
+one_line() {	# WHAT RC PATTERN: the last command's exit and err.txt
+	if [[ $2 != 1 || $(wc -l < "$T/err.txt") != 1 ]] || ! grep -Eqx "$3" "$T/err.txt"; then
+		echo "FAIL $1: rc=$2 stderr: $(head -c 400 "$T/err.txt")"; fail=1
+	fi
+}
+sed '0,/"ns_median":0.3,/s//"ns_median":1e300,/' "$FX/plot-a.json" > "$T/huge.json"
+rc=0; "$R" plot "$T/huge.json" --out "$T/huge" 2>"$T/err.txt" || rc=$?
+one_line "huge value" $rc "rgbench: plot: $T/huge.json:3: ns_median 1e\+300 is too large to draw \(over 1e\+15\)"
+[[ ! -e $T/huge ]] || { echo "FAIL huge value: $T/huge written"; fail=1; }
+printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' > "$T/nompl"	# -S: no dist-packages
+chmod +x "$T/nompl"
+rc=0; RGBENCH_PYTHON=$T/nompl "$R" plot "$FX/plot-a.json" --out "$T/nompl-out" 2>"$T/err.txt" || rc=$?
+one_line "no matplotlib" $rc "rgbench: plot: $T/nompl cannot import matplotlib: install python3-matplotlib \(scripts/deps.sh does\) or point RGBENCH_PYTHON at a python3 that has it"
+[[ ! -e $T/nompl-out ]] || { echo "FAIL no matplotlib: output written"; fail=1; }
+# Whatever else fails while drawing is one line too (the script's own net, driven directly).
+script=$(dirname "$R")/rgplot.py
+{ echo "source,label,host,cpu_model,suite,guard,scenario,threads,duty_ns,batch,status,ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev"
+  echo "0,a,h,m,user,noop,pair,1,0,1000,ok,1e300,,0.2,0.4,,"
+  echo "0,a,h,m,user,tls,pair,1,0,1000,ok,0.5,,0.4,0.6,,"; } > "$T/rows.csv"
+mkdir "$T/direct"
+rc=0; /usr/bin/python3 "$script" --data "$T/rows.csv" --out "$T/direct" 2>"$T/err.txt" || rc=$?
+if [[ $rc != 5 || $(wc -l < "$T/err.txt") != 1 ]] || ! grep -q '^rgbench: plot: cannot draw pair-ns: ' "$T/err.txt"; then
+	echo "FAIL drawing error: rc=$rc stderr: $(head -c 400 "$T/err.txt")"; fail=1
+fi
+
+# Issue 11 item 3: a directory whose x.csv and x.json are from different runs is refused.
+mkdir "$T/mism"; cp "$FX/ab-base.csv" "$T/mism/r.csv"; cp "$FX/ab-new.json" "$T/mism/r.json"
+rc=0; "$R" plot "$T/mism" --out "$T/mism-out" 2>"$T/err.txt" || rc=$?
+one_line "mismatched pair" $rc "rgbench: $T/mism/r.csv: not from the same run as $T/mism/r.json .*"
 
 [[ $fail == 0 ]] && echo "plot: all passed"
 exit $fail

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rg/report.h"
 
@@ -219,7 +220,8 @@ static char *make_json(int version, int row_version, bool events)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	fprintf(f, "{\"schema_version\":%d,\"results\":[\n{", version);
+	fprintf(f, "{\"schema_version\":%d,%s\"results\":[\n{", version,
+		version >= 3 ? "\"run_id\":\"x\"," : "");
 	for (int k = 0, first = 1; k < RG_NCOLS; k++) {
 		const char *n = names[k], *kd = kinds[k];
 
@@ -251,6 +253,7 @@ static char *make_json(int version, int row_version, bool events)
  */
 static void test_versions(void)
 {
+	char *t;
 	struct rg_rows rows = { 0 };
 	char err[1024] = "", *s;
 
@@ -328,6 +331,16 @@ static void test_versions(void)
 	s = make_json(1, 1, true);
 	expect_err("v1.json", s, strlen(s), "v1.json:2: results[0]: field 'events' is not in schema version 1");
 	free(s);
+	/* Version 3 JSON: the run id at the top is required and is every row's. */
+	s = make_json(3, 3, true);
+	t = strstr(s, "\"run_id\":\"x\",");
+	memmove(t, t + 13, strlen(t + 13) + 1);
+	expect_err("v3.json", s, strlen(s), "v3.json:1: no 'run_id' string at the top level (schema version 3)");
+	free(s);
+	s = make_json(3, 3, true);
+	strstr(s, "\"run_id\":\"x\"")[10] = 'y';
+	expect_err("v3.json", s, strlen(s), "v3.json:2: results[0]: run_id 'x', the file says 'y'");
+	free(s);
 	s = make_json(2, 2, false);
 	expect_err("v2.json", s, strlen(s), "v2.json:2: results[0]: required field 'events' is missing");
 	free(s);
@@ -339,7 +352,7 @@ static void test_versions(void)
 static void test_reader(void)
 {
 	struct rg_rows rows = { 0 };
-	char err[1024] = "", *s;
+	char err[1024] = "", *s, *t;
 
 	/* Column order and extra columns do not matter; values come through exactly. */
 	s = make_csv(true, true, 2, NULL, NULL);
@@ -448,13 +461,105 @@ static void test_reader(void)
 		   "j.json:3: results[0]: required field 'schema_version' is missing");
 	expect_err("j.json", "{\"schema_version\":1,\"x\":NaN,\"results\":[]}", 41, "invalid JSON");
 	expect_err("j.json", "[1,2]", 5, "top level is not an object");
-	expect_ok("j.json", "{\"schema_version\":1,\"results\":[]}", 0);
+	/* No rows: a header alone, an empty results array (issue 11 item 12). */
+	expect_err("j.json", "{\"schema_version\":1,\"results\":[]}", 33,
+		   "j.json:1: no rows ('results' is empty)");
+	s = make_csv(false, false, 0, NULL, NULL);
+	expect_err("h.csv", s, strlen(s), "h.csv:1: no rows (a header and nothing else)");
+	free(s);
+	/* Control characters in any name or text (tab, LF in quotes, ESC, DEL, C1 NEL). */
+	{
+		static const char *ctl[] = { "\"tl\ns\"", "\"t\tls\"", "\"tl\r\ns\"", "tl\xc2\x85s" };
+		static const char *jctl[] = { "t\\nls", "t\\u001bls", "t\\u007fls", "t\\u0085ls" };
+
+		for (size_t i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++) {
+			s = make_csv(false, false, 1, "guard", ctl[i]);
+			expect_err("c.csv", s, strlen(s), "c.csv:2: column 'guard': 't");
+			expect_err("c.csv", s, strlen(s), "holds a control character");
+			free(s);
+		}
+		/* JSON escapes reach the same check (raw ESC or DEL bytes are binary data). */
+		for (size_t i = 0; i < sizeof(jctl) / sizeof(jctl[0]); i++) {
+			char *g;
+
+			s = make_json(3, 3, true);
+			g = strstr(s, "\"guard\":\"tls\"");
+			t = malloc(strlen(s) + 32);
+			snprintf(t, strlen(s) + 32, "%.*s\"guard\":\"%s\"%s", (int)(g - s), s, jctl[i],
+				 g + strlen("\"guard\":\"tls\""));
+			expect_err("c.json", t, strlen(t), "c.json:2: column 'guard': 't?");
+			expect_err("c.json", t, strlen(t), "ls' holds a control character");
+			free(t);
+			free(s);
+		}
+		s = make_csv(false, false, 1, "reason", "\"two\nlines\"");
+		expect_err("c.csv", s, strlen(s), "column 'reason': 'two?lines' holds a control character");
+		free(s);
+		s = make_csv(false, false, 1, "guard", "t\xc3\xa9ls");	/* UTF-8 letters are fine */
+		expect_ok("u.csv", s, 1);
+		free(s);
+	}
 	test_versions();
+}
+
+static void write_file(const char *path, const char *data)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f && fputs(data, f) >= 0 && !fclose(f), "cannot write %s", path);
+}
+
+/* A directory's x.csv and x.json are one run only when their run ids agree (issue 11 item 3). */
+static void test_pairs(void)
+{
+	char dir[] = "/tmp/rg-pairs-XXXXXX", p[256], err[1024] = "", *csv, *json;
+	struct rg_rows rows = { 0 };
+	struct rg_dir_run *runs;
+	size_t n;
+
+	CHECK(mkdtemp(dir), "mkdtemp");
+	csv = make_csv(false, false, 1, "run_id", "x");	/* make_json's run id is "x" too */
+	json = make_json(3, 3, true);
+	snprintf(p, sizeof(p), "%s/r.csv", dir);
+	write_file(p, csv);
+	snprintf(p, sizeof(p), "%s/r.json", dir);
+	write_file(p, json);
+	CHECK(!rg_list_dir(dir, &runs, &n, err, sizeof(err)) && n == 1 && runs[0].twin &&
+	      strstr(runs[0].path, "/r.json") && strstr(runs[0].twin, "/r.csv"), "list: %s", err);
+	if (!err[0])
+		rg_list_free(runs, n);
+	CHECK(!rg_read_path(dir, &rows, err, sizeof(err)) && rows.n == 1, "matching pair: %s", err);
+	rg_rows_free(&rows);
+	free(csv);
+	/* The CSV of another run beside it: refused, naming both files. */
+	csv = make_csv(false, false, 1, "run_id", "20260101T000000Z-0011223344556677");
+	snprintf(p, sizeof(p), "%s/r.csv", dir);
+	write_file(p, csv);
+	CHECK(rg_read_path(dir, &rows, err, sizeof(err)) && strstr(err, "/r.csv: not from the same run as ") &&
+	      strstr(err, "(run_id '20260101T000000Z-0011223...' and 'x':"), "mismatch: %s", err);
+	rg_rows_free(&rows);
+	free(csv);
+	/* An old (version 2) CSV beside a version 3 JSON: not one run either. */
+	file_version = 2;
+	csv = make_csv(false, false, 1, "events", "n/a");
+	set_row_versions(csv, '2');
+	file_version = RG_SCHEMA_VERSION;
+	write_file(p, csv);
+	CHECK(rg_read_path(dir, &rows, err, sizeof(err)) && strstr(err, "run_id 'none' and 'x'"),
+	      "v2 csv beside v3 json: %s", err);
+	rg_rows_free(&rows);
+	free(csv);
+	free(json);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/r.json", dir);
+	unlink(p);
+	rmdir(dir);
 }
 
 int main(void)
 {
 	test_mwu();
 	test_reader();
+	test_pairs();
 	return rg_test_done("report unit tests");
 }

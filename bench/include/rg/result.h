@@ -169,9 +169,12 @@ int rg_result_set_samples(struct rg_result *r, const double *ns,
 			  const double *mops, size_t n);
 
 /*
- * Write the set to path, atomically: the data goes to "path.tmp.<pid>", is
- * fsync'ed, then renamed over path. An interrupted run leaves either the old
- * file or the complete new one. 0 or -errno (nothing left behind on error).
+ * Write the set to path, atomically: the data goes to a temporary file beside
+ * it (".NAME.PID.tmp", or ".rgbench-HASH.PID.tmp" when that would exceed
+ * NAME_MAX), is fsync'ed, then renamed over path. An interrupted run leaves
+ * either the old file or the complete new one. A path that exists and is not a
+ * regular file is never replaced (-EEXIST; -EISDIR for a directory).
+ * 0 or -errno (nothing left behind on error).
  */
 int rg_results_write_csv(const struct rg_resultset *rs, const char *path);
 int rg_results_write_json(const struct rg_resultset *rs, const char *path);
@@ -179,6 +182,40 @@ int rg_results_write_json(const struct rg_resultset *rs, const char *path);
 /* Copy n histogram bins (hi may hold INFINITY for the open last bin). 0 or -ENOMEM. */
 int rg_result_set_lat_hist(struct rg_result *r, const double *lo, const double *hi,
 			   const uint64_t *count, size_t n);
+
+/*
+ * Both files of one run (either path may be NULL): both temporary files are
+ * written and fsync'ed first, then renamed one right after the other, so a
+ * full disk or a write error changes neither. Both carry rs->run_id, so a kill
+ * between the two renames leaves a pair the reader refuses as mismatched.
+ * 0, or -errno with "cannot write PATH: why" in err.
+ */
+int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
+		     char *err, size_t errlen);
+
+/*
+ * Check the output paths of a run before measuring, and reserve them:
+ *  - each path names a file in an existing, writable directory, with a name
+ *    within NAME_MAX and PATH_MAX (its temporary and lock names always fit);
+ *  - an existing path must be a regular file: a directory, device, FIFO or
+ *    socket is refused, and so is a symbolic link (rgbench never writes
+ *    through a link nor replaces one: give the target's path);
+ *  - no two paths name the same file (e.g. --out x.csv --json ./x.csv);
+ *  - each path is locked against other runs writing it: a lock file beside it
+ *    (".NAME.lock", flock()ed, holding the pid), so a second run on the same
+ *    output fails here instead of interleaving its files with the first. A
+ *    lock left by a process that died is free again (flock dies with it).
+ * Locks are held until rg_output_release() or process exit.
+ * Returns 0; 2 when a path is unusable (a usage error: "PATH: why" in err);
+ * 1 when a lock cannot be taken (errno EBUSY: another run holds it).
+ */
+int rg_output_check(const char *csv, const char *json, char *err, size_t errlen);
+/* The same for n paths (NULL entries are skipped), e.g. kmod's --out, --json and --raw. */
+int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen);
+/* Drop every output lock this process holds (also done at exit). */
+void rg_output_release(void);
+/* The temporary name the writers use for path (fits NAME_MAX). 0 or -ENAMETOOLONG. */
+int rg_output_tmp_name(char *buf, size_t len, const char *path);
 
 /* Write one CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
 void rg_csv_put_field(FILE *f, const char *s);

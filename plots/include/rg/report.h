@@ -55,9 +55,12 @@ struct rg_rows {
 /*
  * Read one result file (CSV or JSON, told apart by content) or every *.csv and
  * *.json in a directory, appending the rows to out. A CSV file with a JSON
- * sibling of the same stem in the same directory is validated but its rows are
- * dropped (the JSON carries the same rows plus the samples). Rows with the same
- * key (suite, guard, scenario, threads, duty_ns, batch) are refused.
+ * sibling of the same stem in the same directory is validated and must carry
+ * the same run id, but its rows are dropped (the JSON carries the same rows
+ * plus the samples). Rows with the same key (suite, guard, scenario, threads,
+ * duty_ns, batch) are refused, and so are files with no rows, string values
+ * holding control characters, and anything that is not a regular file or a
+ * directory (never opened for a blocking read).
  * On error returns -1 with "FILE:LINE: problem" in err; out may then hold rows
  * and must still be freed.
  */
@@ -70,13 +73,28 @@ int rg_read_buffer(const char *name, const char *buf, size_t len,
 void rg_rows_free(struct rg_rows *rows);
 
 /*
- * The *.csv and *.json files of a directory as "path/name", sorted; shadowed[i]
- * when names[i] is x.csv with an x.json beside it. 0, or -1 with err set
- * (also when there is none). Free with rg_list_free().
+ * One run found in a directory: a result file, or a JSON with its CSV twin
+ * (x.json beside x.csv: the same run; the JSON also has the samples).
  */
-int rg_list_dir(const char *path, char ***names, bool **shadowed, size_t *n,
-		char *err, size_t errlen);
-void rg_list_free(char **names, bool *shadowed, size_t n);
+struct rg_dir_run {
+	char *path;		/* "DIR/name" */
+	char *twin;		/* "DIR/x.csv" when path is "DIR/x.json" and it exists, else NULL */
+};
+
+/*
+ * The runs in a directory (its *.csv and *.json files, hidden and temporary
+ * ones left out), sorted by path. 0, or -1 with err set (also when there is
+ * none). Free with rg_list_free().
+ */
+int rg_list_dir(const char *path, struct rg_dir_run **runs, size_t *n, char *err, size_t errlen);
+void rg_list_free(struct rg_dir_run *runs, size_t n);
+
+/*
+ * Read one listed run into out: the file, or the CSV twin (validated, rows
+ * dropped) and then the JSON, refusing a pair whose run ids differ (a run
+ * killed between its two renames, or two runs that wrote the same names).
+ */
+int rg_read_run(const struct rg_dir_run *run, struct rg_rows *out, char *err, size_t errlen);
 
 /* Refuse two rows with the same key in rows (first error only). 0 or -1. */
 int rg_rows_check_unique(const struct rg_rows *rows, size_t from, char *err, size_t errlen);

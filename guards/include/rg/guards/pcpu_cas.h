@@ -4,6 +4,7 @@
 #define RG_GUARDS_PCPU_CAS_H
 
 #include "rg/guard.h"
+#include "rg/guards/tsan_flag.h"	/* TSan: what the asm does */
 
 /*
  * enter: return cmpxchg(slot, 0, 1) == 0           exit: if (granted) slot = 0
@@ -20,9 +21,9 @@ static rg_always_inline bool rg_guard_pcpu_cas_enter(struct rg_guard *g)
 	uint32_t *slot = rg_guard_this_slot(g);
 
 #if RG_ARCH_X86_64
-	return rg_x86_lock_cmpxchg32(slot, 0, 1) == 0;
+	return rg_flag_taken(slot, rg_x86_lock_cmpxchg32(slot, 0, 1) == 0);
 #else
-	return rg_lse_cas32(slot, 0, 1) == 0;
+	return rg_flag_taken(slot, rg_lse_cas32(slot, 0, 1) == 0);
 #endif
 }
 
@@ -30,7 +31,7 @@ static rg_always_inline void rg_guard_pcpu_cas_exit(struct rg_guard *g, bool gra
 {
 	/* a flag: only the enter that took it gives it back */
 	if (granted)
-		RG_WRITE_ONCE(*rg_guard_this_slot(g), 0);
+		rg_flag_give_back(rg_guard_this_slot(g));
 }
 
 #endif /* RG_GUARDS_PCPU_CAS_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* A per-CPU flag taken in inline asm and given back with a store, as ThreadSanitizer must be told. */
+#ifndef RG_GUARDS_TSAN_FLAG_H
+#define RG_GUARDS_TSAN_FLAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rg/compiler.h"
+
+/*
+ * ThreadSanitizer cannot see an xchg/SWP or cmpxchg/CAS in inline asm, so it
+ * takes the hand-over of a flag (one holder's store of 0, the next holder's
+ * store) for a race. Under TSan only (-DRG_SANITIZE=thread), the store that
+ * gives the flag back is a release store TSan sees (the same mov on x86), and
+ * the asm that took it acquires from it. In every other build these are the
+ * plain store and nothing: the measured code is unchanged.
+ */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+
+static rg_always_inline bool rg_flag_taken(uint32_t *slot, bool taken)
+{
+	if (taken)
+		__tsan_acquire(slot);
+	return taken;
+}
+
+static rg_always_inline void rg_flag_give_back(uint32_t *slot)
+{
+	__atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+}
+#else
+static rg_always_inline bool rg_flag_taken(uint32_t *slot, bool taken)
+{
+	(void)slot;
+	return taken;
+}
+
+static rg_always_inline void rg_flag_give_back(uint32_t *slot)
+{
+	RG_WRITE_ONCE(*slot, 0);
+}
+#endif
+
+#endif /* RG_GUARDS_TSAN_FLAG_H */

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: MIT
+"""Output paths: refused before the run when unusable, locked against a second run, never overwritten by default names."""
+import json
+import os
+import socket
+import stat
+import subprocess
+import tempfile
+import time
+
+import rgtest
+
+a = rgtest.args()
+c = rgtest.Checker("bench.output")
+Q = ["--guards", "tls", "--scenarios", "pair", "--no-bpf", "--quiet", "--repetitions", "1",
+     "--min-time", "0.001"]
+listing = rgtest.run(a, "--list").stdout
+subs = [s for s in ("bpf", "kmod") if f"{s} (not built)" not in listing]
+
+
+def one_line(r, want, rc, what):
+    lines = r.stderr.splitlines()
+    c.check(r.returncode == rc, f"{what}: exit {r.returncode}, expected {rc} (stderr {r.stderr!r})")
+    c.check(len(lines) == 1 and lines[0].startswith("rgbench") and want in lines[0],
+            f"{what}: stderr {r.stderr!r}, expected one line with {want!r}")
+    c.check(r.stdout == "", f"{what}: stdout {r.stdout[:200]!r} (did it run?)")
+
+
+def listing_of(d):
+    return sorted(os.listdir(d))
+
+
+# Item 1: an existing output that is not a regular file is refused before the run, unchanged.
+tmp = tempfile.mkdtemp(prefix="rgbench-out-")
+os.mkfifo(os.path.join(tmp, "fifo"))
+os.mkdir(os.path.join(tmp, "dir"))
+os.symlink("target.csv", os.path.join(tmp, "dangling.csv"))
+with open(os.path.join(tmp, "real.csv"), "w") as f:
+    f.write("OLD\n")
+os.symlink("real.csv", os.path.join(tmp, "link.csv"))
+sock = socket.socket(socket.AF_UNIX)
+sock.bind(os.path.join(tmp, "sock"))
+before = listing_of(tmp)
+cases = [("fifo", "not a regular file (a FIFO)"), ("sock", "not a regular file (a socket)"),
+         ("dir", "is a directory"), ("dangling.csv", "is a symbolic link"),
+         ("link.csv", "is a symbolic link")]
+if os.geteuid() != 0:
+    # Only where a regression could not replace the system's node (root may rename over it).
+    cases.append(("/dev/null", "not a regular file (a character device)"))
+else:
+    os.mknod(os.path.join(tmp, "null"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    before = listing_of(tmp)
+    cases.append(("null", "not a regular file (a character device)"))
+for sub in [None] + subs:
+    for path, want in cases:
+        for flag in ("--out", "--json"):
+            if sub is None:
+                argv = Q + ([flag, path] if flag == "--out" else ["--out", "ok.csv", flag, path])
+            else:
+                argv = [sub, flag, path]
+            r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+            one_line(r, want, 2, f"{sub or 'rgbench'} {flag} {path}")
+            c.check(listing_of(tmp) == before, f"{sub} {flag} {path}: files now {listing_of(tmp)}")
+c.check(stat.S_ISFIFO(os.lstat(os.path.join(tmp, "fifo")).st_mode), "the FIFO was replaced")
+c.check(os.geteuid() != 0 or stat.S_ISCHR(os.lstat(os.path.join(tmp, "null")).st_mode),
+        "the device node was replaced")
+c.check(os.path.islink(os.path.join(tmp, "link.csv")) and
+        os.readlink(os.path.join(tmp, "link.csv")) == "real.csv" and
+        open(os.path.join(tmp, "real.csv")).read() == "OLD\n", "the link or its target changed")
+sock.close()
+
+# Item 2: one file for both outputs, however spelled, is refused before the run.
+tmp = tempfile.mkdtemp(prefix="rgbench-same-")
+os.mkdir(os.path.join(tmp, "sub"))
+for out, js in (("x.csv", "x.csv"), ("x.csv", "./x.csv"), ("sub/../x.csv", "x.csv"),
+                (os.path.join(tmp, "x.csv"), "x.csv")):
+    for sub in [None] + subs:
+        argv = (Q if sub is None else [sub]) + ["--out", out, "--json", js]
+        r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+        one_line(r, "are the same file", 2, f"{sub or 'rgbench'} --out {out} --json {js}")
+        c.check(listing_of(tmp) == ["sub"], f"--out {out} --json {js}: files {listing_of(tmp)}")
+if "kmod" in subs:
+    r = rgtest.run(a, "kmod", "--out", "x.csv", "--raw", "./x.csv", cwd=tmp)
+    one_line(r, "are the same file", 2, "kmod --out x.csv --raw ./x.csv")
+
+# Item 9: the output name is checked before measuring; a legal 255-byte name is written.
+tmp = tempfile.mkdtemp(prefix="rgbench-name-")
+name_max = os.pathconf(tmp, "PC_NAME_MAX")
+long_csv = "a" * (name_max - 4) + ".csv"
+r = rgtest.run(a, *Q, "--out", long_csv, cwd=tmp, timeout=300)
+c.check(r.returncode == 0, f"{name_max}-byte name: exit {r.returncode} {r.stderr!r}")
+c.check(listing_of(tmp) == [long_csv], f"{name_max}-byte name: files {listing_of(tmp)}")
+r = rgtest.run(a, *Q, "--out", "b" * (name_max + 1), cwd=tmp)
+one_line(r, f"file name longer than {name_max} bytes", 2, "too long a name")
+# The JSON beside a CSV whose name just fits would not fit: refused before the run too.
+r = rgtest.run(a, *Q, "--out", "c" * (name_max - 4) + ".csv", "--json", cwd=tmp)
+one_line(r, f"file name longer than {name_max} bytes", 2, "JSON beside a long CSV name")
+for sub in [None] + subs:
+    argv = (Q if sub is None else [sub]) + ["--out", "/nonexistent-dir/x.csv"]
+    one_line(rgtest.run(a, *argv, cwd=tmp), "does not exist", 2, f"{sub}: no directory")
+    argv = (Q if sub is None else [sub]) + ["--json", os.path.join(long_csv, "x.json")]
+    one_line(rgtest.run(a, *argv, cwd=tmp), "is not a directory", 2, f"{sub}: file as directory")
+    if os.geteuid() != 0:
+        ro = os.path.join(tmp, "ro")
+        os.makedirs(ro, exist_ok=True)
+        os.chmod(ro, 0o555)
+        argv = (Q if sub is None else [sub]) + ["--out", os.path.join(ro, "x.csv")]
+        one_line(rgtest.run(a, *argv, cwd=tmp), "is not writable", 2, f"{sub}: read-only dir")
+c.check(sorted(x for x in listing_of(tmp) if x != "ro") == [long_csv], f"left {listing_of(tmp)}")
+
+# Item 3: a second run on an output another run is writing fails at once; a stale lock is no lock.
+tmp = tempfile.mkdtemp(prefix="rgbench-lock-")
+first = subprocess.Popen(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--no-bpf",
+                                        "--repetitions", "3", "--min-time", "0.2",
+                                        "--out", "r.csv", "--json", "r.json"),
+                         cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+head = first.stdout.readline()	# printed after the outputs are locked, before measuring
+c.check(head.startswith("rgbench "), f"first run: header {head!r}")
+for argv in ([*Q, "--out", "r.csv"], [*Q, "--out", "other.csv", "--json", "r.json"],
+             *([s, "--out", "r.csv"] for s in subs)):
+    t0 = time.monotonic()
+    r = rgtest.run(a, *argv, cwd=tmp)
+    one_line(r, "is being written by another rgbench run", 1, f"second run {argv[-2:]}")
+    c.check(f"(pid {first.pid}," in r.stderr, f"the lock does not name pid {first.pid}: {r.stderr!r}")
+out, err = first.communicate(timeout=300)
+c.check(first.returncode == 0, f"first run: exit {first.returncode} {err!r}")
+c.check(listing_of(tmp) == ["r.csv", "r.json"], f"lock: files {listing_of(tmp)}")
+if first.returncode == 0:
+    hdr, rows = rgtest.read_csv(os.path.join(tmp, "r.csv"))
+    doc = rgtest.read_json(os.path.join(tmp, "r.json"))
+    c.check(rows and all(x["run_id"] == doc["run_id"] for x in rows), "CSV and JSON run ids differ")
+with open(os.path.join(tmp, ".r.csv.lock"), "w") as f:
+    f.write("999999999\n")	# left by a run that was killed: no process holds it
+r = rgtest.run(a, *Q, "--out", "r.csv", cwd=tmp)
+c.check(r.returncode == 0 and r.stderr == "", f"stale lock: exit {r.returncode} {r.stderr!r}")
+c.check(listing_of(tmp) == ["r.csv", "r.json"], f"stale lock: files {listing_of(tmp)}")
+
+# Item 13: default names never overwrite: runs started in the same second all keep their results.
+tmp = tempfile.mkdtemp(prefix="rgbench-default-")
+procs = [subprocess.Popen(rgtest.command(a, *Q), cwd=tmp, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) for _ in range(3)]
+for p in procs:
+    out, err = p.communicate(timeout=300)
+    c.check(p.returncode == 0, f"default run: exit {p.returncode} {err!r}")
+r = rgtest.run(a, *Q, cwd=tmp)
+c.check(r.returncode == 0, f"default run: exit {r.returncode} {r.stderr!r}")
+files = listing_of(os.path.join(tmp, "results"))
+csvs = [x for x in files if x.endswith(".csv")]
+c.check(len(csvs) == 4 and len(files) == 8, f"4 default runs left {files}")
+ids = set()
+for x in csvs:
+    doc = json.load(open(os.path.join(tmp, "results", x[:-4] + ".json")))
+    hdr, rows = rgtest.read_csv(os.path.join(tmp, "results", x))
+    c.check(all(r["run_id"] == doc["run_id"] for r in rows), f"{x}: CSV and JSON run ids differ")
+    ids.add(doc["run_id"])
+c.check(len(ids) == 4, f"run ids {ids}")
+c.done()
