@@ -165,7 +165,7 @@ static void test_arch(int expect_lse)
 /* The rseq add: lands on this CPU's slot only, wraps, and is exact. */
 static void test_rseq(void)
 {
-	enum { STRIDE = 128, NSLOT = 1024 };
+	enum { STRIDE = 128, SHIFT = 7, NSLOT = 1024 };
 	static char slots[STRIDE * NSLOT] __attribute__((aligned(128)));
 	cpu_set_t set;
 	int cpu;
@@ -189,16 +189,16 @@ static void test_rseq(void)
 
 	uint32_t *mine = (uint32_t *)(slots + (size_t)cpu * STRIDE);
 
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 5), 5);
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 0x100), 0x105);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, 5), 5);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, 0x100), 0x105);
 	CHECK_EQ(*mine, 0x105);
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, (uint32_t)-0x105), 0);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, (uint32_t)-0x105), 0);
 	*mine = MAX32;
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 1), 0);
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, (uint32_t)-1), MAX32);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, 1), 0);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, (uint32_t)-1), MAX32);
 	*mine = 0;
 	for (int i = 0; i < 100000; i++)
-		rg_rseq_add_return_u32(slots, STRIDE, 1);
+		rg_rseq_add_return_u32(slots, SHIFT, 1);
 	CHECK_EQ(*mine, 100000);
 	*mine = 0;
 	for (size_t i = 0; i < sizeof(slots); i++)
@@ -225,7 +225,7 @@ static void test_rseq(void)
 	CPU_SET(other, &set);
 	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to cpu %d", other);
 	CHECK_EQ(rg_this_cpu(), other);
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 7), 7);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, 7), 7);
 	CHECK_EQ(*(uint32_t *)(slots + (size_t)other * STRIDE), 7);
 	CHECK_EQ(*mine, 0);
 	printf("rseq migration: cpu %d -> %d, rg_this_cpu() and the sequence followed\n", cpu, other);

@@ -9,7 +9,8 @@
  * enter: return true          exit: nothing
  * Instruction: none. Protects against: nothing (RG_NO_PROTECTION).
  * Its cost is the loop, the batch bookkeeping and the call into the measured
- * function: subtract it from every other guard, never report a guard without it.
+ * function: every other guard's cost is reported as a paired difference
+ * against noop measured in the same rounds (delta_ns, bench/), never alone.
  */
 static rg_always_inline bool rg_guard_noop_enter(struct rg_guard *g)
 {
