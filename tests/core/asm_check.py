@@ -146,8 +146,8 @@ def scan(objdump, lib):
             if pre == "lock":
                 mn = "lock " + mn
         last = (addr, mn, ops)
-        if NOP.match(f"{mn} {ops}"):
-            continue		# alignment padding is not part of what a loop measures
+        if arch == "x86_64" and NOP.match(f"{mn} {ops}"):
+            continue		# x86 alignment padding (arm64 keeps nop: the kernel's padded ops)
         p["insns"].append(last)
         if mn in ("call", "callq", "bl"):
             p["calls"].append((addr, None))	# target from the relocation that follows
