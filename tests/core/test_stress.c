@@ -125,7 +125,11 @@ static void *worker_main(void *arg)
 		fprintf(stderr, "cannot pin to cpu %d\n", w->cpu);
 		exit(1);
 	}
-	rg_percpu_thread_init();
+	if (rg_percpu_thread_init() != w->cpu) {
+		/* a per-CPU guard would fault on the poison base: say why instead */
+		fprintf(stderr, "rg_percpu_thread_init() did not confirm cpu %d\n", w->cpu);
+		exit(1);
+	}
 	me = w;
 	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
 		sched_yield();
