@@ -234,15 +234,8 @@ static void list(const int *cpus, int ncpus)
 	char topo[256];
 	const char *why = rg_counters_probe();
 
-	printf("guards (guards/guards.def):\n");
-	for (int i = 0; i < RG_GUARD__COUNT; i++) {
-		const char *reason = NULL;
-		bool ok = rg_guard_available(&rg_guards[i], &reason);
-		char avail[160];
-
-		snprintf(avail, sizeof(avail), ok ? "available" : "skipped (%s)", reason);
-		printf("  %-16s %-24s %s\n", rg_guards[i].name, avail, rg_guards[i].summary);
-	}
+	printf("guards (guards/guards.def: name, availability, scope, role, what it is):\n");
+	rg_guard_print_list(stdout);
 	printf("scenarios:\n");
 	for (int i = 0; i < RG_SC__COUNT; i++)
 		printf("  %-16s %s\n", rg_scenario_names[i], rg_scenario_docs[i]);

@@ -675,6 +675,7 @@ static int add_row(struct rg_resultset *rs, struct bcase *c, const struct bcase 
 		r = rg_results_add(rs, "user", gname, c->scenario);
 	if (!r)
 		return -ENOMEM;
+	snprintf(r->role, sizeof(r->role), "%s", rg_guard_role(c->gi));	/* guards.def */
 	r->threads = c->threads;
 	r->batch = (long)c->batch;
 	r->duty_ns = c->duty_ns;

@@ -10,6 +10,9 @@
 
 __thread uint32_t rg_tls_depth;
 
+/* ref-lock-xadd's word (element 0): a fixed address, alone on its cache lines. */
+uint32_t rg_ref_word[RG_CACHELINE / sizeof(uint32_t)] __attribute__((aligned(RG_CACHELINE)));
+
 int rg_guard_init(struct rg_guard *g, size_t stride)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -20,7 +23,7 @@ int rg_guard_init(struct rg_guard *g, size_t stride)
 		n = 1;
 	if (!stride)
 		stride = RG_CACHELINE;
-	if (stride < sizeof(uint32_t) || stride % sizeof(uint32_t))
+	if (stride < sizeof(uint32_t) || (stride & (stride - 1)))
 		return -EINVAL;
 	g->ncpus = (unsigned int)n;
 	g->stride = stride;
@@ -33,6 +36,8 @@ int rg_guard_init(struct rg_guard *g, size_t stride)
 		return -ENOMEM;
 	}
 	memset(g->pcpu, 0, bytes);
+	g->off = (uintptr_t)g->pcpu;
+	g->shift = (unsigned int)__builtin_ctzl(stride);
 	memset(g->global, 0, RG_CACHELINE);
 	return 0;
 }

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
-/* rg-guard-table: print the markdown guard table, or check a README's copy of it. */
+/* rg-guard-table: print the markdown guard tables (README, docs/core.md), or check a file's copy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rg/registry.h"
 
-#define BEGIN "<!-- guards:begin -->"
-#define END "<!-- guards:end -->"
+struct table {
+	const char *begin, *end;
+	void (*print)(FILE *f);
+};
+
+static const struct table guards_table = {
+	"<!-- guards:begin -->", "<!-- guards:end -->", rg_guard_print_table };
+static const struct table kernel_table = {
+	"<!-- kernel-table:begin -->", "<!-- kernel-table:end -->", rg_guard_print_kernel_table };
 
 static char *slurp(FILE *f, size_t *len)
 {
@@ -37,7 +44,7 @@ static char *slurp(FILE *f, size_t *len)
 	return buf;
 }
 
-static int check(const char *path)
+static int check(const char *path, const struct table *t)
 {
 	FILE *f = fopen(path, "r"), *mem;
 	char *text, *want = NULL, *b, *e;
@@ -55,15 +62,15 @@ static int check(const char *path)
 		fprintf(stderr, "rg-guard-table: out of memory\n");
 		return 1;
 	}
-	rg_guard_print_table(mem);
+	t->print(mem);
 	fclose(mem);
-	b = strstr(text, BEGIN);
-	e = b ? strstr(b, END) : NULL;
+	b = strstr(text, t->begin);
+	e = b ? strstr(b, t->end) : NULL;
 	if (!b || !e) {
-		fprintf(stderr, "rg-guard-table: %s has no %s ... %s section\n", path, BEGIN, END);
+		fprintf(stderr, "rg-guard-table: %s has no %s ... %s section\n", path, t->begin, t->end);
 		rc = 1;
 	} else {
-		b += strlen(BEGIN);
+		b += strlen(t->begin);
 		while (*b == '\n')
 			b++;
 		*e = '\0';
@@ -73,10 +80,11 @@ static int check(const char *path)
 			want[--wlen] = '\0';
 		rc = strcmp(b, want) != 0;
 		if (rc)
-			fprintf(stderr, "rg-guard-table: the guard table in %s differs from the registry; "
+			fprintf(stderr, "rg-guard-table: the table in %s differs from guards.def; "
 				"replace it with:\n%s\n", path, want);
 		else
-			printf("%s: guard table matches the registry (%d guards)\n", path, RG_GUARD__COUNT);
+			printf("%s: %s table matches guards.def (%d guards)\n", path,
+			       t == &kernel_table ? "kernel-source" : "guard", RG_GUARD__COUNT);
 	}
 	free(text);
 	free(want);
@@ -89,8 +97,14 @@ int main(int argc, char **argv)
 		rg_guard_print_table(stdout);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "--kernel")) {
+		rg_guard_print_kernel_table(stdout);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--check"))
-		return check(argv[2]);
-	fprintf(stderr, "usage: rg-guard-table [--check README.md]\n");
+		return check(argv[2], &guards_table);
+	if (argc == 3 && !strcmp(argv[1], "--check-kernel"))
+		return check(argv[2], &kernel_table);
+	fprintf(stderr, "usage: rg-guard-table [--kernel] [--check README.md] [--check-kernel docs/core.md]\n");
 	return 2;
 }

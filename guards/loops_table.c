@@ -3,7 +3,7 @@
 #include "rg/loops.h"
 
 const struct rg_loops rg_loops[RG_GUARD__COUNT] = {
-#define RG_GUARD(id, name, arch, needs, summary)				\
+#define RG_GUARD(id, ...)							\
 	[RG_GUARD_##id] = { .pair = rg_loop_pair_##id, .duty = rg_loop_duty_##id, \
 			    .nested = rg_loop_nested_##id },
 #include "guards.def"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The guard table in markdown, generated from the registry (README section, --list). */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rg/registry.h"
 
@@ -35,13 +37,60 @@ static void needs_text(const struct rg_guard_info *gi, char *buf, size_t len)
 
 void rg_guard_print_table(FILE *f)
 {
-	fprintf(f, "| guard | arch | needs | what it is |\n");
-	fprintf(f, "|---|---|---|---|\n");
+	fprintf(f, "| guard | arch | needs | scope | role | what it is |\n");
+	fprintf(f, "|---|---|---|---|---|---|\n");
 	for (int i = 0; i < RG_GUARD__COUNT; i++) {
 		char needs[96];
 
 		needs_text(&rg_guards[i], needs, sizeof(needs));
-		fprintf(f, "| `%s` | %s | %s | %s |\n", rg_guards[i].name,
-			arch_name(rg_guards[i].arch), needs, rg_guards[i].summary);
+		fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", rg_guards[i].name,
+			arch_name(rg_guards[i].arch), needs, rg_guard_scope_name(rg_guards[i].scope),
+			rg_guard_role(&rg_guards[i]), rg_guards[i].summary);
+	}
+}
+
+/* Text inside a markdown table cell: '|' would end the cell, so it is escaped. */
+static void cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+void rg_guard_print_kernel_table(FILE *f)
+{
+	fprintf(f, "| guard | models (kernel source: macro) | x86-64 pair loop | arm64 pair loop |\n");
+	fprintf(f, "|---|---|---|---|\n");
+	for (int i = 0; i < RG_GUARD__COUNT; i++) {
+		const struct rg_guard_info *gi = &rg_guards[i];
+		const char *ins[2] = { gi->insns_x86_64, gi->insns_aarch64 };
+
+		fprintf(f, "| `%s` | ", gi->name);
+		cell(f, gi->models);
+		fputs(" |", f);
+		for (int a = 0; a < 2; a++) {
+			bool code = strcmp(ins[a], "-") != 0;
+
+			fputs(code ? " `" : " ", f);
+			cell(f, ins[a]);
+			fputs(code ? "` |" : " |", f);
+		}
+		fputc('\n', f);
+	}
+}
+
+void rg_guard_print_list(FILE *f)
+{
+	for (int i = 0; i < RG_GUARD__COUNT; i++) {
+		const char *reason = NULL;
+		bool ok = rg_guard_available(&rg_guards[i], &reason);
+		char avail[160];
+
+		snprintf(avail, sizeof(avail), ok ? "available" : "skipped (%s)", reason);
+		fprintf(f, "  %-22s %-24s %-6s %-32s %s\n", rg_guards[i].name, avail,
+			rg_guard_scope_name(rg_guards[i].scope), rg_guard_role(&rg_guards[i]),
+			rg_guards[i].summary);
 	}
 }

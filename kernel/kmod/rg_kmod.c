@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "rg/env.h"
+#include "rg/registry.h"
 #include "rg/kmod.h"
 #include "rg/result.h"
 #include "rg/subcmd.h"
@@ -301,8 +302,16 @@ int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 			snprintf(g.cpus, sizeof(g.cpus), "%s", f[idx[C_CPUS]]);
 			snprintf(g.status, sizeof(g.status), "%s", status);
 			snprintf(g.reason, sizeof(g.reason), "%s", f[idx[C_REASON]]);
-			snprintf(g.role, sizeof(g.role), "%s",
-				 idx[C_ROLE] >= 0 && *f[idx[C_ROLE]] ? f[idx[C_ROLE]] : "n/a");
+			/*
+			 * A guard the user suite also has takes its role from
+			 * guards.def (one vocabulary); module-only guards keep
+			 * the module's.
+			 */
+			if (rg_guard_find(guard))
+				snprintf(g.role, sizeof(g.role), "%s", rg_guard_role(rg_guard_find(guard)));
+			else
+				snprintf(g.role, sizeof(g.role), "%s",
+					 idx[C_ROLE] >= 0 && *f[idx[C_ROLE]] ? f[idx[C_ROLE]] : "n/a");
 			g.threads = (long)threads;
 			g.batch = (long)batch;
 			g.duty = (long)duty;

@@ -441,11 +441,12 @@ static const char *const rg_kind_name[] = { "refuse", "grant", "defer" };
 /*
  * RG_KGUARDS(X): X(id, "name", "role", kind, availability check or NULL).
  * Names are the user suite's where the instruction sequence is the same;
- * role is the user suite's vocabulary (n/a for module-only guards). Order is
+ * role is guards.def's for the same name (rgbench kmod takes it from the
+ * registry; tests/kmod checks they agree), n/a for module-only guards. Order is
  * the output order.
  */
 #ifdef CONFIG_X86_64
-#define RG_THIS_CPU(X) X(this_cpu, "pcpu-xadd", "this-cpu-pre-6.18", RG_CHECK, NULL)
+#define RG_THIS_CPU(X) X(this_cpu, "pcpu-xadd", "this-cpu-pre-6.18;this-cpu-6.18", RG_CHECK, NULL)
 #elif defined(CONFIG_ARM64) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
 #define RG_THIS_CPU(X) X(this_cpu, "pcpu-ldadd-kernel", "this-cpu-6.18", RG_CHECK, rg_need_lse)
 #elif defined(CONFIG_ARM64)
@@ -459,7 +460,7 @@ static const char *const rg_kind_name[] = { "refuse", "grant", "defer" };
 	RG_THIS_CPU(X)							\
 	X(this_cpu_inc, "this-cpu-inc", "n/a", RG_COUNTER, NULL)	\
 	X(rctx, "rctx", "merged-rctx", RG_CHECK, NULL)			\
-	X(rctx_word, "rctx-word", "merged-rctx-word", RG_CHECK, NULL)	\
+	X(rctx_word, "rctx-word", "rctx-word", RG_CHECK, NULL)	\
 	X(preempt_raw, "preempt-raw", "n/a", RG_CHECK, NULL)		\
 	X(irqsave, "irqsave", "n/a", RG_IRQOFF, NULL)			\
 	X(local_t, "local-t", "n/a", RG_CHECK, NULL)			\
@@ -482,11 +483,11 @@ static const char *const rg_kind_name[] = { "refuse", "grant", "defer" };
 	X(pcpu_prfm_stadd_kernel, "pcpu-prfm-stadd-kernel", "this-cpu-prfm-stadd", RG_CHECK, rg_need_lse) \
 	X(pcpu_ldadd_llsc_kernel, "pcpu-ldadd-llsc-kernel", "this-cpu-ldadd-llsc", RG_CHECK, rg_need_lse) \
 	X(pcpu_llsc_kernel, "pcpu-llsc-kernel", "this-cpu-llsc", RG_CHECK, NULL) \
-	X(pcpu_stadd, "pcpu-stadd", "this-cpu-pre-6.18", RG_CHECK, rg_need_lse) \
-	X(pcpu_ldadd, "pcpu-ldadd", "this-cpu-6.18", RG_CHECK, rg_need_lse) \
-	X(pcpu_prfm_stadd, "pcpu-prfm-stadd", "this-cpu-prfm-stadd", RG_CHECK, rg_need_lse) \
-	X(pcpu_ldadd_llsc, "pcpu-ldadd-llsc", "this-cpu-ldadd-llsc", RG_CHECK, rg_need_lse) \
-	X(pcpu_llsc, "pcpu-llsc", "this-cpu-llsc", RG_CHECK, NULL)
+	X(pcpu_stadd, "pcpu-stadd", "n/a", RG_CHECK, rg_need_lse) \
+	X(pcpu_ldadd, "pcpu-ldadd", "pcpu-atomic", RG_CHECK, rg_need_lse) \
+	X(pcpu_prfm_stadd, "pcpu-prfm-stadd", "n/a", RG_CHECK, rg_need_lse) \
+	X(pcpu_ldadd_llsc, "pcpu-ldadd-llsc", "n/a", RG_CHECK, rg_need_lse) \
+	X(pcpu_llsc, "pcpu-llsc", "n/a", RG_CHECK, NULL)
 #else
 #define RG_KGUARDS_ARCH(X)
 #endif

@@ -52,3 +52,36 @@ uint64_t rg_loop_bad_none(uint64_t n)
 	}
 	return s;
 }
+
+/* the prologue's slow path called inside the loop: the exception does not cover it */
+void rg_percpu_rebase(unsigned long stride);
+uint64_t rg_loop_bad_rebase(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		rg_percpu_rebase(i);
+	return n;
+}
+
+/* the same call before the loop: allowed (not flagged) */
+uint64_t rg_loop_bad_none_rebase(uint64_t n)
+{
+	uint64_t s = 0;
+
+	if (n > 3)
+		rg_percpu_rebase(n);
+	for (uint64_t i = 0; i < n; i++) {
+		__asm__ __volatile__("" : "+r"(s));
+		s += i;
+	}
+	return s;
+}
+
+/* the -kernel loops' never-taken call, in a loop that is not a -kernel loop */
+void rg_preempt_schedule_notrace(void);
+uint64_t rg_loop_bad_sched(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (__builtin_expect(i == 12345, 0))
+			rg_preempt_schedule_notrace();
+	return n;
+}

@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: MIT
 /* Every guard: grant, nested refusal, exit, re-grant, counters back to 0, signal re-entry, availability. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "rg/env.h"
 #include "rg/guard.h"
 #include "rg/loops.h"
+#include "rg/preempt.h"
 #include "rg/registry.h"
 #include "rg/rseq.h"
 #include "check.h"
 
 extern __thread uint32_t rg_tls_depth;
+extern uint32_t rg_ref_word[RG_CACHELINE / sizeof(uint32_t)];
 
 static bool claims_protection(const struct rg_guard_info *gi)
 {
@@ -28,6 +33,13 @@ static void check_all_zero(const struct rg_guard_info *gi, struct rg_guard *g, c
 		      *rg_guard_slot(g, cpu));
 	CHECK(*g->global == 0, "%s %s: global = %u", gi->name, when, *g->global);
 	CHECK(rg_tls_depth == 0, "%s %s: tls depth = %u", gi->name, when, rg_tls_depth);
+	CHECK(rg_ref_word[0] == 0, "%s %s: ref word = %u", gi->name, when, rg_ref_word[0]);
+	/* the -kernel guards' preempt count is balanced and never asked to schedule */
+	CHECK(rg_thread_preempt.preempt.count == 0 && rg_thread_preempt.preempt.need_resched == 1,
+	      "%s %s: preempt count %u need_resched %u", gi->name, when,
+	      rg_thread_preempt.preempt.count, rg_thread_preempt.preempt.need_resched);
+	CHECK(rg_preempt_schedule_calls == 0, "%s %s: preempt_schedule called %lu times", gi->name,
+	      when, rg_preempt_schedule_calls);
 }
 
 /* What the signal handler saw: enter's result at top level and when nested in the handler. */
@@ -139,6 +151,115 @@ static void test_availability(const struct rg_guard_info *gi, bool avail, const 
 		      avail, expect_rseq);
 }
 
+/*
+ * Layouts: a signal handler whose guard has another slot layout than the
+ * code it interrupted must leave the interrupted code's per-CPU base as it
+ * was (the wrappers put it back).
+ */
+static struct rg_guard *layout_g;
+static const struct rg_guard_info *layout_gi;
+
+static void on_layout_signal(int signo)
+{
+	bool ok;
+
+	(void)signo;
+	ok = layout_gi->enter(layout_g);
+	layout_gi->exit(layout_g, ok);
+}
+
+static void test_layout_switch(const struct rg_guard_info *gi)
+{
+	struct rg_guard padded, packed;
+	struct sigaction sa = { .sa_handler = on_layout_signal }, old;
+
+	if (rg_guard_init(&padded, 0) || rg_guard_init(&packed, 4))
+		return;
+	layout_g = &packed;
+	layout_gi = gi;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, &old);
+	rg_guard_prepare(&padded);
+	CHECK_EQ(rg_pcpu_layout, (size_t)RG_CACHELINE);
+	raise(SIGUSR2);				/* the handler uses the packed guard */
+	CHECK_EQ(rg_pcpu_layout, (size_t)RG_CACHELINE);
+	CHECK_EQ(rg_pcpu_base, (uintptr_t)rg_pcpu_cpu * RG_CACHELINE);
+	CHECK_EQ(rg_loops[gi->id].pair(&padded, 1000), 0);
+	CHECK_EQ(*rg_guard_slot(&packed, (unsigned int)rg_pcpu_cpu), 0);
+	CHECK_EQ(*rg_guard_slot(&padded, (unsigned int)rg_pcpu_cpu), 0);
+	sigaction(SIGUSR2, &old, NULL);
+	rg_guard_fini(&padded);
+	rg_guard_fini(&packed);
+	printf("%-16s layout switch in a signal handler: interrupted base restored\n", gi->name);
+}
+
+/*
+ * A thread that is not pinned must never use a stale slot: it faults. Each
+ * case runs in a child process, which must die of SIGSEGV.
+ */
+static const struct rg_guard_info *fault_gi;
+static struct rg_guard *fault_g;
+
+static void *unpinned_thread(void *arg)
+{
+	(void)arg;
+	/* never called rg_percpu_thread_init(); on x86 it inherited its creator's %gs base */
+	fault_gi->enter(fault_g);
+	return NULL;
+}
+
+static int child_status(int how)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid == 0) {
+		if (how == 0) {		/* the process unpinned: init refuses, the guard faults */
+			cpu_set_t all;
+
+			CPU_ZERO(&all);
+			for (int c = 0; c < CPU_SETSIZE; c++)
+				CPU_SET(c, &all);
+			sched_setaffinity(0, sizeof(all), &all);
+			sched_getaffinity(0, sizeof(all), &all);
+			if (CPU_COUNT(&all) < 2)
+				_exit(4);	/* cannot unpin: one CPU allowed */
+			if (rg_percpu_thread_init() != -1)
+				_exit(3);	/* init must say "not pinned" */
+			fault_gi->enter(fault_g);
+		} else {		/* a new thread that never initialised */
+			pthread_t t;
+
+			pthread_create(&t, NULL, unpinned_thread, NULL);
+			pthread_join(t, NULL);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+static void test_unpinned_faults(const struct rg_guard_info *gi, struct rg_guard *g)
+{
+	int st;
+
+	fault_gi = gi;
+	fault_g = g;
+	fflush(stdout);
+	st = child_status(1);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+	      "%s: a thread that never called rg_percpu_thread_init() was not stopped (status 0x%x)",
+	      gi->name, st);
+	st = child_status(0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 4)
+		printf("%-16s unpinned-thread case skipped: one CPU allowed\n", gi->name);
+	else
+		CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+		      "%s: an unpinned thread was not stopped (status 0x%x)", gi->name, st);
+	printf("%-16s threads not pinned (or never initialised) fault instead of using a stale slot\n",
+	       gi->name);
+}
+
 int main(void)
 {
 	int expect_lse = rg_test_env_int("RG_EXPECT_LSE");
@@ -159,7 +280,7 @@ int main(void)
 	CPU_ZERO(&set);
 	CPU_SET(cpu < 0 ? 0 : cpu, &set);
 	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pinning to cpu %d", cpu);
-	rg_percpu_thread_init();
+	CHECK_EQ(rg_percpu_thread_init(), cpu);
 	CHECK_EQ(rg_this_cpu(), (unsigned int)sched_getcpu());
 	sigemptyset(&sa.sa_mask);
 	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction");
@@ -178,8 +299,27 @@ int main(void)
 		}
 		test_guard(gi, 0);	/* padded slots */
 		test_guard(gi, 4);	/* packed slots */
-		printf("%-16s ok (padded and packed slots)\n", gi->name);
+		printf("%-16s ok (padded and packed slots), scope %s, role %s\n", gi->name,
+		       rg_guard_scope_name(rg_guard_scope(gi)), rg_guard_role(gi));
+		CHECK(rg_guard_role(gi)[0] != '\0', "%s: empty role", gi->name);
+		CHECK((gi->needs & RG_NEEDS_BASE) ? rg_guard_scope(gi) == RG_SCOPE_CPU : 1,
+		      "%s: uses the per-CPU base but its scope is not cpu", gi->name);
 		ran++;
+	}
+	/* the per-CPU base: layout switches in signal handlers, and no stale slot when not pinned */
+	for (int i = 0; i < RG_GUARD__COUNT; i++) {
+		const struct rg_guard_info *gi = &rg_guards[i];
+		struct rg_guard g;
+
+		if (!(gi->needs & RG_NEEDS_BASE) || (gi->needs & RG_NO_PROTECTION) ||
+		    !rg_guard_available(gi, NULL) || rg_guard_init(&g, 0))
+			continue;
+		test_layout_switch(gi);
+		test_unpinned_faults(gi, &g);
+		rg_guard_fini(&g);
+		/* the child unpinned only itself; this thread is still pinned */
+		CHECK_EQ(rg_percpu_thread_init(), cpu);
+		break;		/* one base-using guard is enough: they share rg_pcpu_ptr / %gs */
 	}
 	CHECK(rg_guard_find("no-such-guard") == NULL, "unknown name found");
 	CHECK(ran >= 3, "only %d guards ran", ran);

@@ -162,10 +162,91 @@ static void test_arch(int expect_lse)
 }
 #endif
 
+/*
+ * The per-CPU ops on a thread's base: pin, init, then every op on
+ * "off = p - base" must act on p (x86-64: %gs-relative; arm64: rg_pcpu_ptr),
+ * and the arm64 kernel-shaped op bodies must give the kernel's results.
+ */
+#if RG_ARCH_X86_64
+# define GS_OFF(p)	((uintptr_t)(p) - rg_pcpu_base)
+static uint32_t gs_xadd(uint32_t *p, uint32_t v) { return rg_gs_xadd32(GS_OFF(p), v); }
+static uint32_t gs_lock_xadd(uint32_t *p, uint32_t v) { return rg_gs_lock_xadd32(GS_OFF(p), v); }
+static uint32_t gs_xchg(uint32_t *p, uint32_t v) { return rg_gs_xchg32(GS_OFF(p), v); }
+static uint32_t gs_cas(uint32_t *p, uint32_t e, uint32_t n) { return rg_gs_lock_cmpxchg32(GS_OFF(p), e, n); }
+static uint32_t gs_plain(uint32_t *p, uint32_t v) { return rg_gs_plain_add_return32(GS_OFF(p), v); }
+static void gs_inc(uint32_t *p) { rg_gs_xadd32(GS_OFF(p), 1); }
+static void gs_dec(uint32_t *p) { rg_gs_dec32(GS_OFF(p)); }
+static void gs_lock_inc(uint32_t *p) { rg_gs_lock_xadd32(GS_OFF(p), 1); }
+static void gs_lock_dec(uint32_t *p) { rg_gs_lock_dec32(GS_OFF(p)); }
+#endif
+
+static void test_percpu_ops(void)
+{
+	cpu_set_t set;
+	int cpu = 0;
+
+	/* the highest CPU allowed: a base of 0 (CPU 0) would not show that the base is applied */
+	CPU_ZERO(&set);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		CPU_SET(c, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	sched_getaffinity(0, sizeof(set), &set);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpu = c;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to cpu %d", cpu);
+	CHECK_EQ(rg_percpu_thread_init(), cpu);
+	CHECK_EQ(rg_pcpu_base, (uintptr_t)cpu * RG_CACHELINE);
+	rg_percpu_use(4);				/* the packed layout */
+	CHECK_EQ(rg_pcpu_base, (uintptr_t)cpu * 4);
+	CHECK_EQ(rg_pcpu_layout, (size_t)4);
+	rg_percpu_use(RG_CACHELINE);
+#if RG_ARCH_X86_64
+	if (rg_percpu_base_why()) {
+		printf("per-CPU ops: skipped (%s)\n", rg_percpu_base_why());
+		return;
+	}
+	TEST_FETCH_ADD(32, gs_xadd);
+	TEST_FETCH_ADD(32, gs_lock_xadd);
+	TEST_ADD_RETURN(32, gs_plain);
+	TEST_SWAP(32, gs_xchg);
+	TEST_CAS(32, gs_cas);
+	TEST_INC_DEC(32, gs_inc, gs_dec);
+	TEST_INC_DEC(32, gs_lock_inc, gs_lock_dec);
+	{
+		CELLS(32);
+		c[1] = 7;
+		rg_gs_write32(GS_OFF(&c[1]), 0);
+		CHECK_EQ(c[1], 0);
+		NEIGHBOURS(32);
+	}
+	printf("per-CPU ops (%s, base cpu %d * stride): %%gs xadd, dec, lock xadd/dec, xchg, "
+	       "lock cmpxchg, write, plain add\n", rg_percpu_base_mode(), cpu);
+#else
+	{
+		uint32_t x;
+
+		CHECK(rg_pcpu_ptr((uintptr_t)&x - rg_pcpu_base) == &x, "rg_pcpu_ptr(off) != base + off");
+	}
+	TEST_ADD_RETURN(32, rg_kpcpu_add_return_llsc32);
+	TEST_ADD(32, rg_kpcpu_add_llsc32);
+	if (rg_cpu_has_lse()) {
+		TEST_ADD_RETURN(32, rg_kpcpu_add_return_lse32);
+		TEST_ADD(32, rg_kpcpu_add_stadd32);
+		TEST_ADD(32, rg_kpcpu_add_ldadd32);
+		TEST_ADD(32, rg_kpcpu_add_prfm_stadd32);
+	}
+	printf("per-CPU ops (%s): rg_pcpu_ptr, kernel-shaped add_return/add, LL/SC%s\n",
+	       rg_percpu_base_mode(), rg_cpu_has_lse() ? " and LSE" : " (LSE skipped: no LSE)");
+#endif
+}
+
 /* The rseq add: lands on this CPU's slot only, wraps, and is exact. */
 static void test_rseq(void)
 {
-	enum { STRIDE = 128, NSLOT = 1024 };
+	enum { STRIDE = 128, SHIFT = 7, NSLOT = 1024 };
 	static char slots[STRIDE * NSLOT] __attribute__((aligned(128)));
 	cpu_set_t set;
 	int cpu;
@@ -189,21 +270,36 @@ static void test_rseq(void)
 
 	uint32_t *mine = (uint32_t *)(slots + (size_t)cpu * STRIDE);
 
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 5), 5);
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 0x100), 0x105);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, 5), 5);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, 0x100), 0x105);
 	CHECK_EQ(*mine, 0x105);
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, (uint32_t)-0x105), 0);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, (uint32_t)-0x105), 0);
 	*mine = MAX32;
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 1), 0);
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, (uint32_t)-1), MAX32);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, 1), 0);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, (uint32_t)-1), MAX32);
 	*mine = 0;
 	for (int i = 0; i < 100000; i++)
-		rg_rseq_add_return_u32(slots, STRIDE, 1);
+		rg_rseq_add_return_u32(slots, SHIFT, 1);
 	CHECK_EQ(*mine, 100000);
 	*mine = 0;
 	for (size_t i = 0; i < sizeof(slots); i++)
 		CHECK(slots[i] == 0, "byte %zu of the slots touched", i);
 	printf("rseq add: exact on cpu %d, wraps, touches only its slot\n", cpu);
+
+	/* rctx's byte add + 32-bit reload: one byte changes, no carry, the word is reloaded */
+	CHECK_EQ(rg_rseq_add8_load32(slots, SHIFT, 1, 1), 0x100);
+	CHECK_EQ(rg_rseq_add8_load32(slots, SHIFT, 3, 1), 0x01000100);
+	rg_rseq_add8(slots, SHIFT, 1, (uint32_t)-1);
+	CHECK_EQ(*mine, 0x01000000);
+	rg_rseq_add8(slots, SHIFT, 3, (uint32_t)-1);
+	CHECK_EQ(*mine, 0);
+	*mine = 0xff;
+	CHECK_EQ(rg_rseq_add8_load32(slots, SHIFT, 0, 1), 0);	/* 0xff + 1 wraps in its byte */
+	CHECK_EQ(rg_rseq_add8_load32(slots, SHIFT, 0, (uint32_t)-1), 0xff);
+	*mine = 0;
+	for (size_t i = 0; i < sizeof(slots); i++)
+		CHECK(slots[i] == 0, "byte %zu of the slots touched by the byte add", i);
+	printf("rseq byte add + word reload (rctx): one byte, no carry, word reloaded\n");
 
 	/* moved to another CPU: rg_this_cpu() (the rseq cpu_id) and the sequence follow */
 	cpu_set_t allowed;
@@ -225,7 +321,7 @@ static void test_rseq(void)
 	CPU_SET(other, &set);
 	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0, "pin to cpu %d", other);
 	CHECK_EQ(rg_this_cpu(), other);
-	CHECK_EQ(rg_rseq_add_return_u32(slots, STRIDE, 7), 7);
+	CHECK_EQ(rg_rseq_add_return_u32(slots, SHIFT, 7), 7);
 	CHECK_EQ(*(uint32_t *)(slots + (size_t)other * STRIDE), 7);
 	CHECK_EQ(*mine, 0);
 	printf("rseq migration: cpu %d -> %d, rg_this_cpu() and the sequence followed\n", cpu, other);
@@ -236,5 +332,6 @@ int main(void)
 	test_plain();
 	test_arch(rg_test_env_int("RG_EXPECT_LSE"));
 	test_rseq();
+	test_percpu_ops();
 	return rg_test_done("test_prims");
 }

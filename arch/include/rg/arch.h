@@ -13,6 +13,7 @@
 # define RG_ARCH_NAME	"x86_64"
 # include "rg/x86_64/atomic.h"
 # include "rg/x86_64/plain.h"
+# include "rg/x86_64/percpu_ops.h"
 #elif defined(__aarch64__)
 # define RG_ARCH_X86_64	0
 # define RG_ARCH_AARCH64	1
@@ -20,6 +21,7 @@
 # include "rg/aarch64/atomic_lse.h"
 # include "rg/aarch64/atomic_llsc.h"
 # include "rg/aarch64/plain.h"
+# include "rg/aarch64/percpu_ops.h"
 #else
 # error "rgbench supports x86_64 and aarch64 only"
 #endif

@@ -43,88 +43,208 @@ static rg_always_inline char *rg_rseq_area_fast(void)
 }
 
 /*
- * rg_rseq_add_return_u32(base, stride, v):
- *	cpu = rseq->cpu_id; p = base + cpu * stride; *p += v; return *p;
+ * rg_rseq_add_return_u32(base, shift, v):
+ *	cpu = rseq->cpu_id; p = base + (cpu << shift); *p += v; return *p;
  * as one restartable sequence: a plain (non-atomic) load/add/store whose
  * store is the commit. If the thread is preempted, migrated or signalled
  * between the cpu_id load and the store, the kernel moves it to the abort
  * handler (preceded by RG_RSEQ_SIG), which simply starts over, so the update
  * is never lost and never lands on another CPU's slot. This is the
- * userspace form of preempt_disable(); __this_cpu_add(); preempt_enable().
- * Only valid when rg_rseq_available() in this thread.
+ * userspace form of preempt_disable(); __this_cpu_add(); preempt_enable():
+ * reading cpu_id inside the sequence is its real cost (the kernel reads
+ * tpidr_el1 / uses %gs at the same point). Slots are a power of two apart,
+ * so the index is a shift, not a multiply. Only valid when
+ * rg_rseq_available() in this thread.
+ *
+ * rg_rseq_add8_load32(base, shift, idx, v): the merged bpf-next recursion
+ * check (rctx):
+ *	p = base + (cpu << shift); p[idx] += v (a BYTE load/add/store, the
+ *	store commits the sequence); then return the 32-bit word at p,
+ *	reloaded after the commit.
+ * The wide load right after the narrow store is the kernel's shape
+ * (active[rctx]++ then a u32 read of active[0..3]); it cannot be forwarded
+ * from the store buffer on common cores. The reload is outside the
+ * sequence (a restart after the commit would apply the add twice); the
+ * thread is pinned, so it reads the same CPU's word. A preemption between
+ * commit and reload can only make the reload see another context's
+ * increment, i.e. refuse (what the kernel's preempt_disable() avoids),
+ * never grant twice.
+ *
+ * rg_rseq_add8(base, shift, idx, v): p[idx] += v as above, no reload (the
+ * rctx exit: active[rctx]--).
  */
+#define RG_RSEQ_CS_BEGIN(arm)								\
+	".pushsection __rseq_cs, \"aw\"\n\t"						\
+	".balign 32\n"									\
+	"3:\n\t"									\
+	".long 0x0, 0x0\n\t"			/* version, flags */			\
+	".quad 1f, (2f - 1f), 4f\n\t"		/* start, post-commit offset, abort */	\
+	".popsection\n"									\
+	"0:\n\t" arm "1:\n\t"
 #if defined(__x86_64__)
-static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, size_t stride, uint32_t v)
+# define RG_RSEQ_ARM(tmp)								\
+	"leaq 3b(%%rip), %q[" tmp "]\n\t"						\
+	"movq %q[" tmp "], %c[cs](%[rs])\n"	/* arm: rseq->rseq_cs = &desc */
+# define RG_RSEQ_CS_END								\
+	".pushsection __rseq_failure, \"ax\"\n\t"					\
+	".long 0x53053053\n"			/* RG_RSEQ_SIG right before abort */	\
+	"4:\n\t"									\
+	"jmp 0b\n\t"				/* aborted: re-arm and retry */		\
+	".popsection\n"
+
+static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, unsigned int shift, uint32_t v)
 {
 	char *rs = rg_rseq_area_fast();
-	uint64_t cpu;
+	uint64_t p;
 	uint32_t val;
 
 	__asm__ __volatile__(
 		"// rg_rseq_add_return_u32\n\t"
-		".pushsection __rseq_cs, \"aw\"\n\t"
-		".balign 32\n"
-		"3:\n\t"
-		".long 0x0, 0x0\n\t"			/* version, flags */
-		".quad 1f, (2f - 1f), 4f\n\t"		/* start, post-commit offset, abort */
-		".popsection\n"
-		"0:\n\t"
-		"leaq 3b(%%rip), %q[cpu]\n\t"
-		"movq %q[cpu], %c[cs](%[rs])\n"		/* arm: rseq->rseq_cs = &desc */
-		"1:\n\t"
-		"movl %c[cpuid](%[rs]), %k[cpu]\n\t"	/* cpu = rseq->cpu_id */
-		"imulq %[stride], %q[cpu]\n\t"
-		"movl (%[base], %q[cpu]), %[val]\n\t"
+		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
+		"movl %c[cpuid](%[rs]), %k[p]\n\t"	/* cpu = rseq->cpu_id */
+		"shlq %%cl, %q[p]\n\t"
+		"addq %[base], %q[p]\n\t"
+		"movl (%q[p]), %[val]\n\t"
 		"addl %[v], %[val]\n\t"
-		"movl %[val], (%[base], %q[cpu])\n"	/* commit */
+		"movl %[val], (%q[p])\n"		/* commit */
 		"2:\n\t"
-		".pushsection __rseq_failure, \"ax\"\n\t"
-		".long 0x53053053\n"			/* RG_RSEQ_SIG right before abort */
-		"4:\n\t"
-		"jmp 0b\n\t"				/* aborted: re-arm and retry */
-		".popsection\n"
-		: [cpu] "=&r"(cpu), [val] "=&r"(val)
-		: [rs] "r"(rs), [base] "r"(base), [stride] "r"(stride), [v] "r"(v),
+		RG_RSEQ_CS_END
+		: [p] "=&r"(p), [val] "=&r"(val)
+		: [rs] "r"(rs), [base] "r"(base), "c"(shift), [v] "r"(v),
 		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
 		: "memory", "cc");
 	return val;
 }
-#elif defined(__aarch64__)
-static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, size_t stride, uint32_t v)
+
+static rg_always_inline uint32_t rg_rseq_add8_load32(char *base, unsigned int shift, uint64_t idx, uint32_t v)
 {
 	char *rs = rg_rseq_area_fast();
-	uint64_t tmp;
+	uint64_t p;
+	uint32_t val;
+
+	__asm__ __volatile__(
+		"// rg_rseq_add8_load32\n\t"
+		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
+		"movl %c[cpuid](%[rs]), %k[p]\n\t"	/* cpu = rseq->cpu_id */
+		"shlq %%cl, %q[p]\n\t"
+		"addq %[base], %q[p]\n\t"		/* active = this CPU's u8[4] */
+		"movzbl (%q[p],%[idx]), %k[val]\n\t"	/* active[rctx]++: byte load, */
+		"addl %[v], %k[val]\n\t"
+		"movb %b[val], (%q[p],%[idx])\n"	/* byte store: commit */
+		"2:\n\t"
+		"movl (%q[p]), %k[val]\n\t"		/* 32-bit reload of active[0..3] */
+		RG_RSEQ_CS_END
+		: [p] "=&r"(p), [val] "=&q"(val)
+		: [rs] "r"(rs), [base] "r"(base), "c"(shift), [idx] "r"(idx), [v] "r"(v),
+		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
+		: "memory", "cc");
+	return val;
+}
+
+static rg_always_inline void rg_rseq_add8(char *base, unsigned int shift, uint64_t idx, uint32_t v)
+{
+	char *rs = rg_rseq_area_fast();
+	uint64_t p;
+	uint32_t val;
+
+	__asm__ __volatile__(
+		"// rg_rseq_add8\n\t"
+		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
+		"movl %c[cpuid](%[rs]), %k[p]\n\t"
+		"shlq %%cl, %q[p]\n\t"
+		"addq %[base], %q[p]\n\t"
+		"movzbl (%q[p],%[idx]), %k[val]\n\t"
+		"addl %[v], %k[val]\n\t"
+		"movb %b[val], (%q[p],%[idx])\n"	/* commit */
+		"2:\n\t"
+		RG_RSEQ_CS_END
+		: [p] "=&r"(p), [val] "=&q"(val)
+		: [rs] "r"(rs), [base] "r"(base), "c"(shift), [idx] "r"(idx), [v] "r"(v),
+		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
+		: "memory", "cc");
+}
+#elif defined(__aarch64__)
+# define RG_RSEQ_ARM(tmp)								\
+	"adrp %[" tmp "], 3b\n\t"							\
+	"add %[" tmp "], %[" tmp "], :lo12:3b\n\t"					\
+	"str %[" tmp "], [%[rs], #%c[cs]]\n"	/* arm: rseq->rseq_cs = &desc */
+# define RG_RSEQ_CS_END								\
+	".pushsection __rseq_failure, \"ax\"\n\t"					\
+	".inst 0xd428bc00\n"			/* RG_RSEQ_SIG right before abort */	\
+	"4:\n\t"									\
+	"b 0b\n\t"				/* aborted: re-arm and retry */		\
+	".popsection\n"
+
+static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, unsigned int shift, uint32_t v)
+{
+	char *rs = rg_rseq_area_fast();
+	uint64_t p;
 	uint32_t val;
 
 	__asm__ __volatile__(
 		"// rg_rseq_add_return_u32\n\t"
-		".pushsection __rseq_cs, \"aw\"\n\t"
-		".balign 32\n"
-		"3:\n\t"
-		".long 0x0, 0x0\n\t"			/* version, flags */
-		".quad 1f, (2f - 1f), 4f\n\t"		/* start, post-commit offset, abort */
-		".popsection\n"
-		"0:\n\t"
-		"adrp %[tmp], 3b\n\t"
-		"add %[tmp], %[tmp], :lo12:3b\n\t"
-		"str %[tmp], [%[rs], #%c[cs]]\n"	/* arm: rseq->rseq_cs = &desc */
-		"1:\n\t"
-		"ldr %w[tmp], [%[rs], #%c[cpuid]]\n\t"	/* cpu = rseq->cpu_id */
-		"madd %[tmp], %[tmp], %[stride], %[base]\n\t"
-		"ldr %w[val], [%[tmp]]\n\t"
+		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
+		"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"	/* cpu = rseq->cpu_id */
+		"lsl %[p], %[p], %[shift]\n\t"
+		"add %[p], %[p], %[base]\n\t"
+		"ldr %w[val], [%[p]]\n\t"
 		"add %w[val], %w[val], %w[v]\n\t"
-		"str %w[val], [%[tmp]]\n"		/* commit */
+		"str %w[val], [%[p]]\n"			/* commit */
 		"2:\n\t"
-		".pushsection __rseq_failure, \"ax\"\n\t"
-		".inst 0xd428bc00\n"			/* RG_RSEQ_SIG right before abort */
-		"4:\n\t"
-		"b 0b\n\t"				/* aborted: re-arm and retry */
-		".popsection\n"
-		: [tmp] "=&r"(tmp), [val] "=&r"(val)
-		: [rs] "r"(rs), [base] "r"(base), [stride] "r"(stride), [v] "r"(v),
+		RG_RSEQ_CS_END
+		: [p] "=&r"(p), [val] "=&r"(val)
+		: [rs] "r"(rs), [base] "r"(base), [shift] "r"((uint64_t)shift), [v] "r"(v),
 		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
 		: "memory");
 	return val;
+}
+
+static rg_always_inline uint32_t rg_rseq_add8_load32(char *base, unsigned int shift, uint64_t idx, uint32_t v)
+{
+	char *rs = rg_rseq_area_fast();
+	uint64_t p;
+	uint32_t val;
+
+	__asm__ __volatile__(
+		"// rg_rseq_add8_load32\n\t"
+		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
+		"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"	/* cpu = rseq->cpu_id */
+		"lsl %[p], %[p], %[shift]\n\t"
+		"add %[p], %[p], %[base]\n\t"		/* active = this CPU's u8[4] */
+		"ldrb %w[val], [%[p], %[idx]]\n\t"	/* active[rctx]++: byte load, */
+		"add %w[val], %w[val], %w[v]\n\t"
+		"strb %w[val], [%[p], %[idx]]\n"	/* byte store: commit */
+		"2:\n\t"
+		"ldr %w[val], [%[p]]\n\t"		/* 32-bit reload of active[0..3] */
+		RG_RSEQ_CS_END
+		: [p] "=&r"(p), [val] "=&r"(val)
+		: [rs] "r"(rs), [base] "r"(base), [shift] "r"((uint64_t)shift), [idx] "r"(idx),
+		  [v] "r"(v), [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
+		: "memory");
+	return val;
+}
+
+static rg_always_inline void rg_rseq_add8(char *base, unsigned int shift, uint64_t idx, uint32_t v)
+{
+	char *rs = rg_rseq_area_fast();
+	uint64_t p;
+	uint32_t val;
+
+	__asm__ __volatile__(
+		"// rg_rseq_add8\n\t"
+		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
+		"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"
+		"lsl %[p], %[p], %[shift]\n\t"
+		"add %[p], %[p], %[base]\n\t"
+		"ldrb %w[val], [%[p], %[idx]]\n\t"
+		"add %w[val], %w[val], %w[v]\n\t"
+		"strb %w[val], [%[p], %[idx]]\n"	/* commit */
+		"2:\n\t"
+		RG_RSEQ_CS_END
+		: [p] "=&r"(p), [val] "=&r"(val)
+		: [rs] "r"(rs), [base] "r"(base), [shift] "r"((uint64_t)shift), [idx] "r"(idx),
+		  [v] "r"(v), [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
+		: "memory");
 }
 #endif
 

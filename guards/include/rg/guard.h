@@ -29,12 +29,23 @@
  */
 struct rg_guard {
 	char *pcpu;		/* per-CPU slots, slot(cpu) = pcpu + cpu * stride */
-	size_t stride;		/* RG_CACHELINE (padded, default) or 4 (packed) */
+	size_t stride;		/* RG_CACHELINE (padded, default) or 4 (packed); a power of two */
 	unsigned int ncpus;	/* slots allocated: configured CPUs */
 	uint32_t *global;	/* one shared counter on its own cache line */
+	/*
+	 * The per-CPU offset, the analogue of prog->active: pcpu (CPU 0's slot).
+	 * A per-CPU op loads it (once, like the kernel loads prog->active) and
+	 * adds it to the thread's per-CPU base (rg/percpu.h): %gs:(off) on
+	 * x86-64, rg_pcpu_ptr(off) on arm64.
+	 */
+	uintptr_t off;
+	unsigned int shift;	/* log2(stride): the rseq guards index slots by cpu_id << shift */
 };
 
-/* Allocate slots for every configured CPU; stride 0 means RG_CACHELINE. -errno on failure. */
+/*
+ * Allocate slots for every configured CPU; stride 0 means RG_CACHELINE.
+ * -EINVAL unless stride is a power of two >= 4; -ENOMEM.
+ */
 int rg_guard_init(struct rg_guard *g, size_t stride);
 void rg_guard_fini(struct rg_guard *g);
 
@@ -43,10 +54,30 @@ static rg_always_inline uint32_t *rg_guard_slot(const struct rg_guard *g, unsign
 	return (uint32_t *)(g->pcpu + (size_t)cpu * g->stride);
 }
 
-/* This CPU's slot: rg_this_cpu() (one TLS load + one load), then base + cpu * stride. */
+/* This CPU's slot the slow way (tests, checks): rg_this_cpu(), then pcpu + cpu * stride. */
 static rg_always_inline uint32_t *rg_guard_this_slot(const struct rg_guard *g)
 {
 	return rg_guard_slot(g, rg_this_cpu());
+}
+
+/*
+ * The guard's per-CPU offset, loaded for each op: the load of prog->active
+ * in the kernel's this_cpu_inc_return(*prog->active). Volatile so that the
+ * loop cannot hoist it: every enter and every exit loads it, as every
+ * kernel invocation does.
+ */
+static rg_always_inline uintptr_t rg_guard_off(const struct rg_guard *g)
+{
+	return RG_READ_ONCE(g->off);
+}
+
+/*
+ * Before using a guard in a thread (once per batch, outside the measured
+ * loop): make the thread's per-CPU base right for this guard's slot layout.
+ */
+static rg_always_inline void rg_guard_prepare(const struct rg_guard *g)
+{
+	rg_percpu_use(g->stride);
 }
 
 /*

@@ -15,9 +15,15 @@
 #define RG_NEEDS_RSEQ		0x2u	/* glibc-registered rseq */
 #define RG_NEEDS_PIN		0x4u	/* per-CPU: enter/exit must stay on one CPU */
 #define RG_NO_PROTECTION	0x8u	/* claims no recursion protection */
+#define RG_NEEDS_BASE		0x10u	/* uses the thread's per-CPU base (rg/percpu.h) */
+/* scope column of guards.def: what one holder excludes */
+#define RG_SCOPE_NONE		0u	/* nothing (noop) */
+#define RG_SCOPE_THREAD		1u	/* other enters on the same thread (incl. its signal handlers) */
+#define RG_SCOPE_CPU		2u	/* other enters on the same CPU */
+#define RG_SCOPE_GLOBAL		3u	/* other enters anywhere in the process */
 
 enum rg_guard_id {
-#define RG_GUARD(id, name, arch, needs, summary) RG_GUARD_##id,
+#define RG_GUARD(id, ...) RG_GUARD_##id,
 #include "guards.def"
 #undef RG_GUARD
 	RG_GUARD__COUNT
@@ -29,6 +35,11 @@ struct rg_guard_info {
 	const char *summary;
 	unsigned int arch;
 	unsigned int needs;
+	unsigned int scope;		/* RG_SCOPE_* */
+	const char *role;		/* result "role" column: ';'-separated, "n/a" for none */
+	const char *models;		/* kernel source (file: macro) the loop's instructions come from */
+	const char *insns_x86_64;	/* what the pair loop must contain on x86-64 ("-": not there) */
+	const char *insns_aarch64;	/* ... on arm64 (tests/core/asm_check.py checks both) */
 	/*
 	 * Out-of-line wrappers for tests and other slow generic users. Measured
 	 * loops never call these: they include the guard header and inline it.
@@ -48,8 +59,20 @@ const struct rg_guard_info *rg_guard_find(const char *name);
  */
 bool rg_guard_available(const struct rg_guard_info *gi, const char **why);
 
-/* The markdown guard table (name, arch, needs, summary), one row per guard. */
+/* The guard's role (never NULL; "n/a" when it stands for nothing) and scope. */
+const char *rg_guard_role(const struct rg_guard_info *gi);
+unsigned int rg_guard_scope(const struct rg_guard_info *gi);
+/* "none", "thread", "cpu" or "global". */
+const char *rg_guard_scope_name(unsigned int scope);
+
+/* The markdown guard table (name, arch, needs, scope, role, summary), one row per guard. */
 #include <stdio.h>
 void rg_guard_print_table(FILE *f);
+
+/* The markdown table of docs/core.md: guard, kernel source it models, pair-loop instructions per arch. */
+void rg_guard_print_kernel_table(FILE *f);
+
+/* The guard lines of `rgbench --list`: name, availability, scope, role, summary. */
+void rg_guard_print_list(FILE *f);
 
 #endif /* RG_REGISTRY_H */

@@ -31,7 +31,7 @@ static rg_always_inline T rg_llsc_ldadd##W(T *p, T v)					\
 			     "cbnz %w[st], 1b"						\
 			     : [old] "=&r"(old), [nv] "=&r"(nv), [st] "=&r"(st),	\
 			       [p] "+Q"(*p)						\
-			     : [v] "r"(v) : "memory");					\
+			     : [v] "r"(v) );					\
 	return old;									\
 }											\
 static rg_always_inline T rg_llsc_ldaddal##W(T *p, T v)				\
@@ -58,7 +58,7 @@ static rg_always_inline void rg_llsc_stadd##W(T *p, T v)				\
 			     "stxr %w[st], %" R "[nv], %[p]\n\t"			\
 			     "cbnz %w[st], 1b"						\
 			     : [nv] "=&r"(nv), [st] "=&r"(st), [p] "+Q"(*p)		\
-			     : [v] "r"(v) : "memory");					\
+			     : [v] "r"(v) );					\
 }											\
 static rg_always_inline void rg_llsc_prfm_stadd##W(T *p, T v)				\
 {											\
@@ -71,7 +71,7 @@ static rg_always_inline void rg_llsc_prfm_stadd##W(T *p, T v)				\
 			     "stxr %w[st], %" R "[nv], %[p]\n\t"			\
 			     "cbnz %w[st], 1b"						\
 			     : [nv] "=&r"(nv), [st] "=&r"(st), [p] "+Q"(*p)		\
-			     : [v] "r"(v) : "memory");					\
+			     : [v] "r"(v) );					\
 }											\
 static rg_always_inline T rg_llsc_swp##W(T *p, T v)					\
 {											\
@@ -82,7 +82,7 @@ static rg_always_inline T rg_llsc_swp##W(T *p, T v)					\
 			     "stxr %w[st], %" R "[v], %[p]\n\t"			\
 			     "cbnz %w[st], 1b"						\
 			     : [old] "=&r"(old), [st] "=&r"(st), [p] "+Q"(*p)		\
-			     : [v] "r"(v) : "memory");					\
+			     : [v] "r"(v) );					\
 	return old;									\
 }											\
 static rg_always_inline T rg_llsc_cas##W(T *p, T expected, T desired)			\
@@ -97,7 +97,7 @@ static rg_always_inline T rg_llsc_cas##W(T *p, T expected, T desired)			\
 			     "cbnz %w[st], 1b\n"					\
 			     "2:"							\
 			     : [old] "=&r"(old), [st] "=&r"(st), [p] "+Q"(*p)		\
-			     : [e] "r"(expected), [d] "r"(desired) : "memory", "cc");	\
+			     : [e] "r"(expected), [d] "r"(desired) : "cc");	\
 	return old;									\
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Guard "global-atomic": one shared atomic counter, the contention ceiling. */
+/* Guard "global-atomic": one shared atomic counter with the kernel's orderings, the contention ceiling. */
 #ifndef RG_GUARDS_GLOBAL_ATOMIC_H
 #define RG_GUARDS_GLOBAL_ATOMIC_H
 
@@ -7,7 +7,13 @@
 
 /*
  * enter: return atomic_inc_return(global) == 1      exit: atomic_dec(global)
- * Instruction: x86 lock xadd / lock dec; arm64 LDADD (relaxed) / STADD.
+ * Orderings: the kernel's. atomic_inc_return() is fully ordered: arm64
+ * LDADDAL (acquire+release, "memory" clobber), x86 lock xadd. atomic_dec()
+ * is relaxed and returns nothing: arm64 STADD (no "memory" clobber, as the
+ * kernel's __lse_atomic_add), x86 lock decl (a full barrier in hardware;
+ * the kernel's x86 atomic_dec() has a "memory" clobber, so has this one).
+ * This is the module's shared counter (kernel/kmod). The relaxed-entry
+ * variant is global-atomic-relaxed (arm64 only: x86 has no relaxed RMW).
  * Protects against: any second holder anywhere (same thread, signal handler,
  * another thread on any CPU): at most one holder system-wide, so with several
  * threads most enters are refused. It is the ceiling: every enter/exit bounces
@@ -18,7 +24,7 @@ static rg_always_inline bool rg_guard_global_atomic_enter(struct rg_guard *g)
 #if RG_ARCH_X86_64
 	return rg_x86_lock_xadd32(g->global, 1) == 0;
 #else
-	return rg_lse_ldadd32(g->global, 1) == 0;
+	return rg_lse_ldaddal32(g->global, 1) == 0;
 #endif
 }
 

@@ -9,7 +9,8 @@
  * enter: return true          exit: nothing
  * Instruction: none. Protects against: nothing (RG_NO_PROTECTION).
  * Its cost is the loop, the batch bookkeeping and the call into the measured
- * function: subtract it from every other guard, never report a guard without it.
+ * function: it is the baseline a guard is compared with (the result's
+ * baseline and delta_ns columns), not a guard cost to report on its own.
  */
 static rg_always_inline bool rg_guard_noop_enter(struct rg_guard *g)
 {

@@ -8,22 +8,25 @@
 
 /*
  * enter: return xchg(slot, 1) == 0                 exit: if (granted) slot = 0
- * Instruction: arm64 SWP (relaxed); x86 xchg (implicitly locked). Release is a
- * plain store (relaxed, like this_cpu_write()). Refused enters leave the flag
+ * Instruction: arm64 SWP (relaxed, no "memory" clobber) on rg_pcpu_ptr(off);
+ * x86 `xchg %r, %gs:(off)` (implicitly locked). Release is a plain store
+ * (relaxed, like this_cpu_write()), %gs-relative / through rg_pcpu_ptr(). Refused enters leave the flag
  * as they found it (1), so exit(false) does nothing.
  * Protects against: re-entry on the same CPU (thread, signal, preempting thread).
  * Assumes: the thread is pinned (RG_NEEDS_PIN) and called rg_percpu_thread_init(),
- * so rg_this_cpu() is right and enter/exit hit the same slot, as the kernel
- * guarantees by running BPF programs with migration disabled.
+ * and rg_guard_prepare(g) ran in this thread since (the measured loops do it once
+ * per batch), so the per-CPU base is this CPU's and enter/exit hit the same slot,
+ * as the kernel guarantees by running BPF programs with migration disabled. An
+ * unpinned thread faults on its first op instead of using a stale slot.
  * Needs LSE on arm64.
  */
 static rg_always_inline bool rg_guard_pcpu_swp_enter(struct rg_guard *g)
 {
-	uint32_t *slot = rg_guard_this_slot(g);
-
 #if RG_ARCH_X86_64
-	return rg_flag_taken(slot, rg_x86_xchg32(slot, 1) == 0);
+	return rg_gs_xchg32(rg_guard_off(g), 1) == 0;
 #else
+	uint32_t *slot = rg_pcpu_ptr(rg_guard_off(g));
+
 	return rg_flag_taken(slot, rg_lse_swp32(slot, 1) == 0);
 #endif
 }
@@ -31,8 +34,13 @@ static rg_always_inline bool rg_guard_pcpu_swp_enter(struct rg_guard *g)
 static rg_always_inline void rg_guard_pcpu_swp_exit(struct rg_guard *g, bool granted)
 {
 	/* a flag: only the enter that took it gives it back */
-	if (granted)
-		rg_flag_give_back(rg_guard_this_slot(g));
+	if (granted) {
+#if RG_ARCH_X86_64
+		rg_gs_write32(rg_guard_off(g), 0);
+#else
+		rg_flag_give_back(rg_pcpu_ptr(rg_guard_off(g)));
+#endif
+	}
 }
 
 #endif /* RG_GUARDS_PCPU_SWP_H */

@@ -7,26 +7,37 @@
 
 /*
  * enter: return ++slot(cpu) == 1                   exit: --slot(cpu)
- * Instruction: ldr/add/str (arm64), mov/add/mov (x86): a load, an add and a
- * store, none atomic, no rseq (rg_plain_add_return32).
+ * Instruction: ldr/add/str (arm64, through rg_pcpu_ptr()), mov/add/mov with
+ * %gs: (x86, rg_gs_plain_add_return32): a load, an add and a store, none
+ * atomic, no rseq; the slot found like every per-CPU guard's.
  * Protects against: same-thread nesting and a signal handler that runs to
  * completion (its ++/-- is balanced), but NOT against a thread that preempts
  * the holder between the load and the store on the same CPU: both see 0, both
  * are granted, and a count is lost. Kept so the stress tests prove they can
  * fail (tests/core). RG_NO_PROTECTION: never report it as a guard.
  * Assumes: the thread is pinned (RG_NEEDS_PIN) and called rg_percpu_thread_init(),
- * so rg_this_cpu() is right and enter/exit hit the same slot, as the kernel
- * guarantees by running BPF programs with migration disabled.
+ * and rg_guard_prepare(g) ran in this thread since (the measured loops do it once
+ * per batch), so the per-CPU base is this CPU's and enter/exit hit the same slot,
+ * as the kernel guarantees by running BPF programs with migration disabled. An
+ * unpinned thread faults on its first op instead of using a stale slot.
  */
 static rg_always_inline bool rg_guard_racy_percpu_enter(struct rg_guard *g)
 {
-	return rg_plain_add_return32(rg_guard_this_slot(g), 1) == 1;
+#if RG_ARCH_X86_64
+	return rg_gs_plain_add_return32(rg_guard_off(g), 1) == 1;
+#else
+	return rg_plain_add_return32(rg_pcpu_ptr(rg_guard_off(g)), 1) == 1;
+#endif
 }
 
 static rg_always_inline void rg_guard_racy_percpu_exit(struct rg_guard *g, bool granted)
 {
 	(void)granted;
-	rg_plain_add_return32(rg_guard_this_slot(g), (uint32_t)-1);
+#if RG_ARCH_X86_64
+	rg_gs_plain_add_return32(rg_guard_off(g), (uint32_t)-1);
+#else
+	rg_plain_add_return32(rg_pcpu_ptr(rg_guard_off(g)), (uint32_t)-1);
+#endif
 }
 
 #endif /* RG_GUARDS_RACY_PERCPU_H */

@@ -16,17 +16,18 @@
  * Protects against: re-entry on the same CPU (thread, signal, preempting thread).
  * Assumes: glibc registered rseq for the thread (RG_NEEDS_RSEQ) and the thread
  * is pinned, so enter and exit hit the same CPU's slot (the cpu is read inside
- * each sequence, not through rg_this_cpu()).
+ * each sequence, cpu_id << g->shift: no multiply; the per-CPU base of
+ * rg/percpu.h is not used, reading cpu_id inside the sequence is the cost).
  */
 static rg_always_inline bool rg_guard_rseq_enter(struct rg_guard *g)
 {
-	return rg_rseq_add_return_u32(g->pcpu, g->stride, 1) == 1;
+	return rg_rseq_add_return_u32(g->pcpu, g->shift, 1) == 1;
 }
 
 static rg_always_inline void rg_guard_rseq_exit(struct rg_guard *g, bool granted)
 {
 	(void)granted;	/* a counter: every enter is undone, granted or not */
-	rg_rseq_add_return_u32(g->pcpu, g->stride, (uint32_t)-1);
+	rg_rseq_add_return_u32(g->pcpu, g->shift, (uint32_t)-1);
 }
 
 #endif /* RG_GUARDS_RSEQ_H */

@@ -15,6 +15,10 @@
  * gives the flag back is a release store TSan sees (the same mov on x86), and
  * the asm that took it acquires from it. In every other build these are the
  * plain store and nothing: the measured code is unchanged.
+ * On x86-64 the flag is taken and given back with %gs-relative inline asm
+ * only (the kernel's addressing), which TSan does not instrument at all, so
+ * there is nothing to annotate; these helpers serve the pointer-based forms
+ * (arm64's rg_pcpu_ptr()).
  */
 #if defined(__SANITIZE_THREAD__)
 #include <sanitizer/tsan_interface.h>
