@@ -214,6 +214,12 @@ static int child_status(int how)
 	int st = 0;
 
 	if (pid == 0) {
+		/*
+		 * The fault is the expected outcome: die of it as a plain
+		 * program would, also where a sanitizer runtime installed its
+		 * own SIGSEGV handler (it would turn the fault into an abort).
+		 */
+		signal(SIGSEGV, SIG_DFL);
 		if (how == 0) {		/* the process unpinned: init refuses, the guard faults */
 			cpu_set_t all;
 
