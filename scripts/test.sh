@@ -23,8 +23,10 @@ if [[ "${RG_TEST_SANITIZE:-1}" == 1 ]]; then
 	echo "== sanitizer build (build-asan: address,undefined): labels unit stress report smoke badinput"
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=address,undefined >/dev/null
 	cmake --build build-asan -j"$jobs"
+	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
 	(cd build-asan &&
 	 ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
+	 LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	 ctest --output-on-failure -j"$jobs" -L '^(unit|stress|report|smoke|badinput)$')
 	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
