@@ -42,13 +42,13 @@ void rg_preempt_schedule_notrace(void)
 # endif
 static int base_mode = -1;	/* -1 unknown, 0 refused, 1 wrgsbase, 2 arch_prctl */
 static char base_why[96];
+static pthread_once_t base_once = PTHREAD_ONCE_INIT;
 
-static void probe_base(void)
+/* Once per process (threads pin concurrently): how this kernel lets a thread set %gs. */
+static void probe_base_once(void)
 {
 	unsigned long cur = 0;
 
-	if (base_mode >= 0)
-		return;
 	if (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) {
 		base_mode = 1;
 		return;
@@ -60,6 +60,11 @@ static void probe_base(void)
 	}
 	snprintf(base_why, sizeof(base_why), "cannot set the %%gs base: %s", strerror(errno));
 	base_mode = 0;
+}
+
+static void probe_base(void)
+{
+	pthread_once(&base_once, probe_base_once);
 }
 
 static void set_base(uintptr_t base)
