@@ -914,6 +914,22 @@ static void batch_text(char *buf, size_t size, const struct cmp *c)
 		snprintf(buf, size, "%lld", rg_row_i(k, RG_COL_batch));
 }
 
+/* The header lines (not in CSV), then the table in the chosen format. */
+static void print_table(FILE *f, enum out_fmt fmt, const struct lines *hl, struct rg_table *t)
+{
+	if (fmt != OUT_CSV) {
+		for (size_t i = 0; i < hl->n; i++)
+			fprintf(f, "%s%s\n", hl->v[i], fmt == OUT_MARKDOWN ? "  " : "");
+		fputc('\n', f);
+	}
+	if (fmt == OUT_MARKDOWN)
+		rg_table_print_markdown(t, f);
+	else if (fmt == OUT_CSV)
+		rg_table_print_csv(t, f);
+	else
+		rg_table_print_text(t, f);
+}
+
 static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
 		const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
 		const struct lines *hl)
@@ -980,17 +996,7 @@ static int emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const 
 				goto oom;
 		}
 	}
-	if (fmt != OUT_CSV) {
-		for (size_t i = 0; i < hl->n; i++)
-			fprintf(f, "%s%s\n", hl->v[i], fmt == OUT_MARKDOWN ? "  " : "");
-		fputc('\n', f);
-	}
-	if (fmt == OUT_MARKDOWN)
-		rg_table_print_markdown(&t, f);
-	else if (fmt == OUT_CSV)
-		rg_table_print_csv(&t, f);
-	else
-		rg_table_print_text(&t, f);
+	print_table(f, fmt, hl, &t);
 	rg_table_free(&t);
 	return 0;
 oom:
@@ -1185,17 +1191,7 @@ static int emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 			}
 		}
 	}
-	if (fmt != OUT_CSV) {
-		for (size_t i = 0; i < hl->n; i++)
-			fprintf(f, "%s%s\n", hl->v[i], fmt == OUT_MARKDOWN ? "  " : "");
-		fputc('\n', f);
-	}
-	if (fmt == OUT_MARKDOWN)
-		rg_table_print_markdown(&t, f);
-	else if (fmt == OUT_CSV)
-		rg_table_print_csv(&t, f);
-	else
-		rg_table_print_text(&t, f);
+	print_table(f, fmt, hl, &t);
 	if (fmt != OUT_CSV)
 		fprintf(f, "\ndelta: ns per pair over the same suite's noop, median of paired per-round\n"
 			   "differences [95%% interval]; ns/pair (median ± stddev) where a side has\n"
