@@ -4,21 +4,21 @@
 #
 # Usage: guest_suite.sh SRC_DIR RGBENCH TEST_STRESS TEST_MIGRATE
 #   the three programs built for aarch64 (the cross build, or a native arm64 build)
-# Two boots of Debian's arm64 kernel (tests/vm/vm.sh --arch arm64, -cpu max, 2 CPUs):
+# Three boots of Debian's arm64 kernel (tests/vm/vm.sh --arch arm64, -cpu max, 2 CPUs):
 #  A (multi-threaded TCG):
-#   1. rgbench --quick as root: the user suite with rseq registered by glibc, cycles
-#      from qemu's emulated PMUv3, the default BPF rows
-#   2. rgbench bpf --mode all --triggers N -p 2: every attach type in syscall,
-#      driver and recurse mode, fixed counts
-#   3. test_migrate: rseq and rctx with threads moved between CPUs and signalled,
-#      exact totals, rseq aborts and migrations counted by the kernel
-#  B (-icount shift=1: a fixed instruction counter):
-#   4. test_stress: every guard pinned and oversubscribed under a signal storm,
-#      exact totals; the racy control must lose counts. Without -icount a timer
-#      interrupt lands only between translated blocks, never inside a guard's
-#      load/store window; with it, between any two instructions, as on hardware
-#   5. rgbench --quick --scenarios pair: qemu's PMU counts instructions only with
-#      -icount, so this fills instructions_per_pair
+#   rgbench --quick as root: the user suite with rseq registered by glibc, the
+#   counters' status, the default BPF rows; then rgbench bpf --mode all --triggers N
+#   -p 2: every attach type in syscall, driver and recurse mode, fixed counts
+#  B (-singlestep: one instruction per translated block): TCG takes interrupts only
+#   between translated blocks, so without it no preemption, migration or signal can
+#   land inside a guard's load/store window or an rseq critical section
+#   test_stress: every guard pinned and oversubscribed under a signal storm, exact
+#   totals, the racy control must lose counts; test_migrate: rseq and rctx with
+#   threads moved between CPUs and signalled, exact totals, rseq aborts and
+#   migrations counted by the kernel
+#  C (-icount shift=1): qemu's PMU counts instructions only with a fixed instruction
+#   counter: rgbench --quick --scenarios pair fills cycles_per_pair and
+#   instructions_per_pair
 # check_guest.py then checks counts, statuses and which columns are filled (never a
 # timing: these are qemu's).
 # RG_GUEST_KEEP=DIR keeps the guest's output files there; RG_GUEST_TIMEOUT (s) per boot.
@@ -51,10 +51,6 @@ tail -1 /out/user.txt
 echo "== rgbench bpf, fixed counts"
 ./rgbench bpf --mode all --triggers $triggers --batch 100 -p 2 --out /out/bpf.csv >/out/bpf.txt 2>&1
 echo \$? >/out/rc_bpf
-echo "== test_migrate"
-RG_EXPECT_ABORTS=1 ./test_migrate 50000 60 >/out/migrate.txt 2>&1
-echo \$? >/out/rc_migrate
-tail -1 /out/migrate.txt
 GUEST
 cat >"$work/payload/b.sh" <<GUEST
 export LD_LIBRARY_PATH=/lib
@@ -62,8 +58,16 @@ echo "== test_stress"
 ./test_stress 20000 5000 60 >/out/stress.txt 2>&1
 echo \$? >/out/rc_stress
 tail -1 /out/stress.txt
+echo "== test_migrate"
+RG_EXPECT_ABORTS=1 ./test_migrate 20000 60 >/out/migrate.txt 2>&1
+echo \$? >/out/rc_migrate
+tail -1 /out/migrate.txt
+GUEST
+cat >"$work/payload/c.sh" <<GUEST
+export LD_LIBRARY_PATH=/lib
 echo "== rgbench --quick --scenarios pair (instructions counted)"
-./rgbench --quick --scenarios pair --out /out/icount.csv >/out/icount.txt 2>/out/icount.err
+./rgbench --quick --guards noop,tls,rseq,rctx,pcpu-stadd,pcpu-ldadd,pcpu-llsc,racy-percpu --scenarios pair \
+  --out /out/icount.csv >/out/icount.txt 2>/out/icount.err
 echo \$? >/out/rc_icount
 GUEST
 
@@ -82,7 +86,8 @@ boot() {
   ((rc == 0)) || fail "guest run $1 failed (vm.sh exit $rc)"
 }
 boot A "" a.sh
-boot B "-icount shift=1,sleep=off" b.sh
+boot B "-singlestep" b.sh
+boot C "-icount shift=1,sleep=off" c.sh
 if [[ -n ${RG_GUEST_KEEP:-} ]]; then mkdir -p "$RG_GUEST_KEEP" && cp -a "$work/out/." "$RG_GUEST_KEEP/"; fi
 python3 "$src/tests/arm64/check_guest.py" "$work/out" "$triggers" 2 || fail "checks failed"
 echo "guest_suite: PASS"

@@ -61,7 +61,7 @@ echo "arm64 native: Debian arm64 in $rootfs (qemu-user), commit ${commit:0:12}"
 cat >"$root/root/run-readme.sh" <<EOF
 set -u
 cd /root
-git clone -q rgbench.bundle rgbench || exit 10
+git -c advice.detachedHead=false clone -q rgbench.bundle rgbench || exit 10
 cd rgbench
 [ "\$(git rev-parse HEAD)" = "$commit" ] || exit 11
 t0=\$(date +%s)
