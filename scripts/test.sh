@@ -3,6 +3,8 @@
 # The README's test command: install deps, build natively and for aarch64, run
 # every test (native; aarch64 under qemu-aarch64 with and without LSE).
 # RG_TEST_ARGS passes extra arguments to ctest (e.g. "-L unit").
+# RG_TEST_ARM64_NATIVE=1 also runs both README commands in a Debian arm64 system under
+# qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
