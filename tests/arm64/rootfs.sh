@@ -32,6 +32,15 @@ mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock -w 3600 9 || skip "another build of the arm64 root filesystem holds $cache/.lock"
 if [[ -f $dir/.rg-complete ]]; then echo "$dir"; exit 0; fi   # built while we waited
+# Holding the lock, any .tmp-* left here is from a build that died (killed, power cut): never
+# used, removed now (--one-file-system: mmdebstrap may have left /proc or /dev mounted in it).
+for stale in "$cache"/.tmp-debian12-arm64-*; do
+  [[ -e $stale ]] || continue
+  for m in $(awk -v d="$stale/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null
+  done
+  rm -rf --one-file-system "$stale"
+done
 
 mirror=${RG_ARM64_MIRROR:-http://deb.debian.org/debian}
 host=${mirror#*://}; host=${host%%/*}
@@ -39,7 +48,7 @@ timeout 20 bash -c "exec 3<>/dev/tcp/$host/80" 2>/dev/null ||
   skip "no cached root filesystem and no package access ($host:80 unreachable)"
 
 tmp=$cache/.tmp-debian12-arm64-$key.$$
-cleanup() { rm -rf "$tmp"; }
+cleanup() { rm -rf --one-file-system "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
