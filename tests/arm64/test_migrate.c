@@ -36,6 +36,8 @@
  * store on the current CPU's slot) must lose counts under the same treatment.
  *
  * Usage: test_migrate [pairs-per-thread [racy-seconds]]
+ * Each worker repeats its pairs-per-thread until the migrator and the storm have
+ * each acted 16 times in the run (at most 10000 rounds).
  * RG_EXPECT_ABORTS=1: the abort and migration counts must be readable and > 0
  * (set in the arm64 guest, where the test runs as root with tracefs mounted).
  * Exit: 0 pass, 1 fail, 77 skipped (no rseq registration: qemu-user, old glibc).
@@ -46,7 +48,7 @@
 struct worker {
 	pthread_t tid;
 	pid_t ktid;		/* kernel thread id: a dead one gives ESRCH, never a stale pthread_t */
-	uint64_t iters, attempts, grants, refusals, h_attempts, h_grants, h_refusals, cpu_changes;
+	uint64_t iters, chunks, attempts, grants, refusals, h_attempts, h_grants, h_refusals, cpu_changes;
 	int done;
 } __attribute__((aligned(RG_CACHELINE)));
 
@@ -54,6 +56,8 @@ static const struct rg_guard_info *cur_gi;
 static struct rg_guard cur_g;
 static struct worker workers[NWORKERS];
 static int go, stop;
+/* Moves and signals so far this run: workers go on (in chunks of iters) until both happened. */
+static uint64_t run_moves, run_signals;
 static long ncpus_allowed;
 static int allowed_cpus[1024];
 static __thread struct worker *me;
@@ -87,21 +91,25 @@ static void *worker_main(void *arg)
 	__atomic_store_n(&w->ktid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
 		sched_yield();
-	for (uint64_t i = 0; i < w->iters; i++) {
-		bool ok;
-		int cpu;
+	do {
+		for (uint64_t i = 0; i < w->iters; i++) {
+			bool ok;
+			int cpu;
 
-		w->attempts++;
-		ok = cur_gi->enter(&cur_g);
-		if (ok)
-			w->grants++;
-		else
-			w->refusals++;
-		cur_gi->exit(&cur_g, ok);
-		cpu = (int)rg_this_cpu();
-		w->cpu_changes += last >= 0 && cpu != last;
-		last = cpu;
-	}
+			w->attempts++;
+			ok = cur_gi->enter(&cur_g);
+			if (ok)
+				w->grants++;
+			else
+				w->refusals++;
+			cur_gi->exit(&cur_g, ok);
+			cpu = (int)rg_this_cpu();
+			w->cpu_changes += last >= 0 && cpu != last;
+			last = cpu;
+		}
+		w->chunks++;
+	} while ((__atomic_load_n(&run_moves, __ATOMIC_RELAXED) < 4 * NWORKERS ||
+		  __atomic_load_n(&run_signals, __ATOMIC_RELAXED) < 4 * NWORKERS) && w->chunks < 10000);
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -121,8 +129,10 @@ static void *migrator_main(void *arg)
 		CPU_ZERO(&set);
 		CPU_SET(allowed_cpus[(k / NWORKERS + k) % ncpus_allowed], &set);
 		if (tid && !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) &&
-		    sched_setaffinity(tid, sizeof(set), &set) == 0)
+		    sched_setaffinity(tid, sizeof(set), &set) == 0) {
 			(*moves)++;
+			__atomic_add_fetch(&run_moves, 1, __ATOMIC_RELAXED);
+		}
 		k++;
 		nanosleep(&ts, NULL);
 	}
@@ -139,8 +149,10 @@ static void *storm_main(void *arg)
 			pid_t tid = __atomic_load_n(&workers[i].ktid, __ATOMIC_ACQUIRE);
 
 			if (tid && !__atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE) &&
-			    syscall(SYS_tgkill, getpid(), tid, SIGUSR1) == 0)
+			    syscall(SYS_tgkill, getpid(), tid, SIGUSR1) == 0) {
 				(*sent)++;
+				__atomic_add_fetch(&run_signals, 1, __ATOMIC_RELAXED);
+			}
 		}
 		nanosleep(&ts, NULL);
 	}
@@ -192,7 +204,7 @@ static long rseq_fixup_id(void)
 
 struct totals {
 	uint64_t attempts, grants, refusals, h_attempts, h_grants, h_refusals, cpu_changes;
-	uint64_t moves, signals;
+	uint64_t moves, signals, expected;
 	uint32_t slot_sum;
 	int64_t aborts, migrations;
 };
@@ -209,6 +221,7 @@ static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_
 		*rg_guard_slot(&cur_g, c) = 0;
 	cur_gi = gi;
 	go = stop = 0;
+	run_moves = run_signals = 0;
 	for (int i = 0; i < NWORKERS; i++) {
 		workers[i].iters = iters;
 		if (pthread_create(&workers[i].tid, NULL, worker_main, &workers[i])) {
@@ -228,6 +241,7 @@ static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_
 	for (int i = 0; i < NWORKERS; i++) {
 		struct worker *w = &workers[i];
 
+		t.expected += w->chunks * w->iters;
 		t.attempts += w->attempts;
 		t.grants += w->grants;
 		t.refusals += w->refusals;
@@ -321,7 +335,8 @@ int main(int argc, char **argv)
 		}
 		t = run(gi, iters, fd_abort, fd_migr);
 		report(gi, &t);
-		CHECK(t.attempts == NWORKERS * iters, "%s: attempts %" PRIu64, gi->name, t.attempts);
+		CHECK(t.attempts == t.expected, "%s: attempts %" PRIu64 ", want %" PRIu64, gi->name,
+		      t.attempts, t.expected);
 		CHECK(t.grants + t.refusals == t.attempts, "%s: grants + refusals != attempts", gi->name);
 		CHECK(t.h_grants + t.h_refusals == t.h_attempts, "%s: handler totals", gi->name);
 		CHECK(t.slot_sum == 0, "%s: slots sum to %" PRId32 ", not 0: an update was lost", gi->name,
