@@ -84,6 +84,7 @@ static void preempt_model(const char *release, const char *version, char *out, s
 
 void rg_env_collect(struct rg_env *env)
 {
+	struct rg_virt_cpu vc;
 	struct utsname u;
 
 	memset(env, 0, sizeof(*env));
@@ -104,4 +105,8 @@ void rg_env_collect(struct rg_env *env)
 	env->lse = rg_cpu_has_lse();
 	env->rseq = rg_rseq_available();
 	env->ncpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(&vc, 0, sizeof(vc));
+	rg_env_virt_cpu(&vc);
+	rg_env_virt_decide("", &vc, env->virt, sizeof(env->virt));
 }

@@ -57,3 +57,16 @@ void rg_env_cpu_identify(struct rg_env *env)
 			 env->cpu_model, sizeof(env->cpu_model));
 	snprintf(env->cpu_part, sizeof(env->cpu_part), "midr 0x%08x", (uint32_t)midr);
 }
+
+void rg_env_virt_cpu(struct rg_virt_cpu *cpu)
+{
+	cpu->x86 = false;
+	/* mrs as the kernel (or qemu-user) emulates it, independent of sysfs. */
+	if (getauxval(AT_HWCAP) & HWCAP_CPUID) {
+		uint64_t v;
+
+		__asm__ __volatile__("mrs %0, midr_el1" : "=r"(v));
+		cpu->mrs_midr = (uint32_t)v;
+		cpu->mrs_midr_known = true;
+	}
+}

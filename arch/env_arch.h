@@ -10,6 +10,9 @@
 /* Fill cpu_vendor, cpu_model and cpu_part (left "unknown" when not knowable). */
 void rg_env_cpu_identify(struct rg_env *env);
 
+/* What the CPU says for the virt decision (CPUID hypervisor leaf, or MIDR by mrs). */
+void rg_env_virt_cpu(struct rg_virt_cpu *cpu);
+
 /* First line of a file, newline stripped; false when unreadable. */
 bool rg_env_read_line(const char *path, char *buf, size_t len);
 

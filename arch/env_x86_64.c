@@ -56,3 +56,21 @@ void rg_env_cpu_identify(struct rg_env *env)
 		}
 	}
 }
+
+void rg_env_virt_cpu(struct rg_virt_cpu *cpu)
+{
+	unsigned int a, b, c, d;
+
+	cpu->x86 = true;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return;
+	cpu->hv_bit = (c >> 31) & 1;
+	if (!cpu->hv_bit)
+		return;
+	/* The hypervisor leaf is outside __get_cpuid's range check: ask directly. */
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(cpu->hv_sig + 0, &b, 4);
+	memcpy(cpu->hv_sig + 4, &c, 4);
+	memcpy(cpu->hv_sig + 8, &d, 4);
+	cpu->hv_sig[12] = '\0';
+}

@@ -623,6 +623,10 @@ int main(int argc, char **argv)
 		fprintf(cfg.progress, "rgbench %s: %s %s, kernel %s; %s\n", RG_VERSION, env.arch,
 			env.cpu_model, env.kernel, topo);
 	}
+	if (rg_env_virt_emulated(env.virt))
+		fprintf(stderr, "rgbench: WARNING: %s CPU: these timings are the emulator's, not a "
+			"machine's (rows say virt=%s; compare refuses them without --allow-emulated)\n",
+			env.virt, env.virt);
 	ndone = rg_suite_run(&cfg, &rs);
 	if (ndone < 0) {
 		rg_results_free(&rs);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rg/env.h"
 #include "rg/report.h"
 #include "rg/subcmd.h"
 
@@ -41,7 +42,21 @@ static void usage(FILE *f)
 	fputs("usage: rgbench compare [--markdown|--commit-log|--csv] [--across-hosts] BASE NEW\n"
 	      "       rgbench compare [--markdown|--csv] --across-suites USER KMOD\n"
 	      "       rgbench compare [--markdown|--commit-log|--csv] --baseline GUARD FILE\n"
-	      "BASE, NEW, FILE: result files (.csv/.json) or directories of them.\n", f);
+	      "BASE, NEW, FILE: result files (.csv/.json) or directories of them.\n"
+	      "--allow-emulated: compare rows measured on an emulated CPU (virt emulated (...)),\n"
+	      "                  refused otherwise (exit 2).\n", f);
+}
+
+/* The first "emulated (...)" virt value among a side's rows, NULL when there is none. */
+static const char *emulated_virt(const struct side *s)
+{
+	for (size_t i = 0; i < s->rows.n; i++) {
+		const char *virt = rg_row_s(&s->rows.v[i], RG_COL_virt);
+
+		if (rg_env_virt_emulated(virt))
+			return virt;
+	}
+	return NULL;
 }
 
 /* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). */
@@ -1221,12 +1236,14 @@ int rg_compare_main(int argc, char **argv)
 		{ "across-hosts", no_argument, NULL, 'a' },
 		{ "across-suites", no_argument, NULL, 's' },
 		{ "baseline", required_argument, NULL, 'b' },
+		{ "allow-emulated", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	enum out_fmt fmt = OUT_TEXT;
 	const char *baseline = NULL;
-	bool across = false, suites = false;
+	bool across = false, suites = false, allow_emulated = false;
+	const char *emu;
 	struct side A = { 0 }, B = { 0 };
 	struct lines hl = { 0 };
 	struct cmp *v = NULL;
@@ -1245,6 +1262,7 @@ int rg_compare_main(int argc, char **argv)
 		case 'a': across = true; break;
 		case 's': suites = true; break;
 		case 'b': baseline = optarg; break;
+		case 'e': allow_emulated = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1269,6 +1287,17 @@ int rg_compare_main(int argc, char **argv)
 		B.path = argv[optind + 1];
 		if (rg_read_path(B.path, &B.rows, err, sizeof(err)))
 			goto fail;
+	}
+	/* Timings taken under qemu are the emulator's: refuse them unless asked. */
+	emu = emulated_virt(&A);
+	if (!emu && !baseline)
+		emu = emulated_virt(&B);
+	if (emu && !allow_emulated) {
+		fprintf(stderr, "rgbench: compare: %s holds rows measured on an emulated CPU "
+			"(virt: %s), whose timings are not a machine's; --allow-emulated compares them anyway\n",
+			emulated_virt(&A) ? A.path : B.path, emu);
+		ret = 2;
+		goto out;
 	}
 	if (suites) {
 		const struct side *S[2] = { &A, &B };
@@ -1362,6 +1391,8 @@ int rg_compare_main(int argc, char **argv)
 			addl(&hl, "role %s: %s=%s, %s=%s", v[i].role, las,
 			     rg_row_s(v[i].a, RG_COL_guard), lbs, rg_row_s(v[i].b, RG_COL_guard));
 	}
+	if (emu)
+		addl(&hl, "note: emulated CPU (virt: %s): timings are the emulator's, not a machine's", emu);
 	if (baseline)
 		addl(&hl, "every guard relative to '%s' on the same suite/scenario/threads/duty",
 		     baseline);

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rg/env.h"
 #include "rg/report.h"
 #include "rg/subcmd.h"
 
@@ -382,6 +383,18 @@ int rg_plot_main(int argc, char **argv)
 			rg_list_free(runs, n);
 	}
 	make_labels(src, nsrc);
+	/* A source measured on an emulated CPU says so in its label; rgplot.py marks the figure. */
+	for (size_t i = 0; i < nsrc; i++)
+		for (size_t k = 0; k < src[i].rows.n; k++) {
+			const char *virt = rg_row_s(&src[i].rows.v[k], RG_COL_virt);
+			size_t l = strlen(src[i].label);
+
+			if (!rg_env_virt_emulated(virt))
+				continue;
+			snprintf(src[i].label + l, sizeof(src[i].label) - l, " [EMULATED%s]",
+				 virt + strlen("emulated"));
+			break;
+		}
 	if (check_drawable(src, nsrc, err, sizeof(err)))
 		goto fail;
 	script = find_script(sbuf, sizeof(sbuf));

@@ -56,8 +56,15 @@ def ordered(values):
     return seen
 
 
+# Set by main() when a source's label says its rows were measured on an emulated CPU.
+EMULATED = False
+
+
 def save(fig, out, name, written):
     fig.tight_layout()
+    if EMULATED:  # timings of qemu, not of a machine: say so across the whole figure
+        fig.text(0.5, 0.5, "EMULATED", fontsize=60, color="red", alpha=0.25, rotation=25,
+                 ha="center", va="center", weight="bold")
     for ext in ("png", "svg"):
         path = os.path.join(out, f"{name}.{ext}")
         fig.savefig(path, dpi=120 if ext == "png" else None, metadata=METADATA[ext])
@@ -328,6 +335,8 @@ def main():
     hist = load_lat(a.lat)
     rows = load(a.data)
     sources = sources_of(rows)
+    global EMULATED
+    EMULATED = any("[EMULATED" in label for _, label in sources)
     written = []
     kinds = [
         ("pair-ns", "no user 'pair' rows with ns values",

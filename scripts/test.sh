@@ -6,6 +6,8 @@
 # stress test under TSan.
 # RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
 # RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds.
+# RG_TEST_ARM64_NATIVE=1 also runs both README commands in a Debian arm64 system under
+# qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)

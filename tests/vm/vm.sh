@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Boot Debian's own kernel under qemu (TCG) with a busybox initramfs and run one command in it.
 #
-# Usage: tests/vm/vm.sh [--arch amd64|arm64] [--payload DIR] [--out DIR]
+# Usage: tests/vm/vm.sh [--arch amd64|arm64] [--payload DIR] [--out DIR] [--libs ELF]...
 #                       [--timeout SECONDS] [--mem MiB] [--smp N] [--kver ABI] -- CMD...
 #
+#   --arch          the guest's architecture (default: this machine's)
+#   --libs ELF      put the shared libraries ELF needs (and its loader) into the guest's
+#                   /lib, so dynamically linked programs run there (repeatable; an arm64
+#                   guest on an amd64 host takes them from the cross and :arm64 packages)
 #   --payload DIR   copied to /payload in the guest; CMD runs there (cwd /payload)
 #   --out DIR       whatever the guest leaves under /out is copied here
 #   --kver ABI      kernel ABI, e.g. 6.1.0-57 (default: that of the installed
@@ -12,6 +16,7 @@
 #                   headers load in the guest)
 #   RG_VM_CACHE     where kernel packages are unpacked (default ~/.cache/rgbench-vm)
 #   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE)
+#   RG_VM_QEMU_ARGS extra qemu arguments, split on blanks (e.g. "-icount shift=0")
 #
 # The guest has proc, sys, devtmpfs, debugfs, tracefs and bpffs mounted, runs CMD
 # with /bin/sh as root, and powers off. The kernel package is fetched with
@@ -19,13 +24,16 @@
 # Timings inside TCG are meaningless: use this for counts and statuses only.
 #
 # Exit status: CMD's own; 77 when qemu, busybox or the kernel package cannot be
-# had (a skip); 124 when the guest did not finish within --timeout.
+# had, or when this system itself runs under user-mode emulation (a skip); 124
+# when the guest did not finish within --timeout.
 set -euo pipefail
 
-arch=amd64 payload= out= timeout=180 mem=1024 smp=2 kver=
+case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
+payload= out= timeout=180 mem=1024 smp=2 kver= libs=()
 while (($#)); do
   case "$1" in
     --arch) arch=$2; shift 2 ;;
+    --libs) libs+=("$2"); shift 2 ;;
     --payload) payload=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
@@ -44,17 +52,27 @@ case "$arch" in
   arm64) qemu=qemu-system-aarch64; dpkg_arch=arm64 ;;
   *) echo "vm.sh: --arch must be amd64 or arm64" >&2; exit 2 ;;
 esac
+# A system that runs under qemu-user (tests/arm64) sees the host's /proc/cpuinfo: starting
+# qemu-system there would emulate an emulator, for hours. Skip instead.
+case "$(uname -m)" in
+  aarch64) grep -q '^CPU implementer' /proc/cpuinfo ;;
+  x86_64) grep -q '^vendor_id' /proc/cpuinfo ;;
+esac || skip "this system runs under user-mode emulation (qemu-user): no qemu-system inside it"
 command -v "$qemu" >/dev/null || skip "$qemu not installed (Debian: qemu-system-x86 / qemu-system-arm)"
-if [[ $arch == amd64 ]]; then
+host_arch=$(dpkg --print-architecture 2>/dev/null || echo unknown)
+if [[ $arch == "$host_arch" ]]; then
   busybox=/bin/busybox   # busybox-static; the dynamic busybox package would not run in the guest
   [[ -x $busybox ]] && ! ldd "$busybox" >/dev/null 2>&1 || skip "busybox-static not installed"
 fi
 
 if [[ -z $kver ]]; then
-  kver=$(dpkg-query -W -f='${Depends}\n' "linux-headers-$arch" 2>/dev/null |
-         grep -o "linux-headers-[0-9][^ ,]*-$arch" | head -1 |
-         sed -e "s/^linux-headers-//" -e "s/-$arch\$//") || true
-  [[ -n $kver ]] || kver=$(apt-cache depends "linux-image-$arch" 2>/dev/null |
+  # The guest's headers, else this machine's (Debian builds every architecture at one ABI).
+  for a in "$arch" "$host_arch"; do
+    [[ -n $kver ]] || kver=$(dpkg-query -W -f='${Depends}\n' "linux-headers-$a" 2>/dev/null |
+         grep -o "linux-headers-[0-9][^ ,]*-$a" | head -1 |
+         sed -e "s/^linux-headers-//" -e "s/-$a\$//") || true
+  done
+  [[ -n $kver ]] || kver=$(apt-cache depends "linux-image-$arch:$dpkg_arch" 2>/dev/null |
          grep -o "linux-image-[0-9][^ ]*-$arch\$" | head -1 |
          sed -e "s/^linux-image-//" -e "s/-$arch\$//") || true
   [[ -n $kver ]] || skip "cannot tell which kernel to boot (install linux-headers-$arch)"
@@ -77,16 +95,50 @@ fi
 vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
 [[ -n $vmlinuz ]] || skip "no vmlinuz in $kdir"
 
-if [[ $arch == arm64 ]]; then
-  bbdir=$cache/busybox-static-arm64
+if [[ $arch != "$host_arch" ]]; then
+  bbdir=$cache/busybox-static-$arch
   if [[ ! -f $bbdir/.done ]]; then
-    (cd "$cache" && rm -f busybox-static_*_arm64.deb &&
-     apt-get download -q busybox-static:arm64 >/dev/null 2>&1) || skip "cannot fetch busybox-static:arm64"
-    rm -rf "$bbdir" && mkdir -p "$bbdir" && dpkg-deb -x "$cache"/busybox-static_*_arm64.deb "$bbdir"
+    (cd "$cache" && rm -f busybox-static_*_"$arch".deb &&
+     apt-get download -q "busybox-static:$arch" >/dev/null 2>&1) || skip "cannot fetch busybox-static:$arch"
+    rm -rf "$bbdir" && mkdir -p "$bbdir" && dpkg-deb -x "$cache"/busybox-static_*_"$arch".deb "$bbdir"
     touch "$bbdir/.done"
   fi
   busybox=$bbdir/bin/busybox
 fi
+
+# Library directories for --libs, searched in order: for an arm64 guest on another host,
+# the cross glibc first (the cross-built programs were linked against it), then multiarch.
+if [[ $arch == arm64 && $host_arch != arm64 ]]; then
+  libdirs=(/usr/aarch64-linux-gnu/lib /usr/lib/aarch64-linux-gnu /lib/aarch64-linux-gnu)
+elif [[ $arch == arm64 ]]; then
+  libdirs=(/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu)
+else
+  libdirs=(/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64)
+fi
+# copy_libs ELF DEST: ELF's loader and every library it needs, transitively, into DEST.
+copy_libs() {
+  local todo=("$1") seen=" " f lib d found interp
+  interp=$(readelf -lW "$1" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+  if [[ -n $interp ]]; then
+    found=
+    for d in "${libdirs[@]}"; do [[ -e $d/$(basename "$interp") ]] && { found=$d/$(basename "$interp"); break; }; done
+    [[ -n $found ]] || { echo "vm.sh: no loader $interp for $1" >&2; return 1; }
+    mkdir -p "$2$(dirname "$interp")"
+    cp -L "$found" "$2$interp"
+  fi
+  while ((${#todo[@]})); do
+    f=${todo[0]}; todo=("${todo[@]:1}")
+    for lib in $(readelf -dW "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+      [[ $seen == *" $lib "* ]] && continue
+      seen+="$lib "
+      found=
+      for d in "${libdirs[@]}"; do [[ -e $d/$lib ]] && { found=$d/$lib; break; }; done
+      [[ -n $found ]] || { echo "vm.sh: $lib (needed by $f) not found in ${libdirs[*]}" >&2; return 1; }
+      cp -L "$found" "$2/lib/$lib"
+      todo+=("$found")
+    done
+  done
+}
 
 work=$(mktemp -d)
 trap '[[ -n ${RG_VM_KEEP:-} ]] || rm -rf "$work"' EXIT
@@ -94,6 +146,9 @@ root=$work/root
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,out,payload,etc}
 cp "$busybox" "$root/bin/busybox"
 [[ -n $payload ]] && cp -a "$payload"/. "$root/payload/"
+for elf in "${libs[@]}"; do
+  copy_libs "$elf" "$root" || exit 1
+done
 printf '%s\n' "$*" >"$root/etc/rg-cmd"
 cat >"$root/init" <<'INIT'
 #!/bin/busybox sh
@@ -128,8 +183,9 @@ else
   machine=(-machine virt -cpu "${RG_VM_CPU:-max}" -accel tcg); console=ttyAMA0
 fi
 log=$work/console.log
+read -r -a extra <<<"${RG_VM_QEMU_ARGS:-}"
 set +e
-timeout "$timeout" "$qemu" "${machine[@]}" -m "$mem" -smp "$smp" -nographic -no-reboot -nic none \
+timeout "$timeout" "$qemu" "${machine[@]}" "${extra[@]}" -m "$mem" -smp "$smp" -nographic -no-reboot -nic none \
   -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
   -append "console=$console quiet loglevel=4 panic=-1 oops=panic" </dev/null >"$log" 2>&1
 qrc=$?

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# vm.sh must run a command in Debian's kernel, pass its exit status and copy /out back.
+# vm.sh must run a command in Debian's kernel (this machine's architecture), pass its exit status and copy /out back.
 set -euo pipefail
 vm=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -14,6 +14,6 @@ set -e
 [[ $rc == 7 ]] || { echo "FAIL: exit status $rc, want 7"; cat "$tmp/stdout"; exit 1; }
 grep -qx guest-says-hi "$tmp/stdout" || { echo "FAIL: command output missing"; cat "$tmp/stdout"; exit 1; }
 [[ "$(cat "$tmp/out/t.csv")" == $'a,b\n1,2' ]] || { echo "FAIL: /out/t.csv not copied back intact"; exit 1; }
-grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+-[0-9]+-amd64$' "$tmp/out/release" || { echo "FAIL: guest kernel $(cat "$tmp/out/release")"; exit 1; }
+grep -Eq "^[0-9]+\.[0-9]+\.[0-9]+-[0-9]+-$(dpkg --print-architecture)\$" "$tmp/out/release" || { echo "FAIL: guest kernel $(cat "$tmp/out/release")"; exit 1; }
 [[ "$(cat "$tmp/out/release")" != "$(uname -r)" ]] || { echo "FAIL: ran on the host kernel?"; exit 1; }
 echo "vm.sh ok: guest kernel $(cat "$tmp/out/release")"

@@ -4,6 +4,8 @@
 #define RG_ENV_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define RG_ENV_STR 128
 
@@ -23,6 +25,33 @@ struct rg_env {
 
 /* Fill *env; never fails (unknown fields become "unknown"). */
 void rg_env_collect(struct rg_env *env);
+
+/* The two virt values that mean "timings are an emulator's, not this CPU's". */
+#define RG_VIRT_QEMU_USER	"emulated (qemu-user)"
+#define RG_VIRT_QEMU_TCG	"emulated (qemu-tcg)"
+
+/* What the CPU itself says, the input of the virt decision besides files. */
+struct rg_virt_cpu {
+	bool x86;			/* decide for x86-64 (else arm64) */
+	bool hv_bit;			/* x86: CPUID.1:ECX[31], "running under a hypervisor" */
+	char hv_sig[13];		/* x86: CPUID 0x40000000 EBX:ECX:EDX, "" when none */
+	bool mrs_midr_known;		/* arm64: MIDR_EL1 read by mrs (kernel- or qemu-emulated) */
+	uint32_t mrs_midr;
+};
+
+/*
+ * The virt column: "none", a hypervisor name (kvm, xen, hyperv, vmware, nitro,
+ * virtualbox, parallels, bhyve, acrn, qnx, "qemu" when qemu's board cannot tell
+ * KVM from TCG, "hypervisor <sig>" for an unknown CPUID signature),
+ * RG_VIRT_QEMU_USER, RG_VIRT_QEMU_TCG, or "unknown". Files are read under root
+ * ("" for this machine; tests pass a fake tree): /proc/cpuinfo, /sys/hypervisor/type,
+ * /sys/class/dmi/id/{sys_vendor,product_name}, /proc/device-tree/{compatible,hypervisor/},
+ * cpu0's midr_el1 and the armv8_* PMU event lists. Order and reasons: arch/env_virt.c.
+ */
+void rg_env_virt_decide(const char *root, const struct rg_virt_cpu *cpu, char *out, size_t len);
+
+/* True for a virt value that says the CPU was emulated (timings are not the hardware's). */
+bool rg_env_virt_emulated(const char *virt);
 
 /* True when the CPU implements LSE atomics (aarch64: HWCAP_ATOMICS). */
 bool rg_cpu_has_lse(void);
