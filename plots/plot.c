@@ -98,7 +98,8 @@ static int write_lat(const char *path, struct source *src, size_t nsrc)
 		for (size_t i = 0; i < src[s].rows.n; i++) {
 			const struct rg_row *r = &src[s].rows.v[i];
 
-			if (!r->n_lat || strcmp(rg_row_s(r, RG_COL_status), "ok"))
+			if (!r->n_lat || (strcmp(rg_row_s(r, RG_COL_status), "ok") &&
+					  strcmp(rg_row_s(r, RG_COL_status), "noisy")))
 				continue;
 			for (size_t k = 0; k < r->n_lat; k++) {
 				fprintf(f, "%zu,", s);

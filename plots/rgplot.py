@@ -27,6 +27,11 @@ STYLES = ["-", "--", ":", "-."]
 MARKERS = ["o", "s", "^", "D", "v", "P"]
 
 
+# Rows with a measured value: `noisy` rows were measured too (some rounds stayed
+# disturbed after the re-runs, docs/bench.md); skipped and error rows were not.
+MEASURED = ("ok", "noisy")
+
+
 def num(s):
     return float(s) if s not in ("", "n/a") else math.nan
 
@@ -130,7 +135,7 @@ def sources_of(rows):
 
 def ns_bars(rows, sources, out, written, suite, name, title):
     """ns per pair per guard, one bar per source, min-max error bars, noop/tls floors."""
-    sel = [r for r in rows if r["suite"] == suite and r["status"] == "ok" and ok(r["ns_median"])
+    sel = [r for r in rows if r["suite"] == suite and r["status"] in MEASURED and ok(r["ns_median"])
            and r["duty_ns"] == 0 and (suite != "user" or r["scenario"] == "pair")]
     if suite == "kmod" and any(r["scenario"] == "loop" for r in sel):
         sel = [r for r in sel if r["scenario"] == "loop"]  # the refscale-style loop
@@ -178,7 +183,7 @@ def ns_bars(rows, sources, out, written, suite, name, title):
 
 
 def lines(rows, sources, out, written, scenario, xkey, ykey, ekey, name, title, xlabel, ylabel):
-    sel = [r for r in rows if r["suite"] == "user" and r["scenario"] == scenario and r["status"] == "ok"
+    sel = [r for r in rows if r["suite"] == "user" and r["scenario"] == scenario and r["status"] in MEASURED
            and ok(r[ykey])]
     if scenario == "duty":
         sel = [r for r in sel if r["threads"] == min(x["threads"] for x in sel)]
@@ -229,7 +234,7 @@ def lines(rows, sources, out, written, scenario, xkey, ykey, ekey, name, title, 
 
 
 def bpf(rows, sources, out, written):
-    sel = [r for r in rows if r["suite"] == "bpf" and r["status"] == "ok" and ok(r["mops_median"])]
+    sel = [r for r in rows if r["suite"] == "bpf" and r["status"] in MEASURED and ok(r["mops_median"])]
     if not sel:
         return False
     by = {}
