@@ -87,7 +87,8 @@ wait \$pid
 echo \$? >/out/rc_e
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-E >>/out/errors
 # (G) the same with SIGTERM: exit 128 + 15.
-./$tool_name --module ./rgbench_kmod.ko --guards noop --loops 100000 --runs 5 \
+# (20 runs: busy for seconds even on a fast or unloaded host, so the signal lands mid-run)
+./$tool_name --module ./rgbench_kmod.ko --guards noop --loops 100000 --runs 20 \
   --duty-ns 1000 --irq-iters 0 --quiet --out /out/term.csv 2>/out/g.err &
 pid=\$!
 n=0
