@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 static int rg_test_failures;
 
@@ -42,6 +44,35 @@ static inline int rg_test_env_int(const char *name)
 	const char *v = getenv(name);
 
 	return v && *v ? atoi(v) : -1;
+}
+
+/*
+ * Write root/rel holding len bytes of text, creating the directories on the
+ * way (fake /proc and /sys trees for the environment and PMU tests); exits on
+ * any error.
+ */
+static inline void rg_test_put_file(const char *root, const char *rel, const char *text,
+				    size_t len)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			perror(path);
+			exit(1);
+		}
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
 }
 
 #endif /* RG_TEST_CHECK_H */

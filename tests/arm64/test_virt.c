@@ -17,25 +17,7 @@ static char root[256];
 /* Write root/<rel> holding len bytes of text (dirs created). */
 static void putn(const char *rel, const char *text, size_t len)
 {
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *p = path + strlen(root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			perror(path);
-			exit(1);
-		}
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
-		perror(path);
-		exit(1);
-	}
+	rg_test_put_file(root, rel, text, len);
 }
 
 static void put(const char *rel, const char *text)

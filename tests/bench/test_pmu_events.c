@@ -20,25 +20,10 @@ static char root[256];
 /* Write root/sys/bus/event_source/devices/<rel> holding text (dirs created). */
 static void put(const char *rel, const char *text)
 {
-	char path[1024];
-	FILE *f;
+	char path[512];
 
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s", root, rel);
-	for (char *p = path + strlen(root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			perror(path);
-			exit(1);
-		}
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(1);
-	}
+	snprintf(path, sizeof(path), "sys/bus/event_source/devices/%s", rel);
+	rg_test_put_file(root, path, text, strlen(text));
 }
 
 static void fresh_root(void)
