@@ -14,9 +14,9 @@
 #include "lat_counter.h"
 #include "latency.h"
 #include "rg/percpu.h"
-#include "rg/result.h"
+#include "rg/results.h"
 #include "suite.h"
-#include "topo.h"
+#include "rg/platform.h"
 
 uint64_t (*const rg_lat_loops[RG_GUARD__COUNT])(struct rg_guard *, uint64_t, uint64_t, uint64_t *) = {
 #define RG_GUARD(id, ...) [RG_GUARD_##id] = rg_loop_lat_##id,

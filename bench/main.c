@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The rgbench command: options, the userspace suite, subcommands and the result files. */
+/* rgbench [options]: the userspace suite's command line, profiles, run and result files. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -14,22 +14,17 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "rg/bench.h"
 #include "rg/env.h"
 #include "rg/gbench.h"
 #include "rg/registry.h"
-#include "rg/result.h"
-#include "rg/subcmd.h"
+#include "rg/results.h"
 #include "plan.h"
 #include "suite.h"
-#include "topo.h"
+#include "rg/platform.h"
 
 #ifndef RG_VERSION
 #define RG_VERSION "unknown"
-#endif
-
-/* Always 0 or 1 (CMake), so -Wundef catches a typo. */
-#if !defined(RG_WITH_BPF) || !defined(RG_WITH_KMOD) || !defined(RG_WITH_REPORT)
-#error "RG_WITH_BPF, RG_WITH_KMOD and RG_WITH_REPORT must be defined to 0 or 1"
 #endif
 
 static volatile sig_atomic_t g_stop;
@@ -39,15 +34,17 @@ static void on_signal(int sig)
 	g_stop = sig;
 }
 
-static void usage(FILE *f)
+static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 {
 	fprintf(f,
 "usage: rgbench [options]          run the userspace suite (default profile)\n"
 "       rgbench --list             guards, scenarios, CPUs, counters\n"
-"       rgbench --plan [options] what the options would run, where, how long\n"
+"       rgbench --plan [options]   what the options would run, where, how long\n"
 "                                  (HWLOC_XMLFILE / HWLOC_SYNTHETIC: another machine)\n"
-"       rgbench bpf|kmod|compare|plot|report [args]   the other components\n"
-"\n"
+);
+	if (hooks && hooks->subcommands)
+		hooks->subcommands(f, true);
+	fprintf(f, "\n"
 "  --quick | --full          shorter / longer profile (default: between)\n"
 "  --guards a,b,...          guards to run (noop is always added); default all\n"
 "  --scenarios a,b,...       pair,duty,nested,threads,falseshare,latency,xpkg; default all\n"
@@ -229,7 +226,7 @@ static int guard_index(const char *name)
 	return gi ? (int)gi->id : -1;
 }
 
-static void list(const int *cpus, int ncpus)
+static void list(const int *cpus, int ncpus, const struct rg_bench_hooks *hooks)
 {
 	char topo[256];
 	const char *why = rg_counters_probe();
@@ -255,50 +252,10 @@ static void list(const int *cpus, int ncpus)
 			printf("%s%s", i ? "," : " ", e->ev[i].name);
 		printf("%s%s\n", e->why[0] ? "; skipped " : "", e->why);
 	}
-	printf("subcommands: bpf%s kmod%s compare%s plot%s report%s\n",
-	       RG_WITH_BPF ? "" : " (not built)", RG_WITH_KMOD ? "" : " (not built)",
-	       RG_WITH_REPORT ? "" : " (not built)", RG_WITH_REPORT ? "" : " (not built)",
-	       RG_WITH_REPORT ? "" : " (not built)");
+	if (hooks && hooks->subcommands)
+		hooks->subcommands(stdout, false);
 }
 
-static __attribute__((unused)) int not_built(const char *sub, const char *why)
-{
-	fprintf(stderr, "rgbench: %s not built: %s\n", sub, why);
-	return 1;
-}
-
-static int subcommand(int argc, char **argv)
-{
-	(void)argc;
-	const char *sub = argv[0];
-
-	if (!strcmp(sub, "bpf")) {
-#if RG_WITH_BPF
-		return rg_bpf_main(argc, argv);
-#else
-		return not_built(sub, "the rg_bpf target is not part of this build (kernel/bpf)");
-#endif
-	}
-	if (!strcmp(sub, "kmod")) {
-#if RG_WITH_KMOD
-		return rg_kmod_main(argc, argv);
-#else
-		return not_built(sub, "the rg_kmod target is not part of this build (kernel/kmod)");
-#endif
-	}
-	if (!strcmp(sub, "compare") || !strcmp(sub, "plot") || !strcmp(sub, "report")) {
-#if RG_WITH_REPORT
-		if (!strcmp(sub, "report"))
-			return rg_report_main(argc, argv);
-		return !strcmp(sub, "compare") ? rg_compare_main(argc, argv) : rg_plot_main(argc, argv);
-#else
-		return not_built(sub, "the rg_report target is not part of this build (plots/)");
-#endif
-	}
-	return -1;
-}
-
-/* "results/<host>-<UTC time>" with the host name made file-name safe. */
 static void default_base(char *buf, size_t len, const struct rg_env *env)
 {
 	char host[RG_ENV_STR], ts[32];
@@ -366,7 +323,7 @@ static int default_output(const char *base, char *csv, char *json, size_t len, b
 	return 1;
 }
 
-int main(int argc, char **argv)
+int rg_bench_main(int argc, char **argv, const struct rg_bench_hooks *hooks)
 {
 	static struct rg_suite_cfg cfg;
 	static int order[RG_MAX_CPUS], user_cpus[RG_MAX_CPUS];
@@ -385,14 +342,6 @@ int main(int argc, char **argv)
 	struct rg_env env;
 	struct rg_resultset rs;
 	struct sigaction sa;
-
-	if (argc > 1 && argv[1][0] != '-') {
-		int rc = subcommand(argc - 1, argv + 1);
-
-		if (rc >= 0)
-			return rc;
-		die_usage("unknown subcommand '%s' (bpf, kmod, compare, plot, report; or see --help)", argv[1]);
-	}
 
 	for (int i = 0; i < RG_GUARD__COUNT; i++)
 		cfg.guard[i] = true;
@@ -437,7 +386,7 @@ int main(int argc, char **argv)
 				die_usage("%s needs a value", flag);		\
 		} while (0)
 		if (!strcmp(flag, "-h") || !strcmp(flag, "--help")) {
-			usage(stdout);
+			usage(stdout, hooks);
 			return 0;
 		} else if (!strcmp(flag, "--list") && !eq) {
 			do_list = true;
@@ -529,7 +478,7 @@ int main(int argc, char **argv)
 		cfg.ncpus = norder;
 	}
 	if (do_list) {
-		list(cfg.cpus, cfg.ncpus);
+		list(cfg.cpus, cfg.ncpus, hooks);
 		return 0;
 	}
 
@@ -575,7 +524,7 @@ int main(int argc, char **argv)
 
 		snprintf(src, sizeof(src), "%s%.250s", rg_topo_foreign() ? (xml && *xml ? "HWLOC_XMLFILE=" :
 			 "HWLOC_SYNTHETIC=") : "this machine", rg_topo_foreign() ? (xml && *xml ? xml : syn) : "");
-		rg_plan_print(stdout, &cfg, !sel_guards && !sel_scen && !no_bpf && RG_WITH_BPF, src);
+		rg_plan_print(stdout, &cfg, !sel_guards && !sel_scen && !no_bpf && hooks && hooks->bpf_default, src);
 		return 0;
 	}
 
@@ -640,22 +589,20 @@ int main(int argc, char **argv)
 
 	/* The default run also measures the kernel side when it can. */
 	if (!sel_guards && !sel_scen && !no_bpf && !g_stop) {
-#if RG_WITH_BPF
-		if (geteuid() == 0) {
+		if (!hooks || !hooks->bpf_default) {
+			if (cfg.progress)
+				fprintf(cfg.progress, "rgbench: BPF suite skipped: rg_bpf not built\n");
+		} else if (geteuid() == 0) {
 			/*
 			 * Short BPF durations except in --full: the default suite
 			 * has to finish within a minute on a 2-core machine.
 			 * Ctrl-C is honoured between its samples.
 			 */
-			if (rg_bpf_run_default(&rs, profile != 2, &g_stop, cfg.progress))
+			if (hooks->bpf_default(&rs, profile != 2, &g_stop, cfg.progress))
 				fprintf(stderr, "rgbench: the BPF suite reported an error (see above)\n");
 		} else if (cfg.progress) {
 			fprintf(cfg.progress, "rgbench: BPF suite skipped: needs root\n");
 		}
-#else
-		if (cfg.progress)
-			fprintf(cfg.progress, "rgbench: BPF suite skipped: rg_bpf not built\n");
-#endif
 	}
 
 	if (g_stop) {

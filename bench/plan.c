@@ -8,7 +8,7 @@
 #include "plan.h"
 #include "rg/registry.h"
 #include "suite.h"
-#include "topo.h"
+#include "rg/platform.h"
 
 /*
  * The estimate. A Google Benchmark case costs its repetitions plus the

@@ -20,7 +20,7 @@
 #include "rg/loops.h"
 #include "rg/percpu.h"
 #include "suite.h"
-#include "topo.h"
+#include "rg/platform.h"
 
 const char *const rg_scenario_names[RG_SC__COUNT] = {
 #define X(name, doc) #name,

@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #include "rg/registry.h"
-#include "rg/result.h"
-#include "topo.h"
+#include "rg/results.h"
+#include "rg/platform.h"
 
 #define RG_SCENARIOS(X) \
 	X(pair, "enter+exit pairs back to back, one pinned thread") \

@@ -11,9 +11,9 @@
 
 #include "rg/loops.h"
 #include "rg/percpu.h"
-#include "rg/result.h"
+#include "rg/results.h"
 #include "suite.h"
-#include "topo.h"
+#include "rg/platform.h"
 #include "xpkg.h"
 
 static double now_ns(void)

@@ -10,7 +10,6 @@
 
 #include "rg/env.h"
 #include "rg/report.h"
-#include "rg/subcmd.h"
 
 #define ALPHA 0.05
 #define COMMIT_LOG_WIDTH 72

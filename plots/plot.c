@@ -16,7 +16,6 @@
 
 #include "rg/env.h"
 #include "rg/report.h"
-#include "rg/subcmd.h"
 
 extern char **environ;
 

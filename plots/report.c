@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "rg/report.h"
-#include "rg/subcmd.h"
 
 #define MAX_FILES 64
 #define MAX_HOSTS 8

@@ -26,13 +26,13 @@ cmake --build build -j"$(nproc)"
 host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
 mkdir -p results
 base=$(result_base results "$host" "$(date -u +%Y%m%dT%H%M%SZ)")
-build/bench/rgbench --out "$base.csv" --json "$base.json" "$@"
+build/tools/rgbench --out "$base.csv" --json "$base.json" "$@"
 
 # Plots: `rgbench plot` exists when the report component (target rg_report) is
 # part of the build; otherwise the CSV and JSON above are the whole result.
-if build/bench/rgbench --list | grep -q '^subcommands:.* plot\( \|$\)' &&
-   ! build/bench/rgbench --list | grep -q 'plot (not built)'; then
-  build/bench/rgbench plot "$base.json" --out "$base-plots"
+if build/tools/rgbench --list | grep -q '^subcommands:.* plot\( \|$\)' &&
+   ! build/tools/rgbench --list | grep -q 'plot (not built)'; then
+  build/tools/rgbench plot "$base.json" --out "$base-plots"
   echo "rgbench: plots in $base-plots/"
 else
   echo "rgbench: plots skipped: rgbench plot is not built"
@@ -40,7 +40,7 @@ fi
 echo "rgbench: results in $base.csv and $base.json"
 
 # The one-page answer beside the CSV and JSON (links the plots above), and its first lines.
-if build/bench/rgbench report "$base.json" --out "$base.md" > /dev/null; then
+if build/tools/rgbench report "$base.json" --out "$base.md" > /dev/null; then
   echo "rgbench: report in $base.md; its first lines:"
   head -n 40 "$base.md"
 else

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* rgbench-bpf: the BPF trigger bench on its own (same as `rgbench bpf ...`). */
-#include "rg/subcmd.h"
+#include "rg/bpf.h"
 
 int main(int argc, char **argv)
 {

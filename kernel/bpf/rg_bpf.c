@@ -27,12 +27,12 @@
 #include <bpf/libbpf.h>
 
 #if RG_HAVE_HWLOC
-#include "topo.h"
+#include "rg/platform.h"
 #endif
 
 #include "rg/env.h"
-#include "rg/result.h"
-#include "rg/subcmd.h"
+#include "rg/results.h"
+#include "rg/bpf.h"
 #include "trig_common.h"
 #include "trig.skel.h"
 #include "trig_kfunc.skel.h"

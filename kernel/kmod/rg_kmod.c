@@ -22,8 +22,7 @@
 #include "rg/env.h"
 #include "rg/registry.h"
 #include "rg/kmod.h"
-#include "rg/result.h"
-#include "rg/subcmd.h"
+#include "rg/results.h"
 
 #ifndef RG_KMOD_SRC_DIR
 #define RG_KMOD_SRC_DIR "kernel/kmod"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Standalone `rgbench-kmod`: the `rgbench kmod` subcommand as its own program (exit 77: skipped). */
-#include "rg/subcmd.h"
+#include "rg/kmod.h"
 
 int main(int argc, char **argv)
 {

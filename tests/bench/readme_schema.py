@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""README.md's result-schema table must equal RG_RESULT_COLUMNS in bench/include/rg/result.h.
+"""README.md's result-schema table must equal RG_RESULT_COLUMNS in results/include/rg/results.h.
 
   readme_schema.py SRC_DIR            check (exit 1 and a diff on mismatch)
   readme_schema.py SRC_DIR --print    print the table to paste between the markers
@@ -14,7 +14,7 @@ BEGIN, END = "<!-- schema:begin -->", "<!-- schema:end -->"
 
 
 def table(src):
-    text = open(f"{src}/bench/include/rg/result.h").read()
+    text = open(f"{src}/results/include/rg/results.h").read()
     version = re.search(r"#define RG_SCHEMA_VERSION (\d+)", text).group(1)
     body = text[text.index("#define RG_RESULT_COLUMNS(X)"):]
     body = body[:body.index("\n\n")]

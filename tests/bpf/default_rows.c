@@ -12,8 +12,8 @@
 
 #include "check.h"
 #include "rg/env.h"
-#include "rg/result.h"
-#include "rg/subcmd.h"
+#include "rg/results.h"
+#include "rg/bpf.h"
 
 static bool is_baseline(const char *g)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/result.h"
+#include "rg/results.h"
 
 static void env(struct rg_env *e, const char *host, const char *arch, const char *cpu,
 		const char *kernel)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "rg/result.h"
+#include "rg/results.h"
 
 /* Files larger than this are refused before they are read. */
 #define RG_READ_MAX_BYTES (64u << 20)
@@ -151,5 +151,10 @@ bool rg_roles_common(const char *a, const char *b, char *common, size_t size);
 
 /* Entry of the standalone rgbench-report: validate files and summarize. */
 int rg_check_main(int argc, char **argv);
+
+/* rgbench compare BASE NEW / rgbench plot FILES... / rgbench report FILES... (argv[0]: the name). */
+int rg_compare_main(int argc, char **argv);
+int rg_plot_main(int argc, char **argv);
+int rg_report_main(int argc, char **argv);
 
 #endif /* RG_REPORT_H */

@@ -7,6 +7,9 @@
 
 struct rg_resultset;
 
+/* rgbench kmod [options]; argv[0] is the subcommand's name. */
+int rg_kmod_main(int argc, char **argv);
+
 /* Exit status of rg_kmod_main() when the suite cannot run here (a skip). */
 #define RG_KMOD_SKIP 77
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topo.h"
+#include "rg/platform.h"
 
 int main(void)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "topo.h"
+#include "rg/platform.h"
 
 static hwloc_topology_t topo;
 static hwloc_bitmap_t allowed;	/* process binding at start, within the topology */

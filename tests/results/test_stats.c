@@ -2,7 +2,7 @@
 /* The paired difference and its bootstrap interval: exact medians, ordered and reproducible intervals. */
 #include <math.h>
 
-#include "rg/result.h"
+#include "rg/results.h"
 #include "../check.h"
 
 int main(void)

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rg/result.h"
+#include "rg/results.h"
 
 #ifndef RG_VERSION
 #define RG_VERSION "unknown"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Machine topology through hwloc: which CPUs to use, in what order, and pinning that is verified. */
-#ifndef RG_BENCH_TOPO_H
-#define RG_BENCH_TOPO_H
+#ifndef RG_PLATFORM_H
+#define RG_PLATFORM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,4 +61,4 @@ int rg_topo_pin_self(int cpu, char *err, size_t errlen);
 /* Give the calling thread back the binding the process started with. */
 void rg_topo_unpin_self(void);
 
-#endif /* RG_BENCH_TOPO_H */
+#endif /* RG_PLATFORM_H */

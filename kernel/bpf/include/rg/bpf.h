@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The BPF trigger bench's entry points: `rgbench bpf` and the default run's BPF rows. */
+#ifndef RG_BPF_H
+#define RG_BPF_H
+
+#include <signal.h>
+#include <stdio.h>
+
+struct rg_resultset;
+
+/* rgbench bpf [options]; argv[0] is the subcommand's name. */
+int rg_bpf_main(int argc, char **argv);
+
+/*
+ * Append the default BPF rows to rs (the default suite calls this as root):
+ * quick: 3 samples of 0.15 s per row. Stops between samples once *stop is
+ * set (then returns 0 and the caller, seeing *stop, writes nothing); result
+ * and progress lines go to progress (NULL: quiet). 0 ok, 1 error, 2 no privilege.
+ */
+int rg_bpf_run_default(struct rg_resultset *rs, int quick, volatile sig_atomic_t *stop,
+		       FILE *progress);
+
+#endif /* RG_BPF_H */

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/* The rgbench command: `rgbench [options]` runs the userspace suite, `rgbench NAME ...` a subcommand. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rg/bench.h"
+
+/* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
+#if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_REPORT)
+#error "RG_HAVE_BPF, RG_HAVE_KMOD and RG_HAVE_REPORT must be defined to 0 or 1"
+#endif
+#if RG_HAVE_BPF
+#include "rg/bpf.h"
+#endif
+#if RG_HAVE_KMOD
+#include "rg/kmod.h"
+#endif
+#if RG_HAVE_REPORT
+#include "rg/report.h"
+#endif
+
+struct subcmd {
+	const char *name;
+	int (*main)(int argc, char **argv);	/* NULL: not part of this build */
+	const char *summary;
+	const char *missing;			/* why it is not built */
+};
+
+static const struct subcmd subcmds[] = {
+#if RG_HAVE_BPF
+	{ "bpf", rg_bpf_main, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
+#else
+	{ "bpf", NULL, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
+#endif
+	  "the rg_bpf target is not part of this build (kernel/bpf: clang, bpftool, libbpf, kernel BTF)" },
+#if RG_HAVE_KMOD
+	{ "kmod", rg_kmod_main, "in-kernel guard loops: build, load and run the module",
+#else
+	{ "kmod", NULL, "in-kernel guard loops: build, load and run the module",
+#endif
+	  "the rg_kmod target is not part of this build (kernel/kmod)" },
+#if RG_HAVE_REPORT
+	{ "compare", rg_compare_main, "A/B tables of result files (text, markdown, commit log, CSV)",
+	  NULL },
+	{ "plot", rg_plot_main, "plots of result files (matplotlib)", NULL },
+	{ "report", rg_report_main, "the one-page answer: cheapest guard, by how much, why", NULL },
+#else
+	{ "compare", NULL, "A/B tables of result files", "the rg_report target is not part of this build (plots/)" },
+	{ "plot", NULL, "plots of result files", "the rg_report target is not part of this build (plots/)" },
+	{ "report", NULL, "the one-page answer", "the rg_report target is not part of this build (plots/)" },
+#endif
+};
+
+#define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))
+
+static void print_subcommands(FILE *f, bool help)
+{
+	if (help) {
+		for (size_t i = 0; i < NSUBCMDS; i++)
+			fprintf(f, "       rgbench %-8s [args]  %s%s\n", subcmds[i].name, subcmds[i].summary,
+				subcmds[i].main ? "" : " (not built)");
+		return;
+	}
+	fprintf(f, "subcommands:");
+	for (size_t i = 0; i < NSUBCMDS; i++)
+		fprintf(f, " %s%s", subcmds[i].name, subcmds[i].main ? "" : " (not built)");
+	fprintf(f, "\n");
+}
+
+static const struct rg_bench_hooks hooks = {
+#if RG_HAVE_BPF
+	.bpf_default = rg_bpf_run_default,
+#endif
+	.subcommands = print_subcommands,
+};
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && argv[1][0] != '-') {
+		for (size_t i = 0; i < NSUBCMDS; i++) {
+			const struct subcmd *c = &subcmds[i];
+
+			if (strcmp(argv[1], c->name))
+				continue;
+			if (!c->main) {
+				fprintf(stderr, "rgbench: %s not built: %s\n", c->name, c->missing);
+				return 1;
+			}
+			return c->main(argc - 1, argv + 1);
+		}
+		fprintf(stderr, "rgbench: unknown subcommand '%s' (", argv[1]);
+		for (size_t i = 0; i < NSUBCMDS; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", subcmds[i].name);
+		fprintf(stderr, "; or see --help)\n");
+		return 2;
+	}
+	return rg_bench_main(argc, argv, &hooks);
+}
