@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define RG_MAX_CPUS 1024
+#include "rg/env.h"	/* RG_MAX_CPUS */
 
 /* Load the topology and remember the process's CPU binding. 0 or -1 (err filled). */
 int rg_topo_init(char *err, size_t errlen);
