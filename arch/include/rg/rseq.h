@@ -19,10 +19,11 @@
 #define RG_RSEQ_OFF_CPU_ID	4
 #define RG_RSEQ_OFF_CS		8
 
+/* The abort signature; the asm below emits this same token before each abort handler. */
 #if defined(__x86_64__)
-# define RG_RSEQ_SIG		0x53053053u	/* glibc bits/rseq.h; bytes of ud1 */
+# define RG_RSEQ_SIG		0x53053053	/* glibc bits/rseq.h; bytes of ud1 */
 #elif defined(__aarch64__)
-# define RG_RSEQ_SIG		0xd428bc00u	/* BRK #0x45E0 (little-endian code) */
+# define RG_RSEQ_SIG		0xd428bc00	/* BRK #0x45E0 (little-endian code) */
 #else
 # error "rgbench supports x86_64 and aarch64 only"
 #endif
@@ -71,8 +72,11 @@ static rg_always_inline char *rg_rseq_area_fast(void)
  * never grant twice.
  *
  * rg_rseq_add8(base, shift, idx, v): p[idx] += v as above, no reload (the
- * rctx exit: active[rctx]--).
+ * rctx exit: active[rctx]--). Both come from one RG_RSEQ_DEFINE_ADD8() per
+ * architecture; they differ only in what follows the commit.
  */
+#define RG_RSEQ_STR_(x)	#x
+#define RG_RSEQ_STR(x)	RG_RSEQ_STR_(x)
 #define RG_RSEQ_CS_BEGIN(arm)								\
 	".pushsection __rseq_cs, \"aw\"\n\t"						\
 	".balign 32\n"									\
@@ -87,7 +91,7 @@ static rg_always_inline char *rg_rseq_area_fast(void)
 	"movq %q[" tmp "], %c[cs](%[rs])\n"	/* arm: rseq->rseq_cs = &desc */
 # define RG_RSEQ_CS_END								\
 	".pushsection __rseq_failure, \"ax\"\n\t"					\
-	".long 0x53053053\n"			/* RG_RSEQ_SIG right before abort */	\
+	".long " RG_RSEQ_STR(RG_RSEQ_SIG) "\n"	/* the signature right before abort */	\
 	"4:\n\t"									\
 	"jmp 0b\n\t"				/* aborted: re-arm and retry */		\
 	".popsection\n"
@@ -116,53 +120,34 @@ static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, unsigned int
 	return val;
 }
 
-static rg_always_inline uint32_t rg_rseq_add8_load32(char *base, unsigned int shift, uint64_t idx, uint32_t v)
-{
-	char *rs = rg_rseq_area_fast();
-	uint64_t p;
-	uint32_t val;
-
-	__asm__ __volatile__(
-		"// rg_rseq_add8_load32\n\t"
-		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
-		"movl %c[cpuid](%[rs]), %k[p]\n\t"	/* cpu = rseq->cpu_id */
-		"shlq %%cl, %q[p]\n\t"
-		"addq %[base], %q[p]\n\t"		/* active = this CPU's u8[4] */
-		"movzbl (%q[p],%[idx]), %k[val]\n\t"	/* active[rctx]++: byte load, */
-		"addl %[v], %k[val]\n\t"
-		"movb %b[val], (%q[p],%[idx])\n"	/* byte store: commit */
-		"2:\n\t"
-		"movl (%q[p]), %k[val]\n\t"		/* 32-bit reload of active[0..3] */
-		RG_RSEQ_CS_END
-		: [p] "=&r"(p), [val] "=&q"(val)
-		: [rs] "r"(rs), [base] "r"(base), "c"(shift), [idx] "r"(idx), [v] "r"(v),
-		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
-		: "memory", "cc");
-	return val;
+/* p[idx] += v on this CPU's slot (byte), then `after` once committed. */
+#define RG_RSEQ_DEFINE_ADD8(name, after)						\
+static rg_always_inline uint32_t name(char *base, unsigned int shift, uint64_t idx, uint32_t v) \
+{											\
+	char *rs = rg_rseq_area_fast();							\
+	uint64_t p;									\
+	uint32_t val;									\
+											\
+	__asm__ __volatile__(								\
+		"// " #name "\n\t"							\
+		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))					\
+		"movl %c[cpuid](%[rs]), %k[p]\n\t"	/* cpu = rseq->cpu_id */		\
+		"shlq %%cl, %q[p]\n\t"							\
+		"addq %[base], %q[p]\n\t"		/* active = this CPU's u8[4] */	\
+		"movzbl (%q[p],%[idx]), %k[val]\n\t"	/* active[rctx]++: byte load, */	\
+		"addl %[v], %k[val]\n\t"						\
+		"movb %b[val], (%q[p],%[idx])\n"	/* byte store: commit */		\
+		"2:\n\t"								\
+		after									\
+		RG_RSEQ_CS_END								\
+		: [p] "=&r"(p), [val] "=&q"(val)					\
+		: [rs] "r"(rs), [base] "r"(base), "c"(shift), [idx] "r"(idx), [v] "r"(v),	\
+		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)		\
+		: "memory", "cc");							\
+	return val;									\
 }
-
-static rg_always_inline void rg_rseq_add8(char *base, unsigned int shift, uint64_t idx, uint32_t v)
-{
-	char *rs = rg_rseq_area_fast();
-	uint64_t p;
-	uint32_t val;
-
-	__asm__ __volatile__(
-		"// rg_rseq_add8\n\t"
-		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
-		"movl %c[cpuid](%[rs]), %k[p]\n\t"
-		"shlq %%cl, %q[p]\n\t"
-		"addq %[base], %q[p]\n\t"
-		"movzbl (%q[p],%[idx]), %k[val]\n\t"
-		"addl %[v], %k[val]\n\t"
-		"movb %b[val], (%q[p],%[idx])\n"	/* commit */
-		"2:\n\t"
-		RG_RSEQ_CS_END
-		: [p] "=&r"(p), [val] "=&q"(val)
-		: [rs] "r"(rs), [base] "r"(base), "c"(shift), [idx] "r"(idx), [v] "r"(v),
-		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
-		: "memory", "cc");
-}
+RG_RSEQ_DEFINE_ADD8(rg_rseq_add8_load32, "movl (%q[p]), %k[val]\n\t")	/* 32-bit reload */
+RG_RSEQ_DEFINE_ADD8(rg_rseq_add8, "")
 #elif defined(__aarch64__)
 # define RG_RSEQ_ARM(tmp)								\
 	"adrp %[" tmp "], 3b\n\t"							\
@@ -170,7 +155,7 @@ static rg_always_inline void rg_rseq_add8(char *base, unsigned int shift, uint64
 	"str %[" tmp "], [%[rs], #%c[cs]]\n"	/* arm: rseq->rseq_cs = &desc */
 # define RG_RSEQ_CS_END								\
 	".pushsection __rseq_failure, \"ax\"\n\t"					\
-	".inst 0xd428bc00\n"			/* RG_RSEQ_SIG right before abort */	\
+	".inst " RG_RSEQ_STR(RG_RSEQ_SIG) "\n"	/* the signature right before abort */	\
 	"4:\n\t"									\
 	"b 0b\n\t"				/* aborted: re-arm and retry */		\
 	".popsection\n"
@@ -199,53 +184,34 @@ static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, unsigned int
 	return val;
 }
 
-static rg_always_inline uint32_t rg_rseq_add8_load32(char *base, unsigned int shift, uint64_t idx, uint32_t v)
-{
-	char *rs = rg_rseq_area_fast();
-	uint64_t p;
-	uint32_t val;
-
-	__asm__ __volatile__(
-		"// rg_rseq_add8_load32\n\t"
-		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
-		"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"	/* cpu = rseq->cpu_id */
-		"lsl %[p], %[p], %[shift]\n\t"
-		"add %[p], %[p], %[base]\n\t"		/* active = this CPU's u8[4] */
-		"ldrb %w[val], [%[p], %[idx]]\n\t"	/* active[rctx]++: byte load, */
-		"add %w[val], %w[val], %w[v]\n\t"
-		"strb %w[val], [%[p], %[idx]]\n"	/* byte store: commit */
-		"2:\n\t"
-		"ldr %w[val], [%[p]]\n\t"		/* 32-bit reload of active[0..3] */
-		RG_RSEQ_CS_END
-		: [p] "=&r"(p), [val] "=&r"(val)
-		: [rs] "r"(rs), [base] "r"(base), [shift] "r"((uint64_t)shift), [idx] "r"(idx),
-		  [v] "r"(v), [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
-		: "memory");
-	return val;
+/* p[idx] += v on this CPU's slot (byte), then `after` once committed. */
+#define RG_RSEQ_DEFINE_ADD8(name, after)						\
+static rg_always_inline uint32_t name(char *base, unsigned int shift, uint64_t idx, uint32_t v) \
+{											\
+	char *rs = rg_rseq_area_fast();							\
+	uint64_t p;									\
+	uint32_t val;									\
+											\
+	__asm__ __volatile__(								\
+		"// " #name "\n\t"							\
+		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))					\
+		"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"	/* cpu = rseq->cpu_id */		\
+		"lsl %[p], %[p], %[shift]\n\t"						\
+		"add %[p], %[p], %[base]\n\t"		/* active = this CPU's u8[4] */	\
+		"ldrb %w[val], [%[p], %[idx]]\n\t"	/* active[rctx]++: byte load, */	\
+		"add %w[val], %w[val], %w[v]\n\t"						\
+		"strb %w[val], [%[p], %[idx]]\n"	/* byte store: commit */		\
+		"2:\n\t"								\
+		after									\
+		RG_RSEQ_CS_END								\
+		: [p] "=&r"(p), [val] "=&r"(val)					\
+		: [rs] "r"(rs), [base] "r"(base), [shift] "r"((uint64_t)shift), [idx] "r"(idx), \
+		  [v] "r"(v), [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)	\
+		: "memory");								\
+	return val;									\
 }
-
-static rg_always_inline void rg_rseq_add8(char *base, unsigned int shift, uint64_t idx, uint32_t v)
-{
-	char *rs = rg_rseq_area_fast();
-	uint64_t p;
-	uint32_t val;
-
-	__asm__ __volatile__(
-		"// rg_rseq_add8\n\t"
-		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
-		"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"
-		"lsl %[p], %[p], %[shift]\n\t"
-		"add %[p], %[p], %[base]\n\t"
-		"ldrb %w[val], [%[p], %[idx]]\n\t"
-		"add %w[val], %w[val], %w[v]\n\t"
-		"strb %w[val], [%[p], %[idx]]\n"	/* commit */
-		"2:\n\t"
-		RG_RSEQ_CS_END
-		: [p] "=&r"(p), [val] "=&r"(val)
-		: [rs] "r"(rs), [base] "r"(base), [shift] "r"((uint64_t)shift), [idx] "r"(idx),
-		  [v] "r"(v), [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
-		: "memory");
-}
+RG_RSEQ_DEFINE_ADD8(rg_rseq_add8_load32, "ldr %w[val], [%[p]]\n\t")	/* 32-bit reload */
+RG_RSEQ_DEFINE_ADD8(rg_rseq_add8, "")
 #endif
 
 /*
