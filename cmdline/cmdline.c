@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The command-line kit: messages, numbers, durations, the monotonic clock, stop signals, getopt. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -76,13 +77,23 @@ static size_t cl_digits(const char *s)
 	return n;
 }
 
+/* Leading blanks, skipped as strtol() and strtod() do (the parsers this kit replaces took them). */
+static size_t cl_blanks(const char *s)
+{
+	size_t i = 0;
+
+	while (isspace((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
 /*
- * Length of the decimal number s starts with: [+-]digits, and for real
- * numbers also [+-]digits.digits, .digits, then e[+-]digits; 0 if none.
+ * Length of the decimal number s starts with: [blanks][+-]digits, and for
+ * real numbers also [+-]digits.digits, .digits, then e[+-]digits; 0 if none.
  */
 static size_t cl_decimal(const char *s, bool real)
 {
-	size_t i = 0, d, e;
+	size_t i = cl_blanks(s), d, e;
 
 	if (s[i] == '+' || s[i] == '-')
 		i++;
@@ -126,10 +137,8 @@ int rg_cl_long(const char *flag, const char *s, long lo, long hi, long *out)
 	long v = 0;
 	int rc = rg_cl_scan_long(s, &v);
 
-	if (rc == -1)
-		return rg_cl_bad_value(flag, s, "expected an integer in [%ld, %ld]", lo, hi);
 	if (rc || v < lo || v > hi)
-		return rg_cl_bad_value(flag, s, "out of range [%ld, %ld]", lo, hi);
+		return rg_cl_bad_value(flag, s, "expected an integer in [%ld, %ld]", lo, hi);
 	*out = v;
 	return 0;
 }
@@ -146,16 +155,18 @@ int rg_cl_int(const char *flag, const char *s, int lo, int hi, int *out)
 
 int rg_cl_u64(const char *flag, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	size_t n = cl_digits(s);
-	unsigned long long v;
+	size_t n = cl_decimal(s, false);
+	unsigned long long v = 0;
 
-	if (!n || s[n])
-		return rg_cl_bad_value(flag, s, "expected an unsigned integer in [%" PRIu64 ", %"
-				       PRIu64 "]", lo, hi);
-	errno = 0;
-	v = strtoull(s, NULL, 10);
-	if (errno || v < lo || v > hi)
-		return rg_cl_bad_value(flag, s, "out of range [%" PRIu64 ", %" PRIu64 "]", lo, hi);
+	if (s[cl_blanks(s)] == '-')	/* strtoull() would negate it */
+		n = 0;
+	if (n && !s[n]) {
+		errno = 0;
+		v = strtoull(s, NULL, 10);
+	}
+	if (!n || s[n] || errno || v < lo || v > hi)
+		return rg_cl_bad_value(flag, s, "expected an integer in [%" PRIu64 ", %" PRIu64 "]",
+				       lo, hi);
 	*out = v;
 	return 0;
 }
@@ -163,14 +174,14 @@ int rg_cl_u64(const char *flag, const char *s, uint64_t lo, uint64_t hi, uint64_
 int rg_cl_double(const char *flag, const char *s, double lo, double hi, double *out)
 {
 	size_t n = cl_decimal(s, true);
-	double v;
+	double v = 0;
 
-	if (!n || s[n])
-		return rg_cl_bad_value(flag, s, "expected a decimal number in [%g, %g]", lo, hi);
-	errno = 0;
-	v = strtod(s, NULL);
-	if (errno || !(v >= lo && v <= hi))
-		return rg_cl_bad_value(flag, s, "out of range [%g, %g]", lo, hi);
+	if (n && !s[n]) {
+		errno = 0;
+		v = strtod(s, NULL);
+	}
+	if (!n || s[n] || errno || !(v >= lo && v <= hi))
+		return rg_cl_bad_value(flag, s, "expected a number in [%g, %g]", lo, hi);
 	*out = v;
 	return 0;
 }
@@ -193,12 +204,12 @@ int rg_cl_duration(const char *flag, const char *s, double lo, double hi, double
 		errno = 0;
 		v = strtod(s, NULL) * cl_units[u].scale;
 		if (errno || !(v >= lo && v <= hi))
-			return rg_cl_bad_value(flag, s, "out of range [%g s, %g s]", lo, hi);
+			break;
 		*out_s = v;
 		return 0;
 	}
-	return rg_cl_bad_value(flag, s, "expected a duration such as 1.5, 1.5s, 200ms, 50us "
-			       "or 100ns");
+	return rg_cl_bad_value(flag, s, "expected a number of seconds in [%g, %g], or with a "
+			       "unit: 1.5s, 200ms, 50us, 100ns", lo, hi);
 }
 
 double rg_now_s(void)

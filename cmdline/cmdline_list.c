@@ -10,9 +10,9 @@
 static int cl_check_list(const char *flag, const char *s)
 {
 	if (!*s)
-		return rg_cl_bad_value(flag, s, "empty list");
+		return rg_cl_bad_value(flag, s, "malformed list: nothing listed");
 	if (s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
-		return rg_cl_bad_value(flag, s, "empty list element");
+		return rg_cl_bad_value(flag, s, "malformed list: an empty element");
 	return 0;
 }
 
@@ -22,10 +22,9 @@ static int cl_bound(const char *flag, const char *s, const char *text, long lo, 
 {
 	int rc = rg_cl_scan_long(text, v);
 
-	if (rc == -1)
-		return rg_cl_bad_value(flag, s, "'%s' is not an integer", text);
 	if (rc || *v < lo || *v > hi)
-		return rg_cl_bad_value(flag, s, "%s is out of range [%ld, %ld]", text, lo, hi);
+		return rg_cl_bad_value(flag, s, "expected an integer in [%ld, %ld], not '%s'", lo,
+				       hi, text);
 	return 0;
 }
 

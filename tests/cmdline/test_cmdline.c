@@ -90,6 +90,8 @@ static void test_long(void)
 	CHECK(v == -3, "v = %ld", v);
 	QUIET_OK(rg_cl_long("--n", "+7", 1, 10, &v));
 	CHECK_EQ(v, 7);
+	QUIET_OK(rg_cl_long("--n", " 12", 1, 1000, &v));	/* strtol() took it */
+	CHECK_EQ(v, 12);
 	QUIET_OK(rg_cl_long("--n", "1000", 1, 1000, &v));
 	CHECK_EQ(v, 1000);
 	QUIET_OK(rg_cl_int("--n", "-2147483648", INT32_MIN, INT32_MAX, &iv));
@@ -98,18 +100,17 @@ static void test_long(void)
 	BAD(rg_cl_long("--n", "", 1, 1000, &v), "rgtest: --n: expected an integer in [1, 1000] (got '')");
 	BAD(rg_cl_long("--n", "x", 1, 1000, &v), "rgtest: --n: expected an integer in [1, 1000] (got 'x')");
 	BAD(rg_cl_long("--n", "1x", 1, 1000, &v), "rgtest: --n: expected an integer");
-	BAD(rg_cl_long("--n", " 1", 1, 1000, &v), "rgtest: --n: expected an integer");
 	BAD(rg_cl_long("--n", "1 ", 1, 1000, &v), "rgtest: --n: expected an integer");
 	BAD(rg_cl_long("--n", "0x10", 0, 1000, &v), "rgtest: --n: expected an integer");
 	BAD(rg_cl_long("--n", "nan", 0, 1000, &v), "rgtest: --n: expected an integer");
 	BAD(rg_cl_long("--n", "1.5", 0, 1000, &v), "rgtest: --n: expected an integer");
 	BAD(rg_cl_long("--n", "-", 0, 1000, &v), "rgtest: --n: expected an integer");
 	BAD(rg_cl_long("--n", "1001", 1, 1000, &v),
-	    "rgtest: --n: out of range [1, 1000] (got '1001')");
-	BAD(rg_cl_long("--n", "0", 1, 1000, &v), "rgtest: --n: out of range [1, 1000]");
-	BAD(rg_cl_long("--n", "99999999999999999999", 1, 1000, &v), "rgtest: --n: out of range");
-	BAD(rg_cl_long("--n", "-99999999999999999999", -5, 5, &v), "rgtest: --n: out of range");
-	BAD(rg_cl_int("--n", "2147483648", 0, INT32_MAX, &iv), "rgtest: --n: out of range");
+	    "rgtest: --n: expected an integer in [1, 1000] (got '1001')");
+	BAD(rg_cl_long("--n", "0", 1, 1000, &v), "rgtest: --n: expected an integer in [1, 1000] (got '0')");
+	BAD(rg_cl_long("--n", "99999999999999999999", 1, 1000, &v), "rgtest: --n: expected an integer in [1, 1000]");
+	BAD(rg_cl_long("--n", "-99999999999999999999", -5, 5, &v), "rgtest: --n: expected an integer in [-5, 5]");
+	BAD(rg_cl_int("--n", "2147483648", 0, INT32_MAX, &iv), "rgtest: --n: expected an integer in [0, 2147483647]");
 	CHECK(v == 99, "a rejected value was stored: %ld", v);
 }
 
@@ -123,13 +124,19 @@ static void test_u64(void)
 	CHECK_EQ(v, 1ULL << 40);
 	v = 5;
 	BAD(rg_cl_u64("--n", "18446744073709551616", 0, UINT64_MAX, &v),
-	    "rgtest: --n: out of range [0, 18446744073709551615]");
+	    "rgtest: --n: expected an integer in [0, 18446744073709551615] (got '18446744073709551616')");
 	BAD(rg_cl_u64("--n", "-1", 0, UINT64_MAX, &v),
-	    "rgtest: --n: expected an unsigned integer in [0, 18446744073709551615] (got '-1')");
-	BAD(rg_cl_u64("--n", "+1", 0, 10, &v), "rgtest: --n: expected an unsigned integer");
-	BAD(rg_cl_u64("--n", "", 0, 10, &v), "rgtest: --n: expected an unsigned integer");
-	BAD(rg_cl_u64("--n", "0x10", 0, 100, &v), "rgtest: --n: expected an unsigned integer");
-	BAD(rg_cl_u64("--n", "0", 1, 10, &v), "rgtest: --n: out of range [1, 10] (got '0')");
+	    "rgtest: --n: expected an integer in [0, 18446744073709551615] (got '-1')");
+	QUIET_OK(rg_cl_u64("--n", "+9", 0, 10, &v));
+	CHECK_EQ(v, 9);
+	QUIET_OK(rg_cl_u64("--n", " 8", 0, 10, &v));
+	CHECK_EQ(v, 8);
+	v = 5;
+	BAD(rg_cl_u64("--n", " -1", 0, UINT64_MAX, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_u64("--n", "1 ", 0, 10, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_u64("--n", "", 0, 10, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_u64("--n", "0x10", 0, 100, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_u64("--n", "0", 1, 10, &v), "rgtest: --n: expected an integer in [1, 10] (got '0')");
 	CHECK_EQ(v, 5);
 }
 
@@ -147,24 +154,26 @@ static void test_double(void)
 	CHECK_NEAR(v, 0.001);
 	QUIET_OK(rg_cl_double("--x", "-0.25", -1, 1, &v));
 	CHECK(v == -0.25, "v = %g", v);
+	QUIET_OK(rg_cl_double("--x", "\t3", 0, 100, &v));
+	CHECK(v == 3, "v = %g", v);
 	QUIET_OK(rg_cl_double("--x", "2E+1", 0, 100, &v));
 	CHECK(v == 20, "v = %g", v);
 	v = 7;
 	BAD(rg_cl_double("--x", "", 0, 10, &v),
-	    "rgtest: --x: expected a decimal number in [0, 10] (got '')");
-	BAD(rg_cl_double("--x", "x", 0, 10, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", "1x", 0, 10, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", "nan", -1e300, 1e300, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", "inf", 0, INFINITY, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", "-inf", -INFINITY, 0, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", "0x10", 0, 100, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", "0x1p3", 0, 100, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", ".", 0, 10, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", "1e", 0, 10, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", " 1", 0, 10, &v), "rgtest: --x: expected a decimal number");
-	BAD(rg_cl_double("--x", "1e999", 0, INFINITY, &v), "rgtest: --x: out of range [0, inf]");
+	    "rgtest: --x: expected a number in [0, 10] (got '')");
+	BAD(rg_cl_double("--x", "x", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "1x", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "nan", -1e300, 1e300, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "inf", 0, INFINITY, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "-inf", -INFINITY, 0, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "0x10", 0, 100, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "0x1p3", 0, 100, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", ".", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "1e", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "1 ", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "1e999", 0, INFINITY, &v), "rgtest: --x: expected a number in [0, inf] (got '1e999')");
 	BAD(rg_cl_double("--x", "4000", 1e-6, 3600, &v),
-	    "rgtest: --x: out of range [1e-06, 3600] (got '4000')");
+	    "rgtest: --x: expected a number in [1e-06, 3600] (got '4000')");
 	CHECK(v == 7, "a rejected value was stored: %g", v);
 }
 
@@ -188,21 +197,21 @@ static void test_duration(void)
 	CHECK(v == 0, "v = %g", v);
 	v = 7;
 	BAD(rg_cl_duration("--duration", "1.5h", 0, 3600, &v),
-	    "rgtest: --duration: expected a duration such as 1.5, 1.5s, 200ms, 50us or 100ns "
-	    "(got '1.5h')");
-	BAD(rg_cl_duration("--duration", "", 0, 3600, &v), "rgtest: --duration: expected a duration");
-	BAD(rg_cl_duration("--duration", "ms", 0, 3600, &v), "rgtest: --duration: expected a duration");
-	BAD(rg_cl_duration("--duration", "1 s", 0, 3600, &v), "rgtest: --duration: expected a duration");
-	BAD(rg_cl_duration("--duration", "1sec", 0, 3600, &v), "rgtest: --duration: expected a duration");
-	BAD(rg_cl_duration("--duration", "1S", 0, 3600, &v), "rgtest: --duration: expected a duration");
-	BAD(rg_cl_duration("--duration", "nan", 0, 3600, &v), "rgtest: --duration: expected a duration");
-	BAD(rg_cl_duration("--duration", "infs", 0, 3600, &v), "rgtest: --duration: expected a duration");
-	BAD(rg_cl_duration("--duration", "0x10", 0, 3600, &v), "rgtest: --duration: expected a duration");
+	    "rgtest: --duration: expected a number of seconds in [0, 3600], or with a unit: "
+	    "1.5s, 200ms, 50us, 100ns (got '1.5h')");
+	BAD(rg_cl_duration("--duration", "", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "ms", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "1 s", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "1sec", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "1S", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "nan", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "infs", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "0x10", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
 	BAD(rg_cl_duration("--duration", "5000s", 0.01, 3600, &v),
-	    "rgtest: --duration: out of range [0.01 s, 3600 s] (got '5000s')");
+	    "rgtest: --duration: expected a number of seconds in [0.01, 3600], or with a unit: 1.5s, 200ms, 50us, 100ns (got '5000s')");
 	BAD(rg_cl_duration("--duration", "5ms", 0.01, 3600, &v),
-	    "rgtest: --duration: out of range [0.01 s, 3600 s]");
-	BAD(rg_cl_duration("--duration", "-1", 0, 3600, &v), "rgtest: --duration: out of range");
+	    "rgtest: --duration: expected a number of seconds in [0.01, 3600], or with a unit: 1.5s, 200ms, 50us, 100ns (got '5ms')");
+	BAD(rg_cl_duration("--duration", "-1", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
 	CHECK(v == 7, "a rejected value was stored: %g", v);
 }
 
@@ -219,34 +228,38 @@ static void test_int_list(void)
 	CHECK(n == 2 && out[0] == 8 && out[1] == 3, "n = %d, order kept?", n);
 	n = rg_cl_int_list("--l", "-3--1", out, 16, -5, 5, RG_CL_LIST_RANGES);
 	CHECK(n == 3 && out[0] == -3 && out[2] == -1, "negative range: n = %d", n);
+	n = rg_cl_int_list("--l", "0, 2", out, 16, 0, 10, RG_CL_LIST_RANGES);
+	CHECK(n == 2 && out[0] == 0 && out[1] == 2, "blank after the comma: n = %d", n);
 	n = rg_cl_int_list("--l", "5-5", out, 16, 0, 10, RG_CL_LIST_RANGES);
 	CHECK(n == 1 && out[0] == 5, "n = %d", n);
 	n = rg_cl_int_list("--l", "2,2,1-2", out, 16, 0, 10, RG_CL_LIST_RANGES | RG_CL_LIST_DUPS);
 	CHECK_EQ(n, 4);
 
-	BAD(rg_cl_int_list("--l", "", out, 16, 0, 100, 0), "rgtest: --l: empty list (got '')");
+	BAD(rg_cl_int_list("--l", "", out, 16, 0, 100, 0), "rgtest: --l: malformed list: nothing listed (got '')");
 	BAD(rg_cl_int_list("--l", "1,,2", out, 16, 0, 100, 0),
-	    "rgtest: --l: empty list element (got '1,,2')");
-	BAD(rg_cl_int_list("--l", "1,", out, 16, 0, 100, 0), "rgtest: --l: empty list element");
-	BAD(rg_cl_int_list("--l", ",1", out, 16, 0, 100, 0), "rgtest: --l: empty list element");
+	    "rgtest: --l: malformed list: an empty element (got '1,,2')");
+	BAD(rg_cl_int_list("--l", "1,", out, 16, 0, 100, 0), "rgtest: --l: malformed list: an empty element");
+	BAD(rg_cl_int_list("--l", ",1", out, 16, 0, 100, 0), "rgtest: --l: malformed list: an empty element");
 	BAD(rg_cl_int_list("--l", "4-2", out, 16, 0, 100, RG_CL_LIST_RANGES),
 	    "rgtest: --l: range 4-2 is backwards (got '4-2')");
 	BAD(rg_cl_int_list("--l", "1-", out, 16, 0, 100, RG_CL_LIST_RANGES),
 	    "rgtest: --l: range '1-' has no end (got '1-')");
 	BAD(rg_cl_int_list("--l", "1-x", out, 16, 0, 100, RG_CL_LIST_RANGES),
-	    "rgtest: --l: 'x' is not an integer (got '1-x')");
+	    "rgtest: --l: expected an integer in [0, 100], not 'x' (got '1-x')");
 	BAD(rg_cl_int_list("--l", "1-2-3", out, 16, 0, 100, RG_CL_LIST_RANGES),
-	    "rgtest: --l: '2-3' is not an integer");
+	    "rgtest: --l: expected an integer in [0, 100], not '2-3'");
 	BAD(rg_cl_int_list("--l", "1-3", out, 16, 0, 100, 0),
-	    "rgtest: --l: '1-3' is not an integer (got '1-3')");
+	    "rgtest: --l: expected an integer in [0, 100], not '1-3' (got '1-3')");
 	BAD(rg_cl_int_list("--l", "1,x", out, 16, 0, 100, 0),
-	    "rgtest: --l: 'x' is not an integer (got '1,x')");
-	BAD(rg_cl_int_list("--l", "1x", out, 16, 0, 100, 0), "rgtest: --l: '1x' is not an integer");
-	BAD(rg_cl_int_list("--l", "0x10", out, 16, 0, 100, 0), "rgtest: --l: '0x10' is not an integer");
+	    "rgtest: --l: expected an integer in [0, 100], not 'x' (got '1,x')");
+	BAD(rg_cl_int_list("--l", "1 ,2", out, 16, 0, 100, 0),
+	    "rgtest: --l: expected an integer in [0, 100], not '1 '");
+	BAD(rg_cl_int_list("--l", "1x", out, 16, 0, 100, 0), "rgtest: --l: expected an integer in [0, 100], not '1x'");
+	BAD(rg_cl_int_list("--l", "0x10", out, 16, 0, 100, 0), "rgtest: --l: expected an integer in [0, 100], not '0x10'");
 	BAD(rg_cl_int_list("--l", "1,0", out, 16, 1, 100, 0),
-	    "rgtest: --l: 0 is out of range [1, 100] (got '1,0')");
+	    "rgtest: --l: expected an integer in [1, 100], not '0' (got '1,0')");
 	BAD(rg_cl_int_list("--l", "99999999999999999999", out, 16, 1, 100, 0),
-	    "rgtest: --l: 99999999999999999999 is out of range [1, 100]");
+	    "rgtest: --l: expected an integer in [1, 100], not '99999999999999999999'");
 	BAD(rg_cl_int_list("--l", "3,1,3", out, 16, 0, 100, 0),
 	    "rgtest: --l: 3 is listed twice (got '3,1,3')");
 	BAD(rg_cl_int_list("--l", "1,2,3", out, 2, 0, 100, 0),
@@ -270,15 +283,15 @@ static void test_cpu_list(void)
 	n = rg_cl_cpu_list("--cpus", "3,0-1", cpus, RG_CL_MAX_CPUS);
 	CHECK(n == 3 && cpus[0] == 3 && cpus[1] == 0 && cpus[2] == 1, "n = %d", n);
 	BAD(rg_cl_cpu_list("--cpus", "1024", cpus, RG_CL_MAX_CPUS),
-	    "rgtest: --cpus: 1024 is out of range [0, 1023] (got '1024')");
+	    "rgtest: --cpus: expected an integer in [0, 1023], not '1024' (got '1024')");
 	BAD(rg_cl_cpu_list("--cpus", "1000-1024", cpus, RG_CL_MAX_CPUS),
-	    "rgtest: --cpus: 1024 is out of range [0, 1023]");
+	    "rgtest: --cpus: expected an integer in [0, 1023], not '1024' (got '1000-1024')");
 	BAD(rg_cl_cpu_list("--cpus", "-1", cpus, RG_CL_MAX_CPUS),
-	    "rgtest: --cpus: -1 is out of range [0, 1023]");
+	    "rgtest: --cpus: expected an integer in [0, 1023], not '-1'");
 	BAD(rg_cl_cpu_list("--cpus", "0-3,2", cpus, RG_CL_MAX_CPUS),
 	    "rgtest: --cpus: 2 is listed twice (got '0-3,2')");
 	BAD(rg_cl_cpu_list("--cpus", "0-7", cpus, 4), "rgtest: --cpus: more than 4 entries");
-	BAD(rg_cl_cpu_list("--cpus", "all", cpus, 4), "rgtest: --cpus: 'all' is not an integer");
+	BAD(rg_cl_cpu_list("--cpus", "all", cpus, 4), "rgtest: --cpus: expected an integer in [0, 1023], not 'all'");
 }
 
 static void test_names(void)
@@ -301,8 +314,8 @@ static void test_names(void)
 	    "rgtest: --g: unknown name 'zz'; valid: all, a, bb, c (got 'a,zz')");
 	BAD(rg_cl_names("--g", "b", names, 3, sel), "rgtest: --g: unknown name 'b'; valid:");
 	BAD(rg_cl_names("--g", "ALL", names, 3, sel), "rgtest: --g: unknown name 'ALL'");
-	BAD(rg_cl_names("--g", "", names, 3, sel), "rgtest: --g: empty list (got '')");
-	BAD(rg_cl_names("--g", "a,,c", names, 3, sel), "rgtest: --g: empty list element");
+	BAD(rg_cl_names("--g", "", names, 3, sel), "rgtest: --g: malformed list: nothing listed (got '')");
+	BAD(rg_cl_names("--g", "a,,c", names, 3, sel), "rgtest: --g: malformed list: an empty element");
 }
 
 static void test_messages(void)
@@ -443,7 +456,7 @@ static void test_getopt(void)
 			"rgtest: unknown option '--bogus' (see rgtest --help)\n");
 	check_opt_error(ARGV("p", "-x"), "rgtest: unknown option '-x' (see rgtest --help)\n");
 	check_opt_error(ARGV("p", "--threads", "0"),
-			"rgtest: --threads: out of range [1, 1024] (got '0')\n");
+			"rgtest: --threads: expected an integer in [1, 1024] (got '0')\n");
 }
 
 int main(void)

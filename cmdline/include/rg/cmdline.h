@@ -43,9 +43,10 @@ int rg_cl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * and its text (s), stores the value and returns 0; or prints
  *   "<prog>: <flag>: <what is wrong> (got '<s>')"
  * stores nothing and returns -1 (the caller then exits RG_EXIT_USAGE).
- * Numbers are decimal only: an optional sign (none for rg_cl_u64), digits,
- * for doubles an optional fraction and exponent (1.5, 2e-3). Rejected: "",
- * leading or trailing blanks or junk, hex ("0x10"), "nan", "inf", overflow.
+ * Numbers are decimal only: optional leading blanks (as strtol() skips them),
+ * an optional sign (no '-' for rg_cl_u64), digits, for doubles an optional
+ * fraction and exponent (1.5, .5, 2e-3). Rejected: "", trailing blanks or
+ * junk, hex ("0x10", "0x1p3"), "nan", "inf", overflow.
  */
 int rg_cl_long(const char *flag, const char *s, long lo, long hi, long *out);
 int rg_cl_int(const char *flag, const char *s, int lo, int hi, int *out);
