@@ -94,7 +94,7 @@ int rg_cl_int_list(const char *flag, const char *s, int *out, int max, long lo, 
 
 int rg_cl_cpu_list(const char *flag, const char *s, int *out, int max)
 {
-	return rg_cl_int_list(flag, s, out, max, 0, RG_CL_MAX_CPUS - 1, RG_CL_LIST_RANGES);
+	return rg_cl_int_list(flag, s, out, max, 0, RG_MAX_CPUS - 1, RG_CL_LIST_RANGES);
 }
 
 static int cl_find(const char *const *names, int count, const char *p, size_t len)

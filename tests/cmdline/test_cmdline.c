@@ -272,23 +272,23 @@ static void test_int_list(void)
 
 static void test_cpu_list(void)
 {
-	static int cpus[RG_CL_MAX_CPUS + 1];
+	static int cpus[RG_MAX_CPUS + 1];
 	int n;
 
-	CHECK_EQ(RG_CL_MAX_CPUS, 1024);
-	n = rg_cl_cpu_list("--cpus", "1023", cpus, RG_CL_MAX_CPUS);
+	CHECK_EQ(RG_MAX_CPUS, 1024);
+	n = rg_cl_cpu_list("--cpus", "1023", cpus, RG_MAX_CPUS);
 	CHECK(n == 1 && cpus[0] == 1023, "n = %d, cpus[0] = %d", n, cpus[0]);
-	n = rg_cl_cpu_list("--cpus", "0-1023", cpus, RG_CL_MAX_CPUS);
+	n = rg_cl_cpu_list("--cpus", "0-1023", cpus, RG_MAX_CPUS);
 	CHECK(n == 1024 && cpus[0] == 0 && cpus[1023] == 1023, "n = %d", n);
-	n = rg_cl_cpu_list("--cpus", "3,0-1", cpus, RG_CL_MAX_CPUS);
+	n = rg_cl_cpu_list("--cpus", "3,0-1", cpus, RG_MAX_CPUS);
 	CHECK(n == 3 && cpus[0] == 3 && cpus[1] == 0 && cpus[2] == 1, "n = %d", n);
-	BAD(rg_cl_cpu_list("--cpus", "1024", cpus, RG_CL_MAX_CPUS),
+	BAD(rg_cl_cpu_list("--cpus", "1024", cpus, RG_MAX_CPUS),
 	    "rgtest: --cpus: expected an integer in [0, 1023], not '1024' (got '1024')");
-	BAD(rg_cl_cpu_list("--cpus", "1000-1024", cpus, RG_CL_MAX_CPUS),
+	BAD(rg_cl_cpu_list("--cpus", "1000-1024", cpus, RG_MAX_CPUS),
 	    "rgtest: --cpus: expected an integer in [0, 1023], not '1024' (got '1000-1024')");
-	BAD(rg_cl_cpu_list("--cpus", "-1", cpus, RG_CL_MAX_CPUS),
+	BAD(rg_cl_cpu_list("--cpus", "-1", cpus, RG_MAX_CPUS),
 	    "rgtest: --cpus: expected an integer in [0, 1023], not '-1'");
-	BAD(rg_cl_cpu_list("--cpus", "0-3,2", cpus, RG_CL_MAX_CPUS),
+	BAD(rg_cl_cpu_list("--cpus", "0-3,2", cpus, RG_MAX_CPUS),
 	    "rgtest: --cpus: 2 is listed twice (got '0-3,2')");
 	BAD(rg_cl_cpu_list("--cpus", "0-7", cpus, 4), "rgtest: --cpus: more than 4 entries");
 	BAD(rg_cl_cpu_list("--cpus", "all", cpus, 4), "rgtest: --cpus: expected an integer in [0, 1023], not 'all'");
@@ -412,7 +412,7 @@ static struct parsed parse(int argc, char **argv)
 		case 'o': r.out = optarg; break;
 		case RG_CL_O_JSON: r.json = optarg; break;
 		case RG_CL_O_THREADS:
-			if (rg_cl_int("--threads", optarg, 1, RG_CL_MAX_CPUS, &r.threads))
+			if (rg_cl_int("--threads", optarg, 1, RG_MAX_CPUS, &r.threads))
 				r.rc = RG_EXIT_USAGE;
 			break;
 		case RG_CL_O_QUIET: r.quiet = 1; break;

@@ -72,7 +72,7 @@ enum rg_cl_list_flags {
 };
 int rg_cl_int_list(const char *flag, const char *s, int *out, int max, long lo, long hi,
 		   unsigned int flags);
-/* A CPU list: ranges, no duplicates, each CPU in [0, RG_CL_MAX_CPUS). */
+/* A CPU list: ranges, no duplicates, each CPU in [0, RG_MAX_CPUS). */
 int rg_cl_cpu_list(const char *flag, const char *s, int *out, int max);
 
 /*

@@ -4,11 +4,10 @@
 #define RG_CPU_LIMIT_H
 
 /*
- * CPUs are numbered 0 .. RG_CL_MAX_CPUS - 1 everywhere: --cpus lists, the
+ * CPUs are numbered 0 .. RG_MAX_CPUS - 1 everywhere: --cpus lists, the
  * placement order, per-CPU counter arrays (a power of two, so a BPF program
- * may mask an index with RG_CL_MAX_CPUS - 1). It replaces RG_MAX_CPUS
- * (bench/topo.h) and RG_TRIG_MAX_CPUS (kernel/bpf/trig_common.h).
+ * may mask an index with RG_MAX_CPUS - 1).
  */
-#define RG_CL_MAX_CPUS 1024
+#define RG_MAX_CPUS 1024
 
 #endif /* RG_CPU_LIMIT_H */
