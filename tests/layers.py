@@ -8,8 +8,8 @@ import sys
 
 # Bottom up. A folder may use its own layer and every layer below it.
 LAYERS = [
-    ["arch", "cmdline"],
-    ["platform", "results"],
+    ["arch"],
+    ["cmdline", "platform", "results"],
     ["guards"],
     ["bench", "kernel/bpf", "kernel/kmod"],
     ["plots"],

@@ -7,14 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RG_ENV_STR 128
+#include "rg/cpu_limit.h"	/* RG_MAX_CPUS */
 
-/*
- * The most CPUs any part of rgbench handles (OS CPU numbers 0..RG_MAX_CPUS-1):
- * CPU lists, placement orders, per-CPU arrays. kernel/bpf/trig_common.h
- * repeats it for the BPF programs, checked against this at compile time.
- */
-#define RG_MAX_CPUS 1024
+#define RG_ENV_STR 128
 
 struct rg_env {
 	char host[RG_ENV_STR];		/* uname nodename */
