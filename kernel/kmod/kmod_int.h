@@ -24,10 +24,11 @@ struct rg_kmod_run_opts {
 /*
  * Build (or take) the module, load it with the parameters, trigger the run,
  * read its CSV from debugfs and unload it; SIGINT/SIGTERM/SIGHUP/SIGQUIT are
- * held back from load to unload. Returns 0 with the module's CSV in *csv
- * (free() it), RG_KMOD_SKIP (cannot run here: root, module support, headers,
- * permission), 1 (failure), or 128 + the signal that arrived (nothing in
- * *csv). Every outcome but 0 has printed its one line.
+ * held back from load to unload. Returns RG_EXIT_OK with the module's CSV
+ * in *csv (free() it), RG_EXIT_SKIP (cannot run here: root, module support,
+ * headers, permission), RG_EXIT_FAIL, or RG_EXIT_SIGNAL + the signal that
+ * arrived (nothing in *csv) (rg/cmdline.h). Every outcome but 0 has printed
+ * its one line.
  */
 int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv);
 

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rg/cmdline.h"
 #include "rg/kmod.h"
 #include "rg/results.h"
 #include "kmod_int.h"
@@ -315,12 +316,12 @@ static int check_host(void)
 	if (is_dir("/sys/module/" MOD_NAME)) {
 		fprintf(stderr, "rgbench kmod: %s is already loaded (another run? rmmod it first)\n",
 			MOD_NAME);
-		return 1;
+		return RG_EXIT_FAIL;
 	}
 	return 0;
 }
 
-/* The .ko to load: --module, or one built against --kdir or the running kernel. 0, RG_KMOD_SKIP or 1. */
+/* The .ko to load: --module, or one built against --kdir or the running kernel. 0, RG_EXIT_SKIP or RG_EXIT_FAIL. */
 static int find_module(const struct rg_kmod_run_opts *o, char *tmpdir, char *ko, size_t kolen)
 {
 	char kdir[PATH_MAX];
@@ -330,7 +331,7 @@ static int find_module(const struct rg_kmod_run_opts *o, char *tmpdir, char *ko,
 	if (o->module) {
 		if (!is_file(o->module)) {
 			fprintf(stderr, "rgbench kmod: no module file %s\n", o->module);
-			return 1;
+			return RG_EXIT_FAIL;
 		}
 		snprintf(ko, kolen, "%s", o->module);
 		return 0;
@@ -344,7 +345,7 @@ static int find_module(const struct rg_kmod_run_opts *o, char *tmpdir, char *ko,
 	ret = build_module(kdir, tmpdir, ko, kolen);
 	if (ret) {
 		remove_tmpdir(tmpdir);
-		return ret == RG_KMOD_SKIP ? RG_KMOD_SKIP : 1;
+		return ret == RG_KMOD_SKIP ? RG_EXIT_SKIP : RG_EXIT_FAIL;
 	}
 	return 0;
 }
@@ -426,15 +427,15 @@ int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv)
 			strsignal(sig));
 		free(*csv);
 		*csv = NULL;
-		return 128 + sig;
+		return RG_EXIT_SIGNAL + sig;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret == RG_KMOD_SKIP)
-		return RG_KMOD_SKIP;
+		return RG_EXIT_SKIP;
 	if (ret) {
 		free(*csv);
 		*csv = NULL;
-		return 1;
+		return RG_EXIT_FAIL;
 	}
-	return 0;
+	return RG_EXIT_OK;
 }
