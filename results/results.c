@@ -647,37 +647,57 @@ static int replaceable(const char *path)
 	return S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
 }
 
-/* Write one file to a fresh temporary name, fsync'ed; the caller renames it. */
-static int write_tmp(const struct rg_resultset *rs, const char *path, enum fmt fmt,
-		     char *tmp, size_t tmplen)
+/* A fresh temporary file beside path, its name in tmp; NULL with -errno in *err. */
+static FILE *open_tmp(const char *path, char *tmp, size_t tmplen, int *err)
 {
 	FILE *f;
-	int fd, err = 0;
+	int fd;
 
-	err = rg_output_tmp_name(tmp, tmplen, path);
-	if (err)
-		return err;
+	*err = rg_output_tmp_name(tmp, tmplen, path);
+	if (*err)
+		return NULL;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
 	f = fdopen(fd, "w");
 	if (!f) {
-		err = -errno;
+		*err = -errno;
 		close(fd);
 		unlink(tmp);
-		return err;
 	}
-	if (fmt == FMT_CSV)
-		write_csv(f, rs);
-	else
-		write_json(f, rs);
-	if (fflush(f) || ferror(f) || fsync(fd))
+	return f;
+}
+
+/* Flush, fsync and close a temporary file; removed again on error. 0 or -errno. */
+static int close_tmp(FILE *f, const char *tmp)
+{
+	int err = 0;
+
+	if (fflush(f) || ferror(f) || fsync(fileno(f)))
 		err = -(errno ? errno : EIO);
 	if (fclose(f) && !err)
 		err = -(errno ? errno : EIO);
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+/* Write one file to a fresh temporary name, fsync'ed; the caller renames it. */
+static int write_tmp(const struct rg_resultset *rs, const char *path, enum fmt fmt,
+		     char *tmp, size_t tmplen)
+{
+	int err;
+	FILE *f = open_tmp(path, tmp, tmplen, &err);
+
+	if (!f)
+		return err;
+	if (fmt == FMT_CSV)
+		write_csv(f, rs);
+	else
+		write_json(f, rs);
+	return close_tmp(f, tmp);
 }
 
 /* Rename tmp over path unless path became something other than a regular file. */
@@ -750,6 +770,25 @@ int rg_results_write(const struct rg_resultset *rs, const char *csv, const char 
 		}
 	}
 	return 0;
+}
+
+int rg_output_write(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 64];
+	FILE *f = NULL;
+	int rc = replaceable(path);
+
+	if (!rc)
+		f = open_tmp(path, tmp, sizeof(tmp), &rc);
+	if (f) {
+		fwrite(data, 1, len, f);	/* a short write sets ferror(), which close_tmp() reports */
+		rc = close_tmp(f, tmp);
+	}
+	if (!rc)
+		rc = publish(tmp, path);
+	if (rc)
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
+	return rc;
 }
 
 /* Output locks this process holds: a flock()ed file beside each output. */

@@ -51,7 +51,7 @@ esac
 [[ -f $kdir/Makefile ]] || skip "no kernel headers at $kdir"
 
 rm -rf "$out" && mkdir -p "$out"
-cp "$src/kernel/kmod/rgbench_kmod.c" "$src/kernel/kmod/Kbuild" "$out/"
+cp "$src/kernel/kmod/module/rgbench_kmod.c" "$src/kernel/kmod/module/Kbuild" "$out/"
 make -s -C "$kdir" M="$out" "${make_args[@]}" modules >"$out/build.log" 2>&1 ||
   { cat "$out/build.log" >&2; fail "module build against $kdir failed"; }
 if grep -iE 'warning|error' "$out/build.log" | grep -v 'Skipping BTF'; then

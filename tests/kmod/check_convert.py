@@ -116,14 +116,37 @@ with tempfile.TemporaryDirectory() as d:
     p = run("--from-raw", os.path.join(d, "missing.csv"), "--out", csv3)
     check(p.returncode == 1 and p.stderr.count("\n") == 1, f"missing: {p.returncode} {p.stderr!r}")
 
-    # Bad options: one line, exit 2.
+    # Bad options: one line that starts with the program name, exit 2.
     for args in (["--loops", "x"], ["--runs", "0"], ["--guards", "a;b"], ["--nope"],
                  ["--kdir", "/x", "--module", "/y"], ["extra"], ["--batch", "0"],
                  ["--repetitions", "-1"], ["--threads", "0"], ["--duration", "0"],
                  ["--duration", "abc"], ["--batch", "10", "--duration", "0.1"],
-                 ["--irqs-on", "--irqs-off"], ["--duty", "x"]):
+                 ["--irqs-on", "--irqs-off"], ["--duty", "x"], ["--duration", "11"],
+                 ["--duration", "5min"], ["--threads", "4097"], ["--irq-iters", "10000001"],
+                 ["--cpus", "3-1"], ["--cpus", "0,0"], ["--cpus", "1024"], ["--cpus", "0,,1"],
+                 ["--json"], ["-x"]):
         p = run(*args)
-        check(p.returncode == 2 and p.stderr.count("\n") == 1, f"{args}: {p.returncode} {p.stderr!r}")
+        check(p.returncode == 2 and p.stderr.count("\n") == 1
+              and p.stderr.startswith("rgbench kmod: "), f"{args}: {p.returncode} {p.stderr!r}")
+    # A bad value names the option (the old spelling's canonical word) and the text.
+    for args, words in ((["--threads", "0"], ("--threads", "'0'")),
+                        (["--runs", "0"], ("--repetitions", "'0'")),
+                        (["--cpus", "3-1"], ("--cpus", "backwards")),
+                        (["--duration", "11"], ("--duration", "'11'"))):
+        p = run(*args)
+        check(all(w in p.stderr for w in words), f"{args}: message {p.stderr!r} lacks {words}")
+    # Accepted: old and new spellings, durations with a unit, CPU lists; --help is exit 0.
+    good = os.path.join(data, "raw_good.csv")
+    for args in (["--runs", "3", "--loops", "10", "--duty-ns", "5", "--irqs-off", "--threads", "2"],
+                 ["--repetitions", "3", "--batch", "10", "--duty", "5", "--irqs-on", "--no-nmi"],
+                 ["--duration", "10ms"], ["--duration", "0.5"], ["--duration", "1us"],
+                 ["--cpus", "0-3,8", "--guards", "rctx,noop", "--siblings", "--irq-iters", "0"],
+                 ["--cpus", "all", "--kdir", "/nonexistent"], ["--module", "/nonexistent.ko"]):
+        p = run("--from-raw", good, "--quiet", *args)
+        check(p.returncode == 0 and p.stderr == "", f"{args}: {p.returncode} {p.stderr!r}")
+    p = run("--help")
+    check(p.returncode == 0 and "usage: rgbench kmod" in p.stdout and "128+signal" in p.stdout
+          and p.stderr == "", f"--help: {p.returncode} {p.stderr!r}")
     # Output paths are checked before anything runs: one line, exit 2.
     for args in (["--out", os.path.join(d, "no/such/dir/x.csv")], ["--json", d],
                  ["--raw", os.path.join(d, "nodir", "r.csv")],

@@ -3,7 +3,7 @@
 # Functional test of rgbench_kmod.ko: build it against Debian's linux-headers, boot the matching kernel under qemu, load, run, check, unload.
 #
 # Usage: qemu_kmod.sh [--arch amd64|arm64] SRC_DIR RGBENCH_KMOD_STATIC [WORKDIR]
-#   SRC_DIR               the repository root (kernel/kmod, tests/vm/vm.sh)
+#   SRC_DIR               the repository root (kernel/kmod/module, tests/vm/vm.sh)
 #   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch
 # The module is built by build_module.sh (amd64: installed linux-headers;
 # arm64: fetched linux-headers-<abi>-arm64, cross-compiled). RG_VM_CPU picks

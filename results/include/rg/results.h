@@ -194,6 +194,14 @@ int rg_results_write(const struct rg_resultset *rs, const char *csv, const char 
 		     char *err, size_t errlen);
 
 /*
+ * Any other output file (e.g. kmod's --raw, the module's own CSV): len bytes
+ * of data written to path the same way, atomically (a temporary file beside
+ * it, fsync'ed, renamed over path; a path that is not a regular file is never
+ * replaced). 0, or -errno with "cannot write PATH: why" in err.
+ */
+int rg_output_write(const char *path, const char *data, size_t len, char *err, size_t errlen);
+
+/*
  * Check the output paths of a run before measuring, and reserve them:
  *  - each path names a file in an existing, writable directory, with a name
  *    within NAME_MAX and PATH_MAX (its temporary and lock names always fit);

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench kmod`'s command line: options, usage, the table it prints, and rg_kmod_main() tying load and convert together. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rg/cmdline.h"
+#include "rg/env.h"
+#include "rg/kmod.h"
+#include "rg/results.h"
+#include "kmod_int.h"
+
+struct opts {
+	struct rg_kmod_run_opts run;	/* what the module is asked to do */
+	const char *out, *json, *raw, *from_raw;
+	bool quiet;
+};
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"usage: rgbench kmod [--guards LIST] [--cpus LIST] [--threads N] [--siblings]\n"
+		"                    [--repetitions N] [--batch N | --duration T]\n"
+		"                    [--duty NS] [--irqs-on] [--irq-iters N] [--no-nmi]\n"
+		"                    [--kdir DIR | --module FILE.ko] [--out F.csv] [--json F.json]\n"
+		"                    [--raw F.csv] [--from-raw F.csv] [--quiet]\n"
+		"  Loads rgbench_kmod.ko (built from %s against --kdir,\n"
+		"  default /lib/modules/$(uname -r)/build), runs every selected guard on\n"
+		"  one bound kthread per physical core (interrupts off, guards in shuffled\n"
+		"  rounds) plus the softirq/hardirq/NMI re-entry tests, unloads it and\n"
+		"  writes rows (suite=kmod). Needs root and a kernel with module support;\n"
+		"  otherwise it says why and exits %d (skipped).\n"
+		"  --duration T: seconds (0.01) or with a unit (10ms, 500us), 1us..10s.\n"
+		"  Exit: 0 ok, 1 failure, 2 usage, 77 skipped, 128+signal interrupted.\n"
+		"  Old spellings: --runs (--repetitions), --loops (--batch), --duty-ns (--duty);\n"
+		"  --irqs-off is the default now and accepted.\n"
+		"  --raw saves the module's own CSV; --from-raw converts such a file\n"
+		"  without loading anything.\n", RG_KMOD_SRC_DIR, RG_KMOD_SKIP);
+}
+
+/* Characters allowed in a guard list (it goes into the module's parameters). */
+static bool list_ok(const char *s)
+{
+	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-,_") == strlen(s);
+}
+
+/* kmod's own option values, after the kit's common ones. */
+enum {
+	O_GUARDS = RG_CL_O__FIRST_FREE, O_SIBLINGS, O_DUTY, O_IRQS_ON, O_IRQS_OFF, O_IRQ_ITERS,
+	O_NO_NMI, O_KDIR, O_MODULE, O_RAW, O_FROM_RAW,
+};
+
+static const struct option long_opts[] = {
+	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
+	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
+	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
+	{ "loops", required_argument, NULL, RG_CL_O_BATCH },		/* old spelling */
+	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
+	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
+	{ "runs", required_argument, NULL, RG_CL_O_REPETITIONS },	/* old spelling */
+	RG_CL_OPT_OUT(RG_CL_O_OUT),
+	RG_CL_OPT_JSON(RG_CL_O_JSON),
+	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+	RG_CL_OPT_HELP('h'),
+	{ "guards", required_argument, NULL, O_GUARDS },
+	{ "siblings", no_argument, NULL, O_SIBLINGS },
+	{ "duty", required_argument, NULL, O_DUTY },
+	{ "duty-ns", required_argument, NULL, O_DUTY },			/* old spelling */
+	{ "irqs-on", no_argument, NULL, O_IRQS_ON },
+	{ "irqs-off", no_argument, NULL, O_IRQS_OFF },
+	{ "irq-iters", required_argument, NULL, O_IRQ_ITERS },
+	{ "no-nmi", no_argument, NULL, O_NO_NMI },
+	{ "kdir", required_argument, NULL, O_KDIR },
+	{ "module", required_argument, NULL, O_MODULE },
+	{ "raw", required_argument, NULL, O_RAW },
+	{ "from-raw", required_argument, NULL, O_FROM_RAW },
+	{ 0 },
+};
+
+/* Options given, for the checks that involve two of them. */
+struct seen {
+	bool batch, irqs_off;
+};
+
+/* An unsigned long option in [lo, hi] (the kit's message on a bad value). 0 or -1. */
+static int get_ulong(const char *flag, const char *arg, uint64_t lo, uint64_t hi,
+		     unsigned long *out)
+{
+	uint64_t v;
+
+	if (rg_cl_u64(flag, arg, lo, hi, &v))
+		return -1;
+	*out = (unsigned long)v;
+	return 0;
+}
+
+/* --cpus: "all", or a CPU list (ranges, no repeats, each below RG_MAX_CPUS) passed on as given. */
+static int get_cpus(const char *arg, const char **out)
+{
+	static int cpus[RG_MAX_CPUS];
+
+	if (strcmp(arg, "all") && rg_cl_cpu_list("--cpus", arg, cpus, RG_MAX_CPUS) < 0)
+		return -1;
+	*out = arg;
+	return 0;
+}
+
+/* --duration: seconds (or 200ms, 50us ...) in [1e-6, 10], to the module's run_ns. */
+static int get_run_ns(const char *arg, unsigned long *run_ns)
+{
+	double s;
+
+	if (rg_cl_duration("--duration", arg, 1e-6, 10, &s))
+		return -1;
+	*run_ns = (unsigned long)(s * 1e9);
+	return 0;
+}
+
+/* An option with a value to check. 0, or -1 after the kit's message. */
+static int set_value(int c, struct opts *o, const char *arg)
+{
+	struct rg_kmod_run_opts *r = &o->run;
+
+	switch (c) {
+	case RG_CL_O_CPUS:
+		return get_cpus(arg, &r->cpus);
+	case RG_CL_O_THREADS:
+		return get_ulong("--threads", arg, 1, 4096, &r->threads);
+	case RG_CL_O_BATCH:
+		return get_ulong("--batch", arg, 1, 1ULL << 40, &r->loops);
+	case RG_CL_O_DURATION:
+		return get_run_ns(arg, &r->run_ns);
+	case RG_CL_O_REPETITIONS:
+		return get_ulong("--repetitions", arg, 1, 100000, &r->runs);
+	case O_DUTY:
+		return get_ulong("--duty", arg, 0, 1000000, &r->duty_ns);
+	case O_IRQ_ITERS:
+		return get_ulong("--irq-iters", arg, 0, 10000000, &r->irq_iters);
+	}
+	return -1;
+}
+
+/* One option. 0; 1 after --help; 2 (RG_EXIT_USAGE) after its message. */
+static int set_option(int c, struct opts *o, struct seen *seen, char **argv)
+{
+	switch (c) {
+	case O_GUARDS: o->run.guards = optarg; return 0;
+	case O_SIBLINGS: o->run.siblings = true; return 0;
+	case O_IRQS_ON: o->run.irqs_on = true; return 0;
+	case O_IRQS_OFF: seen->irqs_off = true; return 0;
+	case O_NO_NMI: o->run.no_nmi = true; return 0;
+	case O_KDIR: o->run.kdir = optarg; return 0;
+	case O_MODULE: o->run.module = optarg; return 0;
+	case RG_CL_O_OUT: o->out = optarg; return 0;
+	case RG_CL_O_JSON: o->json = optarg; return 0;
+	case O_RAW: o->raw = optarg; return 0;
+	case O_FROM_RAW: o->from_raw = optarg; return 0;
+	case RG_CL_O_QUIET: o->quiet = true; return 0;
+	case 'h': usage(stdout); return 1;
+	case RG_CL_O_CPUS: case RG_CL_O_THREADS: case RG_CL_O_BATCH: case RG_CL_O_DURATION:
+	case RG_CL_O_REPETITIONS: case O_DUTY: case O_IRQ_ITERS:
+		seen->batch |= c == RG_CL_O_BATCH;
+		return set_value(c, o, optarg) ? RG_EXIT_USAGE : 0;
+	}
+	return rg_cl_option_error(c, argv);
+}
+
+/* What no single option can check. 0 or RG_EXIT_USAGE (message printed). */
+static int check_opts(const struct opts *o, const struct seen *seen)
+{
+	if (!list_ok(o->run.guards))
+		return rg_cl_usage_error("--guards takes comma-separated guard names, "
+					 "e.g. --guards rctx,noop (got '%s')", o->run.guards);
+	if (o->run.kdir && o->run.module)
+		return rg_cl_usage_error("give --kdir or --module, not both");
+	if (seen->batch && o->run.run_ns)
+		return rg_cl_usage_error("give --batch or --duration, not both");
+	if (seen->irqs_off && o->run.irqs_on)
+		return rg_cl_usage_error("give --irqs-on or --irqs-off, not both");
+	return 0;
+}
+
+/* 0: run; 1: --help was printed; RG_EXIT_USAGE: bad usage (message printed). */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	struct seen seen = { 0 };
+	int c, r;
+
+	memset(o, 0, sizeof(*o));
+	o->run.guards = "all";
+	o->run.cpus = "all";
+	o->run.loops = 100000;
+	o->run.runs = 5;
+	o->run.irq_iters = 1000;
+	rg_cl_getopt_reset();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1) {
+		r = set_option(c, o, &seen, argv);
+		if (r)
+			return r;
+	}
+	if (optind < argc)
+		return rg_cl_usage_error("unexpected argument '%s'", argv[optind]);
+	return check_opts(o, &seen);
+}
+
+static void print_table(const struct rg_resultset *rs, size_t from)
+{
+	printf("%-22s %-24s %12s %24s %12s %10s %8s  %s\n", "guard", "scenario", "ns/pair(med)",
+	       "-noop [95% interval]", "ops", "refusals", "status", "reason");
+	for (size_t i = from; i < rs->n; i++) {
+		const struct rg_result *r = &rs->rows[i];
+		char ns[32], d[64];
+
+		if (isnan(r->ns_median))
+			snprintf(ns, sizeof(ns), "-");
+		else
+			snprintf(ns, sizeof(ns), "%.3f", r->ns_median);
+		if (isnan(r->delta_ns))
+			snprintf(d, sizeof(d), "-");
+		else if (isnan(r->delta_ci_lo))
+			snprintf(d, sizeof(d), "%.3f", r->delta_ns);
+		else
+			snprintf(d, sizeof(d), "%.3f [%.3f, %.3f]", r->delta_ns, r->delta_ci_lo,
+				 r->delta_ci_hi);
+		printf("%-22s %-24s %12s %24s %12llu %10llu %8s  %s\n", r->guard, r->scenario, ns, d,
+		       (unsigned long long)r->ops, (unsigned long long)r->refusals,
+		       r->status, r->reason);
+	}
+}
+
+static int write_outputs(const struct opts *o, struct rg_resultset *rs, size_t from)
+{
+	char err[4352];
+
+	if (!o->quiet)
+		print_table(rs, from);
+	/* Both files are complete and fsync'ed before either is renamed into place. */
+	if ((o->out || o->json) && rg_results_write(rs, o->out, o->json, err, sizeof(err))) {
+		rg_cl_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The module's CSV to rows, printed and written. 0, or 1 (bad CSV, a write failed, a re-entry check failed). */
+static int convert_and_write(const struct opts *o, const char *csv)
+{
+	struct rg_resultset rs;
+	struct rg_env env;
+	char err[256];
+	int n, nerr = 0, ret = RG_EXIT_OK;
+
+	rg_env_collect(&env);
+	rg_results_init(&rs, &env);
+	n = rg_kmod_convert(&rs, csv, &nerr, err, sizeof(err));
+	if (n < 0) {
+		rg_cl_error("%s", err);
+		ret = RG_EXIT_FAIL;
+	} else {
+		if (write_outputs(o, &rs, 0))
+			ret = RG_EXIT_FAIL;
+		else if (nerr) {
+			rg_cl_error("%d re-entry check(s) failed (status=error rows)", nerr);
+			ret = RG_EXIT_FAIL;
+		}
+	}
+	rg_results_free(&rs);
+	return ret;
+}
+
+/* The module's CSV: read from --from-raw, or from a run (then saved to --raw). 0 or an exit status. */
+static int get_csv(const struct opts *o, char **csv)
+{
+	char err[4352];
+	int ret;
+
+	if (o->from_raw) {
+		if (rg_kmod_read_file(o->from_raw, csv, err, sizeof(err))) {
+			rg_cl_error("%s", err);
+			return RG_EXIT_FAIL;
+		}
+		return 0;
+	}
+	ret = rg_kmod_run(&o->run, csv);
+	if (ret)
+		return ret;
+	if (o->raw && rg_output_write(o->raw, *csv, strlen(*csv), err, sizeof(err))) {
+		rg_cl_error("%s", err);
+		free(*csv);
+		*csv = NULL;
+		return RG_EXIT_FAIL;
+	}
+	return 0;
+}
+
+_Static_assert(RG_KMOD_SKIP == RG_EXIT_SKIP, "rgbench kmod skips with the kit's exit code");
+
+int rg_kmod_main(int argc, char **argv)
+{
+	const char *outs[3];
+	char *csv = NULL, why[4352];
+	struct opts o;
+	int ret;
+
+	rg_cl_set_prog("rgbench kmod");
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret == 1 ? RG_EXIT_OK : RG_EXIT_USAGE;
+	outs[0] = o.out;
+	outs[1] = o.json;
+	outs[2] = o.raw;
+	ret = rg_output_checkv(outs, 3, why, sizeof(why));
+	if (ret) {	/* RG_EXIT_USAGE: unusable path; RG_EXIT_FAIL: another run is writing it */
+		rg_cl_error("%s", why);
+		return ret;
+	}
+	ret = get_csv(&o, &csv);
+	if (ret)
+		return ret;
+	ret = convert_and_write(&o, csv);
+	free(csv);
+	return ret;
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/* The module's debugfs CSV (per run, per CPU) to shared-schema rows (per guard and scenario): rg_kmod_convert(). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rg/csv.h"
+#include "rg/kmod.h"
+#include "rg/registry.h"
+#include "rg/results.h"
+
+enum { C_GUARD, C_SCENARIO, C_THREADS, C_CPUS, C_CPU, C_RUN, C_BATCH, C_DUTY,
+       C_NS_TOTAL, C_OPS, C_REFUSALS, C_STATUS, C_REASON,
+       /* optional (modules before schema 3 did not write them) */
+       C_ROLE, C_DISTURBED, C_DISCARDED, C_NCOLS };
+#define C_NREQUIRED C_ROLE
+static const char *const col_names[C_NCOLS] = {
+	"guard", "scenario", "threads", "cpus", "cpu", "run", "batch", "duty_ns",
+	"ns_total", "ops", "refusals", "status", "reason",
+	"role", "disturbed", "discarded",
+};
+
+/* The module's rows of one guard and scenario (consecutive in its CSV), summed up. */
+struct group {
+	char guard[48], scenario[48], cpus[256], status[16], reason[256], role[32];
+	long threads, batch, duty, discarded, disturbed;
+	unsigned long long ops, refusals;
+	/* per run: sum of ns per pair over CPUs, CPU count, sum of Mpairs/s */
+	double *ns_sum, *mops_sum;
+	long *ncpu;
+	long nruns;
+	bool timed;
+};
+
+/* A timed row's per-round values, kept to pair it with its round's noop. */
+struct timed {
+	size_t row;
+	double *ns;
+	size_t n;
+};
+
+struct timed_list {
+	struct timed *v;
+	size_t n;
+};
+
+/* One conversion: where rows go, the group being summed, and what to report. */
+struct conv {
+	struct rg_resultset *rs;
+	int idx[C_NCOLS];	/* column -> field index, -1 when absent (optional only) */
+	int nhdr;
+	struct group g;
+	bool have;		/* g holds a group not yet emitted */
+	struct timed_list tl;
+	int added, errors;
+	char *err;
+	size_t errlen;
+};
+
+static void group_free(struct group *g)
+{
+	free(g->ns_sum);
+	free(g->mops_sum);
+	free(g->ncpu);
+	memset(g, 0, sizeof(*g));
+}
+
+static void set_identity(struct rg_result *r, const struct group *g)
+{
+	snprintf(r->pinning, sizeof(r->pinning), "kthread");
+	snprintf(r->cpus, sizeof(r->cpus), "%s", g->cpus);
+	snprintf(r->role, sizeof(r->role), "%s", g->role);
+	r->threads = g->threads;
+	r->batch = g->batch;
+	r->duty_ns = g->duty;
+}
+
+/* Keep a timed row's per-round ns (n of them) for set_deltas(). 0 or -1 (ENOMEM). */
+static int keep_timed(struct timed_list *tl, size_t row, const double *ns, long n)
+{
+	struct timed *t = realloc(tl->v, (tl->n + 1) * sizeof(*t));
+
+	if (!t)
+		return -1;
+	tl->v = t;
+	t = &tl->v[tl->n];
+	t->row = row;
+	t->n = (size_t)n;
+	t->ns = malloc((n ? n : 1) * sizeof(double));
+	if (!t->ns)
+		return -1;
+	memcpy(t->ns, ns, n * sizeof(double));
+	tl->n++;
+	return 0;
+}
+
+/* A timed group's samples: per run, the mean over CPUs of ns per pair and the sum of Mpairs/s. */
+static int set_timed(struct rg_resultset *rs, struct rg_result *r, const struct group *g,
+		     struct timed_list *tl)
+{
+	double ns[g->nruns], mops[g->nruns];
+	long n = 0;
+
+	for (long i = 0; i < g->nruns; i++) {
+		if (!g->ncpu[i])
+			continue;
+		ns[n] = g->ns_sum[i] / (double)g->ncpu[i];
+		mops[n] = g->mops_sum[i];
+		n++;
+	}
+	if (n && rg_result_set_samples(r, ns, mops, (size_t)n))
+		return -1;
+	snprintf(r->interleave, sizeof(r->interleave), "rounds");
+	r->discarded = g->discarded;
+	if (g->disturbed && !strcmp(r->status, "ok")) {
+		snprintf(r->status, sizeof(r->status), "noisy");
+		snprintf(r->reason, sizeof(r->reason),
+			 "%ld run(s) on a kthread still saw an interrupt or context switch "
+			 "after the retries", g->disturbed);
+	}
+	return keep_timed(tl, rs->n - 1, ns, n);
+}
+
+/* The group as one row. 0, or -1 with "out of memory" in c->err. */
+static int group_emit(struct conv *c)
+{
+	const struct group *g = &c->g;
+	struct rg_result *r;
+
+	if (!strcmp(g->status, "skipped")) {
+		r = rg_results_skip(c->rs, "kmod", g->guard, g->scenario, "%s", g->reason);
+		if (!r)
+			goto nomem;
+		set_identity(r, g);
+		return 0;
+	}
+	r = rg_results_add(c->rs, "kmod", g->guard, g->scenario);
+	if (!r)
+		goto nomem;
+	set_identity(r, g);
+	r->ops = g->ops;
+	r->refusals = g->refusals;
+	snprintf(r->counters, sizeof(r->counters), "n/a: kernel module");
+	if (strcmp(g->status, "ok")) {
+		snprintf(r->status, sizeof(r->status), "%s", g->status);
+		snprintf(r->reason, sizeof(r->reason), "%s", g->reason);
+	}
+	if (!g->timed)
+		r->repetitions = 1;
+	else if (set_timed(c->rs, r, g, &c->tl))
+		goto nomem;
+	return 0;
+nomem:
+	snprintf(c->err, c->errlen, "out of memory");
+	return -1;
+}
+
+/*
+ * Every timed row's delta against the noop row of the same scenario, threads
+ * and duty from the same file: round i of the guard minus round i of noop
+ * (the module ran them in the same shuffled round), median and interval by
+ * rg_result_set_delta().
+ */
+static int set_deltas(struct rg_resultset *rs, const struct timed_list *tl)
+{
+	for (size_t i = 0; i < tl->n; i++) {
+		struct rg_result *r = &rs->rows[tl->v[i].row];
+
+		if (!strcmp(r->guard, "noop"))
+			continue;
+		for (size_t j = 0; j < tl->n; j++) {
+			const struct rg_result *b = &rs->rows[tl->v[j].row];
+			size_t n = tl->v[i].n < tl->v[j].n ? tl->v[i].n : tl->v[j].n;
+
+			if (strcmp(b->guard, "noop") || strcmp(b->scenario, r->scenario) ||
+			    b->threads != r->threads || b->duty_ns != r->duty_ns)
+				continue;
+			if (n && rg_result_set_delta(r, "noop", tl->v[i].ns, tl->v[j].ns, n))
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void timed_free(struct timed_list *tl)
+{
+	for (size_t i = 0; i < tl->n; i++)
+		free(tl->v[i].ns);
+	free(tl->v);
+	tl->v = NULL;
+	tl->n = 0;
+}
+
+/* The header: "suite" first, every required column present. 0 or -1 (message in c->err). */
+static int map_header(struct conv *c, struct rg_csv *s)
+{
+	if (rg_csv_next(s, NULL) <= 0 || strcmp(s->f[0], "suite")) {
+		snprintf(c->err, c->errlen, "module output has no CSV header");
+		return -1;
+	}
+	c->nhdr = (int)s->nf;
+	for (int k = 0; k < C_NCOLS; k++) {
+		c->idx[k] = -1;
+		for (int i = 0; i < c->nhdr; i++)
+			if (!strcmp(s->f[i], col_names[k]))
+				c->idx[k] = i;
+		if (c->idx[k] < 0 && k < C_NREQUIRED) {
+			snprintf(c->err, c->errlen, "module CSV lacks column '%s'", col_names[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The first row of a guard and scenario: its identity and status. */
+static void group_start(struct conv *c, char **f, const unsigned long long num[3])
+{
+	struct group *g = &c->g;
+	const char *guard = f[c->idx[C_GUARD]];
+
+	c->have = true;
+	snprintf(g->guard, sizeof(g->guard), "%s", guard);
+	snprintf(g->scenario, sizeof(g->scenario), "%s", f[c->idx[C_SCENARIO]]);
+	snprintf(g->cpus, sizeof(g->cpus), "%s", f[c->idx[C_CPUS]]);
+	snprintf(g->status, sizeof(g->status), "%s", f[c->idx[C_STATUS]]);
+	snprintf(g->reason, sizeof(g->reason), "%s", f[c->idx[C_REASON]]);
+	/*
+	 * A guard the user suite also has takes its role from guards.def (one
+	 * vocabulary); module-only guards keep the module's.
+	 */
+	if (rg_guard_find(guard))
+		snprintf(g->role, sizeof(g->role), "%s", rg_guard_role(rg_guard_find(guard)));
+	else
+		snprintf(g->role, sizeof(g->role), "%s",
+			 c->idx[C_ROLE] >= 0 && *f[c->idx[C_ROLE]] ? f[c->idx[C_ROLE]] : "n/a");
+	g->threads = (long)num[0];
+	g->batch = (long)num[1];
+	g->duty = (long)num[2];
+	if (!strcmp(g->status, "error"))
+		c->errors++;
+}
+
+/* Make room for run index run in the group's per-run sums (new ones zero). 0 or -1. */
+static int group_grow(struct group *g, long run)
+{
+	long nr = run + 1;
+	double *a, *b;
+	long *n;
+
+	if (run < g->nruns)
+		return 0;
+	a = realloc(g->ns_sum, nr * sizeof(double));
+	if (a)
+		g->ns_sum = a;
+	b = a ? realloc(g->mops_sum, nr * sizeof(double)) : NULL;
+	if (b)
+		g->mops_sum = b;
+	n = b ? realloc(g->ncpu, nr * sizeof(long)) : NULL;
+	if (!n)
+		return -1;
+	g->ncpu = n;
+	for (long i = g->nruns; i < nr; i++) {
+		g->ns_sum[i] = g->mops_sum[i] = 0;
+		g->ncpu[i] = 0;
+	}
+	g->nruns = nr;
+	return 0;
+}
+
+/* One CPU's timed run: its ns per pair and Mpairs/s into the run's sums. 0 or -1. */
+static int group_add_run(struct conv *c, char **f, int line, unsigned long long batch)
+{
+	struct group *g = &c->g;
+	unsigned long long run, ns, v;
+
+	if (!rg_csv_u64(f[c->idx[C_RUN]], &run) || !rg_csv_u64(f[c->idx[C_NS_TOTAL]], &ns) ||
+	    run > 1000000 || !batch) {
+		snprintf(c->err, c->errlen, "module CSV line %d: bad run or time", line);
+		return -1;
+	}
+	if (c->idx[C_DISTURBED] >= 0 && rg_csv_u64(f[c->idx[C_DISTURBED]], &v) && v)
+		g->disturbed++;
+	if ((long)batch > g->batch)
+		g->batch = (long)batch;
+	if (group_grow(g, (long)run)) {
+		snprintf(c->err, c->errlen, "out of memory");
+		return -1;
+	}
+	g->timed = true;
+	g->ns_sum[run] += (double)ns / (double)batch;
+	g->mops_sum[run] += ns ? (double)batch * 1e3 / (double)ns : 0;
+	g->ncpu[run]++;
+	return 0;
+}
+
+/* One data row: starts a new group when guard or scenario change. 0 or -1 (message in c->err). */
+static int add_row(struct conv *c, char **f, size_t nf, int line)
+{
+	/* threads, batch, duty_ns, ops, refusals */
+	static const int numcol[5] = { C_THREADS, C_BATCH, C_DUTY, C_OPS, C_REFUSALS };
+	unsigned long long num[5], v;
+	const char *status;
+
+	if ((int)nf != c->nhdr || strcmp(f[0], "kmod")) {
+		snprintf(c->err, c->errlen, "module CSV line %d: expected %d fields of suite kmod",
+			 line, c->nhdr);
+		return -1;
+	}
+	for (int k = 0; k < 5; k++) {
+		if (!rg_csv_u64(f[c->idx[numcol[k]]], &num[k])) {
+			snprintf(c->err, c->errlen, "module CSV line %d: bad number", line);
+			return -1;
+		}
+	}
+	if (!c->have || strcmp(c->g.guard, f[c->idx[C_GUARD]]) ||
+	    strcmp(c->g.scenario, f[c->idx[C_SCENARIO]])) {
+		if (c->have) {
+			if (group_emit(c))
+				return -1;
+			c->added++;
+			group_free(&c->g);
+		}
+		group_start(c, f, num);
+	}
+	c->g.ops += num[3];
+	c->g.refusals += num[4];
+	if (c->idx[C_DISCARDED] >= 0 && rg_csv_u64(f[c->idx[C_DISCARDED]], &v) &&
+	    (long)v > c->g.discarded)
+		c->g.discarded = (long)v;	/* per guard, repeated on each of its rows */
+	status = f[c->idx[C_STATUS]];
+	if (strcmp(status, "ok") || !*f[c->idx[C_NS_TOTAL]])
+		return 0;	/* skipped, or a re-entry row without time */
+	return group_add_run(c, f, line, num[1]);
+}
+
+/* Header, rows (blank lines skipped), the last group, then the deltas. 0 or -1. */
+static int convert(struct conv *c, const char *csv)
+{
+	struct rg_csv s;
+	int r, line, ret = -1;
+
+	rg_csv_init(&s, csv, strlen(csv), 0);
+	if (map_header(c, &s))
+		goto out;
+	while ((r = rg_csv_next(&s, &line)) > 0) {
+		if (s.nf == 1 && !*s.f[0])
+			continue;
+		if (add_row(c, s.f, s.nf, line))
+			goto out;
+	}
+	if (r < 0) {
+		snprintf(c->err, c->errlen, "module CSV line %d: %s", s.err_line, s.err);
+		goto out;
+	}
+	if (c->have) {
+		if (group_emit(c))
+			goto out;
+		c->added++;
+	}
+	if (set_deltas(c->rs, &c->tl)) {
+		snprintf(c->err, c->errlen, "out of memory");
+		goto out;
+	}
+	ret = 0;
+out:
+	rg_csv_free(&s);
+	return ret;
+}
+
+int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
+		    char *err, size_t errlen)
+{
+	struct conv c = { .rs = rs, .err = err, .errlen = errlen };
+	int ret = convert(&c, csv);
+
+	timed_free(&c.tl);
+	group_free(&c.g);
+	if (ret)
+		return -1;
+	if (nerrors)
+		*nerrors = c.errors;
+	return c.added;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* What the driver's files (cli.c, load.c, convert.c) share and nobody else sees. */
+#ifndef RG_KMOD_INT_H
+#define RG_KMOD_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifndef RG_KMOD_SRC_DIR
+#define RG_KMOD_SRC_DIR "kernel/kmod/module"	/* CMake passes the absolute path */
+#endif
+
+#define RG_KMOD_NAME "rgbench_kmod"		/* the module, its debugfs and sysfs directories */
+
+/* What one run of the module is asked to do: the module parameters and where the .ko comes from. */
+struct rg_kmod_run_opts {
+	const char *guards, *cpus;	/* module lists, already checked for allowed characters */
+	const char *kdir;		/* build against this; NULL: the running kernel's headers */
+	const char *module;		/* use this .ko instead of building one */
+	unsigned long loops, runs, duty_ns, irq_iters, threads, run_ns;
+	bool irqs_on, siblings, no_nmi;
+};
+
+/*
+ * Build (or take) the module, load it with the parameters, trigger the run,
+ * read its CSV from debugfs and unload it; SIGINT/SIGTERM/SIGHUP/SIGQUIT are
+ * held back from load to unload. Returns RG_EXIT_OK with the module's CSV
+ * in *csv (free() it), RG_EXIT_SKIP (cannot run here: root, module support,
+ * headers, permission), RG_EXIT_FAIL, or RG_EXIT_SIGNAL + the signal that
+ * arrived (nothing in *csv) (rg/cmdline.h). Every outcome but 0 has printed
+ * its one line.
+ */
+int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv);
+
+/* A whole file into a NUL-terminated buffer (free() it). 0, or -1 with the reason in err. */
+int rg_kmod_read_file(const char *path, char **out, char *err, size_t errlen);
+
+#endif /* RG_KMOD_INT_H */

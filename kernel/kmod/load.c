@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+/* Running the module: find or build rgbench_kmod.ko, load it, trigger the run, read its CSV from debugfs, unload it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rg/cmdline.h"
+#include "rg/kmod.h"
+#include "rg/results.h"
+#include "kmod_int.h"
+
+#define MOD_NAME RG_KMOD_NAME
+#define DEBUGFS "/sys/kernel/debug"
+#define MOD_DIR DEBUGFS "/" MOD_NAME
+
+int rg_kmod_read_file(const char *path, char **out, char *err, size_t errlen)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(fd < 0 ? errno : ENOMEM));
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				snprintf(err, errlen, "out of memory reading %s", path);
+				goto fail;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return -1;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Run argv, output to logpath; 0 when it exited 0. */
+static int run_cmd(char *const argv[], const char *logpath)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char *data, err[256];
+	int ret;
+
+	if (rg_kmod_read_file(from, &data, err, sizeof(err)))
+		return -1;
+	ret = rg_output_write(to, data, strlen(data), err, sizeof(err));
+	free(data);
+	return ret;
+}
+
+/* The module's sources (rgbench_kmod.c, Kbuild) from RG_KMOD_SRC_DIR or $RG_KMOD_SRC into tmpdir. */
+static int copy_sources(const char *tmpdir)
+{
+	const char *src = getenv("RG_KMOD_SRC") ? getenv("RG_KMOD_SRC") : RG_KMOD_SRC_DIR;
+	char path[PATH_MAX + 64], to[PATH_MAX + 64];
+
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "Kbuild" : MOD_NAME ".c";
+
+		snprintf(path, sizeof(path), "%s/%s", src, name);
+		snprintf(to, sizeof(to), "%s/%s", tmpdir, name);
+		if (copy_file(path, to)) {
+			fprintf(stderr, "rgbench kmod: module source %s not found "
+				"(set RG_KMOD_SRC to the kernel/kmod/module directory)\n", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* make's last 2000 bytes, after a failed build. */
+static void show_build_log(const char *log)
+{
+	char *text = NULL, err[64];
+
+	if (!rg_kmod_read_file(log, &text, err, sizeof(err))) {
+		size_t n = strlen(text);
+
+		fputs(n > 2000 ? text + n - 2000 : text, stderr);
+		free(text);
+	}
+}
+
+/*
+ * Build the module from RG_KMOD_SRC_DIR (or $RG_KMOD_SRC) against kdir in a
+ * fresh temporary directory. 0, RG_KMOD_SKIP (no headers) or -1.
+ */
+static int build_module(const char *kdir, char *tmpdir, char *ko, size_t kolen)
+{
+	char path[PATH_MAX + 64], mflag[PATH_MAX + 64], log[PATH_MAX + 64];
+	char *argv[] = { "make", "-s", "-C", (char *)kdir, mflag, "modules", NULL };
+
+	snprintf(path, sizeof(path), "%s/Makefile", kdir);
+	if (!is_file(path)) {
+		fprintf(stderr, "rgbench kmod: skipped: no kernel build headers at %s "
+			"(install linux-headers-$(uname -r), or pass --kdir or --module)\n", kdir);
+		return RG_KMOD_SKIP;
+	}
+	strcpy(tmpdir, "/tmp/rgbench-kmod.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		fprintf(stderr, "rgbench kmod: mkdtemp: %s\n", strerror(errno));
+		tmpdir[0] = '\0';
+		return -1;
+	}
+	if (copy_sources(tmpdir))
+		return -1;
+	snprintf(mflag, sizeof(mflag), "M=%s", tmpdir);
+	snprintf(log, sizeof(log), "%s/build.log", tmpdir);
+	fprintf(stderr, "rgbench kmod: building the module against %s\n", kdir);
+	if (run_cmd(argv, log)) {
+		fprintf(stderr, "rgbench kmod: module build failed against %s; make said:\n", kdir);
+		show_build_log(log);
+		return -1;
+	}
+	snprintf(ko, kolen, "%s/%s.ko", tmpdir, MOD_NAME);
+	return 0;
+}
+
+static void remove_tmpdir(const char *dir)
+{
+	static const char *const names[] = {
+		MOD_NAME ".c", "Kbuild", "build.log", MOD_NAME ".ko", MOD_NAME ".o",
+		MOD_NAME ".mod", MOD_NAME ".mod.c", MOD_NAME ".mod.o", "Module.symvers",
+		"modules.order", "." MOD_NAME ".ko.cmd", "." MOD_NAME ".o.cmd",
+		"." MOD_NAME ".mod.cmd", "." MOD_NAME ".mod.o.cmd", ".Module.symvers.cmd",
+		".modules.order.cmd", "." MOD_NAME ".o.d",
+	};
+	char p[PATH_MAX];
+
+	if (!dir[0])
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/.tmp_versions", dir);
+	rmdir(p);
+	if (rmdir(dir) && errno != ENOENT)
+		fprintf(stderr, "rgbench kmod: note: left build files in %s\n", dir);
+}
+
+static int unload_module(void)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		if (syscall(SYS_delete_module, MOD_NAME, O_NONBLOCK) == 0)
+			return 0;
+		if (errno == ENOENT)
+			return 0;
+		if (errno != EAGAIN && errno != EBUSY && errno != EINTR)
+			break;
+		usleep(100000);
+	}
+	fprintf(stderr, "rgbench kmod: could not unload %s: %s (run: rmmod %s)\n",
+		MOD_NAME, strerror(errno), MOD_NAME);
+	return -1;
+}
+
+/* Load with params. 0, RG_KMOD_SKIP or -1 (message printed). */
+static int load_module(const char *ko, const char *params)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd < 0) {
+		fprintf(stderr, "rgbench kmod: cannot open %s: %s\n", ko, strerror(errno));
+		return -1;
+	}
+	if (syscall(SYS_finit_module, fd, params, 0) == 0) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	close(fd);
+	switch (e) {
+	case ENOSYS:
+		fprintf(stderr, "rgbench kmod: skipped: this kernel cannot load modules "
+			"(finit_module: ENOSYS)\n");
+		return RG_KMOD_SKIP;
+	case EPERM:
+		fprintf(stderr, "rgbench kmod: skipped: loading modules is not permitted here "
+			"(EPERM: not root, kernel lockdown, or modules_disabled)\n");
+		return RG_KMOD_SKIP;
+	case ENOEXEC:
+	case EINVAL:
+		fprintf(stderr, "rgbench kmod: the kernel refused %s: %s (built for another "
+			"kernel, or a bad --guards/--cpus value: see dmesg)\n", ko, strerror(e));
+		return -1;
+	case EEXIST:
+		fprintf(stderr, "rgbench kmod: %s is already loaded (rmmod it first)\n", MOD_NAME);
+		return -1;
+	default:
+		fprintf(stderr, "rgbench kmod: loading %s failed: %s\n", ko, strerror(e));
+		return -1;
+	}
+}
+
+static int trigger_run(void)
+{
+	int fd, n;
+
+	if (!is_dir(MOD_DIR)) {
+		/* debugfs may simply not be mounted. */
+		if (mount("debugfs", DEBUGFS, "debugfs", 0, NULL) && errno != EBUSY) {
+			fprintf(stderr, "rgbench kmod: debugfs is not mounted at " DEBUGFS
+				" and mounting it failed: %s\n", strerror(errno));
+			return -1;
+		}
+		if (!is_dir(MOD_DIR)) {
+			fprintf(stderr, "rgbench kmod: " MOD_DIR " is missing after loading\n");
+			return -1;
+		}
+	}
+	fd = open(MOD_DIR "/run", O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "rgbench kmod: cannot open " MOD_DIR "/run: %s\n", strerror(errno));
+		return -1;
+	}
+	do
+		n = (int)write(fd, "1\n", 2);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		fprintf(stderr, "rgbench kmod: the run failed: %s (see dmesg)\n", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* What needs no work first: root, then a kernel that loads modules, then no module left loaded. */
+static int check_host(void)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "rgbench kmod: skipped: loading a kernel module needs root\n");
+		return RG_KMOD_SKIP;
+	}
+	if (access("/proc/modules", F_OK)) {
+		fprintf(stderr, "rgbench kmod: skipped: this kernel has no loadable module "
+			"support (/proc/modules is absent)\n");
+		return RG_KMOD_SKIP;
+	}
+	if (is_dir("/sys/module/" MOD_NAME)) {
+		fprintf(stderr, "rgbench kmod: %s is already loaded (another run? rmmod it first)\n",
+			MOD_NAME);
+		return RG_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The .ko to load: --module, or one built against --kdir or the running kernel. 0, RG_EXIT_SKIP or RG_EXIT_FAIL. */
+static int find_module(const struct rg_kmod_run_opts *o, char *tmpdir, char *ko, size_t kolen)
+{
+	char kdir[PATH_MAX];
+	struct utsname u;
+	int ret;
+
+	if (o->module) {
+		if (!is_file(o->module)) {
+			fprintf(stderr, "rgbench kmod: no module file %s\n", o->module);
+			return RG_EXIT_FAIL;
+		}
+		snprintf(ko, kolen, "%s", o->module);
+		return 0;
+	}
+	if (o->kdir)
+		snprintf(kdir, sizeof(kdir), "%s", o->kdir);
+	else if (uname(&u) == 0)
+		snprintf(kdir, sizeof(kdir), "/lib/modules/%s/build", u.release);
+	else
+		snprintf(kdir, sizeof(kdir), "/lib/modules/unknown/build");
+	ret = build_module(kdir, tmpdir, ko, kolen);
+	if (ret) {
+		remove_tmpdir(tmpdir);
+		return ret == RG_KMOD_SKIP ? RG_EXIT_SKIP : RG_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Load, run, read the CSV, unload: 0 with *csv, RG_KMOD_SKIP or -1. */
+static int load_run_unload(const char *ko, const char *params, char **csv)
+{
+	char err[256];
+	int ret = load_module(ko, params);
+
+	if (ret)
+		return ret;
+	fprintf(stderr, "rgbench kmod: loaded %s (%s); running\n", ko, params);
+	if (trigger_run() == 0 && rg_kmod_read_file(MOD_DIR "/results", csv, err, sizeof(err)))
+		fprintf(stderr, "rgbench kmod: %s\n", err);
+	unload_module();
+	return *csv ? 0 : -1;
+}
+
+/* The stop signals held back from load to unload. */
+static const int held_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define NHELD (int)(sizeof(held_signals) / sizeof(held_signals[0]))
+
+/* The first held-back signal pending (in this order), or 0. */
+static int pending_signal(void)
+{
+	sigset_t pending;
+
+	sigpending(&pending);
+	for (int i = 0; i < NHELD; i++)
+		if (sigismember(&pending, held_signals[i]))
+			return held_signals[i];
+	return 0;
+}
+
+/* Discard the pending stop signals and restore the mask and default actions. */
+static void drop_held_signals(const sigset_t *old)
+{
+	for (int i = 0; i < NHELD; i++)
+		signal(held_signals[i], SIG_IGN);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	for (int i = 0; i < NHELD; i++)
+		signal(held_signals[i], SIG_DFL);
+}
+
+int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv)
+{
+	char tmpdir[64] = "", ko[PATH_MAX], params[1024];
+	sigset_t block, old;
+	int ret, sig;
+
+	*csv = NULL;
+	ret = check_host();
+	if (!ret)
+		ret = find_module(o, tmpdir, ko, sizeof(ko));
+	if (ret)
+		return ret;
+	snprintf(params, sizeof(params),
+		 "guards=%s cpus=%s threads=%lu siblings=%d loops=%lu run_ns=%lu runs=%lu "
+		 "duty_ns=%lu irqs_on=%d irq_iters=%lu nmi=%d",
+		 o->guards, o->cpus, o->threads, o->siblings, o->loops, o->run_ns, o->runs,
+		 o->duty_ns, o->irqs_on, o->irq_iters, !o->no_nmi);
+	/*
+	 * From load to unload, hold back the signals a user sends, so that the
+	 * module is always unloaded; they are acted on afterwards.
+	 */
+	sigemptyset(&block);
+	for (int i = 0; i < NHELD; i++)
+		sigaddset(&block, held_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	ret = load_run_unload(ko, params, csv);
+	remove_tmpdir(tmpdir);
+	/* The first signal held back decides the exit status, 128 + its number. */
+	sig = pending_signal();
+	if (sig) {
+		/* Discard them now that the module is gone; report and stop. */
+		drop_held_signals(&old);
+		fprintf(stderr, "rgbench kmod: interrupted (%s); module unloaded, nothing written\n",
+			strsignal(sig));
+		free(*csv);
+		*csv = NULL;
+		return RG_EXIT_SIGNAL + sig;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret == RG_KMOD_SKIP)
+		return RG_EXIT_SKIP;
+	if (ret) {
+		free(*csv);
+		*csv = NULL;
+		return RG_EXIT_FAIL;
+	}
+	return RG_EXIT_OK;
+}
