@@ -8,10 +8,7 @@
 
 #include "rg/guard.h"
 
-__thread uint32_t rg_tls_depth;
-
-/* ref-lock-xadd's word (element 0): a fixed address, alone on its cache lines. */
-uint32_t rg_ref_word[RG_CACHELINE / sizeof(uint32_t)] __attribute__((aligned(RG_CACHELINE)));
+/* A guard's own state (a TLS depth, a fixed word) lives in its header, not here. */
 
 int rg_guard_init(struct rg_guard *g, size_t stride)
 {

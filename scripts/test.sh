@@ -44,7 +44,7 @@ if [[ "$sanitize" == 1 ]]; then
 	echo "== sanitizer build (build-tsan: thread): the stress test"
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=thread >/dev/null
 	cmake --build build-tsan -j"$jobs" --target test_stress
-	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/core/test_stress 200000 50000 10
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
 fi
 
 if [[ "${RG_TEST_CROSS:-1}" == 1 && "$(uname -m)" != aarch64 ]]; then

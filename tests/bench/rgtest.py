@@ -15,9 +15,13 @@ def args():
     p.add_argument("--rgbench", required=True)
     p.add_argument("--emulator", default="")
     p.add_argument("--source", required=True, help="repository root")
+    p.add_argument("--guards-def", default="",
+                   help="the build's list of guards as text (guards/gen/guards.all.def: guards.def "
+                        "and any RG_EXTRA_GUARDS lines); default: the source's guards/guards.def")
     a = p.parse_args()
     a.rgbench = os.path.abspath(a.rgbench)
     a.source = os.path.abspath(a.source)
+    a.guards_def = os.path.abspath(a.guards_def or os.path.join(a.source, "guards/guards.def"))
     return a
 
 
@@ -47,10 +51,10 @@ def schema_columns(source):
     return version, re.findall(r"X\((\w+),\s*[SIUDB],", block)
 
 
-def guards_def(source):
-    """[(cli name, needs string)] from guards/guards.def, in order."""
+def guards_def(path):
+    """[(cli name, needs string)] from the list of guards (a.guards_def), in order."""
     out = []
-    for line in open(os.path.join(source, "guards/guards.def")):
+    for line in open(path):
         m = re.match(r'RG_GUARD\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*\w+\s*,\s*([^,]+),', line)
         if m:
             out.append((m.group(1), m.group(2)))

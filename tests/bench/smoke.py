@@ -11,15 +11,14 @@ import rgtest
 a = rgtest.args()
 c = rgtest.Checker("bench.smoke")
 version, columns = rgtest.schema_columns(a.source)
-defs = rgtest.guards_def(a.source)
+defs = rgtest.guards_def(a.guards_def)
 listed = rgtest.listed_guards(a)
 c.check([n for n, _ in defs] == list(listed), f"--list guards {list(listed)} != guards.def")
 no_protection = {n for n, needs in defs if "RG_NO_PROTECTION" in needs}
 per_cpu = {n for n, needs in defs if "RG_NEEDS_PIN" in needs}
 # guards.def's scope column: one counter for the whole process (global-atomic, ref-lock-xadd, ...)
 global_scope = {n for n, scope in re.findall(r'RG_GUARD\(\s*\w+\s*,\s*"([^"]+)"(?:(?!RG_GUARD\().)*?'
-                                            r'RG_SCOPE_(\w+)', open(os.path.join(
-                                                a.source, "guards/guards.def")).read(), re.S)
+                                            r'RG_SCOPE_(\w+)', open(a.guards_def).read(), re.S)
                 if scope == "GLOBAL"}
 
 allowed = sorted(os.sched_getaffinity(0))

@@ -12,7 +12,7 @@
  * For every guard id in guards.def, guards/loops.c.in is instantiated in its
  * own translation unit (library rg_loops) that includes only that guard's
  * header, so enter/exit are inlined into the loop and the loop contains no
- * call of any kind (tests/core asm test disassembles and checks).
+ * call of any kind (tests/guards asm test disassembles and checks).
  *
  *   rg_loop_pair_<id>(g, n)
  *	n enter/exit pairs back to back; returns the number of refused enters

@@ -39,13 +39,19 @@ struct rg_guard_info {
 	const char *role;		/* result "role" column: ';'-separated, "n/a" for none */
 	const char *models;		/* kernel source (file: macro) the loop's instructions come from */
 	const char *insns_x86_64;	/* what the pair loop must contain on x86-64 ("-": not there) */
-	const char *insns_aarch64;	/* ... on arm64 (tests/core/asm_check.py checks both) */
+	const char *insns_aarch64;	/* ... on arm64 (tests/guards/asm_check.py checks both) */
 	/*
 	 * Out-of-line wrappers for tests and other slow generic users. Measured
 	 * loops never call these: they include the guard header and inline it.
 	 */
 	bool (*enter)(struct rg_guard *g);
 	void (*exit)(struct rg_guard *g, bool granted);
+	/*
+	 * The guard's own state outside g (a TLS depth, a fixed word), 0 when
+	 * nobody holds the guard: rg_guard_<id>_state() if the guard's header
+	 * defines one, else NULL. The tests check it is back to 0.
+	 */
+	uint32_t (*state)(void);
 };
 
 extern const struct rg_guard_info rg_guards[RG_GUARD__COUNT];

@@ -14,7 +14,7 @@
  * completion (its ++/-- is balanced), but NOT against a thread that preempts
  * the holder between the load and the store on the same CPU: both see 0, both
  * are granted, and a count is lost. Kept so the stress tests prove they can
- * fail (tests/core). RG_NO_PROTECTION: never report it as a guard.
+ * fail (tests/guards). RG_NO_PROTECTION: never report it as a guard.
  * Assumes: the thread is pinned (RG_NEEDS_PIN) and called rg_percpu_thread_init(),
  * and rg_guard_prepare(g) ran in this thread since (the measured loops do it once
  * per batch), so the per-CPU base is this CPU's and enter/exit hit the same slot,

@@ -24,7 +24,7 @@
  * the store-forwarding stall the kernel's shape pays. The cpu_id is read
  * inside the sequence and the slot is cpu_id << g->shift (no multiply).
  * Whole-word add instead of the byte op: rctx-word.
- * Exact: no double grant, no lost count, counters back to 0 (tests/core).
+ * Exact: no double grant, no lost count, counters back to 0 (tests/guards).
  * A preemption between the commit and the reload can make an enter refuse
  * that the kernel would grant (its preempt_disable() covers the reload),
  * never grant twice.

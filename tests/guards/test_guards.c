@@ -17,23 +17,25 @@
 #include "rg/rseq.h"
 #include "check.h"
 
-extern __thread uint32_t rg_tls_depth;
-extern uint32_t rg_ref_word[RG_CACHELINE / sizeof(uint32_t)];
-
+/*
+ * Refuses a nested enter on one thread: every guard with a scope (guards.def),
+ * the negative control included (it fails only across threads); noop does not.
+ */
 static bool claims_protection(const struct rg_guard_info *gi)
 {
-	return !(gi->needs & RG_NO_PROTECTION) || gi->id == RG_GUARD_racy_percpu;
+	return rg_guard_scope(gi) != RG_SCOPE_NONE;
 }
 
-/* Every slot, the global counter and the TLS depth are 0. */
+/* Every slot, the global counter and the guard's own state (its header's) are 0. */
 static void check_all_zero(const struct rg_guard_info *gi, struct rg_guard *g, const char *when)
 {
 	for (unsigned int cpu = 0; cpu < g->ncpus; cpu++)
 		CHECK(*rg_guard_slot(g, cpu) == 0, "%s %s: slot %u = 0x%x", gi->name, when, cpu,
 		      *rg_guard_slot(g, cpu));
 	CHECK(*g->global == 0, "%s %s: global = %u", gi->name, when, *g->global);
-	CHECK(rg_tls_depth == 0, "%s %s: tls depth = %u", gi->name, when, rg_tls_depth);
-	CHECK(rg_ref_word[0] == 0, "%s %s: ref word = %u", gi->name, when, rg_ref_word[0]);
+	if (gi->state)
+		CHECK(gi->state() == 0, "%s %s: the guard's own state = %u", gi->name, when,
+		      gi->state());
 	/* the -kernel guards' preempt count is balanced and never asked to schedule */
 	CHECK(rg_thread_preempt.preempt.count == 0 && rg_thread_preempt.preempt.need_resched == 1,
 	      "%s %s: preempt count %u need_resched %u", gi->name, when,
@@ -76,6 +78,8 @@ static void test_guard(const struct rg_guard_info *gi, size_t stride)
 	/* enter granted, nested refused, exit, granted again */
 	a = gi->enter(&g);
 	CHECK(a, "%s: first enter refused", gi->name);
+	if (gi->state)	/* the state hook reads the guard's real state */
+		CHECK(gi->state() != 0, "%s: held, but its own state reads 0", gi->name);
 	b = gi->enter(&g);
 	if (protects)
 		CHECK(!b, "%s: nested enter granted", gi->name);

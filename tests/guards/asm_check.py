@@ -14,7 +14,7 @@ JUMP26/CALL26 relocation. Two exceptions: rg_percpu_rebase, the slow path
 of the once-per-batch rg_guard_prepare(), outside every loop of the
 function (no path leads from the call back to it); and in the -kernel loops
 rg_preempt_schedule_notrace, the never-taken branch of preempt_enable()
-(tests/core/test_guards.c shows it is never executed).
+(tests/guards/test_guards.c shows it is never executed).
 
 Every guard of guards.def: its rg_loop_pair_<id> must exist and contain what
 the def's column for this architecture says ("-": a trap, the guard is not

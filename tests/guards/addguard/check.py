@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Adding a guard is one header plus one line: prove it on a throwaway guard.
+
+usage: check.py --source DIR --work DIR --cmake CMAKE --rgbench RGBENCH [--generator G]
+
+Configures a separate build of the tree with -DRG_EXTRA_GUARDS=<this directory>
+(its guards.def line + include/rg/guards/throwaway.h; nothing else in the tree
+is edited), builds only what the checks need, and asserts that the new guard:
+  - appears in `rgbench --list` (and not in the ordinary build's, RGBENCH);
+  - passes test_guards (granted, nested refused, its own state back to 0);
+  - is checked by the asm test: rg_loop_pair_throwaway is found and matches its
+    guards.def expectation, and the asm test FAILS when that expectation is
+    wrong or the line is missing (natively, and for aarch64 when the cross
+    compiler is installed);
+  - runs in the stress test (RG_STRESS_GUARDS=throwaway) with exact totals;
+  - is reported missing by the README table check and docs/core.md's kernel
+    and roles table checks (all driven by guards.def).
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def run(cmd, env=None, timeout=900):
+    e = dict(os.environ)
+    e.update(env or {})
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       env=e, timeout=timeout)
+    return r.returncode, r.stdout
+
+
+def build(a, bdir, targets, extra_args):
+    args = [a.cmake, "-S", a.source, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
+            f"-DRG_EXTRA_GUARDS={HERE}", "-DRG_WITH_BPF=OFF"] + extra_args
+    if a.generator:
+        args += ["-G", a.generator]
+    t0 = time.time()
+    rc, out = run(args)
+    if not check(rc == 0, f"configure {bdir} with RG_EXTRA_GUARDS"):
+        print(out)
+        return False
+    rc, out = run([a.cmake, "--build", bdir, f"-j{os.cpu_count() or 2}", "--target"] + targets)
+    if not check(rc == 0, f"build {' '.join(targets)} ({time.time() - t0:.0f} s)"):
+        print(out[-4000:])
+        return False
+    return True
+
+
+def wrong_def(all_def, path, column, expectation):
+    """A copy of the combined guards.def with throwaway's expectation for one
+    architecture (column 8 x86-64, 9 arm64) replaced, or (column None) its line removed."""
+    text = open(all_def).read()
+    m = re.search(r"^RG_GUARD\(throwaway,.*?\n(?=\S|\Z)", text, re.M | re.S)
+    assert m, "no throwaway line in " + all_def
+    line = m.group(0)
+    if column is None:
+        new = ""
+    else:
+        strings = list(re.finditer(r'"((?:[^"\\]|\\.)*)"', line))
+        s = strings[column - 4]		# strings: name, summary, role, models, x86, arm
+        new = line[:s.start()] + '"' + expectation + '"' + line[s.end():]
+    open(path, "w").write(text[:m.start()] + new + text[m.end():])
+    return path
+
+
+def asm_checks(a, bdir, objdump, arch, wrong):
+    lib = os.path.join(bdir, "guards", "librg_loops.a")
+    all_def = os.path.join(bdir, "guards", "gen", "guards.all.def")
+    nguards = len(re.findall(r"^RG_GUARD\(", open(all_def).read(), re.M))
+    checker = os.path.join(a.source, "tests", "guards", "asm_check.py")
+    base = [sys.executable, checker, objdump, lib, "--def"]
+    rc, out = run(base + [all_def, "--expect-functions", str(3 * nguards)])
+    check(rc == 0 and "rg_loop_pair_throwaway" not in out,
+          f"{arch}: asm test passes with throwaway's guards.def line ({nguards} guards)")
+    if rc:
+        print(out)
+    rc, out = run(base + [all_def, "--mutations"])
+    check(rc == 0, f"{arch}: asm test's mutations are caught with throwaway in the list")
+    column = 8 if arch == "x86_64" else 9
+    bad = wrong_def(all_def, os.path.join(bdir, "wrong_expectation.def"), column, wrong)
+    rc, out = run(base + [bad, "--expect-functions", str(3 * nguards)])
+    check(rc == 1 and re.search(r"FAIL: rg_loop_pair_throwaway.*" + re.escape(wrong), out),
+          f"{arch}: asm test FAILS on throwaway when its expectation is wrong ('{wrong}')")
+    print("\n".join("     (as it must) " + l for l in out.splitlines() if "throwaway" in l))
+    bad = wrong_def(all_def, os.path.join(bdir, "no_line.def"), None, None)
+    rc, out = run(base + [bad, "--expect-functions", str(3 * (nguards - 1))])
+    check(rc == 1 and "rg_loop_pair_throwaway: no guard" in out,
+          f"{arch}: asm test FAILS on a loop whose guards.def line is missing")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--source", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--cmake", required=True)
+    p.add_argument("--rgbench", required=True, help="the ordinary build's rgbench")
+    p.add_argument("--generator", default="")
+    a = p.parse_args()
+    t0 = time.time()
+    bdir = os.path.join(a.work, "native")
+
+    # the ordinary build knows nothing of it
+    rc, out = run([a.rgbench, "--list"])
+    check(rc == 0 and re.search(r"^\s+tls\s", out, re.M) and "throwaway" not in out,
+          "ordinary build: rgbench --list has no throwaway")
+
+    if not build(a, bdir, ["rgbench", "test_guards", "test_stress", "rg_loops",
+                           "rg-guard-table"], []):
+        return 1
+
+    rc, out = run([os.path.join(bdir, "tools", "rgbench"), "--list"])
+    check(rc == 0 and re.search(r"^\s+throwaway\s+available\s+thread\s+n/a\s+TEST ONLY", out, re.M),
+          "rgbench --list shows throwaway (available, scope thread, its summary)")
+
+    rc, out = run([os.path.join(bdir, "tests", "guards", "test_guards")])
+    check(rc == 0 and re.search(r"^throwaway\s+ok \(padded and packed slots\), scope thread", out, re.M),
+          "test_guards: throwaway granted, nested refused, its own state back to 0")
+    if rc:
+        print(out[-3000:])
+
+    objdump = shutil.which("objdump") or "objdump"
+    asm_checks(a, bdir, objdump, "x86_64" if os.uname().machine == "x86_64" else "aarch64",
+               "bswap" if os.uname().machine == "x86_64" else "rev")
+
+    iters, over = 100000, 25000
+    rc, out = run([os.path.join(bdir, "tests", "guards", "test_stress"), str(iters), str(over), "5"],
+                  env={"RG_STRESS_GUARDS": "throwaway"})
+    rows = re.findall(r"^(pinned|oversub|oversub-loop|mixed)\s+throwaway\s+attempts\s+(\d+) grants\s+(\d+)"
+                      r" refused\s+(\d+) .*double-grants (\d+) lost (\S+) counters!=0 (\d+)$", out, re.M)
+    others = re.findall(r"^\S+\s+(?!throwaway)([a-z][-a-z0-9]*)\s+attempts", out, re.M)
+    m = re.search(r"^pinned: (\d+) threads", out, re.M)
+    npinned = int(m.group(1)) if m else 0
+    pinned = [r for r in rows if r[0] == "pinned"]
+    check(rc == 0 and len(pinned) == 1 and int(pinned[0][1]) == npinned * iters
+          and int(pinned[0][2]) == npinned * iters
+          and all(r[4] == "0" and r[5] in ("0", "n/a") and r[6] == "0" for r in rows)
+          and {r[0] for r in rows} >= {"pinned", "oversub", "oversub-loop"} and not others,
+          f"test_stress RG_STRESS_GUARDS=throwaway: exact totals in {len(rows)} modes, no other guard run")
+    if rc or not rows:
+        print(out[-3000:])
+
+    rc, out = run([os.path.join(bdir, "guards", "rg-guard-table"), "--check",
+                   os.path.join(a.source, "README.md")])
+    check(rc == 1 and "differs from guards.def" in out and re.search(r"^\|\s*`?throwaway", out, re.M),
+          "README table check fails and shows the throwaway row to add")
+    rc, out = run([os.path.join(bdir, "guards", "rg-guard-table"), "--check-kernel",
+                   os.path.join(a.source, "docs", "core.md")])
+    check(rc == 1 and re.search(r"^\| `throwaway` \| - \| `!atomic ; not > neg > neg > not` \|", out, re.M),
+          "docs/core.md kernel-table check fails and shows the throwaway row to add")
+    rc, out = run([sys.executable, os.path.join(a.source, "tests", "guards", "roles_table.py"),
+                   os.path.join(bdir, "guards", "gen", "guards.all.def"),
+                   os.path.join(a.source, "docs", "core.md")])
+    check(rc == 1 and re.search(r"^FAIL: row n/a .*'throwaway'\]$", out, re.M),
+          "docs/core.md roles-table check fails: throwaway (role n/a) is not named")
+
+    # arm64: the same asm checks on the cross-built loops, when the cross compiler is here
+    if shutil.which("aarch64-linux-gnu-gcc") and os.uname().machine == "x86_64":
+        xdir = os.path.join(a.work, "aarch64")
+        if build(a, xdir, ["rg_loops"], ["-DBUILD_TESTING=OFF", "-DCMAKE_TOOLCHAIN_FILE=" +
+                                         os.path.join(a.source, "cmake", "toolchain-aarch64.cmake")]):
+            asm_checks(a, xdir, shutil.which("aarch64-linux-gnu-objdump") or "aarch64-linux-gnu-objdump",
+                       "aarch64", "rev")
+    else:
+        print("note: no aarch64 cross compiler: the arm64 expectation is checked in the cross build only")
+
+    print(f"addguard: {len(failures)} failure(s), {time.time() - t0:.0f} s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
