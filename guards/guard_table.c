@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* rg-guard-table: print the markdown guard tables (README, docs/core.md), or check a file's copy. */
+/* rg-guard-table: print the markdown guard tables (README, docs/guards.md), or check a file's copy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +105,6 @@ int main(int argc, char **argv)
 		return check(argv[2], &guards_table);
 	if (argc == 3 && !strcmp(argv[1], "--check-kernel"))
 		return check(argv[2], &kernel_table);
-	fprintf(stderr, "usage: rg-guard-table [--kernel] [--check README.md] [--check-kernel docs/core.md]\n");
+	fprintf(stderr, "usage: rg-guard-table [--kernel] [--check README.md] [--check-kernel docs/guards.md]\n");
 	return 2;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""docs/core.md's roles table must say what guards.def says.
+"""docs/guards.md's roles table must say what guards.def says.
 
 usage: roles_table.py GUARDS_DEF DOC
 

@@ -75,7 +75,7 @@ const char *rg_guard_scope_name(unsigned int scope);
 #include <stdio.h>
 void rg_guard_print_table(FILE *f);
 
-/* The markdown table of docs/core.md: guard, kernel source it models, pair-loop instructions per arch. */
+/* The markdown table of docs/guards.md: guard, kernel source it models, pair-loop instructions per arch. */
 void rg_guard_print_kernel_table(FILE *f);
 
 /* The guard lines of `rgbench --list`: name, availability, scope, role, summary. */

@@ -14,7 +14,7 @@ is edited), builds only what the checks need, and asserts that the new guard:
     wrong or the line is missing (natively, and for aarch64 when the cross
     compiler is installed);
   - runs in the stress test (RG_STRESS_GUARDS=throwaway) with exact totals;
-  - is reported missing by the README table check and docs/core.md's kernel
+  - is reported missing by the README table check and docs/guards.md's kernel
     and roles table checks (all driven by guards.def).
 """
 import argparse
@@ -159,14 +159,14 @@ def main():
     check(rc == 1 and "differs from guards.def" in out and re.search(r"^\|\s*`?throwaway", out, re.M),
           "README table check fails and shows the throwaway row to add")
     rc, out = run([os.path.join(bdir, "guards", "rg-guard-table"), "--check-kernel",
-                   os.path.join(a.source, "docs", "core.md")])
+                   os.path.join(a.source, "docs", "guards.md")])
     check(rc == 1 and re.search(r"^\| `throwaway` \| - \| `!atomic ; not > neg > neg > not` \|", out, re.M),
-          "docs/core.md kernel-table check fails and shows the throwaway row to add")
+          "docs/guards.md kernel-table check fails and shows the throwaway row to add")
     rc, out = run([sys.executable, os.path.join(a.source, "tests", "guards", "roles_table.py"),
                    os.path.join(bdir, "guards", "gen", "guards.all.def"),
-                   os.path.join(a.source, "docs", "core.md")])
+                   os.path.join(a.source, "docs", "guards.md")])
     check(rc == 1 and re.search(r"^FAIL: row n/a .*'throwaway'\]$", out, re.M),
-          "docs/core.md roles-table check fails: throwaway (role n/a) is not named")
+          "docs/guards.md roles-table check fails: throwaway (role n/a) is not named")
 
     # arm64: the same asm checks on the cross-built loops, when the cross compiler is here
     if shutil.which("aarch64-linux-gnu-gcc") and os.uname().machine == "x86_64":
