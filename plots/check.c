@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rg/report.h"
+#include "rg/plots.h"
 
 int rg_check_main(int argc, char **argv)
 {

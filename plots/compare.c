@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "rg/env.h"
-#include "rg/report.h"
+#include "rg/plots.h"
 
 #define ALPHA 0.05
 #define COMMIT_LOG_WIDTH 72

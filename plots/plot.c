@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "rg/env.h"
-#include "rg/report.h"
+#include "rg/plots.h"
 
 extern char **environ;
 

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "rg/report.h"
+#include "rg/plots.h"
 
 enum kind { K_S, K_I, K_U, K_D, K_B };
 

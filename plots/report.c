@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rg/report.h"
+#include "rg/plots.h"
 
 #define MAX_FILES 64
 #define MAX_HOSTS 8
