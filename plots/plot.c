@@ -313,77 +313,82 @@ static int run_python(const char *py, const char *script, const char *data, cons
 	return -1;
 }
 
-int rg_plot_main(int argc, char **argv)
+/* The options into *out and *first: -1 to go on, else the exit status (help, usage). */
+static int parse_args(int argc, char **argv, const char **out, int *first)
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *out = NULL, *script, *py = getenv("RGBENCH_PYTHON");
-	struct source *src = NULL;
-	char err[1024], sbuf[4096], stage[4096], data[4200], lat[4200];
-	size_t nsrc = 0, nout = 0;
-	bool created = false, staged = false;
-	int opt, ret = 1;
-	struct stat st;
-	struct dirent **list;
-	int nent, moved = 0;
+	int opt;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': out = optarg; break;
+		case 'o': *out = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!out || !*out || optind >= argc) {
-		fprintf(stderr, "rgbench: plot: %s\n", !out || !*out ? "--out DIR is required"
-								     : "needs at least one result FILE or DIR");
+	if (!*out || !**out || optind >= argc) {
+		fprintf(stderr, "rgbench: plot: %s\n", !*out || !**out ? "--out DIR is required"
+									 : "needs at least one result FILE or DIR");
 		usage(stderr);
 		return 2;
 	}
-	if (!py || !*py)
-		py = RG_PYTHON_DEFAULT;
-	/* Every file is one source; a directory gives one source per run in it. */
-	for (int a = optind; a < argc; a++) {
+	*first = optind;
+	return -1;
+}
+
+/* Every file is one source; a directory gives one source per run in it. 0, or -1 with err set. */
+static int read_sources(int argc, char **argv, int first, struct source **srcp, size_t *nsrc,
+			char *err, size_t errlen)
+{
+	for (int a = first; a < argc; a++) {
 		struct rg_dir_run one = { .path = argv[a] }, *runs = &one;
+		struct stat st;
 		bool listed = !stat(argv[a], &st) && S_ISDIR(st.st_mode);
 		size_t n = 1;
+		int ret = 0;
 
-		if (listed && rg_list_dir(argv[a], &runs, &n, err, sizeof(err)))
-			goto fail;
+		if (listed && rg_list_dir(argv[a], &runs, &n, err, errlen))
+			return -1;
 		for (size_t i = 0; i < n; i++) {
-			struct source *v = realloc(src, (nsrc + 1) * sizeof(*v));
+			struct source *v = realloc(*srcp, (*nsrc + 1) * sizeof(*v)), *s;
 
 			if (!v) {
-				snprintf(err, sizeof(err), "plot: out of memory");
-				if (listed)
-					rg_list_free(runs, n);
-				goto fail;
+				snprintf(err, errlen, "plot: out of memory");
+				ret = -1;
+				break;
 			}
-			src = v;
-			memset(&src[nsrc], 0, sizeof(*src));
-			src[nsrc].path = runs[i].path;
+			*srcp = v;
+			s = &v[*nsrc];
+			memset(s, 0, sizeof(*s));
+			s->path = runs[i].path;
 			/* x.csv beside x.json: validated, same run id, but the JSON is the source. */
-			if (rg_read_run(&runs[i], &src[nsrc].rows, err, sizeof(err))) {
-				nsrc++;
-				if (listed)
-					rg_list_free(runs, n);
-				goto fail;
+			if (rg_read_run(&runs[i], &s->rows, err, errlen)) {
+				(*nsrc)++;
+				ret = -1;
+				break;
 			}
 			if (listed) {
-				src[nsrc].owned = runs[i].path;
+				s->owned = runs[i].path;
 				runs[i].path = NULL;
 			}
-			nsrc++;
+			(*nsrc)++;
 		}
 		if (listed)
 			rg_list_free(runs, n);
+		if (ret)
+			return -1;
 	}
-	make_labels(src, nsrc);
-	/* A source measured on an emulated CPU says so in its label; rgplot.py marks the figure. */
+	return 0;
+}
+
+/* A source measured on an emulated CPU says so in its label; rgplot.py marks the figure. */
+static void mark_emulated(struct source *src, size_t nsrc)
+{
 	for (size_t i = 0; i < nsrc; i++)
 		for (size_t k = 0; k < src[i].rows.n; k++) {
 			const char *virt = rg_row_s(&src[i].rows.v[k], RG_COL_virt);
@@ -395,6 +400,104 @@ int rg_plot_main(int argc, char **argv)
 				 virt + strlen("emulated"));
 			break;
 		}
+}
+
+/* The --out directory, created when missing (*created). 0, or -1 with err set. */
+static int make_out_dir(const char *out, bool *created, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(out, &st)) {
+		if (errno != ENOENT || mkdir(out, 0777)) {
+			snprintf(err, errlen, "plot: %s: %s", out, strerror(errno));
+			return -1;
+		}
+		*created = true;
+	} else if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "plot: %s exists and is not a directory", out);
+		return -1;
+	}
+	return 0;
+}
+
+/* Draw into stage: the rows and latency histograms as CSV, then rgplot.py. 0, or -1 with err set. */
+static int draw(const char *py, const char *script, const char *stage, struct source *src,
+		size_t nsrc, char *err, size_t errlen)
+{
+	char data[4200], lat[4200];
+
+	snprintf(data, sizeof(data), "%s/rows.csv", stage);
+	if (write_data(data, src, nsrc)) {
+		snprintf(err, errlen, "plot: cannot write %s: %s", data, strerror(errno));
+		return -1;
+	}
+	snprintf(lat, sizeof(lat), "%s/lat.csv", stage);
+	if (write_lat(lat, src, nsrc)) {
+		snprintf(err, errlen, "plot: cannot write %s: %s", lat, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	if (run_python(py, script, data, lat, stage, err, errlen))
+		return -1;
+	unlink(data);
+	unlink(lat);
+	return 0;
+}
+
+/*
+ * Publish: each picture appears complete under its final name. The number
+ * of pictures moved from stage to out, or -1 with err set.
+ */
+static int publish(const char *stage, const char *out, char *err, size_t errlen)
+{
+	struct dirent **list;
+	int nent, moved = 0, nout = 0;
+
+	nent = scandir(stage, &list, NULL, alphasort);
+	if (nent < 0) {
+		snprintf(err, errlen, "plot: %s: %s", stage, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < nent; i++) {
+		char from[8400], to[8400];
+		const char *nm = list[i]->d_name;
+
+		if ((has_suffix(nm, ".png") || has_suffix(nm, ".svg")) && !moved) {
+			snprintf(from, sizeof(from), "%s/%s", stage, nm);
+			snprintf(to, sizeof(to), "%s/%s", out, nm);
+			if (rename(from, to)) {
+				snprintf(err, errlen, "plot: cannot move %s to %s: %s", from, to,
+					 strerror(errno));
+				moved = -1;
+			} else {
+				printf("wrote %s\n", to);
+				nout++;
+			}
+		}
+		free(list[i]);
+	}
+	free(list);
+	return moved ? -1 : nout;
+}
+
+int rg_plot_main(int argc, char **argv)
+{
+	const char *out = NULL, *script, *py = getenv("RGBENCH_PYTHON");
+	struct source *src = NULL;
+	char err[1024] = "", sbuf[4096], stage[4096];
+	size_t nsrc = 0;
+	bool created = false, staged = false;
+	int first, nout, ret = parse_args(argc, argv, &out, &first);
+
+	if (ret >= 0)
+		return ret;
+	ret = 1;
+	if (!py || !*py)
+		py = RG_PYTHON_DEFAULT;
+	if (read_sources(argc, argv, first, &src, &nsrc, err, sizeof(err)))
+		goto fail;
+	make_labels(src, nsrc);
+	mark_emulated(src, nsrc);
 	if (check_drawable(src, nsrc, err, sizeof(err)))
 		goto fail;
 	script = find_script(sbuf, sizeof(sbuf));
@@ -407,16 +510,8 @@ int rg_plot_main(int argc, char **argv)
 			 py, strerror(errno));
 		goto fail;
 	}
-	if (stat(out, &st)) {
-		if (errno != ENOENT || mkdir(out, 0777)) {
-			snprintf(err, sizeof(err), "plot: %s: %s", out, strerror(errno));
-			goto fail;
-		}
-		created = true;
-	} else if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, sizeof(err), "plot: %s exists and is not a directory", out);
+	if (make_out_dir(out, &created, err, sizeof(err)))
 		goto fail;
-	}
 	/* Stage beside the destination so the final renames stay on one filesystem. */
 	snprintf(stage, sizeof(stage), "%s/.rgplot-XXXXXX", out);
 	if (!mkdtemp(stage)) {
@@ -425,47 +520,10 @@ int rg_plot_main(int argc, char **argv)
 		goto fail;
 	}
 	staged = true;
-	snprintf(data, sizeof(data), "%s/rows.csv", stage);
-	if (write_data(data, src, nsrc)) {
-		snprintf(err, sizeof(err), "plot: cannot write %s: %s", data, strerror(errno));
+	if (draw(py, script, stage, src, nsrc, err, sizeof(err)))
 		goto fail;
-	}
-	snprintf(lat, sizeof(lat), "%s/lat.csv", stage);
-	if (write_lat(lat, src, nsrc)) {
-		snprintf(err, sizeof(err), "plot: cannot write %s: %s", lat, strerror(errno));
-		goto fail;
-	}
-	fflush(stdout);
-	if (run_python(py, script, data, lat, stage, err, sizeof(err)))
-		goto fail;
-	unlink(data);
-	unlink(lat);
-	/* Publish: each picture appears complete under its final name. */
-	nent = scandir(stage, &list, NULL, alphasort);
-	if (nent < 0) {
-		snprintf(err, sizeof(err), "plot: %s: %s", stage, strerror(errno));
-		goto fail;
-	}
-	for (int i = 0; i < nent; i++) {
-		char from[8400], to[8400];
-		const char *nm = list[i]->d_name;
-
-		if ((has_suffix(nm, ".png") || has_suffix(nm, ".svg")) && !moved) {
-			snprintf(from, sizeof(from), "%s/%s", stage, nm);
-			snprintf(to, sizeof(to), "%s/%s", out, nm);
-			if (rename(from, to)) {
-				snprintf(err, sizeof(err), "plot: cannot move %s to %s: %s", from, to,
-					 strerror(errno));
-				moved = -1;
-			} else {
-				printf("wrote %s\n", to);
-				nout++;
-			}
-		}
-		free(list[i]);
-	}
-	free(list);
-	if (moved)
+	nout = publish(stage, out, err, sizeof(err));
+	if (nout < 0)
 		goto fail;
 	remove_dir(stage);
 	ret = nout ? 0 : 1;
