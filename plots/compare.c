@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rg/cmdline.h"
 #include "rg/env.h"
 #include "compare.h"
 
@@ -50,13 +51,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "across-suites", no_argument, NULL, 's' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "allow-emulated", no_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
+		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
 	int opt, nfmt = 0;
 
-	optind = 0;	/* GNU getopt: start over, whatever parsed argv before */
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	rg_cl_getopt_reset();
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'm': o->fmt = OUT_MARKDOWN; nfmt++; break;
 		case 'c': o->fmt = OUT_COMMIT; nfmt++; break;
@@ -65,24 +67,22 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 's': o->suites = true; break;
 		case 'b': o->baseline = optarg; break;
 		case 'e': o->allow_emulated = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); return RG_EXIT_OK;
+		default: return rg_cl_option_error(opt, argv);
 		}
 	}
-	if (nfmt > 1 || (o->baseline && o->across) || argc - optind != (o->baseline ? 1 : 2) ||
-	    (o->baseline && !*o->baseline) ||
-	    (o->suites && (o->baseline || o->across || o->fmt == OUT_COMMIT))) {
-		fprintf(stderr, "rgbench: compare: %s\n",
-			nfmt > 1 ? "choose one of --markdown, --commit-log, --csv"
-			: o->suites && (o->baseline || o->across) ?
-			  "--across-suites takes a user-suite file and a kmod file, alone"
-			: o->suites ? "--across-suites prints text, --markdown or --csv"
-			: o->baseline && o->across ? "--baseline compares guards within one file; drop --across-hosts"
-			: o->baseline ? "--baseline GUARD takes exactly one FILE"
-				      : "needs BASE and NEW");
-		usage(stderr);
-		return 2;
-	}
+	if (nfmt > 1)
+		return rg_cl_usage_error("choose one of --markdown, --commit-log, --csv");
+	if (o->suites && (o->baseline || o->across || argc - optind != 2))
+		return rg_cl_usage_error("--across-suites takes a user-suite file and a kmod file, alone");
+	if (o->suites && o->fmt == OUT_COMMIT)
+		return rg_cl_usage_error("--across-suites prints text, --markdown or --csv");
+	if (o->baseline && o->across)
+		return rg_cl_usage_error("--baseline compares guards within one file; drop --across-hosts");
+	if (o->baseline && (!*o->baseline || argc - optind != 1))
+		return rg_cl_usage_error("--baseline GUARD takes exactly one FILE");
+	if (!o->baseline && argc - optind != 2)
+		return rg_cl_usage_error("needs BASE and NEW");
 	o->path[0] = argv[optind];
 	o->path[1] = o->baseline ? NULL : argv[optind + 1];
 	return -1;
@@ -92,7 +92,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 static int put_stdout(const char *buf, size_t len)
 {
 	fwrite(buf, 1, len, stdout);
-	return fflush(stdout) ? 1 : 0;
+	return fflush(stdout) ? RG_EXIT_FAIL : RG_EXIT_OK;
 }
 
 /* --across-suites: the files' timed user and kmod rows side by side. 0, or 1 with err set. */
@@ -110,7 +110,7 @@ static int run_across_suites(const struct opts *o, const struct side *A, const s
 		const char *want = k ? "kmod" : "user";
 
 		if (!cmp_has_timed(S[0], want) && !cmp_has_timed(S[1], want)) {
-			snprintf(err, errlen, "compare --across-suites: neither %s nor %s "
+			snprintf(err, errlen, "--across-suites: neither %s nor %s "
 				 "has timed rows of suite %s (%s)", A->path, B->path, want,
 				 k ? "rgbench kmod" : "rgbench: pair or duty");
 			goto out;
@@ -132,13 +132,13 @@ static int run_across_suites(const struct opts *o, const struct side *A, const s
 		if (fclose(mem) || e < 0)
 			mem = NULL;
 		else if (e > 0) {
-			snprintf(err, errlen, "compare --across-suites: no guard in %s or %s",
+			snprintf(err, errlen, "--across-suites: no guard in %s or %s",
 				 A->path, B->path);
 			goto out;
 		}
 	}
 	if (!mem) {
-		snprintf(err, errlen, "compare: out of memory");
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	ret = put_stdout(buf, blen);
@@ -193,7 +193,7 @@ static struct cmp *pair_lines(const struct opts *o, const struct side *A, const 
 		}
 	}
 	if (!v)
-		snprintf(err, errlen, "compare: out of memory");
+		snprintf(err, errlen, "out of memory");
 	return v;
 }
 
@@ -253,7 +253,7 @@ static int run_pairs(const struct opts *o, const struct side *A, const struct si
 	if (mem)
 		ret = put_stdout(buf, blen);
 	else
-		snprintf(err, errlen, "compare: out of memory");
+		snprintf(err, errlen, "out of memory");
 	for (size_t i = 0; i < hl.n; i++)
 		free(hl.v[i]);
 	free(hl.v);
@@ -268,11 +268,13 @@ int rg_compare_main(int argc, char **argv)
 	struct side A = { 0 }, B = { 0 };
 	char err[1024] = "";
 	const char *emu;
-	int ret = parse_args(argc, argv, &o);
+	int ret;
 
+	rg_cl_set_prog("rgbench compare");
+	ret = parse_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
-	ret = 1;
+	ret = RG_EXIT_FAIL;
 	A.path = o.path[0];
 	if (rg_read_path(A.path, &A.rows, err, sizeof(err)))
 		goto out;
@@ -286,10 +288,10 @@ int rg_compare_main(int argc, char **argv)
 	if (!emu && !o.baseline)
 		emu = emulated_virt(&B);
 	if (emu && !o.allow_emulated) {
-		fprintf(stderr, "rgbench: compare: %s holds rows measured on an emulated CPU "
-			"(virt: %s), whose timings are not a machine's; --allow-emulated compares them anyway\n",
-			emulated_virt(&A) ? A.path : B.path, emu);
-		ret = 2;
+		rg_cl_error("%s holds rows measured on an emulated CPU (virt: %s), whose timings are "
+			    "not a machine's; --allow-emulated compares them anyway",
+			    emulated_virt(&A) ? A.path : B.path, emu);
+		ret = RG_EXIT_USAGE;
 		err[0] = 0;
 		goto out;
 	}
@@ -299,7 +301,7 @@ int rg_compare_main(int argc, char **argv)
 		ret = run_pairs(&o, &A, &B, emu, err, sizeof(err));
 out:
 	if (err[0])
-		fprintf(stderr, "rgbench: %s\n", err);
+		rg_cl_error("%s", err);
 	rg_rows_free(&A.rows);
 	rg_rows_free(&B.rows);
 	return ret;

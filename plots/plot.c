@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rg/cmdline.h"
 #include "rg/env.h"
 #include "rg/plots.h"
 
@@ -139,7 +140,7 @@ static int check_drawable(const struct source *src, size_t nsrc, char *err, size
 				double v = rg_row_d(r, c[k]);
 
 				if (v > RG_PLOT_MAX_VALUE) {
-					snprintf(err, errlen, "plot: %s:%d: %s %g is too large to draw "
+					snprintf(err, errlen, "%s:%d: %s %g is too large to draw "
 						 "(over %g)", r->file, r->line, name[k], v,
 						 RG_PLOT_MAX_VALUE);
 					return -1;
@@ -288,28 +289,28 @@ static int run_python(const char *py, const char *script, const char *data, cons
 
 	e = posix_spawn(&pid, py, NULL, NULL, args, environ);
 	if (e) {
-		snprintf(err, errlen, "plot: cannot run %s: %s", py, strerror(e));
+		snprintf(err, errlen, "cannot run %s: %s", py, strerror(e));
 		return -1;
 	}
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
-			snprintf(err, errlen, "plot: waitpid: %s", strerror(errno));
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
 			return -1;
 		}
 	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
-		snprintf(err, errlen, "plot: no plottable rows (no ok user, bpf or kmod rows with values)");
+		snprintf(err, errlen, "no plottable rows (no ok user, bpf or kmod rows with values)");
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 4)
-		snprintf(err, errlen, "plot: %s cannot import matplotlib: install python3-matplotlib "
+		snprintf(err, errlen, "%s cannot import matplotlib: install python3-matplotlib "
 			 "(scripts/deps.sh does) or point RGBENCH_PYTHON at a python3 that has it", py);
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 5)
 		err[0] = '\0';	/* the script said why, in one line */
 	else if (WIFEXITED(st))
-		snprintf(err, errlen, "plot: %s %s failed (exit %d)", py, script, WEXITSTATUS(st));
+		snprintf(err, errlen, "%s %s failed (exit %d)", py, script, WEXITSTATUS(st));
 	else
-		snprintf(err, errlen, "plot: %s %s killed by signal %d", py, script, WTERMSIG(st));
+		snprintf(err, errlen, "%s %s killed by signal %d", py, script, WTERMSIG(st));
 	return -1;
 }
 
@@ -317,26 +318,25 @@ static int run_python(const char *py, const char *script, const char *data, cons
 static int parse_args(int argc, char **argv, const char **out, int *first)
 {
 	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		RG_CL_OPT_OUT('o'),
+		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
 	int opt;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	rg_cl_getopt_reset();
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': *out = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); return RG_EXIT_OK;
+		default: return rg_cl_option_error(opt, argv);
 		}
 	}
-	if (!*out || !**out || optind >= argc) {
-		fprintf(stderr, "rgbench: plot: %s\n", !*out || !**out ? "--out DIR is required"
-									 : "needs at least one result FILE or DIR");
-		usage(stderr);
-		return 2;
-	}
+	if (!*out || !**out)
+		return rg_cl_usage_error("--out DIR is required");
+	if (optind >= argc)
+		return rg_cl_usage_error("needs at least one result FILE or DIR");
 	*first = optind;
 	return -1;
 }
@@ -358,7 +358,7 @@ static int read_sources(int argc, char **argv, int first, struct source **srcp, 
 			struct source *v = realloc(*srcp, (*nsrc + 1) * sizeof(*v)), *s;
 
 			if (!v) {
-				snprintf(err, errlen, "plot: out of memory");
+				snprintf(err, errlen, "out of memory");
 				ret = -1;
 				break;
 			}
@@ -409,12 +409,12 @@ static int make_out_dir(const char *out, bool *created, char *err, size_t errlen
 
 	if (stat(out, &st)) {
 		if (errno != ENOENT || mkdir(out, 0777)) {
-			snprintf(err, errlen, "plot: %s: %s", out, strerror(errno));
+			snprintf(err, errlen, "%s: %s", out, strerror(errno));
 			return -1;
 		}
 		*created = true;
 	} else if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "plot: %s exists and is not a directory", out);
+		snprintf(err, errlen, "%s exists and is not a directory", out);
 		return -1;
 	}
 	return 0;
@@ -428,12 +428,12 @@ static int draw(const char *py, const char *script, const char *stage, struct so
 
 	snprintf(data, sizeof(data), "%s/rows.csv", stage);
 	if (write_data(data, src, nsrc)) {
-		snprintf(err, errlen, "plot: cannot write %s: %s", data, strerror(errno));
+		snprintf(err, errlen, "cannot write %s: %s", data, strerror(errno));
 		return -1;
 	}
 	snprintf(lat, sizeof(lat), "%s/lat.csv", stage);
 	if (write_lat(lat, src, nsrc)) {
-		snprintf(err, errlen, "plot: cannot write %s: %s", lat, strerror(errno));
+		snprintf(err, errlen, "cannot write %s: %s", lat, strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
@@ -455,7 +455,7 @@ static int publish(const char *stage, const char *out, char *err, size_t errlen)
 
 	nent = scandir(stage, &list, NULL, alphasort);
 	if (nent < 0) {
-		snprintf(err, errlen, "plot: %s: %s", stage, strerror(errno));
+		snprintf(err, errlen, "%s: %s", stage, strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < nent; i++) {
@@ -466,7 +466,7 @@ static int publish(const char *stage, const char *out, char *err, size_t errlen)
 			snprintf(from, sizeof(from), "%s/%s", stage, nm);
 			snprintf(to, sizeof(to), "%s/%s", out, nm);
 			if (rename(from, to)) {
-				snprintf(err, errlen, "plot: cannot move %s to %s: %s", from, to,
+				snprintf(err, errlen, "cannot move %s to %s: %s", from, to,
 					 strerror(errno));
 				moved = -1;
 			} else {
@@ -487,11 +487,13 @@ int rg_plot_main(int argc, char **argv)
 	char err[1024] = "", sbuf[4096], stage[4096];
 	size_t nsrc = 0;
 	bool created = false, staged = false;
-	int first, nout, ret = parse_args(argc, argv, &out, &first);
+	int first = 0, nout, ret;
 
+	rg_cl_set_prog("rgbench plot");
+	ret = parse_args(argc, argv, &out, &first);
 	if (ret >= 0)
 		return ret;
-	ret = 1;
+	ret = RG_EXIT_FAIL;
 	if (!py || !*py)
 		py = RG_PYTHON_DEFAULT;
 	if (read_sources(argc, argv, first, &src, &nsrc, err, sizeof(err)))
@@ -502,11 +504,11 @@ int rg_plot_main(int argc, char **argv)
 		goto fail;
 	script = find_script(sbuf, sizeof(sbuf));
 	if (!script) {
-		snprintf(err, sizeof(err), "plot: rgplot.py not found (set RGBENCH_PLOT_SCRIPT)");
+		snprintf(err, sizeof(err), "rgplot.py not found (set RGBENCH_PLOT_SCRIPT)");
 		goto fail;
 	}
 	if (access(py, X_OK)) {
-		snprintf(err, sizeof(err), "plot: %s: %s (install python3-matplotlib or set RGBENCH_PYTHON)",
+		snprintf(err, sizeof(err), "%s: %s (install python3-matplotlib or set RGBENCH_PYTHON)",
 			 py, strerror(errno));
 		goto fail;
 	}
@@ -515,7 +517,7 @@ int rg_plot_main(int argc, char **argv)
 	/* Stage beside the destination so the final renames stay on one filesystem. */
 	snprintf(stage, sizeof(stage), "%s/.rgplot-XXXXXX", out);
 	if (!mkdtemp(stage)) {
-		snprintf(err, sizeof(err), "plot: cannot create a directory in %s: %s", out,
+		snprintf(err, sizeof(err), "cannot create a directory in %s: %s", out,
 			 strerror(errno));
 		goto fail;
 	}
@@ -526,13 +528,11 @@ int rg_plot_main(int argc, char **argv)
 	if (nout < 0)
 		goto fail;
 	remove_dir(stage);
-	ret = nout ? 0 : 1;
-	if (!nout)
-		fprintf(stderr, "rgbench: plot: the plot script wrote no pictures\n");
+	ret = nout ? RG_EXIT_OK : rg_cl_error("the plot script wrote no pictures");
 	goto out;
 fail:
 	if (err[0])
-		fprintf(stderr, "rgbench: %s\n", err);
+		rg_cl_error("%s", err);
 	if (staged)
 		remove_dir(stage);
 	if (created)

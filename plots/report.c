@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rg/cmdline.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -57,7 +58,7 @@ static int write_file(const char *path, const char *buf, size_t len, char *err, 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		snprintf(err, errlen, "report: cannot write %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	for (size_t off = 0; off < len; ) {
@@ -79,7 +80,7 @@ static int write_file(const char *path, const char *buf, size_t len, char *err, 
 		e = errno;
 	if (e) {
 		unlink(tmp);
-		snprintf(err, errlen, "report: cannot write %s: %s", path, strerror(e));
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
 		return -1;
 	}
 	return 0;
@@ -97,39 +98,33 @@ struct opts {
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
+		RG_CL_OPT_OUT('o'),
 		{ "width", required_argument, NULL, 'w' },
 		{ "across-hosts", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
+		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
 	struct stat st;
-	char *end;
 	int opt;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "o:w:h", opts, NULL)) != -1) {
+	rg_cl_getopt_reset();
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:w:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': o->out = optarg; break;
 		case 'w':
-			errno = 0;
-			o->width = strtol(optarg, &end, 10);
-			if (!*optarg || *end || errno || o->width < 40 || o->width > 400) {
-				fprintf(stderr, "rgbench: report: --width %s: expected an integer in [40, 400]\n", optarg);
-				return 2;
-			}
+			if (rg_cl_long("--width", optarg, 40, 400, &o->width))
+				return RG_EXIT_USAGE;
 			break;
 		case 'a': o->across = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); return RG_EXIT_OK;
+		default: return rg_cl_option_error(opt, argv);
 		}
 	}
-	if (optind >= argc || (o->out && (!*o->out || (!stat(o->out, &st) && S_ISDIR(st.st_mode))))) {
-		fprintf(stderr, "rgbench: report: %s\n", optind >= argc ? "needs at least one result FILE or DIR"
-								   : "--out needs a file name, not a directory");
-		usage(stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return rg_cl_usage_error("needs at least one result FILE or DIR");
+	if (o->out && (!*o->out || (!stat(o->out, &st) && S_ISDIR(st.st_mode))))
+		return rg_cl_usage_error("--out needs a file name, not a directory");
 	o->first = optind;
 	return -1;
 }
@@ -152,7 +147,7 @@ static int read_inputs(int argc, char **argv, int first, struct input *in, size_
 			return -1;
 		for (size_t i = 0; i < n && !ret; i++) {
 			if (*nin == MAX_FILES) {
-				snprintf(err, errlen, "report: more than %d files", MAX_FILES);
+				snprintf(err, errlen, "more than %d files", MAX_FILES);
 				ret = -1;
 				break;
 			}
@@ -191,7 +186,7 @@ static int group_hosts(const struct input *in, size_t nin, struct host *hosts, s
 					break;
 			if (h == *nh) {
 				if (*nh == MAX_HOSTS) {
-					snprintf(err, errlen, "report: rows from more than %d hosts", MAX_HOSTS);
+					snprintf(err, errlen, "rows from more than %d hosts", MAX_HOSTS);
 					return -1;
 				}
 				snprintf(hosts[h].name, sizeof(hosts[h].name), "%s", hn);
@@ -206,13 +201,13 @@ static int group_hosts(const struct input *in, size_t nin, struct host *hosts, s
 			if (in[i].timer[0] && !hosts[h].timer[0])
 				snprintf(hosts[h].timer, sizeof(hosts[h].timer), "%s", in[i].timer);
 			if (rp_add_host_row(&hosts[h], r)) {
-				snprintf(err, errlen, "report: out of memory");
+				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
 		}
 	}
 	if (!*nh) {
-		snprintf(err, errlen, "report: the files hold no rows");
+		snprintf(err, errlen, "the files hold no rows");
 		return -1;
 	}
 	return 0;
@@ -273,30 +268,31 @@ int rg_report_main(int argc, char **argv)
 	size_t nin = 0, nh = 0, blen = 0;
 	char err[1200] = "", *buf = NULL;
 	struct ctx c = { 0 };
-	int ret = parse_args(argc, argv, &o);
+	int ret;
 
+	rg_cl_set_prog("rgbench report");
+	ret = parse_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
-	ret = 1;
+	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));
 	memset(hosts, 0, sizeof(hosts));
 	if (read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
 	    group_hosts(in, nin, hosts, &nh, err, sizeof(err)))
 		goto out;
 	if (o.across && nh > 2) {
-		fprintf(stderr, "rgbench: report: --across-hosts takes files of two hosts, these are from %zu\n", nh);
-		ret = 2;
+		ret = rg_cl_usage_error("--across-hosts takes files of two hosts, these are from %zu", nh);
 		goto out;
 	}
 	c.f = open_memstream(&buf, &blen);
 	c.width = (int)o.width;
 	if (!c.f) {
-		snprintf(err, sizeof(err), "report: out of memory");
+		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
 	write_page(&c, &o, in, nin, hosts, nh);
 	if (fclose(c.f)) {
-		snprintf(err, sizeof(err), "report: out of memory");
+		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
 	if (o.out) {
@@ -306,10 +302,10 @@ int rg_report_main(int argc, char **argv)
 	} else {
 		fwrite(buf, 1, blen, stdout);
 	}
-	ret = fflush(stdout) ? 1 : 0;
+	ret = fflush(stdout) ? RG_EXIT_FAIL : RG_EXIT_OK;
 out:
 	if (err[0])
-		fprintf(stderr, "rgbench: %s\n", err);
+		rg_cl_error("%s", err);
 	free(buf);
 	for (size_t i = 0; i < nh; i++)
 		free(hosts[i].rows);
