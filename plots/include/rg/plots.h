@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The result-file reader, statistics and table helpers shared by `rgbench compare` and `plot`. */
+/* The plots component (library rg_plots): the result-file reader, the U test, tables, roles, and the entry points of compare, plot, report and check. */
 #ifndef RG_PLOTS_H
 #define RG_PLOTS_H
 
