@@ -3,23 +3,28 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rg/report.h"
+#include "rg/cmdline.h"
+#include "rg/plots.h"
 
 int rg_check_main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs("usage: rgbench-report check FILE|DIR...\n", stderr);
-		return 2;
+	rg_cl_set_prog("rgbench-report check");
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		puts("usage: rgbench-report check FILE|DIR...\n"
+		     "Reads each with the strict reader; one summary line per argument.");
+		return RG_EXIT_OK;
 	}
+	if (argc < 2)
+		return rg_cl_usage_error("needs at least one result FILE or DIR");
 	for (int i = 1; i < argc; i++) {
 		struct rg_rows rows = { 0 };
 		size_t n[3] = { 0 }, skipped = 0, samples = 0;
 		char err[1024];
 
 		if (rg_read_path(argv[i], &rows, err, sizeof(err))) {
-			fprintf(stderr, "rgbench: %s\n", err);
+			rg_cl_error("%s", err);
 			rg_rows_free(&rows);
-			return 1;
+			return RG_EXIT_FAIL;
 		}
 		for (size_t k = 0; k < rows.n; k++) {
 			const struct rg_row *r = &rows.v[k];
@@ -33,5 +38,5 @@ int rg_check_main(int argc, char **argv)
 		       argv[i], rows.n, n[0], n[1], n[2], skipped, samples);
 		rg_rows_free(&rows);
 	}
-	return 0;
+	return RG_EXIT_OK;
 }

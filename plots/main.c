@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/report.h"
+#include "rg/plots.h"
 
 /* Hidden helper for the U-test check: "mwu x1,x2,... y1,y2,..." prints U1 p exact. */
 static int mwu_main(int argc, char **argv)

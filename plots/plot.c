@@ -14,8 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rg/cmdline.h"
 #include "rg/env.h"
-#include "rg/report.h"
+#include "rg/plots.h"
 
 extern char **environ;
 
@@ -139,7 +140,7 @@ static int check_drawable(const struct source *src, size_t nsrc, char *err, size
 				double v = rg_row_d(r, c[k]);
 
 				if (v > RG_PLOT_MAX_VALUE) {
-					snprintf(err, errlen, "plot: %s:%d: %s %g is too large to draw "
+					snprintf(err, errlen, "%s:%d: %s %g is too large to draw "
 						 "(over %g)", r->file, r->line, name[k], v,
 						 RG_PLOT_MAX_VALUE);
 					return -1;
@@ -288,102 +289,106 @@ static int run_python(const char *py, const char *script, const char *data, cons
 
 	e = posix_spawn(&pid, py, NULL, NULL, args, environ);
 	if (e) {
-		snprintf(err, errlen, "plot: cannot run %s: %s", py, strerror(e));
+		snprintf(err, errlen, "cannot run %s: %s", py, strerror(e));
 		return -1;
 	}
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
-			snprintf(err, errlen, "plot: waitpid: %s", strerror(errno));
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
 			return -1;
 		}
 	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
-		snprintf(err, errlen, "plot: no plottable rows (no ok user, bpf or kmod rows with values)");
+		snprintf(err, errlen, "no plottable rows (no ok user, bpf or kmod rows with values)");
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 4)
-		snprintf(err, errlen, "plot: %s cannot import matplotlib: install python3-matplotlib "
+		snprintf(err, errlen, "%s cannot import matplotlib: install python3-matplotlib "
 			 "(scripts/deps.sh does) or point RGBENCH_PYTHON at a python3 that has it", py);
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 5)
 		err[0] = '\0';	/* the script said why, in one line */
 	else if (WIFEXITED(st))
-		snprintf(err, errlen, "plot: %s %s failed (exit %d)", py, script, WEXITSTATUS(st));
+		snprintf(err, errlen, "%s %s failed (exit %d)", py, script, WEXITSTATUS(st));
 	else
-		snprintf(err, errlen, "plot: %s %s killed by signal %d", py, script, WTERMSIG(st));
+		snprintf(err, errlen, "%s %s killed by signal %d", py, script, WTERMSIG(st));
 	return -1;
 }
 
-int rg_plot_main(int argc, char **argv)
+/* The options into *out and *first: -1 to go on, else the exit status (help, usage). */
+static int parse_args(int argc, char **argv, const char **out, int *first)
 {
 	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		RG_CL_OPT_OUT('o'),
+		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
-	const char *out = NULL, *script, *py = getenv("RGBENCH_PYTHON");
-	struct source *src = NULL;
-	char err[1024], sbuf[4096], stage[4096], data[4200], lat[4200];
-	size_t nsrc = 0, nout = 0;
-	bool created = false, staged = false;
-	int opt, ret = 1;
-	struct stat st;
-	struct dirent **list;
-	int nent, moved = 0;
+	int opt;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	rg_cl_getopt_reset();
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': out = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'o': *out = optarg; break;
+		case 'h': usage(stdout); return RG_EXIT_OK;
+		default: return rg_cl_option_error(opt, argv);
 		}
 	}
-	if (!out || !*out || optind >= argc) {
-		fprintf(stderr, "rgbench: plot: %s\n", !out || !*out ? "--out DIR is required"
-								     : "needs at least one result FILE or DIR");
-		usage(stderr);
-		return 2;
-	}
-	if (!py || !*py)
-		py = RG_PYTHON_DEFAULT;
-	/* Every file is one source; a directory gives one source per run in it. */
-	for (int a = optind; a < argc; a++) {
+	if (!*out || !**out)
+		return rg_cl_usage_error("--out DIR is required");
+	if (optind >= argc)
+		return rg_cl_usage_error("needs at least one result FILE or DIR");
+	*first = optind;
+	return -1;
+}
+
+/* Every file is one source; a directory gives one source per run in it. 0, or -1 with err set. */
+static int read_sources(int argc, char **argv, int first, struct source **srcp, size_t *nsrc,
+			char *err, size_t errlen)
+{
+	for (int a = first; a < argc; a++) {
 		struct rg_dir_run one = { .path = argv[a] }, *runs = &one;
+		struct stat st;
 		bool listed = !stat(argv[a], &st) && S_ISDIR(st.st_mode);
 		size_t n = 1;
+		int ret = 0;
 
-		if (listed && rg_list_dir(argv[a], &runs, &n, err, sizeof(err)))
-			goto fail;
+		if (listed && rg_list_dir(argv[a], &runs, &n, err, errlen))
+			return -1;
 		for (size_t i = 0; i < n; i++) {
-			struct source *v = realloc(src, (nsrc + 1) * sizeof(*v));
+			struct source *v = realloc(*srcp, (*nsrc + 1) * sizeof(*v)), *s;
 
 			if (!v) {
-				snprintf(err, sizeof(err), "plot: out of memory");
-				if (listed)
-					rg_list_free(runs, n);
-				goto fail;
+				snprintf(err, errlen, "out of memory");
+				ret = -1;
+				break;
 			}
-			src = v;
-			memset(&src[nsrc], 0, sizeof(*src));
-			src[nsrc].path = runs[i].path;
+			*srcp = v;
+			s = &v[*nsrc];
+			memset(s, 0, sizeof(*s));
+			s->path = runs[i].path;
 			/* x.csv beside x.json: validated, same run id, but the JSON is the source. */
-			if (rg_read_run(&runs[i], &src[nsrc].rows, err, sizeof(err))) {
-				nsrc++;
-				if (listed)
-					rg_list_free(runs, n);
-				goto fail;
+			if (rg_read_run(&runs[i], &s->rows, err, errlen)) {
+				(*nsrc)++;
+				ret = -1;
+				break;
 			}
 			if (listed) {
-				src[nsrc].owned = runs[i].path;
+				s->owned = runs[i].path;
 				runs[i].path = NULL;
 			}
-			nsrc++;
+			(*nsrc)++;
 		}
 		if (listed)
 			rg_list_free(runs, n);
+		if (ret)
+			return -1;
 	}
-	make_labels(src, nsrc);
-	/* A source measured on an emulated CPU says so in its label; rgplot.py marks the figure. */
+	return 0;
+}
+
+/* A source measured on an emulated CPU says so in its label; rgplot.py marks the figure. */
+static void mark_emulated(struct source *src, size_t nsrc)
+{
 	for (size_t i = 0; i < nsrc; i++)
 		for (size_t k = 0; k < src[i].rows.n; k++) {
 			const char *virt = rg_row_s(&src[i].rows.v[k], RG_COL_virt);
@@ -395,56 +400,63 @@ int rg_plot_main(int argc, char **argv)
 				 virt + strlen("emulated"));
 			break;
 		}
-	if (check_drawable(src, nsrc, err, sizeof(err)))
-		goto fail;
-	script = find_script(sbuf, sizeof(sbuf));
-	if (!script) {
-		snprintf(err, sizeof(err), "plot: rgplot.py not found (set RGBENCH_PLOT_SCRIPT)");
-		goto fail;
-	}
-	if (access(py, X_OK)) {
-		snprintf(err, sizeof(err), "plot: %s: %s (install python3-matplotlib or set RGBENCH_PYTHON)",
-			 py, strerror(errno));
-		goto fail;
-	}
+}
+
+/* The --out directory, created when missing (*created). 0, or -1 with err set. */
+static int make_out_dir(const char *out, bool *created, char *err, size_t errlen)
+{
+	struct stat st;
+
 	if (stat(out, &st)) {
 		if (errno != ENOENT || mkdir(out, 0777)) {
-			snprintf(err, sizeof(err), "plot: %s: %s", out, strerror(errno));
-			goto fail;
+			snprintf(err, errlen, "%s: %s", out, strerror(errno));
+			return -1;
 		}
-		created = true;
+		*created = true;
 	} else if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, sizeof(err), "plot: %s exists and is not a directory", out);
-		goto fail;
+		snprintf(err, errlen, "%s exists and is not a directory", out);
+		return -1;
 	}
-	/* Stage beside the destination so the final renames stay on one filesystem. */
-	snprintf(stage, sizeof(stage), "%s/.rgplot-XXXXXX", out);
-	if (!mkdtemp(stage)) {
-		snprintf(err, sizeof(err), "plot: cannot create a directory in %s: %s", out,
-			 strerror(errno));
-		goto fail;
-	}
-	staged = true;
+	return 0;
+}
+
+/* Draw into stage: the rows and latency histograms as CSV, then rgplot.py. 0, or -1 with err set. */
+static int draw(const char *py, const char *script, const char *stage, struct source *src,
+		size_t nsrc, char *err, size_t errlen)
+{
+	char data[4200], lat[4200];
+
 	snprintf(data, sizeof(data), "%s/rows.csv", stage);
 	if (write_data(data, src, nsrc)) {
-		snprintf(err, sizeof(err), "plot: cannot write %s: %s", data, strerror(errno));
-		goto fail;
+		snprintf(err, errlen, "cannot write %s: %s", data, strerror(errno));
+		return -1;
 	}
 	snprintf(lat, sizeof(lat), "%s/lat.csv", stage);
 	if (write_lat(lat, src, nsrc)) {
-		snprintf(err, sizeof(err), "plot: cannot write %s: %s", lat, strerror(errno));
-		goto fail;
+		snprintf(err, errlen, "cannot write %s: %s", lat, strerror(errno));
+		return -1;
 	}
 	fflush(stdout);
-	if (run_python(py, script, data, lat, stage, err, sizeof(err)))
-		goto fail;
+	if (run_python(py, script, data, lat, stage, err, errlen))
+		return -1;
 	unlink(data);
 	unlink(lat);
-	/* Publish: each picture appears complete under its final name. */
+	return 0;
+}
+
+/*
+ * Publish: each picture appears complete under its final name. The number
+ * of pictures moved from stage to out, or -1 with err set.
+ */
+static int publish(const char *stage, const char *out, char *err, size_t errlen)
+{
+	struct dirent **list;
+	int nent, moved = 0, nout = 0;
+
 	nent = scandir(stage, &list, NULL, alphasort);
 	if (nent < 0) {
-		snprintf(err, sizeof(err), "plot: %s: %s", stage, strerror(errno));
-		goto fail;
+		snprintf(err, errlen, "%s: %s", stage, strerror(errno));
+		return -1;
 	}
 	for (int i = 0; i < nent; i++) {
 		char from[8400], to[8400];
@@ -454,7 +466,7 @@ int rg_plot_main(int argc, char **argv)
 			snprintf(from, sizeof(from), "%s/%s", stage, nm);
 			snprintf(to, sizeof(to), "%s/%s", out, nm);
 			if (rename(from, to)) {
-				snprintf(err, sizeof(err), "plot: cannot move %s to %s: %s", from, to,
+				snprintf(err, errlen, "cannot move %s to %s: %s", from, to,
 					 strerror(errno));
 				moved = -1;
 			} else {
@@ -465,16 +477,62 @@ int rg_plot_main(int argc, char **argv)
 		free(list[i]);
 	}
 	free(list);
-	if (moved)
+	return moved ? -1 : nout;
+}
+
+int rg_plot_main(int argc, char **argv)
+{
+	const char *out = NULL, *script, *py = getenv("RGBENCH_PYTHON");
+	struct source *src = NULL;
+	char err[1024] = "", sbuf[4096], stage[4096];
+	size_t nsrc = 0;
+	bool created = false, staged = false;
+	int first = 0, nout, ret;
+
+	rg_cl_set_prog("rgbench plot");
+	ret = parse_args(argc, argv, &out, &first);
+	if (ret >= 0)
+		return ret;
+	ret = RG_EXIT_FAIL;
+	if (!py || !*py)
+		py = RG_PYTHON_DEFAULT;
+	if (read_sources(argc, argv, first, &src, &nsrc, err, sizeof(err)))
+		goto fail;
+	make_labels(src, nsrc);
+	mark_emulated(src, nsrc);
+	if (check_drawable(src, nsrc, err, sizeof(err)))
+		goto fail;
+	script = find_script(sbuf, sizeof(sbuf));
+	if (!script) {
+		snprintf(err, sizeof(err), "rgplot.py not found (set RGBENCH_PLOT_SCRIPT)");
+		goto fail;
+	}
+	if (access(py, X_OK)) {
+		snprintf(err, sizeof(err), "%s: %s (install python3-matplotlib or set RGBENCH_PYTHON)",
+			 py, strerror(errno));
+		goto fail;
+	}
+	if (make_out_dir(out, &created, err, sizeof(err)))
+		goto fail;
+	/* Stage beside the destination so the final renames stay on one filesystem. */
+	snprintf(stage, sizeof(stage), "%s/.rgplot-XXXXXX", out);
+	if (!mkdtemp(stage)) {
+		snprintf(err, sizeof(err), "cannot create a directory in %s: %s", out,
+			 strerror(errno));
+		goto fail;
+	}
+	staged = true;
+	if (draw(py, script, stage, src, nsrc, err, sizeof(err)))
+		goto fail;
+	nout = publish(stage, out, err, sizeof(err));
+	if (nout < 0)
 		goto fail;
 	remove_dir(stage);
-	ret = nout ? 0 : 1;
-	if (!nout)
-		fprintf(stderr, "rgbench: plot: the plot script wrote no pictures\n");
+	ret = nout ? RG_EXIT_OK : rg_cl_error("the plot script wrote no pictures");
 	goto out;
 fail:
 	if (err[0])
-		fprintf(stderr, "rgbench: %s\n", err);
+		rg_cl_error("%s", err);
 	if (staged)
 		remove_dir(stage);
 	if (created)

@@ -368,7 +368,7 @@ def main():
             drawn = fn()
         except Exception as e:  # one line, never a traceback
             msg = str(e).splitlines()[0] if str(e) else ""
-            print(f"rgbench: plot: cannot draw {name}: {type(e).__name__}: {msg}", file=sys.stderr)
+            print(f"rgbench plot: cannot draw {name}: {type(e).__name__}: {msg}", file=sys.stderr)
             return 5
         if not drawn:
             notes.append(f"note: {name}: skipped, {why}")

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rg/report.h"
+#include "rg/plots.h"
 
 /*
  * Files written before guards.def carried roles (schema 1 and 2, and schema

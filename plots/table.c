@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/report.h"
+#include "rg/plots.h"
 
 void rg_table_init(struct rg_table *t, size_t ncols)
 {

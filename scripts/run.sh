@@ -28,7 +28,7 @@ mkdir -p results
 base=$(result_base results "$host" "$(date -u +%Y%m%dT%H%M%SZ)")
 build/tools/rgbench --out "$base.csv" --json "$base.json" "$@"
 
-# Plots: `rgbench plot` exists when the report component (target rg_report) is
+# Plots: `rgbench plot` exists when the plots component (target rg_plots) is
 # part of the build; otherwise the CSV and JSON above are the whole result.
 if build/tools/rgbench --list | grep -q '^subcommands:.* plot\( \|$\)' &&
    ! build/tools/rgbench --list | grep -q 'plot (not built)'; then

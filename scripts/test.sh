@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The README's test command: install deps, build natively and for aarch64, run
 # every test (native; aarch64 under qemu-aarch64 with and without LSE), and the
-# unit, stress, report, smoke and badinput labels again under ASan+UBSan, and the
+# unit, stress, plots, smoke and badinput labels again under ASan+UBSan, and the
 # stress test under TSan.
 # RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
 # RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds.
@@ -27,9 +27,9 @@ case "$(uname -m)" in
   *) true ;;
 esac || { echo "== sanitizer builds skipped: this system runs under user-mode emulation (qemu-user)"; sanitize=0; }
 if [[ "$sanitize" == 1 ]]; then
-	# ASan + UBSan over everything the user and report code does with its input;
+	# ASan + UBSan over everything the user and plots code does with its input;
 	# any finding aborts the test that hit it.
-	echo "== sanitizer build (build-asan: address,undefined): labels unit stress report smoke badinput"
+	echo "== sanitizer build (build-asan: address,undefined): labels unit stress plots smoke badinput"
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=address,undefined >/dev/null
 	cmake --build build-asan -j"$jobs"
 	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
@@ -37,7 +37,7 @@ if [[ "$sanitize" == 1 ]]; then
 	 ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	 LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	 ctest --output-on-failure -j"$jobs" -L '^(unit|stress|report|smoke|badinput)$')
+	 ctest --output-on-failure -j"$jobs" -L '^(unit|stress|plots|smoke|badinput)$')
 	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
 	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
 	# is a real race. Fewer iterations: TSan is ~10x slower.

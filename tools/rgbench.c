@@ -7,8 +7,8 @@
 #include "rg/bench.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
-#if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_REPORT)
-#error "RG_HAVE_BPF, RG_HAVE_KMOD and RG_HAVE_REPORT must be defined to 0 or 1"
+#if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_PLOTS)
+#error "RG_HAVE_BPF, RG_HAVE_KMOD and RG_HAVE_PLOTS must be defined to 0 or 1"
 #endif
 #if RG_HAVE_BPF
 #include "rg/bpf.h"
@@ -16,8 +16,8 @@
 #if RG_HAVE_KMOD
 #include "rg/kmod.h"
 #endif
-#if RG_HAVE_REPORT
-#include "rg/report.h"
+#if RG_HAVE_PLOTS
+#include "rg/plots.h"
 #endif
 
 struct subcmd {
@@ -40,15 +40,15 @@ static const struct subcmd subcmds[] = {
 	{ "kmod", NULL, "in-kernel guard loops: build, load and run the module",
 #endif
 	  "the rg_kmod target is not part of this build (kernel/kmod)" },
-#if RG_HAVE_REPORT
+#if RG_HAVE_PLOTS
 	{ "compare", rg_compare_main, "A/B tables of result files (text, markdown, commit log, CSV)",
 	  NULL },
 	{ "plot", rg_plot_main, "plots of result files (matplotlib)", NULL },
 	{ "report", rg_report_main, "the one-page answer: cheapest guard, by how much, why", NULL },
 #else
-	{ "compare", NULL, "A/B tables of result files", "the rg_report target is not part of this build (plots/)" },
-	{ "plot", NULL, "plots of result files", "the rg_report target is not part of this build (plots/)" },
-	{ "report", NULL, "the one-page answer", "the rg_report target is not part of this build (plots/)" },
+	{ "compare", NULL, "A/B tables of result files", "the rg_plots target is not part of this build (plots/)" },
+	{ "plot", NULL, "plots of result files", "the rg_plots target is not part of this build (plots/)" },
+	{ "report", NULL, "the one-page answer", "the rg_plots target is not part of this build (plots/)" },
 #endif
 };
 

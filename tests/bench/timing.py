@@ -131,6 +131,6 @@ with open(os.path.join(tmp, "negwall.json"), "w") as f:
 r = subprocess.run(rgtest.command(a, "compare", "--allow-emulated", a5, os.path.join(tmp, "negwall.json")),
                    capture_output=True, text=True)
 c.check(r.returncode == 1 and r.stdout == "" and
-        re.fullmatch(r"rgbench: \S+negwall\.json:\d+: 'samples_wall_ns'\[0\] is negative\n", r.stderr),
+        re.fullmatch(r"rgbench compare: \S+negwall\.json:\d+: 'samples_wall_ns'\[0\] is negative\n", r.stderr),
         f"negative samples_wall_ns: {r.returncode} {r.stderr!r}")
 c.done()

@@ -82,12 +82,12 @@ one_line() {	# WHAT RC PATTERN: the last command's exit and err.txt
 }
 sed '0,/"ns_median":0.3,/s//"ns_median":1e300,/' "$FX/plot-a.json" > "$T/huge.json"
 rc=0; "$R" plot "$T/huge.json" --out "$T/huge" 2>"$T/err.txt" || rc=$?
-one_line "huge value" $rc "rgbench: plot: $T/huge.json:3: ns_median 1e\+300 is too large to draw \(over 1e\+15\)"
+one_line "huge value" $rc "rgbench plot: $T/huge.json:3: ns_median 1e\+300 is too large to draw \(over 1e\+15\)"
 [[ ! -e $T/huge ]] || { echo "FAIL huge value: $T/huge written"; fail=1; }
 printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' > "$T/nompl"	# -S: no dist-packages
 chmod +x "$T/nompl"
 rc=0; RGBENCH_PYTHON=$T/nompl "$R" plot "$FX/plot-a.json" --out "$T/nompl-out" 2>"$T/err.txt" || rc=$?
-one_line "no matplotlib" $rc "rgbench: plot: $T/nompl cannot import matplotlib: install python3-matplotlib \(scripts/deps.sh does\) or point RGBENCH_PYTHON at a python3 that has it"
+one_line "no matplotlib" $rc "rgbench plot: $T/nompl cannot import matplotlib: install python3-matplotlib \(scripts/deps.sh does\) or point RGBENCH_PYTHON at a python3 that has it"
 [[ ! -e $T/nompl-out ]] || { echo "FAIL no matplotlib: output written"; fail=1; }
 # Whatever else fails while drawing is one line too (the script's own net, driven directly).
 script=$(dirname "$R")/rgplot.py
@@ -96,14 +96,14 @@ script=$(dirname "$R")/rgplot.py
   echo "0,a,h,m,user,tls,pair,1,0,1000,ok,0.5,,0.4,0.6,,"; } > "$T/rows.csv"
 mkdir "$T/direct"
 rc=0; /usr/bin/python3 "$script" --data "$T/rows.csv" --out "$T/direct" 2>"$T/err.txt" || rc=$?
-if [[ $rc != 5 || $(wc -l < "$T/err.txt") != 1 ]] || ! grep -q '^rgbench: plot: cannot draw pair-ns: ' "$T/err.txt"; then
+if [[ $rc != 5 || $(wc -l < "$T/err.txt") != 1 ]] || ! grep -q '^rgbench plot: cannot draw pair-ns: ' "$T/err.txt"; then
 	echo "FAIL drawing error: rc=$rc stderr: $(head -c 400 "$T/err.txt")"; fail=1
 fi
 
 # Issue 11 item 3: a directory whose x.csv and x.json are from different runs is refused.
 mkdir "$T/mism"; cp "$FX/ab-base.csv" "$T/mism/r.csv"; cp "$FX/ab-new.json" "$T/mism/r.json"
 rc=0; "$R" plot "$T/mism" --out "$T/mism-out" 2>"$T/err.txt" || rc=$?
-one_line "mismatched pair" $rc "rgbench: $T/mism/r.csv: not from the same run as $T/mism/r.json .*"
+one_line "mismatched pair" $rc "rgbench plot: $T/mism/r.csv: not from the same run as $T/mism/r.json .*"
 
 [[ $fail == 0 ]] && echo "plot: all passed"
 exit $fail

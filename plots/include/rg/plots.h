@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The result-file reader, statistics and table helpers shared by `rgbench compare` and `plot`. */
-#ifndef RG_REPORT_H
-#define RG_REPORT_H
+/* The plots component (library rg_plots): the result-file reader, the U test, tables, roles, and the entry points of compare, plot, report and check. */
+#ifndef RG_PLOTS_H
+#define RG_PLOTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -157,4 +157,4 @@ int rg_compare_main(int argc, char **argv);
 int rg_plot_main(int argc, char **argv);
 int rg_report_main(int argc, char **argv);
 
-#endif /* RG_REPORT_H */
+#endif /* RG_PLOTS_H */

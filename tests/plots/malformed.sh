@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Every malformed-input case through the command line: one "rgbench: FILE:LINE: problem" line
-# on stderr, non-zero exit, nothing on stdout, and `plot` leaves no directory or file behind.
+# Every malformed-input case through the command line: one "rgbench compare: FILE:LINE: problem"
+# line (or "rgbench plot: ...") on stderr, non-zero exit, nothing on stdout, and `plot` leaves no directory or file behind.
 set -euo pipefail
 R=$1 FX=$2
 T=$(mktemp -d)
@@ -17,17 +17,17 @@ expect() {	# FILE PATTERN [noplot]
 	local f=$1 pat=$2 rc=0 out nerr
 	out=$("$R" compare "$f" "$good" 2>err.txt) || rc=$?
 	nerr=$(wc -l < err.txt)
-	if [[ $rc == 0 || -n $out || $nerr != 1 ]] || ! grep -Eq "^rgbench: $pat\$" err.txt; then
+	if [[ $rc == 0 || -n $out || $nerr != 1 ]] || ! grep -Eq "^rgbench compare: $pat\$" err.txt; then
 		echo "FAIL compare $f: rc=$rc lines=$nerr stderr: $(head -c 300 err.txt)"; fail=1
 	fi
 	# The same file on the NEW side is refused the same way.
 	rc=0; out=$("$R" compare "$good" "$f" 2>err.txt) || rc=$?
-	if [[ $rc == 0 || -n $out ]] || ! grep -Eq "^rgbench: $pat\$" err.txt; then
+	if [[ $rc == 0 || -n $out ]] || ! grep -Eq "^rgbench compare: $pat\$" err.txt; then
 		echo "FAIL compare (new side) $f: rc=$rc stderr: $(head -c 300 err.txt)"; fail=1
 	fi
 	[[ ${3:-} == noplot ]] && return
 	rc=0; out=$("$R" plot "$good" "$f" --out plotdir 2>err.txt) || rc=$?
-	if [[ $rc == 0 || -e plotdir ]] || ! grep -Eq "^rgbench: $pat\$" err.txt; then
+	if [[ $rc == 0 || -e plotdir ]] || ! grep -Eq "^rgbench plot: $pat\$" err.txt; then
 		echo "FAIL plot $f: rc=$rc plotdir exists: $([[ -e plotdir ]] && echo yes || echo no)"; fail=1
 		rm -rf plotdir
 	fi
@@ -150,7 +150,7 @@ mkfifo fifo
 fifo_ok=1
 for cmd in "compare fifo $good" "compare $good fifo" "plot fifo --out fifoplot"; do
 	rc=0; timeout 20 "$R" $cmd > /dev/null 2> err.txt || rc=$?
-	if [[ $rc != 1 ]] || ! grep -qx 'rgbench: fifo: not a regular file or directory (a FIFO)' err.txt; then
+	if [[ $rc != 1 ]] || ! grep -qx "rgbench ${cmd%% *}: fifo: not a regular file or directory (a FIFO)" err.txt; then
 		echo "FAIL $cmd: rc=$rc (124: it blocked) $(head -c 300 err.txt)"; fail=1; fifo_ok=0
 	fi
 done

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rg/report.h"
+#include "rg/plots.h"
 
 #include "check.h"
 

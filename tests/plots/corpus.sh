@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Runs the reader over every file of the fuzz corpus: each must be accepted (exit 0, one
-# summary line) or refused cleanly (exit 1, one "rgbench: FILE..." line); never a crash.
+# summary line) or refused cleanly (exit 1, one "rgbench-report check: FILE..." line); never a crash.
 set -euo pipefail
 R=$1 CORPUS=$2
 T=$(mktemp -d)
@@ -13,7 +13,7 @@ for f in "$CORPUS"/*; do
 	if [[ $rc == 0 && $(wc -l < "$T/out") == 1 && ! -s $T/err ]]; then
 		ok=$((ok + 1))
 	elif [[ $rc == 1 && ! -s $T/out && $(wc -l < "$T/err") == 1 ]] &&
-	     [[ $(head -c $((9 + ${#f})) "$T/err") == "rgbench: $f" ]]; then
+	     [[ $(head -n 1 "$T/err") == "rgbench-report check: $f"* ]]; then
 		refused=$((refused + 1))
 	else
 		echo "FAIL $f: rc=$rc stdout=$(head -c 200 "$T/out") stderr=$(head -c 300 "$T/err")"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `check` alone, built with sanitizers so the corpus test catches memory errors, not just crashes. */
-#include "rg/report.h"
+#include "rg/plots.h"
 
 int main(int argc, char **argv)
 {

@@ -145,8 +145,8 @@ def main():
         for args, what in ((["report"], "no file"), (["report", arm, "--width", "10"], "width too small"),
                            (["report", arm, "--out", d], "--out a directory"), (["report", "--bogus", arm], "unknown option")):
             p = run(r, *args)
-            check(p.returncode == 2 and p.stderr.startswith("rgbench: report: ") or
-                  (p.returncode == 2 and what == "unknown option"), f"{what}: exit {p.returncode} {p.stderr!r}")
+            check(p.returncode == 2 and p.stderr.startswith("rgbench report: ") and not p.stdout and
+                  len(p.stderr.splitlines()) == 1, f"{what}: exit {p.returncode} {p.stderr!r}")
         p = run(r, "report", os.path.join(d, "missing.json"))
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1, f"missing file: {p.stderr!r}")
 

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/* The reader's CSV half: a strict tokenizer (quoted fields, LF or CRLF line ends), the header map and each row's values. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+/* ---- values --------------------------------------------------------------- */
+
+/* Parse a whole string as a decimal integer; no spaces, no '+'. */
+static bool parse_ll(const char *s, long long *v)
+{
+	char *end;
+
+	if (!*s || !(*s == '-' || (*s >= '0' && *s <= '9')))
+		return false;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return !errno && !*end;
+}
+
+static bool parse_ull(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	if (!*s || !(*s >= '0' && *s <= '9'))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+/* Decimal floating point only: strtod would also take "nan", "inf" and hex. */
+static bool parse_double(const char *s, double *v)
+{
+	char *end;
+
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s))
+		return false;
+	errno = 0;
+	*v = strtod(s, &end);
+	return !*end && end != s && errno != ERANGE;
+}
+
+/* Set one column from CSV text. */
+static int set_from_text(struct rd_ctx *c, int line, struct rg_row *r, int col, const char *text)
+{
+	union rg_val v;
+	char b[40];
+
+	switch (rd_cols[col].kind) {
+	case K_S:
+		v.s = strdup(text);
+		if (!v.s)
+			return rd_fail(c, line, "out of memory");
+		free(r->v[col].s);
+		r->v[col].s = v.s;
+		break;
+	case K_I:
+	case K_B:
+		if (!parse_ll(text, &v.i))
+			return rd_fail(c, line, "column '%s': '%s' is not an integer", rd_cols[col].name,
+				    rd_frag(text, strlen(text), b, sizeof(b)));
+		r->v[col] = v;
+		break;
+	case K_U:
+		if (!parse_ull(text, &v.u))
+			return rd_fail(c, line, "column '%s': '%s' is not an unsigned integer",
+				    rd_cols[col].name, rd_frag(text, strlen(text), b, sizeof(b)));
+		r->v[col] = v;
+		break;
+	case K_D:
+		if (!strcmp(text, "n/a")) {
+			v.d = NAN;
+		} else if (!parse_double(text, &v.d)) {
+			return rd_fail(c, line, "column '%s': '%s' is not a number or n/a", rd_cols[col].name,
+				    rd_frag(text, strlen(text), b, sizeof(b)));
+		}
+		r->v[col] = v;
+		break;
+	}
+	return rd_check_value(c, line, col, &r->v[col], text);
+}
+
+/* ---- CSV ------------------------------------------------------------------ */
+
+struct csv {
+	const char *p, *end;
+	int line;
+	char **f;		/* fields of the current record */
+	size_t nf, capf;
+	char *tmp;		/* unescape buffer */
+	size_t tmpcap;
+};
+
+static void csv_clear(struct csv *s)
+{
+	for (size_t i = 0; i < s->nf; i++)
+		free(s->f[i]);
+	s->nf = 0;
+}
+
+static int csv_push(struct rd_ctx *c, struct csv *s, const char *b, size_t len)
+{
+	char *v;
+
+	if (s->nf == s->capf) {
+		size_t cap = s->capf ? s->capf * 2 : 64;
+		char **f = realloc(s->f, cap * sizeof(*f));
+
+		if (!f)
+			return rd_fail(c, s->line, "out of memory");
+		s->f = f;
+		s->capf = cap;
+	}
+	v = strndup(b, len);
+	if (!v)
+		return rd_fail(c, s->line, "out of memory");
+	s->f[s->nf++] = v;
+	return 0;
+}
+
+static int tmp_put(struct rd_ctx *c, struct csv *s, size_t *o, char ch)
+{
+	if (*o + 1 >= s->tmpcap) {
+		size_t cap = s->tmpcap ? s->tmpcap * 2 : 256;
+		char *t = realloc(s->tmp, cap);
+
+		if (!t)
+			return rd_fail(c, s->line, "out of memory");
+		s->tmp = t;
+		s->tmpcap = cap;
+	}
+	s->tmp[(*o)++] = ch;
+	return 0;
+}
+
+/*
+ * Read one record into s->f. Returns 1 for a record, 0 at end of input, -1 on
+ * error. *start gets the line the record starts on.
+ */
+static int csv_record(struct rd_ctx *c, struct csv *s, int *start)
+{
+	csv_clear(s);
+	*start = s->line;
+	if (s->p == s->end)
+		return 0;
+	for (;;) {
+		size_t o = 0;
+
+		if (s->p < s->end && *s->p == '"') {
+			int qline = s->line;
+
+			s->p++;
+			for (;;) {
+				if (s->p == s->end)
+					return rd_fail(c, qline, "quoted field never closed (truncated file?)");
+				if (*s->p == '"') {
+					if (s->p + 1 < s->end && s->p[1] == '"') {
+						if (tmp_put(c, s, &o, '"'))
+							return -1;
+						s->p += 2;
+						continue;
+					}
+					s->p++;
+					break;
+				}
+				if (*s->p == '\n')
+					s->line++;
+				if (tmp_put(c, s, &o, *s->p++))
+					return -1;
+			}
+			if (s->p < s->end && *s->p != ',' && *s->p != '\n' && *s->p != '\r')
+				return rd_fail(c, s->line, "character after a closing quote");
+		} else {
+			while (s->p < s->end && *s->p != ',' && *s->p != '\n' && *s->p != '\r') {
+				if (*s->p == '"')
+					return rd_fail(c, s->line, "quote inside an unquoted field");
+				if (tmp_put(c, s, &o, *s->p++))
+					return -1;
+			}
+		}
+		if (csv_push(c, s, s->tmp ? s->tmp : "", o))
+			return -1;
+		if (s->p == s->end)
+			return rd_fail(c, s->line, "last line has no line end (truncated file?)");
+		if (*s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (*s->p == '\r') {
+			if (s->p + 1 == s->end || s->p[1] != '\n')
+				return rd_fail(c, s->line, "carriage return not followed by a line feed");
+			s->p++;
+		}
+		s->p++;		/* '\n' */
+		s->line++;
+		return 1;
+	}
+}
+
+/*
+ * The header: map[col] = field index (-1 when absent), hdr[field] = column
+ * (-1 for a column this reader does not know). Every version-1 column must be
+ * there; newer ones are checked per row, by its version.
+ */
+static int csv_header(struct rd_ctx *c, struct csv *s, int *map, int **hdr_out, size_t *nhdr)
+{
+	int start, r = csv_record(c, s, &start), *hdr;
+
+	if (r <= 0)
+		return r == 0 ? rd_fail(c, 1, "empty file") : -1;
+	*nhdr = s->nf;
+	hdr = *hdr_out = calloc(*nhdr, sizeof(*hdr));
+	if (!hdr)
+		return rd_fail(c, 1, "out of memory");
+	for (size_t k = 0; k < *nhdr; k++) {
+		hdr[k] = -1;
+		for (int i = 0; i < RG_NCOLS; i++) {
+			if (strcmp(s->f[k], rd_cols[i].name))
+				continue;
+			if (map[i] >= 0)
+				return rd_fail(c, 1, "column '%s' appears twice in the header", rd_cols[i].name);
+			map[i] = (int)k;
+			hdr[k] = i;
+		}
+	}
+	for (int i = 0; i < RG_NCOLS; i++) {
+		if (map[i] >= 0 || rd_col_since(i) > 1)
+			continue;
+		if (*nhdr == 1 && strpbrk(s->f[0], ";\t|")) {
+			char d = *strpbrk(s->f[0], ";\t|");
+
+			return rd_fail(c, 1, "header is not comma-separated (found '%s' as delimiter)",
+				       d == '\t' ? "\\t" : d == ';' ? ";" : "|");
+		}
+		return rd_fail(c, 1, "required column '%s' is missing from the header", rd_cols[i].name);
+	}
+	return 0;
+}
+
+/* One record (s->f) as a row starting on line start. */
+static int csv_row(struct rd_ctx *c, const struct csv *s, int start, const int *map,
+		   const int *hdr, size_t nhdr)
+{
+	struct rg_row *row;
+	long long v;
+
+	if (s->nf != nhdr)
+		return rd_fail(c, start, "row has %zu fields, the header has %zu%s", s->nf, nhdr,
+			       s->nf < nhdr ? " (truncated row?)" : "");
+	row = rd_row_new(c, start);
+	if (!row)
+		return rd_fail(c, start, "out of memory");
+	for (size_t k = 0; k < nhdr; k++)
+		if (hdr[k] >= 0 && set_from_text(c, start, row, hdr[k], s->f[k]))
+			return -1;
+	/* The header's columns against this row's schema version. */
+	v = row->v[RG_COL_schema_version].i;
+	for (int i = 0; i < RG_NCOLS; i++) {
+		if (map[i] < 0 && rd_col_since(i) <= v)
+			return rd_fail(c, start, "required column '%s' is missing from the header "
+				       "(schema version %lld)", rd_cols[i].name, v);
+		if (map[i] >= 0 && rd_col_since(i) > v)
+			return rd_fail(c, start, "column '%s' is not in schema version %lld",
+				       rd_cols[i].name, v);
+	}
+	return 0;
+}
+
+int rd_read_csv(struct rd_ctx *c, const char *buf, size_t len)
+{
+	struct csv s = { .p = buf, .end = buf + len, .line = 1 };
+	int map[RG_NCOLS], *hdr = NULL, ret = -1, start, r;
+	size_t nhdr = 0, from = c->out->n;
+
+	for (int i = 0; i < RG_NCOLS; i++)
+		map[i] = -1;
+	if (csv_header(c, &s, map, &hdr, &nhdr))
+		goto out;
+	while ((r = csv_record(c, &s, &start)) > 0) {
+		if (s.nf == 1 && !s.f[0][0])
+			continue;	/* blank line */
+		if (csv_row(c, &s, start, map, hdr, nhdr))
+			goto out;
+	}
+	if (r == 0 && c->out->n == from)
+		rd_fail(c, s.line > 1 ? s.line - 1 : 1, "no rows (a header and nothing else)");
+	else if (r == 0)
+		ret = 0;
+out:
+	csv_clear(&s);
+	free(s.f);
+	free(s.tmp);
+	free(hdr);
+	return ret;
+}

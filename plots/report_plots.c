@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench report`'s plot links: the PNGs beside the report and in each file's <stem>-plots/ folder. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static bool has_sfx(const char *s, const char *sfx)
+{
+	size_t a = strlen(s), b = strlen(sfx);
+
+	return a > b && !strcmp(s + a - b, sfx);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* PNGs in dir, linked as rel/name. */
+static size_t list_pngs(struct ctx *c, const char *dir, const char *rel)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *names[128];
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < 128)
+		if (has_sfx(de->d_name, ".png") && de->d_name[0] != '.')
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		fprintf(c->f, "- [%s](%s%s%s)\n", names[i], rel, *rel ? "/" : "", names[i]);
+		free(names[i]);
+	}
+	return n;
+}
+
+void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin)
+{
+	char odir[4096], tmp[4096];
+	size_t n = 0;
+
+	rp_heading(c, "Plots");
+	snprintf(tmp, sizeof(tmp), "%s", out ? out : in[0].path);
+	snprintf(odir, sizeof(odir), "%s", dirname(tmp));
+	n += list_pngs(c, odir, "");
+	for (size_t i = 0; i < nin; i++) {
+		char stem[4096], dir[8300], *b, *dot;
+
+		snprintf(tmp, sizeof(tmp), "%s", in[i].path);
+		b = basename(tmp);
+		snprintf(stem, sizeof(stem), "%s", b);
+		dot = strrchr(stem, '.');
+		if (dot && (!strcmp(dot, ".json") || !strcmp(dot, ".csv")))
+			*dot = 0;
+		snprintf(tmp, sizeof(tmp), "%s", in[i].path);
+		snprintf(dir, sizeof(dir), "%s/%s-plots", dirname(tmp), stem);
+		if (strcmp(dir, odir)) {
+			char rel[4200];
+
+			snprintf(rel, sizeof(rel), "%s-plots", stem);
+			n += list_pngs(c, dir, rel);
+		}
+	}
+	if (n)
+		fputc('\n', c->f);
+	else
+		rp_left_out(c, "plots", "no PNG beside the report or in <file>-plots/ (`rgbench plot FILES --out DIR` draws them; scripts/run.sh does)");
+}

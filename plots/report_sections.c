@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench report`'s sections of one host: machine, ranking, headline ratios, duty, threads, latency, BPF and module. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in, size_t nin)
+{
+	const struct rg_row *r = h->rows[0];
+	bool arm = !strcmp(h->arch, "aarch64");
+
+	rp_heading(c, "Machine: %s", h->name);
+	rp_bullet(c, "CPU: %s %s (%s), %s", rg_row_s(r, RG_COL_cpu_vendor), rg_row_s(r, RG_COL_cpu_model),
+	       rg_row_s(r, RG_COL_cpu_part), h->arch);
+	rp_bullet(c, "kernel %s, preemption %s, virtualization %s", rg_row_s(r, RG_COL_kernel),
+	       rg_row_s(r, RG_COL_preempt), *rg_row_s(r, RG_COL_virt) ? rg_row_s(r, RG_COL_virt) : "n/a (schema < 3)");
+	rp_bullet(c, "LSE atomics: %s; rseq: %s", arm ? (rg_row_i(r, RG_COL_lse) ? "yes" : "no") : "n/a (x86-64)",
+	       rg_row_i(r, RG_COL_rseq) ? "registered" : "not available");
+	for (size_t i = 0; i < nin; i++) {
+		const struct rg_row *f = in[i].rows.n ? &in[i].rows.v[0] : NULL;
+
+		if (f && !strcmp(rg_row_s(f, RG_COL_host), h->name))
+			rp_bullet(c, "file %s: schema %lld, run %s at %s, %zu rows", in[i].path,
+			       in[i].version, *rg_row_s(f, RG_COL_run_id) ? rg_row_s(f, RG_COL_run_id) : "n/a",
+			       rg_row_s(f, RG_COL_timestamp), in[i].rows.n);
+	}
+	if (h->vmin != h->vmax)
+		rp_bullet(c, "the files have schema versions %lld to %lld: columns a version lacks read as n/a",
+		       h->vmin, h->vmax);
+	if (h->ndup)
+		rp_bullet(c, "%zu row(s) repeated in a later file were ignored (the first file wins)", h->ndup);
+	fputc('\n', c->f);
+}
+
+static int cmp_cost(const void *a, const void *b)
+{
+	const struct cost *x = a, *y = b;
+
+	if (isnan(x->v) != isnan(y->v))
+		return isnan(x->v) ? 1 : -1;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+struct ranked {
+	struct cost k;		/* first, for cmp_cost */
+	const struct rg_row *r;
+};
+
+void rp_sec_ranking(struct ctx *c, const struct host *h)
+{
+	struct ranked *v = calloc(h->n + 1, sizeof(*v));
+	size_t n = 0, npaired = 0;
+	struct rg_table t;
+	const char *hdr[] = { "#", "guard", "ns/pair", "over noop", "95% interval" };
+
+	rp_heading(c, "Guards ranked by cost over noop (%s)", h->name);
+	if (!v)
+		return;
+	for (size_t i = 0; i < h->n; i++) {
+		if (!rp_is_pair1(h->rows[i]))
+			continue;
+		v[n].r = h->rows[i];
+		v[n].k = rp_cost_of(h, h->rows[i]);
+		npaired += v[n].k.paired;
+		n++;
+	}
+	if (!n) {
+		rp_left_out(c, "ranking", "%s has no ok user pair rows (one thread, no duty)", h->name);
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_cost);
+	rg_table_init(&t, 5);
+	rg_table_add(&t, hdr);
+	t.right[0] = t.right[2] = t.right[3] = t.right[4] = true;
+	for (size_t i = 0; i < n; i++) {
+		char no[8], ns[24], d[24], ci[48], lo[24], hi[24];
+
+		snprintf(no, sizeof(no), "%zu", i + 1);
+		rp_fmt_ns(ns, sizeof(ns), v[i].k.ns);
+		rp_fmt_signed(d, sizeof(d), v[i].k.v);
+		if (v[i].k.paired && !isnan(v[i].k.lo)) {
+			rp_fmt_signed(lo, sizeof(lo), v[i].k.lo);
+			rp_fmt_signed(hi, sizeof(hi), v[i].k.hi);
+			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+		} else {
+			snprintf(ci, sizeof(ci), "n/a");
+		}
+		const char *row[] = { no, rg_row_s(v[i].r, RG_COL_guard), ns, d, ci };
+		rg_table_add(&t, row);
+	}
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+	if (npaired == n)
+		rp_para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is the median of paired per-round differences against noop, with its 95%% bootstrap interval.");
+	else
+		rp_para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is %s: %zu of %zu rows have no paired difference (delta_ns is n/a: the file predates paired rounds, or its suite did not pair them), so theirs is a difference of medians, without an interval.",
+		     npaired ? "the paired difference where the file has one" : "the difference of medians",
+		     n - npaired, n);
+	free(v);
+}
+
+struct headline {
+	const char *role, *what;
+};
+
+static const struct headline arm_lines[] = {
+	{ "this-cpu-pre-6.18", "STADD exit (<6.18)" },
+	{ "this-cpu-6.18", "LDADD exit (6.18+)" },
+	{ "this-cpu-llsc", "LL/SC" },
+	{ "this-cpu-prfm-stadd", "PRFM+STADD exit" },
+	{ "merged-rctx", "rctx (non-atomic)" },
+};
+static const struct headline x86_lines[] = {
+	{ "pcpu-atomic", "lock xadd/dec" },
+	{ "this-cpu-6.18", "xadd/dec (no lock)" },
+	{ "merged-rctx", "rctx (non-atomic)" },
+};
+void rp_sec_headline(struct ctx *c, const struct host *h)
+{
+	bool arm = !strcmp(h->arch, "aarch64");
+	const struct headline *L = arm ? arm_lines : x86_lines;
+	size_t nl = arm ? sizeof(arm_lines) / sizeof(arm_lines[0]) : sizeof(x86_lines) / sizeof(x86_lines[0]);
+	struct cost k[8];
+	const struct rg_row *r[8];
+	const char *hdr[] = { "design", "guard", "ns/pair", "over noop", "x rctx" };
+	struct rg_table t;
+	size_t found = 0, irctx = nl - 1;
+	char missing[256] = "";
+
+	rp_heading(c, "Headline ratios (%s, %s)", h->name, arm ? "arm64" : "x86-64");
+	for (size_t i = 0; i < nl; i++) {
+		r[i] = rp_by_role(h, L[i].role);
+		if (r[i]) {
+			k[i] = rp_cost_of(h, r[i]);
+			found++;
+		} else {
+			size_t l = strlen(missing);
+
+			snprintf(missing + l, sizeof(missing) - l, "%s%s", l ? ", " : "", L[i].role);
+		}
+	}
+	if (found < 2) {
+		rp_left_out(c, "headline ratios", "%s has fewer than two of the roles %s (missing: %s)",
+			 h->name, arm ? "this-cpu-pre-6.18, this-cpu-6.18, this-cpu-llsc, this-cpu-prfm-stadd, merged-rctx"
+				      : "pcpu-atomic, this-cpu-6.18, merged-rctx", missing);
+		return;
+	}
+	rg_table_init(&t, 5);
+	rg_table_add(&t, hdr);
+	t.right[2] = t.right[3] = t.right[4] = true;
+	for (size_t i = 0; i < nl; i++) {
+		char ns[24], d[24], x[24];
+		double a, b;
+
+		if (!r[i])
+			continue;
+		rp_fmt_ns(ns, sizeof(ns), k[i].ns);
+		rp_fmt_signed(d, sizeof(d), k[i].v);
+		a = rp_cmp_value(&k[i]);
+		b = r[irctx] ? rp_cmp_value(&k[irctx]) : NAN;
+		if (!isnan(a) && !isnan(b))
+			snprintf(x, sizeof(x), "%.2fx", a / b);
+		else
+			snprintf(x, sizeof(x), "n/a");
+		const char *row[] = { L[i].what, rg_row_s(r[i], RG_COL_guard), ns, d, x };
+		rg_table_add(&t, row);
+	}
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+	/* The sentences: each design against the next one in the list. */
+	for (size_t i = 0; i + 1 < nl; i++) {
+		for (size_t j = i + 1; j < nl; j++) {
+			double a, b;
+
+			if (!r[i] || !r[j])
+				continue;
+			a = rp_cmp_value(&k[i]);
+			b = rp_cmp_value(&k[j]);
+			if (isnan(a) || isnan(b))
+				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", L[i].what, L[j].what);
+			else
+				rp_bullet(c, "%s costs %.2fx %s over noop (%.2f vs %.2f ns)", L[i].what, a / b,
+				       L[j].what, a, b);
+			break;
+		}
+	}
+	fputc('\n', c->f);
+	if (missing[0])
+		rp_para(c, "Not in these files: %s.", missing);
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool real_guard(const struct rg_row *r)
+{
+	const char *role = rg_row_role(r, NULL);
+
+	return strcmp(rg_row_s(r, RG_COL_guard), "noop") && !rg_role_has(role, "negative-control") &&
+	       !rg_role_has(role, "harness-floor");
+}
+
+void rp_sec_duty(struct ctx *c, const struct host *h)
+{
+	long long d[64];
+	size_t nd = 0;
+	struct rg_table t;
+	const char *hdr[] = { "duty ns", "cheapest", "ns", "dearest", "ns", "spread" };
+	long long first_under = -1;
+	double last_spread = NAN;
+
+	rp_heading(c, "Duty cycle: where guard differences fall under 5%% (%s)", h->name);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+		bool seen = false;
+
+		if (!rp_row_ok(r) || strcmp(rg_row_s(r, RG_COL_suite), "user") ||
+		    strcmp(rg_row_s(r, RG_COL_scenario), "duty") || rg_row_i(r, RG_COL_threads) != 1)
+			continue;
+		for (size_t k = 0; k < nd; k++)
+			seen |= d[k] == rg_row_i(r, RG_COL_duty_ns);
+		if (!seen && nd < 64)
+			d[nd++] = rg_row_i(r, RG_COL_duty_ns);
+	}
+	if (!nd) {
+		rp_left_out(c, "duty", "%s has no ok user duty rows", h->name);
+		return;
+	}
+	qsort(d, nd, sizeof(d[0]), cmp_ll);
+	rg_table_init(&t, 6);
+	rg_table_add(&t, hdr);
+	t.right[0] = t.right[2] = t.right[4] = t.right[5] = true;
+	for (size_t k = 0; k < nd; k++) {
+		const struct rg_row *lo = NULL, *hi = NULL;
+		char dn[24], a[24], b[24], sp[24];
+		double spread;
+
+		for (size_t i = 0; i < h->n; i++) {
+			const struct rg_row *r = h->rows[i];
+
+			if (!rp_row_ok(r) || strcmp(rg_row_s(r, RG_COL_scenario), "duty") ||
+			    rg_row_i(r, RG_COL_duty_ns) != d[k] || rg_row_i(r, RG_COL_threads) != 1 ||
+			    !real_guard(r) || isnan(rg_row_d(r, RG_COL_ns_median)))
+				continue;
+			if (!lo || rg_row_d(r, RG_COL_ns_median) < rg_row_d(lo, RG_COL_ns_median))
+				lo = r;
+			if (!hi || rg_row_d(r, RG_COL_ns_median) > rg_row_d(hi, RG_COL_ns_median))
+				hi = r;
+		}
+		if (!lo)
+			continue;
+		spread = (rg_row_d(hi, RG_COL_ns_median) - rg_row_d(lo, RG_COL_ns_median)) /
+			 rg_row_d(hi, RG_COL_ns_median);
+		if (spread < DUTY_SHARE && first_under < 0)
+			first_under = d[k];
+		last_spread = spread;
+		snprintf(dn, sizeof(dn), "%lld", d[k]);
+		rp_fmt_ns(a, sizeof(a), rg_row_d(lo, RG_COL_ns_median));
+		rp_fmt_ns(b, sizeof(b), rg_row_d(hi, RG_COL_ns_median));
+		snprintf(sp, sizeof(sp), "%.1f%%", spread * 100);
+		const char *row[] = { dn, rg_row_s(lo, RG_COL_guard), a, rg_row_s(hi, RG_COL_guard), b, sp };
+		rg_table_add(&t, row);
+	}
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+	if (first_under >= 0)
+		rp_para(c, "With %lld ns of work between pairs the dearest guard's pair+work total is within 5%% of the cheapest's: below that load the guard choice shows; above it, it hardly does. (spread: (dearest - cheapest) / dearest; noop and the negative control are not counted.)",
+		     first_under);
+	else
+		rp_para(c, "Guard differences stay above 5%% of a pair's total at every measured duty (%.1f%% at %lld ns): measure longer duties (--duty) to find where they fade.",
+		     last_spread * 100, d[nd - 1]);
+}
+
+void rp_sec_threads(struct ctx *c, const struct host *h)
+{
+	long long tmax = 0;
+	struct rg_table t;
+	const char *hdr[] = { "guard", "1 thread M/s", "", "efficiency" };
+	char thdr[32];
+	size_t rows = 0;
+
+	rp_heading(c, "Thread scaling (%s)", h->name);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+
+		if (rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_scenario), "threads") &&
+		    rg_row_i(r, RG_COL_threads) > tmax)
+			tmax = rg_row_i(r, RG_COL_threads);
+	}
+	if (tmax < 2) {
+		rp_left_out(c, "threads", "%s has no ok threads rows with 2 or more threads", h->name);
+		return;
+	}
+	snprintf(thdr, sizeof(thdr), "%lld threads M/s", tmax);
+	hdr[2] = thdr;
+	rg_table_init(&t, 4);
+	rg_table_add(&t, hdr);
+	t.right[1] = t.right[2] = t.right[3] = true;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i], *one;
+		char a[24], b[24], e[24];
+		double m1, mt;
+
+		if (!rp_row_ok(r) || strcmp(rg_row_s(r, RG_COL_scenario), "threads") ||
+		    rg_row_i(r, RG_COL_threads) != tmax)
+			continue;
+		one = rp_find(h, "user", rg_row_s(r, RG_COL_guard), "threads", 1, -1);
+		if (!one)
+			one = rp_find(h, "user", rg_row_s(r, RG_COL_guard), "pair", 1, 0);
+		m1 = one ? rg_row_d(one, RG_COL_mops_median) : NAN;
+		mt = rg_row_d(r, RG_COL_mops_median);
+		snprintf(a, sizeof(a), isnan(m1) ? "n/a" : "%.1f", m1);
+		snprintf(b, sizeof(b), isnan(mt) ? "n/a" : "%.1f", mt);
+		if (!isnan(m1) && !isnan(mt) && m1 > 0)
+			snprintf(e, sizeof(e), "%.0f%%", 100 * mt / (m1 * (double)tmax));
+		else
+			snprintf(e, sizeof(e), "n/a");
+		const char *row[] = { rg_row_s(r, RG_COL_guard), a, b, e };
+		rg_table_add(&t, row);
+		rows++;
+	}
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+	rp_para(c, "efficiency: throughput with %lld pinned threads over %lld times one thread's (100%% = perfect scaling; a shared counter falls far below).",
+	     tmax, tmax);
+	(void)rows;
+}
+
+void rp_sec_latency(struct ctx *c, const struct host *h)
+{
+	struct rg_table t;
+	const char *hdr[] = { "guard", "batch", "p50", "p90", "p99", "p99.9", "max", "pair" };
+	size_t n = 0;
+
+	rp_heading(c, "Latency tail per guard (%s)", h->name);
+	rg_table_init(&t, 8);
+	rg_table_add(&t, hdr);
+	for (int i = 1; i < 8; i++)
+		t.right[i] = true;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i], *pair;
+		char b[24], v[6][24];
+		double x[6];
+
+		if (!rp_row_ok(r) || strcmp(rg_row_s(r, RG_COL_scenario), "latency") ||
+		    isnan(rg_row_d(r, RG_COL_lat_p50_ns)))
+			continue;
+		pair = rp_find(h, "user", rg_row_s(r, RG_COL_guard), "pair", 1, 0);
+		x[0] = rg_row_d(r, RG_COL_lat_p50_ns);
+		x[1] = rg_row_d(r, RG_COL_lat_p90_ns);
+		x[2] = rg_row_d(r, RG_COL_lat_p99_ns);
+		x[3] = rg_row_d(r, RG_COL_lat_p999_ns);
+		x[4] = rg_row_d(r, RG_COL_lat_max_ns);
+		x[5] = pair ? rg_row_d(pair, RG_COL_ns_median) : NAN;
+		for (int k = 0; k < 6; k++)
+			rp_fmt_ns(v[k], sizeof(v[k]), x[k]);
+		snprintf(b, sizeof(b), "%lld", rg_row_i(r, RG_COL_batch));
+		const char *row[] = { rg_row_s(r, RG_COL_guard), b, v[0], v[1], v[2], v[3], v[4], v[5] };
+		rg_table_add(&t, row);
+		n++;
+	}
+	if (!n) {
+		rg_table_free(&t);
+		rp_left_out(c, "latency", "%s has no ok latency rows (the latency scenario is newer than schema 3's first files, or its counter was unusable)",
+			 h->name);
+		return;
+	}
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+	rp_para(c, "ns per pair per batch of `batch` pairs, timed with the cycle counter (%s). Interrupted batches (a timer tick, an interrupt, preemption) are kept: they are the tail. pair: the pair scenario's median, for comparison with p50.",
+	     h->timer[0] ? h->timer : "timer details in the JSON's \"timer\"");
+}
+
+void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
+{
+	bool bpf = !strcmp(suite, "bpf");
+	struct rg_table t;
+	const char *hdr_b[] = { "attach", "mode", "prod", "ns/event", "M/s" };
+	const char *hdr_k[] = { "guard", "scenario", "kthr", "ns/pair", "M/s" };
+	size_t n = 0, nskip = 0;
+	char skipped[512] = "";
+
+	rp_heading(c, bpf ? "BPF per-event cost (%s)" : "Kernel module: in-kernel cost (%s)", h->name);
+	rg_table_init(&t, 5);
+	rg_table_add(&t, bpf ? hdr_b : hdr_k);
+	t.right[2] = t.right[3] = t.right[4] = true;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+		char th[24], ns[24], m[24];
+
+		if (strcmp(rg_row_s(r, RG_COL_suite), suite))
+			continue;
+		if (!rp_row_ok(r)) {
+			size_t l = strlen(skipped);
+
+			if (nskip++ < 8)
+				snprintf(skipped + l, sizeof(skipped) - l, "%s%s/%s (%s)", l ? ", " : "",
+					 rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario),
+					 rg_row_s(r, RG_COL_status));
+			continue;
+		}
+		snprintf(th, sizeof(th), "%lld", rg_row_i(r, RG_COL_threads));
+		rp_fmt_ns(ns, sizeof(ns), rg_row_d(r, RG_COL_ns_median));
+		snprintf(m, sizeof(m), isnan(rg_row_d(r, RG_COL_mops_median)) ? "n/a" : "%.2f",
+			 rg_row_d(r, RG_COL_mops_median));
+		const char *row[] = { rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario), th, ns, m };
+		rg_table_add(&t, row);
+		n++;
+	}
+	if (!n && !nskip) {
+		rg_table_free(&t);
+		rp_left_out(c, bpf ? "bpf" : "kmod", "no %s rows in the files for %s (%s)", suite, h->name,
+			 bpf ? "run as root, or give the file of `rgbench bpf`" :
+			       "give the file of `rgbench kmod`");
+		return;
+	}
+	if (n)
+		rp_table_out(c, &t);
+	rg_table_free(&t);
+	if (bpf)
+		rp_para(c, "ns/event: per program run over the baseline of the same mode (the guard's share of a BPF invocation); M/s: events per second, all producers.");
+	else
+		rp_para(c, "ns per guard pair inside the kernel, kthreads bound one per CPU, real preempt_disable() and this_cpu_* operations.");
+	if (nskip > 8)
+		rp_para(c, "Not measured (%zu rows): %s and %zu more.", nskip, skipped, nskip - 8);
+	else if (nskip)
+		rp_para(c, "Not measured (%zu row%s): %s.", nskip, nskip == 1 ? "" : "s", skipped);
+}

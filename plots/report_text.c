@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench report`'s page: paragraphs wrapped at the width, bullets, headings, left-out notes, tables that fit. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+
+/* A paragraph wrapped at ctx->width, prefix on the first line, indent on the others. */
+static void wrap(struct ctx *c, const char *prefix, const char *indent, const char *text)
+{
+	size_t col = strlen(prefix), w = (size_t)c->width;
+	bool first = true;
+
+	fputs(prefix, c->f);
+	for (const char *p = text; *p; ) {
+		const char *e = p;
+		size_t len;
+
+		while (*e && *e != ' ')
+			e++;
+		len = (size_t)(e - p);
+		if (!first) {
+			if (col + 1 + len > w) {
+				fprintf(c->f, "\n%s", indent);
+				col = strlen(indent);
+			} else {
+				fputc(' ', c->f);
+				col++;
+			}
+		}
+		fwrite(p, 1, len, c->f);
+		col += len;
+		first = false;
+		while (*e == ' ')
+			e++;
+		p = e;
+	}
+	fputc('\n', c->f);
+}
+
+void rp_para(struct ctx *c, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	wrap(c, "", "", buf);
+	fputc('\n', c->f);
+}
+
+void rp_bullet(struct ctx *c, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	wrap(c, "- ", "  ", buf);
+}
+
+void rp_heading(struct ctx *c, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(c->f, "## %s\n\n", buf);
+}
+
+/* "Left out: why", in place and in the summary at the end. */
+void rp_left_out(struct ctx *c, const char *section, const char *fmt, ...)
+{
+	char why[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	rp_para(c, "Left out: %s.", why);
+	if (c->nleft < MAX_LEFT)
+		snprintf(c->left[c->nleft++], sizeof(c->left[0]), "%s: %s", section, why);
+}
+
+static void clip_cell(char *s, size_t w)
+{
+	size_t n = strlen(s);
+
+	if (n > w && w >= 2) {
+		s[w - 1] = '~';
+		s[w] = '\0';
+	}
+}
+
+/*
+ * Print t in a fenced block. While it is wider than the page, clip the widest
+ * left-aligned column other than the first (the row's name), down to 8
+ * characters; the first only when nothing else is left to clip.
+ */
+void rp_table_out(struct ctx *c, struct rg_table *t)
+{
+	size_t w[16];
+
+	for (int guard = 0; guard < 400 && t->ncols <= 16; guard++) {
+		size_t total = 0, wc = SIZE_MAX;
+
+		for (size_t col = 0; col < t->ncols; col++) {
+			w[col] = 0;
+			for (size_t r = 0; r < t->nrows; r++) {
+				size_t l = rg_utf8_width(t->cells[r * t->ncols + col]);
+
+				w[col] = l > w[col] ? l : w[col];
+			}
+			total += w[col] + (col ? 2 : 0);
+		}
+		if (total <= (size_t)c->width)
+			break;
+		for (size_t col = 1; col < t->ncols; col++)
+			if (!t->right[col] && w[col] > 8 && (wc == SIZE_MAX || w[col] > w[wc]))
+				wc = col;
+		if (wc == SIZE_MAX && !t->right[0] && w[0] > 8)
+			wc = 0;
+		if (wc == SIZE_MAX)
+			break;
+		for (size_t r = 0; r < t->nrows; r++)
+			clip_cell(t->cells[r * t->ncols + wc], w[wc] - 1);
+	}
+	fputs("```\n", c->f);
+	rg_table_print_text(t, c->f);
+	fputs("```\n\n", c->f);
+}
+
+void rp_fmt_ns(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "n/a");
+	else if (fabs(v) >= 100)
+		snprintf(buf, size, "%.0f", v);
+	else if (fabs(v) >= 10)
+		snprintf(buf, size, "%.1f", v);
+	else
+		snprintf(buf, size, "%.2f", v);
+}
+
+void rp_fmt_signed(char *buf, size_t size, double v)
+{
+	char t[32];
+
+	rp_fmt_ns(t, sizeof(t), v);
+	snprintf(buf, size, "%s%s", !isnan(v) && v >= 0 ? "+" : "", t);
+}
