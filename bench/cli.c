@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
-/* rgbench's command line: usage, the options into struct rg_bench_opts, Google Benchmark's flags checked and passed on, --list. */
+/* rgbench's command line: usage, the options into struct rg_bench_opts (with the kit, rg/cmdline.h), Google Benchmark's flags checked and passed on, --list. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <regex.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "command.h"
 #include "counters.h"
+#include "rg/cmdline.h"
 #include "rg/gbench.h"
 #include "rg/platform.h"
 #include "rg/registry.h"
@@ -32,116 +33,62 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 "  --cpus list               CPUs to use, e.g. 0,2 or 0-3 (default: all allowed,\n"
 "                            one per core package by package, then SMT siblings)\n"
 "  --repetitions n           interleaved rounds (samples) per benchmark\n"
-"  --min-time s              seconds per benchmark per round\n"
+"  --duration t              seconds per benchmark per round: 0.01, 10ms, 500us\n"
+"                            (old spelling: --min-time)\n"
 "  --batch n                 iterations per call of the measured loop (4096)\n"
 "  --duty ns,ns,...          work between pairs for the duty scenario\n"
 "  --out file.csv            CSV output (default results/<host>-<time>.csv)\n"
-"  --json [file.json]        also JSON (default: beside the CSV; always written\n"
-"                            for the default output)\n"
+"  --json file.json          also JSON; --json alone (old form): beside the CSV\n"
+"                            (the default output always has both)\n"
 "  --no-bpf                  do not run the BPF suite in the default run\n"
 "  --quiet                   no progress lines\n"
-"  --benchmark_*=...         passed to Google Benchmark (filter, format, out...)\n");
+"  --benchmark_*=...         passed to Google Benchmark (filter, format, out...)\n"
+"  --word value and --word=value are the same; exit 0 ok, 1 failure, 2 usage,\n"
+"  128+signal interrupted (no file written)\n");
 }
 
-void rg_bench_die_usage(const char *fmt, ...)
+enum {
+	O_LIST = RG_CL_O__FIRST_FREE, O_PLAN, O_QUICK, O_FULL, O_NO_BPF, O_GUARDS, O_SCENARIOS,
+	O_DUTY,
+};
+
+/*
+ * rgbench's option words: the kit's common ones, the old spelling --min-time
+ * of --duration, and the suite's own. Matched whole, never abbreviated.
+ */
+static const struct option words[] = {
+	RG_CL_OPT_HELP(RG_CL_O_HELP),
+	{ "list", no_argument, NULL, O_LIST },
+	{ "plan", no_argument, NULL, O_PLAN },
+	{ "quick", no_argument, NULL, O_QUICK },
+	{ "full", no_argument, NULL, O_FULL },
+	{ "no-bpf", no_argument, NULL, O_NO_BPF },
+	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+	{ "guards", required_argument, NULL, O_GUARDS },
+	{ "scenarios", required_argument, NULL, O_SCENARIOS },
+	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
+	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
+	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
+	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
+	{ "min-time", required_argument, NULL, RG_CL_O_DURATION },
+	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
+	{ "duty", required_argument, NULL, O_DUTY },
+	RG_CL_OPT_OUT(RG_CL_O_OUT),
+	RG_CL_OPT_JSON(RG_CL_O_JSON),	/* also alone: JSON beside the CSV */
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The entry of flag ("--word", or -h for --help), or NULL. */
+static const struct option *find_word(const char *flag)
 {
-	va_list ap;
-
-	fputs("rgbench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static long parse_long(const char *flag, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi)
-		rg_bench_die_usage("%s %s: expected an integer in [%ld, %ld]", flag, s, lo, hi);
-	return v;
-}
-
-static double parse_double(const char *flag, const char *s, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= lo && v <= hi))
-		rg_bench_die_usage("%s %s: expected a number in [%g, %g]", flag, s, lo, hi);
-	return v;
-}
-
-/* Comma-separated integers, each in [lo, hi]; ranges a-b when allow_range. */
-static int parse_int_list(const char *flag, const char *s, int *out, int max, long lo, long hi,
-			  bool allow_range)
-{
-	char *dup = strdup(s), *save = NULL, *tok;
-	int n = 0;
-
-	if (!dup)
-		rg_bench_die_usage("out of memory");
-	if (!*s)
-		rg_bench_die_usage("%s: empty list", flag);
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *dash = allow_range ? strchr(tok, '-') : NULL;
-		long a, b;
-
-		if (dash && dash != tok) {
-			*dash = '\0';
-			a = parse_long(flag, tok, lo, hi);
-			b = parse_long(flag, dash + 1, lo, hi);
-			if (b < a)
-				rg_bench_die_usage("%s %s: range %ld-%ld is backwards", flag, s, a, b);
-		} else {
-			a = b = parse_long(flag, tok, lo, hi);
-		}
-		for (long v = a; v <= b; v++) {
-			for (int i = 0; i < n; i++)
-				if (out[i] == v)
-					rg_bench_die_usage("%s %s: %ld is listed twice", flag, s, v);
-			if (n >= max)
-				rg_bench_die_usage("%s %s: more than %d entries", flag, s, max);
-			out[n++] = (int)v;
-		}
-	}
-	if (!n || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,"))
-		rg_bench_die_usage("%s %s: malformed list", flag, s);
-	free(dup);
-	return n;
-}
-
-static void parse_names(const char *flag, const char *s, bool *sel, int count,
-			int (*find)(const char *))
-{
-	char *dup = strdup(s), *save = NULL, *tok;
-
-	if (!dup)
-		rg_bench_die_usage("out of memory");
-	if (!*s || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
-		rg_bench_die_usage("%s %s: malformed list", flag, s);
-	memset(sel, 0, (size_t)count * sizeof(*sel));
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int i;
-
-		if (!strcmp(tok, "all")) {
-			for (i = 0; i < count; i++)
-				sel[i] = true;
-			continue;
-		}
-		i = find(tok);
-		if (i < 0)
-			rg_bench_die_usage("%s: unknown name '%s' (see rgbench --list)", flag, tok);
-		sel[i] = true;
-	}
-	free(dup);
+	if (!strcmp(flag, "-h"))
+		return &words[0];
+	if (strncmp(flag, "--", 2))
+		return NULL;
+	for (const struct option *w = words; w->name; w++)
+		if (!strcmp(flag + 2, w->name))
+			return w;
+	return NULL;
 }
 
 /* The flags Google Benchmark (1.7 and 1.8) knows: a leftover one had a bad value. */
@@ -162,7 +109,7 @@ static bool gb_flag_known(const char *a, int n)
 
 /*
  * Values rgbench passes on must be ones the run can use: the same rules as
- * --repetitions and --min-time (the library would abort on -1 repetitions and
+ * --repetitions and --duration (the library would abort on -1 repetitions and
  * run one iteration for a min time of 0), and a filter that compiles.
  */
 static void check_gb_flag(const char *a)
@@ -179,7 +126,7 @@ static void check_gb_flag(const char *a)
 		errno = 0;
 		n = strtol(v, &end, 10);
 		if (!*v || *end || errno || n < 1 || n > 1000)
-			rg_bench_die_usage("bad value for Google Benchmark flag '%s': expected an integer in [1, 1000]", a);
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected an integer in [1, 1000]", a));
 	} else if (!strncmp(a, "--benchmark_min_time=", 21)) {
 		double t;
 
@@ -188,21 +135,87 @@ static void check_gb_flag(const char *a)
 		if (end != v && *end == 's' && !end[1])
 			end++;	/* 1.8 spells seconds "0.5s" */
 		if (!*v || *end || errno || !(t >= 1e-6 && t <= 3600) || strpbrk(v, "xXnN"))
-			rg_bench_die_usage("bad value for Google Benchmark flag '%s': expected seconds in [1e-06, 3600]", a);
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected seconds in [1e-06, 3600]", a));
 	} else if (!strncmp(a, "--benchmark_filter=", 19)) {
 		regex_t re;
 
 		if (regcomp(&re, v[0] == '-' ? v + 1 : v, REG_EXTENDED | REG_NOSUB))
-			rg_bench_die_usage("bad value for Google Benchmark flag '%s': not a regular expression", a);
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': not a regular expression", a));
 		regfree(&re);
 	}
 }
 
-static int guard_index(const char *name)
+/* The guards' names in id order, for rg_cl_names(). */
+static const char *const *guard_names(void)
 {
-	const struct rg_guard_info *gi = rg_guard_find(name);
+	static const char *names[RG_GUARD__COUNT];
 
-	return gi ? (int)gi->id : -1;
+	for (int i = 0; i < RG_GUARD__COUNT; i++)
+		names[i] = rg_guards[i].name;
+	return names;
+}
+
+/* One option's value into o (v is NULL for a word without one). 0, or -1 after the kit's message. */
+static int set_option(struct rg_bench_opts *o, int val, const char *flag, const char *v)
+{
+	int rc = 0;
+
+	switch (val) {
+	case O_LIST:
+		o->list = true;
+		break;
+	case O_PLAN:
+		o->plan = true;
+		break;
+	case O_QUICK:
+		o->profile = 0;
+		break;
+	case O_FULL:
+		o->profile = 2;
+		break;
+	case O_NO_BPF:
+		o->no_bpf = true;
+		break;
+	case RG_CL_O_QUIET:
+		o->quiet = true;
+		break;
+	case O_GUARDS:
+		o->sel_guards = true;
+		rc = rg_cl_names(flag, v, guard_names(), RG_GUARD__COUNT, o->guard);
+		break;
+	case O_SCENARIOS:
+		o->sel_scen = true;
+		rc = rg_cl_names(flag, v, rg_scenario_names, RG_SC__COUNT, o->scenario);
+		break;
+	case RG_CL_O_THREADS:
+		rc = o->nthreads = rg_cl_int_list(flag, v, o->threads, RG_MAX_THREAD_COUNTS, 1,
+						  RG_MAX_CPUS, 0);
+		break;
+	case RG_CL_O_CPUS:
+		rc = o->ncpus = rg_cl_cpu_list(flag, v, o->cpus, RG_MAX_CPUS);
+		break;
+	case RG_CL_O_REPETITIONS:
+		rc = rg_cl_long(flag, v, 1, 1000, &o->reps);
+		break;
+	case RG_CL_O_DURATION:
+		rc = rg_cl_duration(flag, v, 1e-6, 3600, &o->min_time);
+		break;
+	case RG_CL_O_BATCH:
+		rc = rg_cl_long(flag, v, 1, 1L << 30, &o->batch);
+		break;
+	case O_DUTY:
+		rc = o->nduty = rg_cl_int_list(flag, v, o->duty, RG_MAX_DUTY, 0, 100000, 0);
+		break;
+	case RG_CL_O_OUT:
+		snprintf(o->out_csv, sizeof(o->out_csv), "%s", v);
+		break;
+	case RG_CL_O_JSON:
+		o->want_json = true;
+		if (v)
+			snprintf(o->out_json, sizeof(o->out_json), "%s", v);
+		break;
+	}
+	return rc < 0 ? -1 : 0;
 }
 
 /*
@@ -216,14 +229,16 @@ static void gb_flag(struct rg_bench_opts *o, char *a)
 
 	if (!strncmp(a, "--benchmark_format=", 19) && strcmp(a + 19, "console") &&
 	    strcmp(a + 19, "json"))
-		rg_bench_die_usage("%s: rgbench shows the library's report as console or json only", a);
+		exit(rg_cl_usage_error("%s: rgbench shows the library's report as console or json only", a));
 	check_gb_flag(a);	/* a bad value: one line, exit 2 */
 	/* Read here too: they set rgbench's rounds and chunk time. */
 	if (!strncmp(a, "--benchmark_min_time=", 21) &&
-	    (strtod(a + 21, &end), end != a + 21 && !*end))
-		o->gb_min_time = parse_double("--benchmark_min_time", a + 21, 1e-6, 3600);
-	if (!strncmp(a, "--benchmark_repetitions=", 24))
-		o->gb_reps = parse_long("--benchmark_repetitions", a + 24, 1, 1000);
+	    (strtod(a + 21, &end), end != a + 21 && !*end) &&
+	    rg_cl_double("--benchmark_min_time", a + 21, 1e-6, 3600, &o->gb_min_time))
+		exit(RG_EXIT_USAGE);
+	if (!strncmp(a, "--benchmark_repetitions=", 24) &&
+	    rg_cl_long("--benchmark_repetitions", a + 24, 1, 1000, &o->gb_reps))
+		exit(RG_EXIT_USAGE);
 	if (!strncmp(a, "--benchmark_filter=", 19))
 		o->gb_filter = a + 19;
 	o->gb_argv[o->gb_argc++] = a;
@@ -240,14 +255,15 @@ static void gb_initialize(struct rg_bench_opts *o)
 	eq = strchr(o->gb_argv[1], '=');
 	n = eq ? (int)(eq - o->gb_argv[1]) : (int)strlen(o->gb_argv[1]);
 	if (gb_flag_known(o->gb_argv[1], n))
-		rg_bench_die_usage("bad value for Google Benchmark flag '%s'%s", o->gb_argv[1],
-				   eq ? "" : " (give it as --benchmark_x=value)");
-	rg_bench_die_usage("unknown Google Benchmark flag '%s'", o->gb_argv[1]);
+		exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s'%s", o->gb_argv[1],
+				       eq ? "" : " (give it as --benchmark_x=value)"));
+	exit(rg_cl_usage_error("unknown Google Benchmark flag '%s'", o->gb_argv[1]));
 }
 
 int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 		   struct rg_bench_opts *o)
 {
+	rg_cl_set_prog("rgbench");
 	o->profile = 1;
 	o->reps = -1;
 	o->min_time = -1;
@@ -258,88 +274,38 @@ int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 		o->scenario[i] = true;
 	o->gb_argv = calloc((size_t)argc + 1, sizeof(*o->gb_argv));
 	if (!o->gb_argv)
-		rg_bench_die_usage("out of memory");
+		exit(rg_cl_error("out of memory"));
 	o->gb_argv[0] = argv[0];
 	o->gb_argc = 1;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = NULL;
-		const char *eq = strchr(a, '=');
+		const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
+		const struct option *w;
 		char flag[64];
 
 		if (!strncmp(a, "--benchmark_", 12)) {
 			gb_flag(o, argv[i]);
 			continue;
 		}
-		/* --flag=value or --flag value */
+		/* --word=value or --word value (a value never starts with "--") */
 		snprintf(flag, sizeof(flag), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-#define NEEDS_VALUE()								\
-		do {								\
-			if (eq)							\
-				v = eq + 1;					\
-			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) \
-				v = argv[++i];					\
-			else							\
-				rg_bench_die_usage("%s needs a value", flag);	\
-		} while (0)
-		if (!strcmp(flag, "-h") || !strcmp(flag, "--help")) {
+		w = find_word(flag);
+		if (w && w->val == RG_CL_O_HELP) {
 			usage(stdout, hooks);
-			return 0;
-		} else if (!strcmp(flag, "--list") && !eq) {
-			o->list = true;
-		} else if (!strcmp(flag, "--plan") && !eq) {
-			o->plan = true;
-		} else if (!strcmp(flag, "--quick") && !eq) {
-			o->profile = 0;
-		} else if (!strcmp(flag, "--full") && !eq) {
-			o->profile = 2;
-		} else if (!strcmp(flag, "--no-bpf") && !eq) {
-			o->no_bpf = true;
-		} else if (!strcmp(flag, "--quiet") && !eq) {
-			o->quiet = true;
-		} else if (!strcmp(flag, "--guards")) {
-			NEEDS_VALUE();
-			parse_names(flag, v, o->guard, RG_GUARD__COUNT, guard_index);
-			o->sel_guards = true;
-		} else if (!strcmp(flag, "--scenarios")) {
-			NEEDS_VALUE();
-			parse_names(flag, v, o->scenario, RG_SC__COUNT, rg_scenario_find);
-			o->sel_scen = true;
-		} else if (!strcmp(flag, "--threads")) {
-			NEEDS_VALUE();
-			o->nthreads = parse_int_list(flag, v, o->threads, RG_MAX_THREAD_COUNTS, 1,
-						     RG_MAX_CPUS, false);
-		} else if (!strcmp(flag, "--cpus")) {
-			NEEDS_VALUE();
-			o->ncpus = parse_int_list(flag, v, o->cpus, RG_MAX_CPUS, 0, RG_MAX_CPUS - 1,
-						  true);
-		} else if (!strcmp(flag, "--repetitions")) {
-			NEEDS_VALUE();
-			o->reps = parse_long(flag, v, 1, 1000);
-		} else if (!strcmp(flag, "--min-time")) {
-			NEEDS_VALUE();
-			o->min_time = parse_double(flag, v, 1e-6, 3600);
-		} else if (!strcmp(flag, "--batch")) {
-			NEEDS_VALUE();
-			o->batch = parse_long(flag, v, 1, 1L << 30);
-		} else if (!strcmp(flag, "--duty")) {
-			NEEDS_VALUE();
-			o->nduty = parse_int_list(flag, v, o->duty, RG_MAX_DUTY, 0, 100000, false);
-		} else if (!strcmp(flag, "--out")) {
-			NEEDS_VALUE();
-			snprintf(o->out_csv, sizeof(o->out_csv), "%s", v);
-		} else if (!strcmp(flag, "--json")) {
-			o->want_json = true;
-			if (eq)
-				v = eq + 1;
-			else if (i + 1 < argc && argv[i + 1][0] != '-')
-				v = argv[++i];
-			if (v)
-				snprintf(o->out_json, sizeof(o->out_json), "%s", v);
-		} else {
-			rg_bench_die_usage("unknown option '%s' (see --help)", a);
+			return RG_EXIT_OK;
 		}
-#undef NEEDS_VALUE
+		if (!w || (eq && w->has_arg == no_argument))
+			exit(rg_cl_usage_error("unknown option '%s'", a));
+		if (w->has_arg == no_argument)
+			v = NULL;
+		else if (eq)
+			v = eq + 1;
+		else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) &&
+			 (w->val != RG_CL_O_JSON || argv[i + 1][0] != '-'))
+			v = argv[++i];
+		else if (w->val != RG_CL_O_JSON)	/* --json alone: beside the CSV */
+			exit(rg_cl_usage_error("%s needs a value", flag));
+		if (set_option(o, w->val, flag, v))
+			exit(RG_EXIT_USAGE);
 	}
 	gb_initialize(o);
 	return -1;
@@ -374,3 +340,4 @@ void rg_bench_list(const struct rg_suite_cfg *cfg, const struct rg_bench_hooks *
 	if (hooks && hooks->subcommands)
 		hooks->subcommands(stdout, false);
 }
+

@@ -5,8 +5,10 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "rg/bench.h"
+#include "rg/cmdline.h"
 #include "rg/env.h"
 #include "suite.h"
 
@@ -21,11 +23,11 @@ struct rg_bench_opts {
 	int cpus[RG_MAX_CPUS], ncpus;
 	int duty[RG_MAX_DUTY], nduty;
 	long reps;			/* --repetitions, -1 */
-	double min_time;		/* --min-time, -1 */
+	double min_time;		/* --duration (--min-time) in seconds, -1 */
 	long batch;			/* --batch, 4096 */
 	char out_csv[PATH_MAX + 8];	/* --out */
 	char out_json[PATH_MAX + 8];	/* --json FILE */
-	bool want_json;			/* --json, with or without FILE */
+	bool want_json;			/* --json FILE, or --json alone (beside the CSV) */
 	/* Google Benchmark's flags, passed on; those that also set rgbench's values. */
 	int gb_argc;
 	char **gb_argv;
@@ -40,13 +42,13 @@ static inline bool rg_bench_default_run(const struct rg_bench_opts *o)
 	return !o->sel_guards && !o->sel_scen && !o->no_bpf;
 }
 
-/* "rgbench: <message>" on stderr, exit 2. */
-void rg_bench_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* A usage error found after the options were read: "rgbench: <message>", exit 2. */
+#define rg_bench_die_usage(...) (rg_cl_error(__VA_ARGS__), exit(RG_EXIT_USAGE))
 
 /*
  * cli.c: parse argv into o and hand the --benchmark_* flags to Google
  * Benchmark. -1 to go on, or the exit status (0 after --help). A bad option
- * exits 2 with one line.
+ * or value exits 2 with the kit's one line.
  */
 int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 		   struct rg_bench_opts *o);

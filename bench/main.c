@@ -19,15 +19,15 @@ int rg_bench_main(int argc, char **argv, const struct rg_bench_hooks *hooks)
 		return rc;
 	if (o.list) {
 		rg_bench_list(&cfg, hooks);
-		return 0;
+		return RG_EXIT_OK;
 	}
 	rg_bench_profile(&o, &cfg);
 	if (o.plan) {
 		rg_bench_plan(&o, &cfg, hooks);
-		return 0;
+		return RG_EXIT_OK;
 	}
 	rc = rg_bench_run(&o, &cfg, hooks);
-	if (rc == 0) {
+	if (rc == RG_EXIT_OK) {
 		rg_topo_fini();
 		free(o.gb_argv);
 	}

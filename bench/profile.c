@@ -25,7 +25,7 @@ int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 
 	if (rg_topo_init(err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
-		return o->plan ? 2 : 1;
+		return o->plan ? RG_EXIT_USAGE : RG_EXIT_FAIL;	/* --plan: a bad topology file */
 	}
 	if (rg_topo_foreign() && !o->plan && !o->list)
 		rg_bench_die_usage("the topology comes from HWLOC_XMLFILE/HWLOC_SYNTHETIC (another machine): only --plan and --list use it");

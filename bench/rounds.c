@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "rg/cmdline.h"
 #include "rg/platform.h"
 #include "suite_int.h"
 
@@ -173,7 +174,7 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 		c->active = true;
 	}
 	long_group = (double)n * cfg->repetitions * cfg->min_time > 5;
-	last_tick = ts_ns(CLOCK_MONOTONIC);
+	last_tick = rg_now_s();
 	for (int r = 0; r < cfg->repetitions && !*cfg->stop; r++) {
 		size_t m = 0;
 
@@ -185,9 +186,9 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 			return -1;
 		/* Long groups (--full, slow guards) say where they are every few seconds. */
 		if (cfg->progress && long_group && r + 1 < cfg->repetitions) {
-			double now = ts_ns(CLOCK_MONOTONIC);
+			double now = rg_now_s();
 
-			if (now - last_tick > 5e9) {
+			if (now - last_tick > 5) {
 				fprintf(cfg->progress, "rgbench: ... round %d of %d\n", r + 1,
 					cfg->repetitions);
 				fflush(cfg->progress);

@@ -20,12 +20,8 @@
 #define RG_VERSION "unknown"
 #endif
 
+/* The stop signal caught (rg_cl_catch_stop_signals), or 0. */
 static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig)
-{
-	g_stop = sig;
-}
 
 static void default_base(char *buf, size_t len, const struct rg_env *env)
 {
@@ -87,11 +83,11 @@ static int default_output(const char *base, char *csv, char *json, size_t len, b
 		}
 		/* Locked: now a finished run of this name cannot appear behind our back. */
 		if (lstat(csv, &st) && (json_given || lstat(json, &st)))
-			return 0;
+			return RG_EXIT_OK;
 		rg_output_release();
 	}
 	fprintf(stderr, "rgbench: %s: a thousand results of this name already exist\n", base);
-	return 1;
+	return RG_EXIT_FAIL;
 }
 
 /*
@@ -107,10 +103,8 @@ static int prepare_output(struct rg_bench_opts *o, const struct rg_env *env)
 	if (!o->out_csv[0]) {
 		bool made = !mkdir("results", 0755);
 
-		if (!made && errno != EEXIST) {
-			fprintf(stderr, "rgbench: cannot create results/: %s\n", strerror(errno));
-			return 1;
-		}
+		if (!made && errno != EEXIST)
+			return rg_cl_error("cannot create results/: %s", strerror(errno));
 		default_base(base, sizeof(base), env);
 		rc = default_output(base, o->out_csv, o->out_json, sizeof(o->out_csv),
 				    o->out_json[0] != 0);
@@ -120,7 +114,7 @@ static int prepare_output(struct rg_bench_opts *o, const struct rg_env *env)
 			return rc;
 		}
 		o->want_json = true;
-		return 0;
+		return RG_EXIT_OK;
 	}
 	if (o->want_json && !o->out_json[0])
 		json_beside(o->out_json, sizeof(o->out_json), o->out_csv);
@@ -128,18 +122,6 @@ static int prepare_output(struct rg_bench_opts *o, const struct rg_env *env)
 	if (rc)
 		fprintf(stderr, "rgbench: %s\n", err);
 	return rc;
-}
-
-/* SIGINT and SIGTERM set g_stop: the suite stops at its next batch, nothing is written. */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }
 
 /* The first progress line, and the warning that an emulator's timings are not a machine's. */
@@ -178,7 +160,7 @@ static void run_bpf(const struct rg_bench_opts *o, const struct rg_suite_cfg *cf
 	}
 }
 
-/* The CSV (and JSON) written atomically, then the count of failed benchmarks. 0 or 1. */
+/* The CSV (and JSON) written atomically, then the count of failed benchmarks. The exit status. */
 static int write_results(const struct rg_bench_opts *o, const struct rg_suite_cfg *cfg,
 			 struct rg_resultset *rs)
 {
@@ -187,7 +169,7 @@ static int write_results(const struct rg_bench_opts *o, const struct rg_suite_cf
 
 	if (rg_results_write(rs, o->out_csv, o->want_json ? o->out_json : NULL, err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
-		return 1;
+		return RG_EXIT_FAIL;
 	}
 	rg_output_release();
 	if (cfg->progress) {
@@ -199,7 +181,7 @@ static int write_results(const struct rg_bench_opts *o, const struct rg_suite_cf
 		nerr += !strcmp(rs->rows[i].status, "error");
 	if (nerr)
 		fprintf(stderr, "rgbench: %zu benchmark(s) failed (status=error in the output)\n", nerr);
-	return 0;
+	return RG_EXIT_OK;
 }
 
 int rg_bench_run(struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
@@ -215,12 +197,13 @@ int rg_bench_run(struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 	if (rc)
 		return rc;
 	rg_results_init(&rs, &env);
-	catch_stop_signals();
+	/* SIGINT and SIGTERM set g_stop: the suite stops at its next batch, nothing is written. */
+	rg_cl_catch_stop_signals(&g_stop);
 	announce(cfg, &env);
 	ndone = rg_suite_run(cfg, &rs);
 	if (ndone < 0) {
 		rg_results_free(&rs);
-		return 1;
+		return RG_EXIT_FAIL;
 	}
 	if (ndone == 0 && o->gb_filter && !g_stop) {
 		rg_results_free(&rs);
@@ -234,7 +217,7 @@ int rg_bench_run(struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 		fprintf(stderr, "rgbench: interrupted by %s; no results written\n",
 			g_stop == SIGINT ? "SIGINT" : "SIGTERM");
 		rg_results_free(&rs);
-		return 128 + g_stop;
+		return RG_EXIT_SIGNAL + g_stop;
 	}
 	rc = write_results(o, cfg, &rs);
 	rg_results_free(&rs);
