@@ -128,6 +128,12 @@ def main():
     r = subprocess.run(rgtest.command(a, "--scenarios", "pair", "--guards", "tls", "--out", "/dev/null/x.csv"),
                        capture_output=True, text=True, env=env, timeout=60)
     check(r.returncode == 2, f"a run on a foreign topology: exit {r.returncode}, want 2 ({r.stderr.strip()})")
+    # --duration (the common word, with units) and its old spelling --min-time set the same chunk time.
+    for words in (["--duration", "20ms"], ["--duration=0.02"], ["--min-time", "0.02"],
+                  ["--min-time=20000us"], ["--benchmark_min_time=0.02"]):
+        r = plan(a, {}, "--quick", "--scenarios", "pair", "--repetitions", "3", *words)
+        check(r.returncode == 0 and "per benchmark: 3 repetition(s) x 0.02 s;" in r.stdout,
+              f"--plan {' '.join(words)}: exit {r.returncode}, {r.stdout[:300]!r} {r.stderr!r}")
     if FAILS:
         print(f"{len(FAILS)} failure(s)")
         return 1

@@ -43,7 +43,7 @@ c.check(columns == EXPECTED[version],
 
 tmp = tempfile.mkdtemp(prefix="rgbench-schema-")
 out_csv, out_json = os.path.join(tmp, "x.csv"), os.path.join(tmp, "x.json")
-r = rgtest.run(a, "--guards", "noop", "--scenarios", "pair", "--min-time", "0.001",
+r = rgtest.run(a, "--guards", "noop", "--scenarios", "pair", "--duration", "1ms",
                "--repetitions", "1", "--quiet", "--out", out_csv, "--json", out_json, cwd=tmp)
 c.check(r.returncode == 0, f"rgbench exited {r.returncode}: {r.stderr}")
 if r.returncode == 0:

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/* rgbench's command line: usage, the options into struct rg_bench_opts (with the kit, rg/cmdline.h), Google Benchmark's flags checked and passed on, --list. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "command.h"
+#include "counters.h"
+#include "rg/cmdline.h"
+#include "rg/gbench.h"
+#include "rg/platform.h"
+#include "rg/registry.h"
+
+static void usage(FILE *f, const struct rg_bench_hooks *hooks)
+{
+	fprintf(f,
+"usage: rgbench [options]          run the userspace suite (default profile)\n"
+"       rgbench --list             guards, scenarios, CPUs, counters\n"
+"       rgbench --plan [options]   what the options would run, where, how long\n"
+"                                  (HWLOC_XMLFILE / HWLOC_SYNTHETIC: another machine)\n"
+);
+	if (hooks && hooks->subcommands)
+		hooks->subcommands(f, true);
+	fprintf(f, "\n"
+"  --quick | --full          shorter / longer profile (default: between)\n"
+"  --guards a,b,...          guards to run (noop is always added); default all\n"
+"  --scenarios a,b,...       pair,duty,nested,threads,falseshare,latency,xpkg; default all\n"
+"  --threads n,m,...         thread counts for the threads scenario\n"
+"  --cpus list               CPUs to use, e.g. 0,2 or 0-3 (default: all allowed,\n"
+"                            one per core package by package, then SMT siblings)\n"
+"  --repetitions n           interleaved rounds (samples) per benchmark\n"
+"  --duration t              seconds per benchmark per round: 0.01, 10ms, 500us\n"
+"                            (old spelling: --min-time)\n"
+"  --batch n                 iterations per call of the measured loop (4096)\n"
+"  --duty ns,ns,...          work between pairs for the duty scenario\n"
+"  --out file.csv            CSV output (default results/<host>-<time>.csv)\n"
+"  --json file.json          also JSON; --json alone (old form): beside the CSV\n"
+"                            (the default output always has both)\n"
+"  --no-bpf                  do not run the BPF suite in the default run\n"
+"  --quiet                   no progress lines\n"
+"  --benchmark_*=...         passed to Google Benchmark (filter, format, out...)\n"
+"  --word value and --word=value are the same; exit 0 ok, 1 failure, 2 usage,\n"
+"  128+signal interrupted (no file written)\n");
+}
+
+enum {
+	O_LIST = RG_CL_O__FIRST_FREE, O_PLAN, O_QUICK, O_FULL, O_NO_BPF, O_GUARDS, O_SCENARIOS,
+	O_DUTY,
+};
+
+/*
+ * rgbench's option words: the kit's common ones, the old spelling --min-time
+ * of --duration, and the suite's own. Matched whole, never abbreviated.
+ */
+static const struct option words[] = {
+	RG_CL_OPT_HELP(RG_CL_O_HELP),
+	{ "list", no_argument, NULL, O_LIST },
+	{ "plan", no_argument, NULL, O_PLAN },
+	{ "quick", no_argument, NULL, O_QUICK },
+	{ "full", no_argument, NULL, O_FULL },
+	{ "no-bpf", no_argument, NULL, O_NO_BPF },
+	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+	{ "guards", required_argument, NULL, O_GUARDS },
+	{ "scenarios", required_argument, NULL, O_SCENARIOS },
+	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
+	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
+	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
+	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
+	{ "min-time", required_argument, NULL, RG_CL_O_DURATION },
+	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
+	{ "duty", required_argument, NULL, O_DUTY },
+	RG_CL_OPT_OUT(RG_CL_O_OUT),
+	RG_CL_OPT_JSON(RG_CL_O_JSON),	/* also alone: JSON beside the CSV */
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The entry of flag ("--word", or -h for --help), or NULL. */
+static const struct option *find_word(const char *flag)
+{
+	if (!strcmp(flag, "-h"))
+		return &words[0];
+	if (strncmp(flag, "--", 2))
+		return NULL;
+	for (const struct option *w = words; w->name; w++)
+		if (!strcmp(flag + 2, w->name))
+			return w;
+	return NULL;
+}
+
+/* The flags Google Benchmark (1.7 and 1.8) knows: a leftover one had a bad value. */
+static bool gb_flag_known(const char *a, int n)
+{
+	static const char *const known[] = {
+		"list_tests", "filter", "min_time", "min_warmup_time", "repetitions",
+		"enable_random_interleaving", "report_aggregates_only",
+		"display_aggregates_only", "format", "out_format", "out", "color",
+		"counters_tabular", "perf_counters", "context", "time_unit", "dry_run",
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (n == 12 + (int)strlen(known[i]) && !strncmp(a + 12, known[i], (size_t)(n - 12)))
+			return true;
+	return false;
+}
+
+/*
+ * Values rgbench passes on must be ones the run can use: the same rules as
+ * --repetitions and --duration (the library would abort on -1 repetitions and
+ * run one iteration for a min time of 0), and a filter that compiles.
+ */
+static void check_gb_flag(const char *a)
+{
+	const char *v = strchr(a, '=');
+	char *end;
+
+	if (!v)
+		return;
+	v++;
+	if (!strncmp(a, "--benchmark_repetitions=", 24)) {
+		long n;
+
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (!*v || *end || errno || n < 1 || n > 1000)
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected an integer in [1, 1000]", a));
+	} else if (!strncmp(a, "--benchmark_min_time=", 21)) {
+		double t;
+
+		errno = 0;
+		t = strtod(v, &end);
+		if (end != v && *end == 's' && !end[1])
+			end++;	/* 1.8 spells seconds "0.5s" */
+		if (!*v || *end || errno || !(t >= 1e-6 && t <= 3600) || strpbrk(v, "xXnN"))
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected seconds in [1e-06, 3600]", a));
+	} else if (!strncmp(a, "--benchmark_filter=", 19)) {
+		regex_t re;
+
+		if (regcomp(&re, v[0] == '-' ? v + 1 : v, REG_EXTENDED | REG_NOSUB))
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': not a regular expression", a));
+		regfree(&re);
+	}
+}
+
+/* The guards' names in id order, for rg_cl_names(). */
+static const char *const *guard_names(void)
+{
+	static const char *names[RG_GUARD__COUNT];
+
+	for (int i = 0; i < RG_GUARD__COUNT; i++)
+		names[i] = rg_guards[i].name;
+	return names;
+}
+
+/* One option's value into o (v is NULL for a word without one). 0, or -1 after the kit's message. */
+static int set_option(struct rg_bench_opts *o, int val, const char *flag, const char *v)
+{
+	int rc = 0;
+
+	switch (val) {
+	case O_LIST:
+		o->list = true;
+		break;
+	case O_PLAN:
+		o->plan = true;
+		break;
+	case O_QUICK:
+		o->profile = 0;
+		break;
+	case O_FULL:
+		o->profile = 2;
+		break;
+	case O_NO_BPF:
+		o->no_bpf = true;
+		break;
+	case RG_CL_O_QUIET:
+		o->quiet = true;
+		break;
+	case O_GUARDS:
+		o->sel_guards = true;
+		rc = rg_cl_names(flag, v, guard_names(), RG_GUARD__COUNT, o->guard);
+		break;
+	case O_SCENARIOS:
+		o->sel_scen = true;
+		rc = rg_cl_names(flag, v, rg_scenario_names, RG_SC__COUNT, o->scenario);
+		break;
+	case RG_CL_O_THREADS:
+		rc = o->nthreads = rg_cl_int_list(flag, v, o->threads, RG_MAX_THREAD_COUNTS, 1,
+						  RG_MAX_CPUS, 0);
+		break;
+	case RG_CL_O_CPUS:
+		rc = o->ncpus = rg_cl_cpu_list(flag, v, o->cpus, RG_MAX_CPUS);
+		break;
+	case RG_CL_O_REPETITIONS:
+		rc = rg_cl_long(flag, v, 1, 1000, &o->reps);
+		break;
+	case RG_CL_O_DURATION:
+		rc = rg_cl_duration(flag, v, 1e-6, 3600, &o->min_time);
+		break;
+	case RG_CL_O_BATCH:
+		rc = rg_cl_long(flag, v, 1, 1L << 30, &o->batch);
+		break;
+	case O_DUTY:
+		rc = o->nduty = rg_cl_int_list(flag, v, o->duty, RG_MAX_DUTY, 0, 100000, 0);
+		break;
+	case RG_CL_O_OUT:
+		snprintf(o->out_csv, sizeof(o->out_csv), "%s", v);
+		break;
+	case RG_CL_O_JSON:
+		o->want_json = true;
+		if (v)
+			snprintf(o->out_json, sizeof(o->out_json), "%s", v);
+		break;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * --benchmark_*: a value the run cannot use is refused here; the ones that
+ * also set rgbench's rounds, chunk time and filter are read into o; all are
+ * kept in o->gb_argv for the library.
+ */
+static void gb_flag(struct rg_bench_opts *o, char *a)
+{
+	char *end;
+
+	if (!strncmp(a, "--benchmark_format=", 19) && strcmp(a + 19, "console") &&
+	    strcmp(a + 19, "json"))
+		exit(rg_cl_usage_error("%s: rgbench shows the library's report as console or json only", a));
+	check_gb_flag(a);	/* a bad value: one line, exit 2 */
+	/* Read here too: they set rgbench's rounds and chunk time. */
+	if (!strncmp(a, "--benchmark_min_time=", 21) &&
+	    (strtod(a + 21, &end), end != a + 21 && !*end) &&
+	    rg_cl_double("--benchmark_min_time", a + 21, 1e-6, 3600, &o->gb_min_time))
+		exit(RG_EXIT_USAGE);
+	if (!strncmp(a, "--benchmark_repetitions=", 24) &&
+	    rg_cl_long("--benchmark_repetitions", a + 24, 1, 1000, &o->gb_reps))
+		exit(RG_EXIT_USAGE);
+	if (!strncmp(a, "--benchmark_filter=", 19))
+		o->gb_filter = a + 19;
+	o->gb_argv[o->gb_argc++] = a;
+}
+
+/* Google Benchmark's own parse of the flags passed on: what it leaves over is refused. */
+static void gb_initialize(struct rg_bench_opts *o)
+{
+	const char *eq;
+	int n;
+
+	if (rg_gb_initialize(&o->gb_argc, o->gb_argv) <= 0)
+		return;
+	eq = strchr(o->gb_argv[1], '=');
+	n = eq ? (int)(eq - o->gb_argv[1]) : (int)strlen(o->gb_argv[1]);
+	if (gb_flag_known(o->gb_argv[1], n))
+		exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s'%s", o->gb_argv[1],
+				       eq ? "" : " (give it as --benchmark_x=value)"));
+	exit(rg_cl_usage_error("unknown Google Benchmark flag '%s'", o->gb_argv[1]));
+}
+
+int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
+		   struct rg_bench_opts *o)
+{
+	rg_cl_set_prog("rgbench");
+	o->profile = 1;
+	o->reps = -1;
+	o->min_time = -1;
+	o->batch = 4096;
+	for (int i = 0; i < RG_GUARD__COUNT; i++)
+		o->guard[i] = true;
+	for (int i = 0; i < RG_SC__COUNT; i++)
+		o->scenario[i] = true;
+	o->gb_argv = calloc((size_t)argc + 1, sizeof(*o->gb_argv));
+	if (!o->gb_argv)
+		exit(rg_cl_error("out of memory"));
+	o->gb_argv[0] = argv[0];
+	o->gb_argc = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
+		const struct option *w;
+		char flag[64];
+
+		if (!strncmp(a, "--benchmark_", 12)) {
+			gb_flag(o, argv[i]);
+			continue;
+		}
+		/* --word=value or --word value (a value never starts with "--") */
+		snprintf(flag, sizeof(flag), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+		w = find_word(flag);
+		if (w && w->val == RG_CL_O_HELP) {
+			usage(stdout, hooks);
+			return RG_EXIT_OK;
+		}
+		if (!w || (eq && w->has_arg == no_argument))
+			exit(rg_cl_usage_error("unknown option '%s'", a));
+		if (w->has_arg == no_argument)
+			v = NULL;
+		else if (eq)
+			v = eq + 1;
+		else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) &&
+			 (w->val != RG_CL_O_JSON || argv[i + 1][0] != '-'))
+			v = argv[++i];
+		else if (w->val != RG_CL_O_JSON)	/* --json alone: beside the CSV */
+			exit(rg_cl_usage_error("%s needs a value", flag));
+		if (set_option(o, w->val, flag, v))
+			exit(RG_EXIT_USAGE);
+	}
+	gb_initialize(o);
+	return -1;
+}
+
+void rg_bench_list(const struct rg_suite_cfg *cfg, const struct rg_bench_hooks *hooks)
+{
+	char topo[256];
+	const char *why = rg_counters_probe();
+
+	printf("guards (guards/guards.def: name, availability, scope, role, what it is):\n");
+	rg_guard_print_list(stdout);
+	printf("scenarios:\n");
+	for (int i = 0; i < RG_SC__COUNT; i++)
+		printf("  %-16s %s\n", rg_scenario_names[i], rg_scenario_docs[i]);
+	rg_topo_describe(topo, sizeof(topo));
+	printf("topology: %s\ncpus (placement order):", topo);
+	for (int i = 0; i < cfg->ncpus; i++)
+		printf("%s%d", i ? "," : " ", cfg->cpus[i]);
+	printf("\ncounters: %s\n", why ? why : "perf (cycles, instructions)");
+	why = rg_events_probe();
+	if (why) {
+		printf("events: %s\n", why);
+	} else {
+		const struct rg_pmu_events *e = rg_events_list();
+
+		printf("events: PMU %s:", e->pmu);
+		for (size_t i = 0; i < e->n; i++)
+			printf("%s%s", i ? "," : " ", e->ev[i].name);
+		printf("%s%s\n", e->why[0] ? "; skipped " : "", e->why);
+	}
+	if (hooks && hooks->subcommands)
+		hooks->subcommands(stdout, false);
+}
+

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/* The duty scenario's calibration: work units that add a target number of ns per pair. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "rg/loops.h"
+#include "rg/percpu.h"
+#include "rg/platform.h"
+#include "suite_int.h"
+
+/* The calibration runs on CPU time too: a preempted step does not shrink the work. */
+static double thread_cpu_s(void)
+{
+	return ts_ns(CLOCK_THREAD_CPUTIME_ID) * 1e-9;
+}
+
+/* CPU ns per iteration that `units` of work add to the noop pair loop (best of 3, >= 2 ms each). */
+static double duty_cost_ns(struct rg_guard *g, uint32_t units)
+{
+	const struct rg_loops *L = &rg_loops[RG_GUARD_noop];
+	uint64_t n = 1;
+	double best = INFINITY;
+
+	for (int tries = 0, good = 0; tries < 48 && good < 3; tries++) {
+		double t0 = thread_cpu_s(), t1, t2;
+
+		L->duty(g, n, units);
+		t1 = thread_cpu_s();
+		L->pair(g, n);
+		t2 = thread_cpu_s();
+		if (t1 - t0 < 2e-3 && n < (1ull << 32)) {
+			n *= 4;
+			continue;
+		}
+		best = fmin(best, ((t1 - t0) - (t2 - t1)) * 1e9 / (double)n);
+		good++;
+	}
+	return best;
+}
+
+/*
+ * Work units that make the duty loop take target_ns more per pair than the
+ * pair loop. Calibrated at the target itself (a few fixed-point steps):
+ * short chains overlap across iterations, so ns per unit depends on length.
+ */
+uint32_t rg_suite_duty_units(int cpu, long target_ns)
+{
+	struct rg_guard g;
+	double units = 16, cost;
+	char err[200];
+
+	if (target_ns <= 0 || rg_guard_init(&g, 0))
+		return 0;
+	if (cpu >= 0 && !rg_topo_pin_self(cpu, err, sizeof(err)))
+		rg_percpu_thread_init();	/* the loops may take the per-CPU base */
+	for (int step = 0; step < 5; step++) {
+		cost = duty_cost_ns(&g, (uint32_t)lround(units));
+		/* Damped: noise (or an emulator) cannot send the estimate far off. */
+		double f = cost > 0 ? (double)target_ns / cost : 4;
+
+		units = fmax(1, fmin(1e6, units * fmax(0.25, fmin(4, f))));
+	}
+	rg_guard_fini(&g);
+	return (uint32_t)lround(units);
+}
+

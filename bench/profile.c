@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/* rgbench's profiles (--quick, default, --full) and CPU placement: the options turned into the suite's struct rg_suite_cfg. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "command.h"
+#include "plan.h"
+#include "rg/gbench.h"
+#include "rg/platform.h"
+
+/* Rounds of every benchmark and the chunk time per round (docs/bench.md), per profile. */
+static const double prof_min_time[3] = { 0.005, 0.01, 0.05 };
+static const int prof_reps[3] = { 5, 11, 21 };
+static const int prof_duty[3][5] = { { 0, 50 }, { 0, 10, 50, 200 }, { 0, 10, 50, 200, 1000 } };
+static const int prof_nduty[3] = { 2, 4, 5 };
+
+int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
+{
+	static int order[RG_MAX_CPUS];
+	char err[PATH_MAX + 256];
+	int norder;
+
+	if (rg_topo_init(err, sizeof(err))) {
+		fprintf(stderr, "rgbench: %s\n", err);
+		return o->plan ? RG_EXIT_USAGE : RG_EXIT_FAIL;	/* --plan: a bad topology file */
+	}
+	if (rg_topo_foreign() && !o->plan && !o->list)
+		rg_bench_die_usage("the topology comes from HWLOC_XMLFILE/HWLOC_SYNTHETIC (another machine): only --plan and --list use it");
+	norder = rg_topo_order(order, RG_MAX_CPUS);
+	if (o->ncpus) {
+		for (int i = 0; i < o->ncpus; i++)
+			if (!rg_topo_allowed(o->cpus[i])) {
+				char s[32];
+
+				snprintf(s, sizeof(s), "%d", o->cpus[i]);
+				rg_bench_die_usage("--cpus: CPU %s is not available (allowed: %d CPUs, see --list)",
+						   s, norder);
+			}
+		memcpy(cfg->cpus, o->cpus, (size_t)o->ncpus * sizeof(int));
+		cfg->ncpus = o->ncpus;
+	} else {
+		memcpy(cfg->cpus, order, (size_t)norder * sizeof(int));
+		cfg->ncpus = norder;
+	}
+	return -1;
+}
+
+void rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
+{
+	const int p = o->profile;
+
+	memcpy(cfg->guard, o->guard, sizeof(cfg->guard));
+	memcpy(cfg->scenario, o->scenario, sizeof(cfg->scenario));
+	if (o->nthreads) {
+		for (int i = 0; i < o->nthreads; i++)
+			if (o->threads[i] > cfg->ncpus)
+				rg_bench_die_usage("--threads %d: only %d CPU(s) selected (one thread per CPU)",
+						   o->threads[i], cfg->ncpus);
+		memcpy(cfg->thread_counts, o->threads, (size_t)o->nthreads * sizeof(int));
+		cfg->nthread_counts = o->nthreads;
+	} else {
+		/* 1, 2, 4, ... and N (full: every count). */
+		for (int t = 1; t <= cfg->ncpus && cfg->nthread_counts < RG_MAX_THREAD_COUNTS;
+		     t = p == 2 ? t + 1 : t * 2)
+			cfg->thread_counts[cfg->nthread_counts++] = t;
+		if (cfg->thread_counts[cfg->nthread_counts - 1] != cfg->ncpus &&
+		    cfg->nthread_counts < RG_MAX_THREAD_COUNTS)
+			cfg->thread_counts[cfg->nthread_counts++] = cfg->ncpus;
+	}
+	if (o->nduty) {
+		memcpy(cfg->duty_ns, o->duty, (size_t)o->nduty * sizeof(int));
+		cfg->nduty = o->nduty;
+	} else {
+		memcpy(cfg->duty_ns, prof_duty[p], sizeof(prof_duty[p]));
+		cfg->nduty = prof_nduty[p];
+	}
+	cfg->repetitions = o->reps > 0 ? (int)o->reps : o->gb_reps ? (int)o->gb_reps : prof_reps[p];
+	cfg->min_time = o->min_time > 0 ? o->min_time
+			: o->gb_min_time > 0 ? o->gb_min_time : prof_min_time[p];
+	cfg->batch = (uint64_t)o->batch;
+	cfg->native_noop = true;
+	cfg->progress = o->quiet ? NULL : rg_gb_library_display() ? stderr : stdout;
+}
+
+void rg_bench_plan(const struct rg_bench_opts *o, const struct rg_suite_cfg *cfg,
+		   const struct rg_bench_hooks *hooks)
+{
+	const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
+	char src[300];
+
+	snprintf(src, sizeof(src), "%s%.250s", rg_topo_foreign() ? (xml && *xml ? "HWLOC_XMLFILE=" :
+		 "HWLOC_SYNTHETIC=") : "this machine", rg_topo_foreign() ? (xml && *xml ? xml : syn) : "");
+	rg_plan_print(stdout, cfg, rg_bench_default_run(o) && hooks && hooks->bpf_default, src);
+}
