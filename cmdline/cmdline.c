@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/* The command-line kit: messages, numbers, durations, the monotonic clock, stop signals, getopt. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rg/cmdline.h"
+#include "cmdline_int.h"
+
+static const char *cl_prog = "rgbench";
+
+void rg_cl_set_prog(const char *prog)
+{
+	cl_prog = prog && *prog ? prog : "rgbench";
+}
+
+const char *rg_cl_prog(void)
+{
+	return cl_prog;
+}
+
+/* One line "<prog>: <head><msg><tail>\n", written with one call. */
+static void cl_vprint(const char *head, const char *tail, const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s: %s%s%s\n", cl_prog, head, msg, tail);
+}
+
+int rg_cl_usage_error(const char *fmt, ...)
+{
+	char tail[128];
+	va_list ap;
+
+	snprintf(tail, sizeof(tail), " (see %s --help)", cl_prog);
+	va_start(ap, fmt);
+	cl_vprint("", tail, fmt, ap);
+	va_end(ap);
+	return RG_EXIT_USAGE;
+}
+
+int rg_cl_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cl_vprint("", "", fmt, ap);
+	va_end(ap);
+	return RG_EXIT_FAIL;
+}
+
+int rg_cl_bad_value(const char *flag, const char *s, const char *fmt, ...)
+{
+	char head[128], tail[512];
+	va_list ap;
+
+	snprintf(head, sizeof(head), "%s: ", flag);
+	snprintf(tail, sizeof(tail), " (got '%s')", s);
+	va_start(ap, fmt);
+	cl_vprint(head, tail, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static size_t cl_digits(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+/* Leading blanks, skipped as strtol() and strtod() do (the parsers this kit replaces took them). */
+static size_t cl_blanks(const char *s)
+{
+	size_t i = 0;
+
+	while (isspace((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+/*
+ * Length of the decimal number s starts with: [blanks][+-]digits, and for
+ * real numbers also [+-]digits.digits, .digits, then e[+-]digits; 0 if none.
+ */
+static size_t cl_decimal(const char *s, bool real)
+{
+	size_t i = cl_blanks(s), d, e;
+
+	if (s[i] == '+' || s[i] == '-')
+		i++;
+	d = cl_digits(s + i);
+	i += d;
+	if (!real)
+		return d ? i : 0;
+	if (s[i] == '.') {
+		size_t f = cl_digits(s + i + 1);
+
+		i += 1 + f;
+		d += f;
+	}
+	if (!d)
+		return 0;
+	if (s[i] == 'e' || s[i] == 'E') {
+		size_t j = i + 1;
+
+		if (s[j] == '+' || s[j] == '-')
+			j++;
+		e = cl_digits(s + j);
+		if (e)
+			i = j + e;
+	}
+	return i;
+}
+
+int rg_cl_scan_long(const char *s, long *v)
+{
+	size_t n = cl_decimal(s, false);
+
+	if (!n || s[n])
+		return -1;
+	errno = 0;
+	*v = strtol(s, NULL, 10);
+	return errno ? -2 : 0;
+}
+
+int rg_cl_long(const char *flag, const char *s, long lo, long hi, long *out)
+{
+	long v = 0;
+	int rc = rg_cl_scan_long(s, &v);
+
+	if (rc || v < lo || v > hi)
+		return rg_cl_bad_value(flag, s, "expected an integer in [%ld, %ld]", lo, hi);
+	*out = v;
+	return 0;
+}
+
+int rg_cl_int(const char *flag, const char *s, int lo, int hi, int *out)
+{
+	long v = 0;
+
+	if (rg_cl_long(flag, s, lo, hi, &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int rg_cl_u64(const char *flag, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	size_t n = cl_decimal(s, false);
+	unsigned long long v = 0;
+
+	if (s[cl_blanks(s)] == '-')	/* strtoull() would negate it */
+		n = 0;
+	if (n && !s[n]) {
+		errno = 0;
+		v = strtoull(s, NULL, 10);
+	}
+	if (!n || s[n] || errno || v < lo || v > hi)
+		return rg_cl_bad_value(flag, s, "expected an integer in [%" PRIu64 ", %" PRIu64 "]",
+				       lo, hi);
+	*out = v;
+	return 0;
+}
+
+int rg_cl_double(const char *flag, const char *s, double lo, double hi, double *out)
+{
+	size_t n = cl_decimal(s, true);
+	double v = 0;
+
+	if (n && !s[n]) {
+		errno = 0;
+		v = strtod(s, NULL);
+	}
+	if (!n || s[n] || errno || !(v >= lo && v <= hi))
+		return rg_cl_bad_value(flag, s, "expected a number in [%g, %g]", lo, hi);
+	*out = v;
+	return 0;
+}
+
+static const struct {
+	const char *unit;
+	double scale;
+} cl_units[] = {
+	{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 },
+};
+
+int rg_cl_duration(const char *flag, const char *s, double lo, double hi, double *out_s)
+{
+	size_t n = cl_decimal(s, true);
+	double v;
+
+	for (size_t u = 0; n && u < sizeof(cl_units) / sizeof(cl_units[0]); u++) {
+		if (strcmp(s + n, cl_units[u].unit))
+			continue;
+		errno = 0;
+		v = strtod(s, NULL) * cl_units[u].scale;
+		if (errno || !(v >= lo && v <= hi))
+			break;
+		*out_s = v;
+		return 0;
+	}
+	return rg_cl_bad_value(flag, s, "expected a number of seconds in [%g, %g], or with a "
+			       "unit: 1.5s, 200ms, 50us, 100ns", lo, hi);
+}
+
+double rg_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Written only by the handler (and reset before it is installed). */
+static volatile sig_atomic_t cl_signo;
+static volatile sig_atomic_t *cl_stop;
+
+static void cl_on_stop(int sig)
+{
+	cl_signo = sig;
+	if (cl_stop)
+		*cl_stop = sig;
+}
+
+int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop)
+{
+	struct sigaction sa;
+
+	cl_signo = 0;
+	cl_stop = stop;
+	if (stop)
+		*stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cl_on_stop;	/* sa_flags 0: no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -1;
+	return 0;
+}
+
+int rg_cl_signal_status(void)
+{
+	int sig = cl_signo;
+
+	return sig ? RG_EXIT_SIGNAL + sig : 0;
+}
+
+void rg_cl_getopt_reset(void)
+{
+	optind = 0;
+}
+
+int rg_cl_option_error(int c, char *const *argv)
+{
+	const char *a = optind > 0 ? argv[optind - 1] : "";
+
+	if (c == ':')
+		return rg_cl_usage_error("option '%s' needs a value", a);
+	if (strncmp(a, "--", 2) && optopt > 0 && optopt < 256)
+		return rg_cl_usage_error("unknown option '-%c'", optopt);
+	return rg_cl_usage_error("unknown option '%s'", a);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* rgbench's one command-line kit: exit codes, messages, numbers, durations, lists, signals, option words. */
+#ifndef RG_CMDLINE_H
+#define RG_CMDLINE_H
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rg/cpu_limit.h"
+
+/*
+ * Exit-code policy, the same for rgbench and every subcommand:
+ *   0        ok: the run finished (rows the system refused are 'skipped' rows)
+ *   1        failure: I/O error, a check failed, the run could not complete
+ *   2        usage: a bad option or value, rejected before any work
+ *   77       skipped: nothing could run here (no privilege, no kernel headers)
+ *   128+sig  interrupted by SIGINT (130) or SIGTERM (143); nothing written
+ */
+enum rg_exit {
+	RG_EXIT_OK = 0,
+	RG_EXIT_FAIL = 1,
+	RG_EXIT_USAGE = 2,
+	RG_EXIT_SKIP = 77,
+	RG_EXIT_SIGNAL = 128,
+};
+
+/*
+ * Messages. Every message is one line on stderr that starts with the program
+ * name ("rgbench", "rgbench bpf"; default "rgbench"). The pointer is kept,
+ * not copied: pass a string literal.
+ */
+void rg_cl_set_prog(const char *prog);
+const char *rg_cl_prog(void);
+/* "<prog>: <msg> (see <prog> --help)"; returns RG_EXIT_USAGE. */
+int rg_cl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "<prog>: <msg>"; returns RG_EXIT_FAIL. */
+int rg_cl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Values. Each parser takes the option's spelling (flag, e.g. "--threads")
+ * and its text (s), stores the value and returns 0; or prints
+ *   "<prog>: <flag>: <what is wrong> (got '<s>')"
+ * stores nothing and returns -1 (the caller then exits RG_EXIT_USAGE).
+ * Numbers are decimal only: optional leading blanks (as strtol() skips them),
+ * an optional sign (no '-' for rg_cl_u64), digits, for doubles an optional
+ * fraction and exponent (1.5, .5, 2e-3). Rejected: "", trailing blanks or
+ * junk, hex ("0x10", "0x1p3"), "nan", "inf", overflow.
+ */
+int rg_cl_long(const char *flag, const char *s, long lo, long hi, long *out);
+int rg_cl_int(const char *flag, const char *s, int lo, int hi, int *out);
+int rg_cl_u64(const char *flag, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+int rg_cl_double(const char *flag, const char *s, double lo, double hi, double *out);
+/*
+ * A duration in seconds: a decimal number, then no unit (seconds) or one of
+ * s, ms, us, ns: "1.5", "1.5s", "200ms", "50us", "100ns". lo and hi are in
+ * seconds.
+ */
+int rg_cl_duration(const char *flag, const char *s, double lo, double hi, double *out_s);
+
+/*
+ * Integer lists: comma-separated integers in [lo, hi], "1,2,4-8" with
+ * RG_CL_LIST_RANGES (a-b, a <= b, both ends in [lo, hi]). No empty element
+ * ("", ",1", "1,", "1,,2"), no "1-"; a value listed twice is an error unless
+ * RG_CL_LIST_DUPS. Values are stored in the order given; at most max.
+ * Returns the number of values (>= 1) or -1 after the one-line message.
+ */
+enum rg_cl_list_flags {
+	RG_CL_LIST_RANGES = 1 << 0,	/* accept a-b */
+	RG_CL_LIST_DUPS = 1 << 1,	/* a value may appear more than once */
+};
+int rg_cl_int_list(const char *flag, const char *s, int *out, int max, long lo, long hi,
+		   unsigned int flags);
+/* A CPU list: ranges, no duplicates, each CPU in [0, RG_MAX_CPUS). */
+int rg_cl_cpu_list(const char *flag, const char *s, int *out, int max);
+
+/*
+ * Name lists: "a,b,c" or "all" (possibly among others) against names[0..count).
+ * Clears sel[], then sets sel[i] for every name listed ("all": every entry).
+ * An unknown or empty name: -1 after a message listing the valid names.
+ * Returns the number of entries selected.
+ */
+int rg_cl_names(const char *flag, const char *s, const char *const *names, int count,
+		bool *sel);
+
+/* Seconds on CLOCK_MONOTONIC (never goes back; unrelated to wall time). */
+double rg_now_s(void);
+
+/*
+ * Stop signals. Installs one handler for SIGINT and SIGTERM (sigaction, no
+ * SA_RESTART, so a blocking call returns EINTR) that stores the signal
+ * number in *stop (if stop is not NULL) and in the kit's own record; both
+ * start at 0 here. The handler only stores a sig_atomic_t: async-signal-safe.
+ * Returns 0, or -1 with errno from sigaction.
+ */
+int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop);
+/* 128 + the last stop signal caught (130 SIGINT, 143 SIGTERM), or 0. */
+int rg_cl_signal_status(void);
+
+/*
+ * getopt_long. rg_cl_getopt_reset() before a subcommand's getopt_long loop
+ * (glibc: optind = 0 starts over completely, also mid-cluster state).
+ * rg_cl_option_error() turns getopt_long's '?' or ':' (optstring starting
+ * with ':' and opterr = 0) into one usage line; returns RG_EXIT_USAGE.
+ */
+void rg_cl_getopt_reset(void);
+int rg_cl_option_error(int c, char *const *argv);
+
+/*
+ * The common option words, spelled once: every suite uses these for the
+ * same meaning. --out and --json always take a required argument. val is
+ * getopt_long's return value; RG_CL_O_* are free ones above any character
+ * (a suite keeping a short letter, e.g. -o, passes 'o'). An old spelling
+ * stays as an alias by giving it the same val:
+ *	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
+ *	{ "producers", required_argument, NULL, RG_CL_O_THREADS },
+ */
+enum rg_cl_opt_val {
+	RG_CL_O_OUT = 0x1000, RG_CL_O_JSON, RG_CL_O_THREADS, RG_CL_O_CPUS, RG_CL_O_DURATION,
+	RG_CL_O_REPETITIONS, RG_CL_O_WARMUP, RG_CL_O_BATCH, RG_CL_O_QUIET, RG_CL_O_HELP,
+	RG_CL_O__FIRST_FREE,	/* a suite's own values start here */
+};
+#define RG_CL_OPT_OUT(val)		{ "out", required_argument, NULL, (val) }	/* FILE.csv */
+#define RG_CL_OPT_JSON(val)		{ "json", required_argument, NULL, (val) }	/* FILE.json */
+#define RG_CL_OPT_THREADS(val)		{ "threads", required_argument, NULL, (val) }	/* N[,N...] */
+#define RG_CL_OPT_CPUS(val)		{ "cpus", required_argument, NULL, (val) }	/* LIST */
+#define RG_CL_OPT_DURATION(val)		{ "duration", required_argument, NULL, (val) }	/* T */
+#define RG_CL_OPT_REPETITIONS(val)	{ "repetitions", required_argument, NULL, (val) } /* N */
+#define RG_CL_OPT_WARMUP(val)		{ "warmup", required_argument, NULL, (val) }	/* T */
+#define RG_CL_OPT_BATCH(val)		{ "batch", required_argument, NULL, (val) }	/* N */
+#define RG_CL_OPT_QUIET(val)		{ "quiet", no_argument, NULL, (val) }
+#define RG_CL_OPT_HELP(val)		{ "help", no_argument, NULL, (val) }
+
+#endif /* RG_CMDLINE_H */

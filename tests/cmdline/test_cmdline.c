@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: MIT
+/* Unit test of the command-line kit: exact values, exact one-line messages, signals, clock, getopt. */
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "rg/cmdline.h"
+
+static char cap_buf[4096];
+static FILE *cap_file;
+static int cap_saved = -1;
+
+/* Send stderr to a temporary file until cap_end(), which returns what was written. */
+static void cap_begin(void)
+{
+	fflush(stderr);
+	cap_file = tmpfile();
+	if (!cap_file) {
+		perror("tmpfile");
+		exit(1);
+	}
+	cap_saved = dup(2);
+	dup2(fileno(cap_file), 2);
+}
+
+static const char *cap_end(void)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(cap_saved, 2);
+	close(cap_saved);
+	rewind(cap_file);
+	n = fread(cap_buf, 1, sizeof(cap_buf) - 1, cap_file);
+	cap_buf[n] = '\0';
+	fclose(cap_file);
+	return cap_buf;
+}
+
+/* One line, ending in a newline, starting with want. */
+static void check_msg(const char *what, const char *got, const char *want)
+{
+	size_t len = strlen(got);
+
+	CHECK(!strncmp(got, want, strlen(want)), "%s: stderr '%s', expected a start '%s'",
+	      what, got, want);
+	CHECK(len && got[len - 1] == '\n' && !memchr(got, '\n', len - 1),
+	      "%s: stderr '%s' is not exactly one line", what, got);
+}
+
+/* call must return -1, print one line starting with want, and quote its input. */
+#define BAD(call, want)								\
+	do {									\
+		int rc_;							\
+		const char *e_;							\
+		cap_begin();							\
+		rc_ = (call);							\
+		e_ = cap_end();							\
+		CHECK(rc_ == -1, "%s returned %d, expected -1", #call, rc_);	\
+		check_msg(#call, e_, want);					\
+		CHECK(strstr(e_, " (got '"), "%s: '%s' does not quote the input", #call, e_); \
+	} while (0)
+
+#define QUIET_OK(call)								\
+	do {									\
+		int rc_;							\
+		const char *e_;							\
+		cap_begin();							\
+		rc_ = (call);							\
+		e_ = cap_end();							\
+		CHECK(rc_ >= 0, "%s returned %d: %s", #call, rc_, e_);		\
+		CHECK(!*e_, "%s printed '%s'", #call, e_);			\
+	} while (0)
+
+#define CHECK_NEAR(a, b)							\
+	CHECK(fabs((a) - (b)) <= 1e-12 * fabs(b), "%s = %.17g, expected %.17g", #a, (double)(a), \
+	      (double)(b))
+
+static void test_long(void)
+{
+	long v = 99;
+	int iv = 0;
+
+	QUIET_OK(rg_cl_long("--n", "42", 1, 1000, &v));
+	CHECK_EQ(v, 42);
+	QUIET_OK(rg_cl_long("--n", "-3", -10, 10, &v));
+	CHECK(v == -3, "v = %ld", v);
+	QUIET_OK(rg_cl_long("--n", "+7", 1, 10, &v));
+	CHECK_EQ(v, 7);
+	QUIET_OK(rg_cl_long("--n", " 12", 1, 1000, &v));	/* strtol() took it */
+	CHECK_EQ(v, 12);
+	QUIET_OK(rg_cl_long("--n", "1000", 1, 1000, &v));
+	CHECK_EQ(v, 1000);
+	QUIET_OK(rg_cl_int("--n", "-2147483648", INT32_MIN, INT32_MAX, &iv));
+	CHECK(iv == INT32_MIN, "iv = %d", iv);
+	v = 99;
+	BAD(rg_cl_long("--n", "", 1, 1000, &v), "rgtest: --n: expected an integer in [1, 1000] (got '')");
+	BAD(rg_cl_long("--n", "x", 1, 1000, &v), "rgtest: --n: expected an integer in [1, 1000] (got 'x')");
+	BAD(rg_cl_long("--n", "1x", 1, 1000, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_long("--n", "1 ", 1, 1000, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_long("--n", "0x10", 0, 1000, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_long("--n", "nan", 0, 1000, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_long("--n", "1.5", 0, 1000, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_long("--n", "-", 0, 1000, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_long("--n", "1001", 1, 1000, &v),
+	    "rgtest: --n: expected an integer in [1, 1000] (got '1001')");
+	BAD(rg_cl_long("--n", "0", 1, 1000, &v), "rgtest: --n: expected an integer in [1, 1000] (got '0')");
+	BAD(rg_cl_long("--n", "99999999999999999999", 1, 1000, &v), "rgtest: --n: expected an integer in [1, 1000]");
+	BAD(rg_cl_long("--n", "-99999999999999999999", -5, 5, &v), "rgtest: --n: expected an integer in [-5, 5]");
+	BAD(rg_cl_int("--n", "2147483648", 0, INT32_MAX, &iv), "rgtest: --n: expected an integer in [0, 2147483647]");
+	CHECK(v == 99, "a rejected value was stored: %ld", v);
+}
+
+static void test_u64(void)
+{
+	uint64_t v = 5;
+
+	QUIET_OK(rg_cl_u64("--n", "18446744073709551615", 0, UINT64_MAX, &v));
+	CHECK(v == UINT64_MAX, "v = %" PRIu64, v);
+	QUIET_OK(rg_cl_u64("--n", "1099511627776", 1, 1ULL << 40, &v));
+	CHECK_EQ(v, 1ULL << 40);
+	v = 5;
+	BAD(rg_cl_u64("--n", "18446744073709551616", 0, UINT64_MAX, &v),
+	    "rgtest: --n: expected an integer in [0, 18446744073709551615] (got '18446744073709551616')");
+	BAD(rg_cl_u64("--n", "-1", 0, UINT64_MAX, &v),
+	    "rgtest: --n: expected an integer in [0, 18446744073709551615] (got '-1')");
+	QUIET_OK(rg_cl_u64("--n", "+9", 0, 10, &v));
+	CHECK_EQ(v, 9);
+	QUIET_OK(rg_cl_u64("--n", " 8", 0, 10, &v));
+	CHECK_EQ(v, 8);
+	v = 5;
+	BAD(rg_cl_u64("--n", " -1", 0, UINT64_MAX, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_u64("--n", "1 ", 0, 10, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_u64("--n", "", 0, 10, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_u64("--n", "0x10", 0, 100, &v), "rgtest: --n: expected an integer");
+	BAD(rg_cl_u64("--n", "0", 1, 10, &v), "rgtest: --n: expected an integer in [1, 10] (got '0')");
+	CHECK_EQ(v, 5);
+}
+
+static void test_double(void)
+{
+	double v = 7;
+
+	QUIET_OK(rg_cl_double("--x", "1.5", 0, 10, &v));
+	CHECK(v == 1.5, "v = %g", v);
+	QUIET_OK(rg_cl_double("--x", ".5", 0, 10, &v));
+	CHECK(v == 0.5, "v = %g", v);
+	QUIET_OK(rg_cl_double("--x", "2.", 0, 10, &v));
+	CHECK(v == 2, "v = %g", v);
+	QUIET_OK(rg_cl_double("--x", "1e-3", 0, 10, &v));
+	CHECK_NEAR(v, 0.001);
+	QUIET_OK(rg_cl_double("--x", "-0.25", -1, 1, &v));
+	CHECK(v == -0.25, "v = %g", v);
+	QUIET_OK(rg_cl_double("--x", "\t3", 0, 100, &v));
+	CHECK(v == 3, "v = %g", v);
+	QUIET_OK(rg_cl_double("--x", "2E+1", 0, 100, &v));
+	CHECK(v == 20, "v = %g", v);
+	v = 7;
+	BAD(rg_cl_double("--x", "", 0, 10, &v),
+	    "rgtest: --x: expected a number in [0, 10] (got '')");
+	BAD(rg_cl_double("--x", "x", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "1x", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "nan", -1e300, 1e300, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "inf", 0, INFINITY, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "-inf", -INFINITY, 0, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "0x10", 0, 100, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "0x1p3", 0, 100, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", ".", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "1e", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "1 ", 0, 10, &v), "rgtest: --x: expected a number in [");
+	BAD(rg_cl_double("--x", "1e999", 0, INFINITY, &v), "rgtest: --x: expected a number in [0, inf] (got '1e999')");
+	BAD(rg_cl_double("--x", "4000", 1e-6, 3600, &v),
+	    "rgtest: --x: expected a number in [1e-06, 3600] (got '4000')");
+	CHECK(v == 7, "a rejected value was stored: %g", v);
+}
+
+static void test_duration(void)
+{
+	double v = 7;
+
+	QUIET_OK(rg_cl_duration("--duration", "1.5", 0, 3600, &v));
+	CHECK(v == 1.5, "v = %g", v);
+	QUIET_OK(rg_cl_duration("--duration", "1.5s", 0, 3600, &v));
+	CHECK(v == 1.5, "v = %g", v);
+	QUIET_OK(rg_cl_duration("--duration", "200ms", 0, 3600, &v));
+	CHECK_NEAR(v, 0.2);
+	QUIET_OK(rg_cl_duration("--duration", "50us", 0, 3600, &v));
+	CHECK_NEAR(v, 50e-6);
+	QUIET_OK(rg_cl_duration("--duration", "100ns", 0, 3600, &v));
+	CHECK_NEAR(v, 100e-9);
+	QUIET_OK(rg_cl_duration("--duration", "1e3ms", 0, 3600, &v));
+	CHECK_NEAR(v, 1.0);
+	QUIET_OK(rg_cl_duration("--duration", "0", 0, 3600, &v));
+	CHECK(v == 0, "v = %g", v);
+	v = 7;
+	BAD(rg_cl_duration("--duration", "1.5h", 0, 3600, &v),
+	    "rgtest: --duration: expected a number of seconds in [0, 3600], or with a unit: "
+	    "1.5s, 200ms, 50us, 100ns (got '1.5h')");
+	BAD(rg_cl_duration("--duration", "", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "ms", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "1 s", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "1sec", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "1S", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "nan", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "infs", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "0x10", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	BAD(rg_cl_duration("--duration", "5000s", 0.01, 3600, &v),
+	    "rgtest: --duration: expected a number of seconds in [0.01, 3600], or with a unit: 1.5s, 200ms, 50us, 100ns (got '5000s')");
+	BAD(rg_cl_duration("--duration", "5ms", 0.01, 3600, &v),
+	    "rgtest: --duration: expected a number of seconds in [0.01, 3600], or with a unit: 1.5s, 200ms, 50us, 100ns (got '5ms')");
+	BAD(rg_cl_duration("--duration", "-1", 0, 3600, &v), "rgtest: --duration: expected a number of seconds in [0, 3600]");
+	CHECK(v == 7, "a rejected value was stored: %g", v);
+}
+
+static void test_int_list(void)
+{
+	static const int want[] = { 1, 2, 4, 5, 6, 7, 8 };
+	int out[16], n;
+
+	n = rg_cl_int_list("--l", "1,2,4-8", out, 16, 0, 100, RG_CL_LIST_RANGES);
+	CHECK_EQ(n, 7);
+	for (int i = 0; i < 7 && n == 7; i++)
+		CHECK(out[i] == want[i], "out[%d] = %d, expected %d", i, out[i], want[i]);
+	n = rg_cl_int_list("--l", "8,3", out, 16, 0, 100, 0);
+	CHECK(n == 2 && out[0] == 8 && out[1] == 3, "n = %d, order kept?", n);
+	n = rg_cl_int_list("--l", "-3--1", out, 16, -5, 5, RG_CL_LIST_RANGES);
+	CHECK(n == 3 && out[0] == -3 && out[2] == -1, "negative range: n = %d", n);
+	n = rg_cl_int_list("--l", "0, 2", out, 16, 0, 10, RG_CL_LIST_RANGES);
+	CHECK(n == 2 && out[0] == 0 && out[1] == 2, "blank after the comma: n = %d", n);
+	n = rg_cl_int_list("--l", "5-5", out, 16, 0, 10, RG_CL_LIST_RANGES);
+	CHECK(n == 1 && out[0] == 5, "n = %d", n);
+	n = rg_cl_int_list("--l", "2,2,1-2", out, 16, 0, 10, RG_CL_LIST_RANGES | RG_CL_LIST_DUPS);
+	CHECK_EQ(n, 4);
+
+	BAD(rg_cl_int_list("--l", "", out, 16, 0, 100, 0), "rgtest: --l: malformed list: nothing listed (got '')");
+	BAD(rg_cl_int_list("--l", "1,,2", out, 16, 0, 100, 0),
+	    "rgtest: --l: malformed list: an empty element (got '1,,2')");
+	BAD(rg_cl_int_list("--l", "1,", out, 16, 0, 100, 0), "rgtest: --l: malformed list: an empty element");
+	BAD(rg_cl_int_list("--l", ",1", out, 16, 0, 100, 0), "rgtest: --l: malformed list: an empty element");
+	BAD(rg_cl_int_list("--l", "4-2", out, 16, 0, 100, RG_CL_LIST_RANGES),
+	    "rgtest: --l: range 4-2 is backwards (got '4-2')");
+	BAD(rg_cl_int_list("--l", "1-", out, 16, 0, 100, RG_CL_LIST_RANGES),
+	    "rgtest: --l: range '1-' has no end (got '1-')");
+	BAD(rg_cl_int_list("--l", "1-x", out, 16, 0, 100, RG_CL_LIST_RANGES),
+	    "rgtest: --l: expected an integer in [0, 100], not 'x' (got '1-x')");
+	BAD(rg_cl_int_list("--l", "1-2-3", out, 16, 0, 100, RG_CL_LIST_RANGES),
+	    "rgtest: --l: expected an integer in [0, 100], not '2-3'");
+	BAD(rg_cl_int_list("--l", "1-3", out, 16, 0, 100, 0),
+	    "rgtest: --l: expected an integer in [0, 100], not '1-3' (got '1-3')");
+	BAD(rg_cl_int_list("--l", "1,x", out, 16, 0, 100, 0),
+	    "rgtest: --l: expected an integer in [0, 100], not 'x' (got '1,x')");
+	BAD(rg_cl_int_list("--l", "1 ,2", out, 16, 0, 100, 0),
+	    "rgtest: --l: expected an integer in [0, 100], not '1 '");
+	BAD(rg_cl_int_list("--l", "1x", out, 16, 0, 100, 0), "rgtest: --l: expected an integer in [0, 100], not '1x'");
+	BAD(rg_cl_int_list("--l", "0x10", out, 16, 0, 100, 0), "rgtest: --l: expected an integer in [0, 100], not '0x10'");
+	BAD(rg_cl_int_list("--l", "1,0", out, 16, 1, 100, 0),
+	    "rgtest: --l: expected an integer in [1, 100], not '0' (got '1,0')");
+	BAD(rg_cl_int_list("--l", "99999999999999999999", out, 16, 1, 100, 0),
+	    "rgtest: --l: expected an integer in [1, 100], not '99999999999999999999'");
+	BAD(rg_cl_int_list("--l", "3,1,3", out, 16, 0, 100, 0),
+	    "rgtest: --l: 3 is listed twice (got '3,1,3')");
+	BAD(rg_cl_int_list("--l", "1,2,3", out, 2, 0, 100, 0),
+	    "rgtest: --l: more than 2 entries (got '1,2,3')");
+	BAD(rg_cl_int_list("--l", "0-99", out, 16, 0, 100, RG_CL_LIST_RANGES),
+	    "rgtest: --l: more than 16 entries");
+	BAD(rg_cl_int_list("--l", "0000000000000000000000000000000000000000000000000000000000000000001",
+			   out, 16, 0, 100, 0), "rgtest: --l: element '00000000000000000000...' is too long");
+}
+
+static void test_cpu_list(void)
+{
+	static int cpus[RG_MAX_CPUS + 1];
+	int n;
+
+	CHECK_EQ(RG_MAX_CPUS, 1024);
+	n = rg_cl_cpu_list("--cpus", "1023", cpus, RG_MAX_CPUS);
+	CHECK(n == 1 && cpus[0] == 1023, "n = %d, cpus[0] = %d", n, cpus[0]);
+	n = rg_cl_cpu_list("--cpus", "0-1023", cpus, RG_MAX_CPUS);
+	CHECK(n == 1024 && cpus[0] == 0 && cpus[1023] == 1023, "n = %d", n);
+	n = rg_cl_cpu_list("--cpus", "3,0-1", cpus, RG_MAX_CPUS);
+	CHECK(n == 3 && cpus[0] == 3 && cpus[1] == 0 && cpus[2] == 1, "n = %d", n);
+	BAD(rg_cl_cpu_list("--cpus", "1024", cpus, RG_MAX_CPUS),
+	    "rgtest: --cpus: expected an integer in [0, 1023], not '1024' (got '1024')");
+	BAD(rg_cl_cpu_list("--cpus", "1000-1024", cpus, RG_MAX_CPUS),
+	    "rgtest: --cpus: expected an integer in [0, 1023], not '1024' (got '1000-1024')");
+	BAD(rg_cl_cpu_list("--cpus", "-1", cpus, RG_MAX_CPUS),
+	    "rgtest: --cpus: expected an integer in [0, 1023], not '-1'");
+	BAD(rg_cl_cpu_list("--cpus", "0-3,2", cpus, RG_MAX_CPUS),
+	    "rgtest: --cpus: 2 is listed twice (got '0-3,2')");
+	BAD(rg_cl_cpu_list("--cpus", "0-7", cpus, 4), "rgtest: --cpus: more than 4 entries");
+	BAD(rg_cl_cpu_list("--cpus", "all", cpus, 4), "rgtest: --cpus: expected an integer in [0, 1023], not 'all'");
+}
+
+static void test_names(void)
+{
+	static const char *const names[] = { "a", "bb", "c" };
+	bool sel[3] = { true, true, true };
+	int n;
+
+	n = rg_cl_names("--g", "a,c", names, 3, sel);
+	CHECK(n == 2 && sel[0] && !sel[1] && sel[2], "n = %d sel %d%d%d", n, sel[0], sel[1], sel[2]);
+	n = rg_cl_names("--g", "bb", names, 3, sel);
+	CHECK(n == 1 && !sel[0] && sel[1] && !sel[2], "n = %d: sel[] not cleared first", n);
+	n = rg_cl_names("--g", "all", names, 3, sel);
+	CHECK(n == 3 && sel[0] && sel[1] && sel[2], "n = %d", n);
+	n = rg_cl_names("--g", "c,all,a", names, 3, sel);
+	CHECK_EQ(n, 3);
+	n = rg_cl_names("--g", "a,a", names, 3, sel);
+	CHECK_EQ(n, 1);
+	BAD(rg_cl_names("--g", "a,zz", names, 3, sel),
+	    "rgtest: --g: unknown name 'zz'; valid: all, a, bb, c (got 'a,zz')");
+	BAD(rg_cl_names("--g", "b", names, 3, sel), "rgtest: --g: unknown name 'b'; valid:");
+	BAD(rg_cl_names("--g", "ALL", names, 3, sel), "rgtest: --g: unknown name 'ALL'");
+	BAD(rg_cl_names("--g", "", names, 3, sel), "rgtest: --g: malformed list: nothing listed (got '')");
+	BAD(rg_cl_names("--g", "a,,c", names, 3, sel), "rgtest: --g: malformed list: an empty element");
+}
+
+static void test_messages(void)
+{
+	const char *e;
+	int rc;
+
+	CHECK(!strcmp(rg_cl_prog(), "rgbench"), "default prog '%s'", rg_cl_prog());
+	rg_cl_set_prog("rgtest");
+	CHECK(!strcmp(rg_cl_prog(), "rgtest"), "prog '%s'", rg_cl_prog());
+	cap_begin();
+	rc = rg_cl_usage_error("--x and --y together (%d)", 3);
+	e = cap_end();
+	CHECK_EQ(rc, RG_EXIT_USAGE);
+	CHECK(!strcmp(e, "rgtest: --x and --y together (3) (see rgtest --help)\n"), "'%s'", e);
+	cap_begin();
+	rc = rg_cl_error("cannot write %s", "f.csv");
+	e = cap_end();
+	CHECK_EQ(rc, RG_EXIT_FAIL);
+	CHECK(!strcmp(e, "rgtest: cannot write f.csv\n"), "'%s'", e);
+	CHECK(RG_EXIT_OK == 0 && RG_EXIT_SKIP == 77 && RG_EXIT_SIGNAL + SIGINT == 130,
+	      "exit codes");
+}
+
+static void test_signals(void)
+{
+	volatile sig_atomic_t stop = 9;
+	struct sigaction sa;
+
+	CHECK_EQ(rg_cl_catch_stop_signals(&stop), 0);
+	CHECK_EQ(stop, 0);
+	CHECK_EQ(rg_cl_signal_status(), 0);
+	for (int s = 0; s < 2; s++) {
+		sigaction(s ? SIGTERM : SIGINT, NULL, &sa);
+		CHECK(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN, "no handler for %d", s);
+		CHECK(!(sa.sa_flags & SA_RESTART), "SA_RESTART set: blocking calls would not stop");
+	}
+	raise(SIGTERM);
+	CHECK_EQ(stop, SIGTERM);
+	CHECK_EQ(rg_cl_signal_status(), 143);
+	raise(SIGINT);
+	CHECK_EQ(stop, SIGINT);
+	CHECK_EQ(rg_cl_signal_status(), 130);
+	/* Installing again starts over; without a flag only the status records it. */
+	CHECK_EQ(rg_cl_catch_stop_signals(NULL), 0);
+	CHECK_EQ(rg_cl_signal_status(), 0);
+	raise(SIGTERM);
+	CHECK_EQ(rg_cl_signal_status(), 143);
+	CHECK_EQ(stop, SIGINT);
+}
+
+static void test_clock(void)
+{
+	struct timespec ts = { 0, 2000000 };
+	double t0 = rg_now_s(), prev = t0, t;
+
+	CHECK(t0 > 0, "t0 = %g", t0);
+	for (int i = 0; i < 100000; i++) {
+		t = rg_now_s();
+		CHECK(t >= prev, "went back: %.9f after %.9f", t, prev);
+		if (t < prev)
+			break;
+		prev = t;
+	}
+	nanosleep(&ts, NULL);
+	t = rg_now_s();
+	CHECK(t - t0 >= 0.002, "a 2 ms sleep advanced the clock by %.9f s", t - t0);
+}
+
+/* Parse argv with the shared words and a suite's alias; the result in *r. */
+struct parsed {
+	int threads, quiet, rc;
+	const char *out, *json;
+};
+
+static struct parsed parse(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		RG_CL_OPT_OUT('o'),
+		RG_CL_OPT_JSON(RG_CL_O_JSON),
+		RG_CL_OPT_THREADS(RG_CL_O_THREADS),
+		{ "producers", required_argument, NULL, RG_CL_O_THREADS },
+		RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+		RG_CL_OPT_HELP('h'),
+		{ 0 },
+	};
+	struct parsed r = { 0 };
+	int c;
+
+	rg_cl_getopt_reset();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': r.out = optarg; break;
+		case RG_CL_O_JSON: r.json = optarg; break;
+		case RG_CL_O_THREADS:
+			if (rg_cl_int("--threads", optarg, 1, RG_MAX_CPUS, &r.threads))
+				r.rc = RG_EXIT_USAGE;
+			break;
+		case RG_CL_O_QUIET: r.quiet = 1; break;
+		case 'h': break;
+		default: r.rc = rg_cl_option_error(c, argv); return r;
+		}
+	}
+	return r;
+}
+
+#define ARGV(...) (sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)), (char *[]){ __VA_ARGS__, NULL }
+
+static void check_opt_error(int argc, char **argv, const char *want)
+{
+	struct parsed r;
+	const char *e;
+
+	cap_begin();
+	r = parse(argc, argv);
+	e = cap_end();
+	CHECK_EQ(r.rc, RG_EXIT_USAGE);
+	CHECK(!strcmp(e, want), "stderr '%s', expected '%s'", e, want);
+}
+
+static void test_getopt(void)
+{
+	struct parsed r;
+
+	r = parse(ARGV("p", "--producers", "3", "--out", "a.csv", "--json", "a.json"));
+	CHECK(!r.rc && r.threads == 3 && r.out && !strcmp(r.out, "a.csv") && r.json &&
+	      !strcmp(r.json, "a.json") && !r.quiet, "first parse");
+	/* A second parse after the reset starts from argv[1] again. */
+	r = parse(ARGV("p", "--threads=2", "--quiet", "-ob.csv"));
+	CHECK(!r.rc && r.threads == 2 && r.quiet && r.out && !strcmp(r.out, "b.csv") && !r.json,
+	      "second parse: rc %d threads %d", r.rc, r.threads);
+	check_opt_error(ARGV("p", "--json"),
+			"rgtest: option '--json' needs a value (see rgtest --help)\n");
+	check_opt_error(ARGV("p", "--quiet", "--out"),
+			"rgtest: option '--out' needs a value (see rgtest --help)\n");
+	check_opt_error(ARGV("p", "--bogus"),
+			"rgtest: unknown option '--bogus' (see rgtest --help)\n");
+	check_opt_error(ARGV("p", "-x"), "rgtest: unknown option '-x' (see rgtest --help)\n");
+	check_opt_error(ARGV("p", "--threads", "0"),
+			"rgtest: --threads: expected an integer in [1, 1024] (got '0')\n");
+}
+
+int main(void)
+{
+	test_messages();	/* first: checks the default program name */
+	test_long();
+	test_u64();
+	test_double();
+	test_duration();
+	test_int_list();
+	test_cpu_list();
+	test_names();
+	test_signals();
+	test_clock();
+	test_getopt();
+	return rg_test_done("test_cmdline");
+}
