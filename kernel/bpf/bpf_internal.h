@@ -118,7 +118,8 @@ struct opts {
 	uint64_t triggers;		/* fixed-count mode: triggers per producer (0: timed) */
 	bool all_tasks;			/* syscall mode: count every process's getpgid */
 	const char *csv, *json;
-	bool verbose;
+	bool verbose;			/* -v: libbpf's messages too */
+	bool quiet;			/* --quiet: no progress or result lines on stdout */
 };
 
 /* Set by SIGINT/SIGTERM (rgbench bpf's own flag, or the rgbench command's in the default run). */
@@ -208,7 +209,6 @@ struct window {
 struct run *run_alloc(int np);
 void run_free(struct run *r);
 uint64_t user_hits(struct run *r);
-double trig_now_s(void);
 bool sleep_until(double t);
 int producers_start(struct run *r, struct producer *prod);
 void producers_stop(struct run *r, struct producer *prod);

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 
 #include "rg/bpf.h"
+#include "rg/cmdline.h"
 #include "rg/results.h"
 #include "bpf_internal.h"
 
@@ -40,9 +40,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: rgbench bpf [--list] [--mode syscall,driver,recurse|all] [--recurse]\n"
 		"                   [--attach fentry,raw_tp,...|all] [--threads N,...] [--cpus LIST]\n"
-		"                   [--allow-shared-cpus] [--duration S] [--repetitions N] [--warmup S]\n"
+		"                   [--allow-shared-cpus] [--duration T] [--repetitions N] [--warmup T]\n"
 		"                   [--batch N] [--count percpu|atomic] [--triggers N]\n"
-		"                   [--all-tasks] [--out F.csv] [--json F.json] [-v]\n"
+		"                   [--all-tasks] [--out F.csv] [--json F.json] [--quiet] [-v]\n"
 		"  --mode         trigger modes to run (default syscall,driver); recurse: the program\n"
 		"                 re-triggers its own hook once per hit (driver-triggered)\n"
 		"  --recurse      same as --mode recurse\n"
@@ -51,10 +51,10 @@ static void usage(FILE *f)
 		"                 its own CPU in topology order (-p, --producers: the same)\n"
 		"  --cpus LIST    CPUs for the producers, in this order, e.g. 0,2 or 0-3\n"
 		"  --allow-shared-cpus  allow more producers than CPUs (they then share CPUs)\n"
-		"  --duration S   seconds per sample (default 1)\n"
+		"  --duration T   time per sample: seconds, or with a unit (1.5s, 200ms; default 1)\n"
 		"  --repetitions N  samples per row (default 5); a row and its baseline alternate\n"
 		"                 windows A B A B ..., N of each\n"
-		"  --warmup S     seconds before the first sample (default 1)\n"
+		"  --warmup T     time before the first sample, like --duration (default 1)\n"
 		"  --batch N      driver loop trips per bpf_prog_test_run (1..%d; default: the\n"
 		"                 largest of 1000 and the batch where the syscall's share of an\n"
 		"                 event falls under 5%%, measured at start)\n"
@@ -65,6 +65,8 @@ static void usage(FILE *f)
 		"  --all-tasks    syscall mode: count hooks fired by any process (like the kernel's\n"
 		"                 bench; default: only this process's producers, one helper call more)\n"
 		"  --out/--json   write the rows (suite=bpf) in the shared schema, atomically\n"
+		"  --quiet        no progress or result lines (errors still go to stderr)\n"
+		"  -v, --verbose  libbpf's messages too\n"
 		"Exit status: 0 done (refused types are 'skipped' rows), 1 I/O error, 2 bad option,\n"
 		"77 not enough privilege, 128+signal interrupted (nothing written).\n",
 		RG_TRIG_MAX_BATCH);
@@ -85,323 +87,233 @@ static void list(void)
 	}
 }
 
-static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad(const char *fmt, ...)
+/* --mode or --attach: names from the table, "all", comma separated. 0 or -1 (message printed). */
+static int parse_names(const char *flag, const char *arg, struct opts *o, bool modes)
 {
-	va_list ap;
+	const char *names[NR_KINDS];
+	bool sel[NR_KINDS];
 
-	fputs("rgbench bpf: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
-static int parse_num(const char *s, double lo, double hi, double *out, const char *what)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		return bad("%s must be a number in [%g, %g], not '%s'", what, lo, hi, s);
-	*out = v;
-	return 0;
-}
-
-/* A comma list must have no empty element ("", "a,", ",a", "a,,b"). */
-static int check_list(const char *flag, const char *s)
-{
-	if (!*s || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
-		return bad("%s '%s': empty list or list element", flag, s);
-	return 0;
-}
-
-/* Integers in [lo, hi], comma separated; a-b ranges when ranges. */
-static int parse_ints(const char *flag, const char *s, int *out, int max, long lo, long hi,
-		      bool ranges)
-{
-	char *dup, *save = NULL, *tok;
-	int n = 0, rc = 0;
-
-	if (check_list(flag, s))
-		return -1;
-	dup = strdup(s);
-	if (!dup)
-		return bad("out of memory");
-	for (tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		char *dash = ranges ? strchr(tok + 1, '-') : NULL, *end;
-		long a, b;
-
-		if (dash)
-			*dash = '\0';
-		errno = 0;
-		a = strtol(tok, &end, 10);
-		if (errno || end == tok || *end || a < lo || a > hi) {
-			rc = bad("%s '%s': '%s' is not an integer in [%ld, %ld]", flag, s, tok, lo, hi);
-			break;
-		}
-		b = a;
-		if (dash) {
-			b = strtol(dash + 1, &end, 10);
-			if (errno || end == dash + 1 || *end || b < a || b > hi) {
-				rc = bad("%s '%s': bad range", flag, s);
-				break;
-			}
-		}
-		for (long v = a; v <= b && !rc; v++) {
-			for (int i = 0; i < n; i++)
-				if (out[i] == v)
-					rc = bad("%s '%s': %ld is listed twice", flag, s, v);
-			if (!rc && n >= max)
-				rc = bad("%s '%s': more than %d entries", flag, s, max);
-			if (!rc)
-				out[n++] = (int)v;
-		}
-	}
-	free(dup);
-	return rc ? -1 : n;
-}
-
-static int parse_list(const char *flag, const char *arg, struct opts *o, bool modes)
-{
-	char *dup, *save = NULL, *tok;
-	int rc = 0;
-
-	if (check_list(flag, arg))
-		return -1;
-	dup = strdup(arg);
-	if (!dup)
-		return bad("out of memory");
-	if (modes)
+	if (modes) {
+		if (rg_cl_names(flag, arg, trig_mode_names, NR_MODES, sel) < 0)
+			return -1;
 		o->modes = 0;
-	else
-		memset(o->want, 0, sizeof(o->want));
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bool found = false;
-
-		if (!strcmp(tok, "all")) {
-			if (modes)
-				o->modes = M(MODE_SYSCALL) | M(MODE_DRIVER) | M(MODE_RECURSE);
-			else
-				for (int k = 0; k < NR_KINDS; k++)
-					o->want[k] = true;
-			continue;
-		}
-		if (modes) {
-			for (int m = 0; m < NR_MODES; m++)
-				if (!strcmp(tok, trig_mode_names[m])) {
-					o->modes |= M(m);
-					found = true;
-				}
-		} else {
-			for (int k = 0; k < NR_KINDS; k++)
-				if (!strcmp(tok, trig_kinds[k].name)) {
-					o->want[k] = true;
-					found = true;
-				}
-		}
-		if (!found) {
-			rc = bad("unknown %s '%s' (see rgbench bpf --list)",
-				 modes ? "mode" : "attach type", tok);
-			break;
-		}
+		for (int m = 0; m < NR_MODES; m++)
+			o->modes |= sel[m] ? M(m) : 0;
+		return 0;
 	}
-	free(dup);
-	return rc;
+	for (int k = 0; k < NR_KINDS; k++)
+		names[k] = trig_kinds[k].name;
+	if (rg_cl_names(flag, arg, names, NR_KINDS, sel) < 0)
+		return -1;
+	memcpy(o->want, sel, sizeof(o->want));
+	o->explicit_kinds = true;
+	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o, bool *do_list)
-{
-	enum { O_CPUS = 256, O_SHARED, O_REPS };
-	static const struct option lo[] = {
-		{ "list", no_argument, NULL, 'l' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "recurse", no_argument, NULL, 'r' },
-		{ "attach", required_argument, NULL, 'a' },
-		{ "threads", required_argument, NULL, 'p' },
-		{ "producers", required_argument, NULL, 'p' },
-		{ "cpus", required_argument, NULL, O_CPUS },
-		{ "allow-shared-cpus", no_argument, NULL, O_SHARED },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "repetitions", required_argument, NULL, O_REPS },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "triggers", required_argument, NULL, 't' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "all-tasks", no_argument, NULL, 'A' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	double v = 0;
-	int c, n;
+enum { O_LIST = RG_CL_O__FIRST_FREE, O_MODE, O_RECURSE, O_ATTACH, O_SHARED, O_COUNT, O_TRIGGERS,
+       O_ALL_TASKS, O_VERBOSE };
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:w:vh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'l': *do_list = true; break;
-		case 'm': if (parse_list("--mode", optarg, o, true)) return -1; break;
-		case 'r': o->modes = M(MODE_RECURSE); break;
-		case 'a':
-			if (parse_list("--attach", optarg, o, false))
-				return -1;
-			o->explicit_kinds = true;
-			break;
-		case 'p':
-			n = parse_ints("--threads", optarg, o->threads, MAX_TCOUNTS, 1,
-				       RG_MAX_CPUS, false);
-			if (n < 0)
-				return -1;
-			o->nthreads = n;
-			break;
-		case O_CPUS:
-			n = parse_ints("--cpus", optarg, o->cpus, RG_MAX_CPUS, 0,
-				       RG_MAX_CPUS - 1, true);
-			if (n < 0)
-				return -1;
-			o->ncpus = n;
-			break;
-		case O_SHARED: o->allow_shared = true; break;
-		case 'd': if (parse_num(optarg, 0.01, 3600, &o->duration, "--duration")) return -1; break;
-		case O_REPS:
-			if (parse_num(optarg, 1, 1000, &v, "--repetitions"))
-				return -1;
-			if (v != (int)v)
-				return bad("--repetitions must be an integer, not '%s'", optarg);
-			o->reps = (int)v;
-			break;
-		case 'w': if (parse_num(optarg, 0, 3600, &o->warmup, "--warmup")) return -1; break;
-		case 'b':
-			if (parse_num(optarg, 1, RG_TRIG_MAX_BATCH, &v, "--batch"))
-				return -1;
-			if (v != (int)v)
-				return bad("--batch must be an integer, not '%s'", optarg);
-			o->batch = (int)v;
-			break;
-		case 'c':
-			if (!strcmp(optarg, "percpu"))
-				o->count = COUNT_PERCPU;
-			else if (!strcmp(optarg, "atomic"))
-				o->count = COUNT_ATOMIC;
-			else
-				return bad("--count must be percpu or atomic, not '%s'", optarg);
-			break;
-		case 't':
-			if (parse_num(optarg, 1, 1e12, &v, "--triggers"))
-				return -1;
-			if (v != (double)(uint64_t)v)
-				return bad("--triggers must be an integer, not '%s'", optarg);
-			o->triggers = (uint64_t)v;
-			break;
-		case 'o': o->csv = optarg; break;
-		case 'j': o->json = optarg; break;
-		case 'A': o->all_tasks = true; break;
-		case 'v': o->verbose = true; break;
-		case 'h': usage(stdout); exit(0);
-		case ':':
-			return bad("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return bad("unknown option '%s' (see rgbench bpf --help)", argv[optind - 1]);
+/* The common words (rg/cmdline.h), the bench's own, and the old spellings as aliases. */
+static const struct option long_opts[] = {
+	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
+	{ "producers", required_argument, NULL, RG_CL_O_THREADS },
+	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
+	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
+	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
+	RG_CL_OPT_WARMUP(RG_CL_O_WARMUP),
+	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
+	RG_CL_OPT_OUT(RG_CL_O_OUT),
+	RG_CL_OPT_JSON(RG_CL_O_JSON),
+	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+	RG_CL_OPT_HELP(RG_CL_O_HELP),
+	{ "list", no_argument, NULL, O_LIST },
+	{ "mode", required_argument, NULL, O_MODE },
+	{ "recurse", no_argument, NULL, O_RECURSE },
+	{ "attach", required_argument, NULL, O_ATTACH },
+	{ "allow-shared-cpus", no_argument, NULL, O_SHARED },
+	{ "count", required_argument, NULL, O_COUNT },
+	{ "triggers", required_argument, NULL, O_TRIGGERS },
+	{ "all-tasks", no_argument, NULL, O_ALL_TASKS },
+	{ "verbose", no_argument, NULL, O_VERBOSE },
+	{ 0 }
+};
+
+/* The short spellings kept from before: -p N (--threads), -d S, -w S, -v, -h. */
+static int short_to_long(int c)
+{
+	switch (c) {
+	case 'p': return RG_CL_O_THREADS;
+	case 'd': return RG_CL_O_DURATION;
+	case 'w': return RG_CL_O_WARMUP;
+	case 'v': return O_VERBOSE;
+	case 'h': return RG_CL_O_HELP;
+	default: return c;
+	}
+}
+
+/* One option with its value (arg). 0, or -1 after the one-line message. */
+static int parse_one(int c, const char *arg, struct opts *o, bool *do_list, bool *do_help)
+{
+	int n;
+
+	switch (c) {
+	case O_LIST: *do_list = true; return 0;
+	case RG_CL_O_HELP: *do_help = true; return 0;
+	case O_MODE: return parse_names("--mode", arg, o, true);
+	case O_RECURSE: o->modes = M(MODE_RECURSE); return 0;
+	case O_ATTACH: return parse_names("--attach", arg, o, false);
+	case RG_CL_O_THREADS:
+		n = rg_cl_int_list("--threads", arg, o->threads, MAX_TCOUNTS, 1, RG_MAX_CPUS, 0);
+		if (n < 0)
+			return -1;
+		o->nthreads = n;
+		return 0;
+	case RG_CL_O_CPUS:
+		n = rg_cl_cpu_list("--cpus", arg, o->cpus, RG_MAX_CPUS);
+		if (n < 0)
+			return -1;
+		o->ncpus = n;
+		return 0;
+	case O_SHARED: o->allow_shared = true; return 0;
+	case RG_CL_O_DURATION: return rg_cl_duration("--duration", arg, 0.01, 3600, &o->duration);
+	case RG_CL_O_REPETITIONS: return rg_cl_int("--repetitions", arg, 1, 1000, &o->reps);
+	case RG_CL_O_WARMUP: return rg_cl_duration("--warmup", arg, 0, 3600, &o->warmup);
+	case RG_CL_O_BATCH: return rg_cl_int("--batch", arg, 1, RG_TRIG_MAX_BATCH, &o->batch);
+	case O_COUNT:
+		if (!strcmp(arg, "percpu"))
+			o->count = COUNT_PERCPU;
+		else if (!strcmp(arg, "atomic"))
+			o->count = COUNT_ATOMIC;
+		else {
+			rg_cl_error("--count: expected percpu or atomic (got '%s')", arg);
+			return -1;
 		}
+		return 0;
+	case O_TRIGGERS: return rg_cl_u64("--triggers", arg, 1, 1000000000000ull, &o->triggers);
+	case RG_CL_O_OUT: o->csv = arg; return 0;
+	case RG_CL_O_JSON: o->json = arg; return 0;
+	case O_ALL_TASKS: o->all_tasks = true; return 0;
+	case O_VERBOSE: o->verbose = true; return 0;
+	case RG_CL_O_QUIET: o->quiet = true; return 0;
+	default: return -1;
+	}
+}
+
+/* Every option: 0, or RG_EXIT_USAGE after one line on stderr. */
+static int parse_args(int argc, char **argv, struct opts *o, bool *do_list, bool *do_help)
+{
+	int c;
+
+	rg_cl_getopt_reset();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:d:w:vh", long_opts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return rg_cl_option_error(c, argv);
+		if (parse_one(short_to_long(c), optarg, o, do_list, do_help))
+			return RG_EXIT_USAGE;
+		if (*do_help)
+			return 0;	/* as before: --help answers at once, whatever follows */
 	}
 	if (optind < argc)
-		return bad("unexpected argument '%s'", argv[optind]);
+		return rg_cl_usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->triggers && !o->batch)
 		o->batch = CAL_BATCH;	/* nothing is timed: no measurement to size it by */
 	if (o->triggers && (o->modes & (M(MODE_DRIVER) | M(MODE_RECURSE))) &&
 	    o->triggers % (uint64_t)o->batch)
-		return bad("--triggers must be a multiple of --batch (%d) in driver modes", o->batch);
+		return rg_cl_usage_error("--triggers must be a multiple of --batch (%d) in driver modes",
+					 o->batch);
 	return 0;	/* the output paths: rg_output_check() in rg_bpf_main() */
 }
 
-/* Producers vs CPUs: one per CPU unless --allow-shared-cpus. */
+/* Producers vs CPUs: one per CPU unless --allow-shared-cpus. 0 or RG_EXIT_USAGE. */
 static int check_threads(const struct opts *o, const struct rg_place *pin)
 {
 	for (int i = 0; i < o->nthreads; i++)
 		if (o->threads[i] > pin->ncpus && !o->allow_shared)
-			return bad("--threads %d: only %d CPU(s) to pin producers to, one each "
-				   "(--allow-shared-cpus to share them)", o->threads[i], pin->ncpus);
+			return rg_cl_error("--threads %d: only %d CPU(s) to pin producers to, one each "
+					   "(--allow-shared-cpus to share them)", o->threads[i],
+					   pin->ncpus), RG_EXIT_USAGE;
 	return 0;
 }
 
-static void on_signal(int sig)
+/*
+ * Everything checked before a program is loaded: options, output paths,
+ * placement, producers per CPU, privilege. RG_EXIT_OK to run; -1 when done
+ * (--help, --list); else the exit status after one line on stderr.
+ */
+static int prepare(int argc, char **argv, struct opts *o, struct ctx *c)
 {
-	g_local_stop = sig;
+	bool do_list = false, do_help = false;
+	char msg[4352];
+	int rc;
+
+	opts_default(o);
+	rc = parse_args(argc, argv, o, &do_list, &do_help);
+	if (rc)
+		return rc;
+	if (do_help || do_list) {
+		if (do_help)
+			usage(stdout);
+		else
+			list();
+		return -1;
+	}
+	rc = rg_output_check(o->csv, o->json, msg, sizeof(msg));
+	if (rc) {
+		rg_cl_error("%s", msg);
+		return rc;	/* 2: unusable path; 1: another run is writing it */
+	}
+	memset(c, 0, sizeof(*c));
+	if (rg_place_init(&c->pin, o->cpus, o->ncpus, msg, sizeof(msg))) {
+		rg_cl_error("--cpus: %s", msg);	/* the message already says where to look */
+		return RG_EXIT_USAGE;
+	}
+	rc = check_threads(o, &c->pin);
+	if (rc)
+		return rc;
+	if (!trig_has_caps()) {
+		fprintf(stderr, "%s\n", trig_priv_msg);
+		return RG_EXIT_SKIP;
+	}
+	return RG_EXIT_OK;
 }
 
 int rg_bpf_main(int argc, char **argv)
 {
 	struct rg_resultset rs;
 	struct rg_env env;
-	struct sigaction sa;
 	struct ctx c;
 	struct opts o;
-	char err_s[256];
-	bool do_list = false;
-	int err, rc = 0;
 	char msg[4352];
+	int err, rc;
 
 	/*
 	 * The user suite's discipline, from the start: a signal stops the run
 	 * between samples, nothing is written then, and writes are never cut.
 	 */
-	g_local_stop = 0;
+	rg_cl_set_prog("rgbench bpf");
 	trig_stop = &g_local_stop;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rg_cl_catch_stop_signals(&g_local_stop);
 
-	opts_default(&o);
-	if (parse_args(argc, argv, &o, &do_list))
-		return 2;
-	if (do_list) {
-		list();
-		return 0;
-	}
-	if ((rc = rg_output_check(o.csv, o.json, msg, sizeof(msg)))) {
-		fprintf(stderr, "rgbench bpf: %s\n", msg);
-		return rc;	/* 2: unusable path; 1: another run is writing it */
-	}
-	memset(&c, 0, sizeof(c));
-	if (rg_place_init(&c.pin, o.cpus, o.ncpus, err_s, sizeof(err_s))) {
-		bad("--cpus: %s", err_s);
-		return 2;
-	}
-	if (check_threads(&o, &c.pin))
-		return 2;
-	if (!trig_has_caps()) {
-		fprintf(stderr, "%s\n", trig_priv_msg);
-		return 77;
-	}
+	rc = prepare(argc, argv, &o, &c);
+	if (rc)
+		return rc < 0 ? RG_EXIT_OK : rc;
 	rg_env_collect(&env);
 	rg_results_init(&rs, &env);
 	c.o = &o;
 	c.rs = &rs;
-	c.out = stdout;
+	c.out = o.quiet ? NULL : stdout;
 	err = trig_run_all(&c);
 	if (trig_stopped()) {
-		fprintf(stderr, "rgbench bpf: interrupted by %s; programs detached, no results written\n",
-			*trig_stop == SIGINT ? "SIGINT" : "SIGTERM");
+		rg_cl_error("interrupted by %s; programs detached, no results written",
+			    *trig_stop == SIGINT ? "SIGINT" : "SIGTERM");
 		rg_results_free(&rs);
-		return 128 + *trig_stop;
+		return rg_cl_signal_status();
 	}
-	if (err) {
-		fprintf(stderr, "rgbench bpf: %s\n", strerror(-err));
-		rc = 1;
-	}
+	rc = err ? rg_cl_error("%s", strerror(-err)) : RG_EXIT_OK;
 	/* Both files are complete and fsync'ed before either is renamed into place. */
-	if (!rc && (o.csv || o.json) && rg_results_write(&rs, o.csv, o.json, msg, sizeof(msg))) {
-		fprintf(stderr, "rgbench bpf: %s\n", msg);
-		rc = 1;
-	}
+	if (!rc && (o.csv || o.json) && rg_results_write(&rs, o.csv, o.json, msg, sizeof(msg)))
+		rc = rg_cl_error("%s", msg);
 	rg_results_free(&rs);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "rg/cmdline.h"
 #include "bpf_internal.h"
 
 /* A run for np producers, its counters zeroed; NULL when out of memory. Free with run_free(). */
@@ -107,14 +108,6 @@ uint64_t user_hits(struct run *r)
 	return sum;
 }
 
-double trig_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /*
  * Sleep until t (CLOCK_MONOTONIC). Producers block SIGINT/SIGTERM, so a
  * signal interrupts this sleep in the main thread. false: stop requested.
@@ -201,7 +194,7 @@ static void snap_take(struct snap *s, struct run *r, const struct producer *prod
 		else
 			s->cpu = NAN;
 	s->events = bpf_counted ? trig_hits(t) : user_hits(r);
-	s->t = trig_now_s();
+	s->t = rg_now_s();
 	s->misses = trig_misses(t);
 }
 
@@ -219,7 +212,7 @@ int run_window(struct run *r, struct producer *prod, const struct trig *t,
 
 	if (err)
 		return err;
-	ok = sleep_until(trig_now_s() + SETTLE_S);
+	ok = sleep_until(rg_now_s() + SETTLE_S);
 	if (ok) {
 		snap_take(&a, r, prod, t, bpf_counted);
 		ok = sleep_until(a.t + seconds);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rg/results.h"
+#include "rg/cmdline.h"
 #include "bpf_internal.h"
 
 /* Per-window values of one side (the row's, or its baseline's). */
@@ -150,11 +151,11 @@ static int run_fixed(struct ctx *c, struct run *r, struct producer *prod, const 
 
 	if (err)
 		return err;
-	t0 = trig_now_s();
-	while (atomic_load(&r->done) < r->np && sleep_until(trig_now_s() + 0.01))
+	t0 = rg_now_s();
+	while (atomic_load(&r->done) < r->np && sleep_until(rg_now_s() + 0.01))
 		;
 	producers_stop(r, prod);
-	t1 = trig_now_s();
+	t1 = rg_now_s();
 	if (trig_stopped())
 		return -EINTR;
 	row->ops = bpf_counted ? trig_hits(t) : user_hits(r);
