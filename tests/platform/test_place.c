@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* rg/place.h with and without hwloc: the placement order, --cpus lists kept in their order, refused CPUs, pinning each thread where it says. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,17 +65,29 @@ static void check_pinning(const struct rg_place *p)
 	}
 }
 
-/* Restricted to one CPU (as taskset does) before the first init: only that CPU is placed on. */
+/*
+ * Restricted to one CPU before the first init, every thread of the process as
+ * taskset does (hwloc reads the process's binding: under qemu-user that
+ * includes the emulator's own threads): only that CPU is placed on.
+ */
 static int child_restricted(int cpu)
 {
 	static struct rg_place p;
+	struct dirent *e;
 	cpu_set_t one;
 	char err[256];
+	DIR *d;
 
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	if (sched_setaffinity(0, sizeof(one), &one))
 		return 2;
+	d = opendir("/proc/self/task");
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			sched_setaffinity(atoi(e->d_name), sizeof(one), &one);
+	if (d)
+		closedir(d);
 	if (rg_place_init(&p, NULL, 0, err, sizeof(err)))
 		return 3;
 	if (p.ncpus != 1 || p.cpu[0] != cpu)
