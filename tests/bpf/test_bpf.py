@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Functional tests of the BPF trigger bench: exact counts, recursion misses, skips, privilege, schema.
 
-Usage: test_bpf.py BINARY CASE   (CASE: list, badargs, nonroot, exact, recurse, output, cpus, signal;
-                                  default_sigint takes the rgbench binary)
+Usage: test_bpf.py BINARY CASE   (CASE: list, badargs, words, nonroot, exact, recurse, output, cpus,
+                                  signal; default_sigint and subcmd take the rgbench binary)
 Exit 0 pass, 1 fail, 77 skip (not root, or the case cannot run here).
 """
 import csv
@@ -107,7 +107,11 @@ def case_badargs(b):
                  ["--attach", ""], ["--attach", "raw_tp,"], ["--mode", ""], ["--threads", "1,,2"],
                  ["-p", str(n + 1)], ["--threads", str(n + 1)], ["--producers", f"1,{n + 1}"],
                  ["--cpus", "1023"], ["--cpus", "0,0"], ["--cpus", ""], ["--cpus", "3-1"],
-                 ["--cpus", "0", "--threads", "2"]]
+                 ["--cpus", "0", "--threads", "2"],
+                 # the command-line kit: whole numbers are decimal integers, durations take
+                 # s/ms/us/ns and nothing else, no hex
+                 ["--repetitions", "5.0"], ["--triggers", "1e3"], ["--batch", "0x10"],
+                 ["--duration", "1h"], ["--warmup", "0x1p3"], ["--count", ""]]
         for args in cases:
             p = run(b, *args, "--out", out)
             check(p.returncode == 2, f"{args}: exit 2 (got {p.returncode})")
@@ -142,6 +146,83 @@ def case_badargs(b):
             check(stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.path.islink(link) and
                   (not have_dev or stat.S_ISCHR(os.lstat(dev).st_mode)),
                   f"{args}: FIFO, symlink and device left alone")
+
+
+def case_words(b):
+    """The common option words (rg/cmdline.h): durations with units, --quiet, the old aliases."""
+    need_root()
+    with tempfile.TemporaryDirectory() as d:
+        c, j = os.path.join(d, "w.csv"), os.path.join(d, "w.json")
+        p = run(b, "--mode", "driver", "--attach", "driver-empty", "--duration", "150ms",
+                "--warmup", "0", "--repetitions", "2", "--batch", "100", "--quiet",
+                "--out", c, "--json", j)
+        check(p.returncode == 0, f"--duration 150ms --quiet: exit 0 (got {p.returncode})")
+        check(p.stdout == "", f"--quiet: nothing on stdout: {p.stdout!r}")
+        if p.returncode == 0:
+            rows = read_csv(c)
+            check([(r["guard"], r["status"], r["repetitions"]) for r in rows] ==
+                  [("driver-empty", "ok", "2")], f"one ok row of 2 samples: {rows}")
+            with open(j) as f:
+                jr = json.load(f)["results"]
+            check(len(jr) == 1 and len(jr[0]["samples_ns"]) == 2, "2 samples in the JSON")
+        # Old spellings stay aliases: -p / --producers for --threads, -d, -w, -v, -h.
+        for args in (["-p", "1"], ["--producers", "1"], ["--threads", "1"]):
+            p = run(b, "--mode", "driver", "--attach", "driver-empty", "-d", "0.05", "-w", "0",
+                    "--repetitions", "1", "--batch", "100", *args)
+            check(p.returncode == 0 and re.search(r"^\[1/1\] driver-empty +driver +p=1 ",
+                                                   p.stdout, re.M) is not None,
+                  f"{args}: one row with 1 producer (exit {p.returncode})")
+        for h in ("-h", "--help"):
+            p = run(b, h, "--frobnicate")
+            check(p.returncode == 0 and p.stdout.startswith("usage: rgbench bpf"),
+                  f"{h}: usage on stdout, exit 0, whatever follows (got {p.returncode})")
+
+
+def case_subcmd(rgbench):
+    """`rgbench bpf` (the dispatcher): exit codes 2 / 77 / 130 and SIGINT between samples."""
+    need_root()
+    p = run(rgbench, "bpf", "--frobnicate")
+    check(p.returncode == 2, f"rgbench bpf --frobnicate: exit 2 (got {p.returncode})")
+    lines = p.stderr.strip().splitlines()
+    check(len(lines) == 1 and lines[0].startswith("rgbench bpf: unknown option '--frobnicate'"),
+          f"one usage line: {lines}")
+    p = run(rgbench, "bpf", "--list")
+    check(p.returncode == 0 and "fentry" in p.stdout, f"rgbench bpf --list: exit 0")
+    setpriv = shutil.which("setpriv")
+    if setpriv:
+        p = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                            "--inh-caps=-all", rgbench, "bpf", "--mode", "driver"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == SKIP, f"rgbench bpf not root: exit 77 (got {p.returncode})")
+        lines = p.stderr.strip().splitlines()
+        check(len(lines) == 1 and "CAP_BPF" in lines[0], f"not root: one line: {lines}")
+    with tempfile.TemporaryDirectory() as d:
+        c, j = os.path.join(d, "s.csv"), os.path.join(d, "s.json")
+        # 30 samples of 1 s per row: SIGINT once the first row has started measuring.
+        p = subprocess.Popen([rgbench, "bpf", "--mode", "driver", "--attach",
+                              "driver-empty,driver-count", "--duration", "1", "--repetitions",
+                              "30", "--batch", "100", "--out", c, "--json", j],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = p.stdout.readline()     # the row count and the duration bound
+        check(first.startswith("rgbench bpf: 2 rows"), f"run started: {first!r}")
+        time.sleep(1.5)                 # inside the warm-up or the first samples of row 1
+        start = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        try:
+            out, err = p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            check(False, "SIGINT not honoured within 20 s")
+        took = time.monotonic() - start
+        check(p.returncode == 128 + signal.SIGINT, f"SIGINT: exit 130 (got {p.returncode})")
+        lines = err.strip().splitlines()
+        check(len(lines) == 1 and lines[0].startswith("rgbench bpf: interrupted by SIGINT"),
+              f"SIGINT: one line: {lines}")
+        check(not re.search(r"^\[\d+/\d+\] ", out, re.M),
+              f"stopped in its first row, no row reported: {out!r}")
+        check(os.listdir(d) == [], f"SIGINT: nothing written: {os.listdir(d)}")
+        print(f"subcmd: SIGINT honoured after {took:.2f} s")
 
 
 def case_nonroot(b):

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to kernel/bpf: the attach kinds, the options, the loaded objects, the producers and the run context shared by its files. */
+#ifndef RG_BPF_INTERNAL_H
+#define RG_BPF_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <linux/types.h>
+
+#include "rg/env.h"
+#include "rg/place.h"
+#include "trig_common.h"
+
+/* The BPF programs' CPU-indexed arrays and the rest of rgbench share one CPU limit. */
+_Static_assert(RG_TRIG_MAX_CPUS == RG_MAX_CPUS,
+	       "trig_common.h: RG_TRIG_MAX_CPUS must equal RG_MAX_CPUS (rg/env.h)");
+
+struct bpf_link;
+struct bpf_object;
+struct bpf_program;
+struct rg_result;
+struct rg_resultset;
+struct trig_bpf;
+struct trig_kfunc_bpf;
+
+#define SUITE "bpf"
+
+#if defined(__x86_64__)
+#define SYSCALL_FN "__x64_sys_getpgid"
+#elif defined(__aarch64__)
+#define SYSCALL_FN "__arm64_sys_getpgid"
+#else
+#error "rgbench bpf: unsupported architecture"
+#endif
+#define HELPER_FN "bpf_get_numa_node_id"
+#define KFUNC_FN "bpf_modify_return_test_tp"
+#define KFUNC_TP "bpf_trigger_tp"
+
+/* ---- what can be measured (kinds.c) ---- */
+
+enum rg_mode { MODE_SYSCALL, MODE_DRIVER, MODE_RECURSE, NR_MODES };
+extern const char *const trig_mode_names[NR_MODES];
+
+enum rg_kind {
+	K_BASE, K_USER_COUNT, K_DRV_EMPTY, K_DRV_KFUNC, K_DRV_COUNT,	/* baselines */
+	K_FENTRY, K_FEXIT, K_FMOD_RET, K_KPROBE, K_TP, K_RAW_TP, K_TP_BTF,
+	NR_KINDS
+};
+#define K_FIRST_ATTACH K_FENTRY
+
+struct kind_info {
+	const char *name;
+	const char *prog;	/* measured program (NULL: baseline without one) */
+	unsigned modes;		/* bit per enum rg_mode where it exists */
+	const char *help;
+};
+
+#define M(x) (1u << (x))
+extern const struct kind_info trig_kinds[NR_KINDS];
+
+static inline bool is_baseline(enum rg_kind k)
+{
+	return k < K_FIRST_ATTACH;
+}
+
+/* Whether variant (k, m) exists: a row of its own. */
+static inline bool row_exists(enum rg_kind k, enum rg_mode m)
+{
+	return trig_kinds[k].modes & M(m);
+}
+
+bool uses_kfunc(enum rg_kind k, enum rg_mode m);
+enum rg_kind baseline_of(enum rg_kind k, enum rg_mode m);
+int pair_of(enum rg_kind k, enum rg_mode m);
+const char *role_of(enum rg_kind k);
+const char *target_of(enum rg_kind k, enum rg_mode m);
+
+/* libbpf's messages: quiet unless verbose; the last warning and verifier line kept for reasons. */
+void trig_messages_init(bool verbose);
+extern char trig_last_warn[200];
+extern char trig_verifier[160];	/* first line of the last verifier log */
+
+bool trig_has_caps(void);
+extern const char trig_priv_msg[];
+
+/* "<ERRNAME>: <kind> <what> <meaning>[; verifier: <line>]" */
+void trig_explain(char *buf, size_t size, const char *what, enum rg_kind k, int err);
+int trig_kfunc_available(void);
+bool trig_tracefs_ready(void);
+
+/* ---- options (cli.c) ---- */
+
+enum count_method { COUNT_PERCPU, COUNT_ATOMIC };
+
+#define MAX_TCOUNTS 16
+
+struct opts {
+	unsigned modes;			/* bit per mode */
+	bool want[NR_KINDS];
+	bool explicit_kinds;
+	int threads[MAX_TCOUNTS];	/* --threads: producer counts, one set of rows each */
+	int nthreads;
+	int cpus[RG_MAX_CPUS];		/* --cpus: where producers go, in this order */
+	int ncpus;			/* 0: all allowed CPUs in topology order */
+	bool allow_shared;		/* --allow-shared-cpus: more producers than CPUs */
+	double duration;		/* seconds per sample (window) */
+	double warmup;			/* seconds before the first sample */
+	int reps;			/* samples per row */
+	int batch;			/* driver batch; 0: sized by measurement */
+	enum count_method count;
+	uint64_t triggers;		/* fixed-count mode: triggers per producer (0: timed) */
+	bool all_tasks;			/* syscall mode: count every process's getpgid */
+	const char *csv, *json;
+	bool verbose;			/* -v: libbpf's messages too */
+	bool quiet;			/* --quiet: no progress or result lines on stdout */
+};
+
+/* Set by SIGINT/SIGTERM (rgbench bpf's own flag, or the rgbench command's in the default run). */
+extern volatile sig_atomic_t *trig_stop;
+
+static inline bool trig_stopped(void)
+{
+	return *trig_stop != 0;
+}
+
+/* ---- one loaded object, either skeleton, behind the same handles (trig.c) ---- */
+
+struct trig {
+	struct trig_bpf *s0;
+	struct trig_kfunc_bpf *s1;
+	struct bpf_object *obj;
+	struct rg_trig_counter *hits;
+	__u64 *hits_shared;
+	struct bpf_program *measured, *driver;
+	struct bpf_link *link;
+};
+
+int trig_open(struct trig *t, const struct opts *o, enum rg_kind k, enum rg_mode m, int batch,
+	      char *why, size_t wsize);
+int trig_attach(struct trig *t, enum rg_kind k, enum rg_mode m, char *why, size_t wsize);
+void trig_detach(struct trig *t);
+void trig_close(struct trig *t);
+int trig_driver_fd(const struct trig *t);
+int trig_measured_fd(const struct trig *t);
+uint64_t trig_hits(const struct trig *t);
+uint64_t trig_misses(const struct trig *t);	/* the measured program's recursion_misses */
+
+/* ---- producers and one sample window (producers.c) ---- */
+
+struct ucounter {
+	uint64_t value;
+} __attribute__((aligned(128)));
+
+/*
+ * The producer loops. Every timed loop counts in userspace too, so that a
+ * variant's windows and its baseline's windows run the very same loop and
+ * differ only in what is attached (driver-count: in the program run).
+ */
+enum loop { LOOP_SYSCALL, LOOP_USER_COUNT, LOOP_DRIVER };
+
+/*
+ * Over-aligned (the shared counter is aligned(128)): allocated with
+ * aligned_alloc(), never calloc()/malloc(), which only promise
+ * alignof(max_align_t).
+ */
+struct run {
+	enum loop loop;
+	bool atomic_count;
+	int prog_fd;
+	int batch;
+	int np;
+	uint64_t limit;			/* triggers per producer; UINT64_MAX: until stop */
+	const struct rg_place *pin;
+	atomic_int ready;		/* producers pinned and waiting for go */
+	atomic_int go;
+	atomic_int stop;
+	atomic_int done;		/* producers out of their loop */
+	atomic_int errors;		/* failed bpf_prog_test_run_opts() calls */
+	atomic_int first_errno;
+	atomic_int unpinned;		/* producers whose pinning failed */
+	struct ucounter *ucnt;		/* one per producer */
+	struct ucounter shared;		/* --count atomic */
+};
+
+struct producer {
+	struct run *run;
+	int idx;
+	bool started;
+	bool have_clk;
+	pthread_t tid;
+	clockid_t clk;			/* the producer's CPU-time clock */
+};
+
+/* Skip the first 10 ms of a window: threads starting and pinning. */
+#define SETTLE_S 0.01
+
+struct window {
+	double wall, cpu;		/* seconds: wall clock, producers' CPU time (sum) */
+	uint64_t events, misses;
+};
+
+struct run *run_alloc(int np);
+void run_free(struct run *r);
+uint64_t user_hits(struct run *r);
+bool sleep_until(double t);
+int producers_start(struct run *r, struct producer *prod);
+void producers_stop(struct run *r, struct producer *prod);
+int run_window(struct run *r, struct producer *prod, const struct trig *t, bool bpf_counted,
+	       double seconds, struct window *w);
+
+/* ---- the rows (run.c) ---- */
+
+/* Points of the two-point batch fit: test runs of 1 and of CAL_BATCH events. */
+#define CAL_BATCH 1000
+
+struct ctx {
+	const struct opts *o;
+	struct rg_resultset *rs;
+	struct rg_place pin;
+	int batch;			/* driver batch in use */
+	FILE *out;			/* result lines and progress; NULL: quiet */
+	int row, nrows;
+};
+
+/* Every wanted row: 0, -EINTR (stop requested) or -ENOMEM. */
+int trig_run_all(struct ctx *c);
+
+#endif /* RG_BPF_INTERNAL_H */
