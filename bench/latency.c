@@ -14,7 +14,7 @@
 #include "lat_counter.h"
 #include "latency.h"
 #include "rg/percpu.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "suite.h"
 #include "rg/platform.h"
 

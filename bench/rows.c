@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "suite_int.h"
 
 static void cpu_list(const struct bcase *c, char *buf, size_t len)

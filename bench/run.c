@@ -14,7 +14,7 @@
 #include "command.h"
 #include "rg/env.h"
 #include "rg/platform.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 
 #ifndef RG_VERSION
 #define RG_VERSION "unknown"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "rg/registry.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "rg/platform.h"
 
 #define RG_SCENARIOS(X) \

@@ -11,7 +11,7 @@
 
 #include "rg/loops.h"
 #include "rg/percpu.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "suite.h"
 #include "rg/platform.h"
 #include "xpkg.h"

@@ -9,7 +9,7 @@ import sys
 # Bottom up. A folder may use its own layer and every layer below it.
 LAYERS = [
     ["arch"],
-    ["cmdline", "platform", "results"],
+    ["cmdline", "platform", "schema"],
     ["guards"],
     ["bench", "kernel/bpf", "kernel/kmod"],
     ["plots"],

@@ -12,7 +12,7 @@
 
 #include "rg/bpf.h"
 #include "rg/cmdline.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "bpf_internal.h"
 
 /* Kernel-bench defaults: 1 s warm-up, 5 samples of 1 s, one producer. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "rg/cmdline.h"
 #include "bpf_internal.h"
 

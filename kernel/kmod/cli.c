@@ -12,7 +12,7 @@
 #include "rg/cmdline.h"
 #include "rg/env.h"
 #include "rg/kmod.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "kmod_int.h"
 
 struct opts {

@@ -8,7 +8,7 @@
 #include "rg/csv.h"
 #include "rg/kmod.h"
 #include "rg/registry.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 
 enum { C_GUARD, C_SCENARIO, C_THREADS, C_CPUS, C_CPU, C_RUN, C_BATCH, C_DUTY,
        C_NS_TOTAL, C_OPS, C_REFUSALS, C_STATUS, C_REASON,

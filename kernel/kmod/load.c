@@ -18,7 +18,7 @@
 
 #include "rg/cmdline.h"
 #include "rg/kmod.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "kmod_int.h"
 
 #define MOD_NAME RG_KMOD_NAME

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 secs=${1:-60}
 work=${2:-build-fuzz}
 mkdir -p "$work/corpus"
-inc="-Iplots/include -Iresults/include -Iarch/include"
+inc="-Iplots/include -Ischema/include -Iarch/include"
 # shellcheck disable=SC2086
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $inc \
 	plots/fuzz/fuzz_reader.c plots/validate.c plots/read_*.c $(pkg-config --cflags --libs jansson) -lm \

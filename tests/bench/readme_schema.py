@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""README.md's result-schema table must equal RG_RESULT_COLUMNS in results/include/rg/results.h.
+"""README.md's result-schema table must equal RG_RESULT_COLUMNS in schema/include/rg/schema.h.
 
   readme_schema.py SRC_DIR            check (exit 1 and a diff on mismatch)
   readme_schema.py SRC_DIR --print    print the table to paste between the markers
@@ -14,7 +14,7 @@ BEGIN, END = "<!-- schema:begin -->", "<!-- schema:end -->"
 
 
 def table(src):
-    text = open(f"{src}/results/include/rg/results.h").read()
+    text = open(f"{src}/schema/include/rg/schema.h").read()
     version = re.search(r"#define RG_SCHEMA_VERSION (\d+)", text).group(1)
     body = text[text.index("#define RG_RESULT_COLUMNS(X)"):]
     body = body[:body.index("\n\n")]

@@ -43,8 +43,8 @@ def run(a, *extra, cwd=None, timeout=600):
 
 
 def schema_columns(source):
-    """(version, [column names]) as results/include/rg/results.h defines them."""
-    text = open(os.path.join(source, "results/include/rg/results.h")).read()
+    """(version, [column names]) as schema/include/rg/schema.h defines them."""
+    text = open(os.path.join(source, "schema/include/rg/schema.h")).read()
     version = int(re.search(r"#define RG_SCHEMA_VERSION (\d+)", text).group(1))
     block = text[text.index("#define RG_RESULT_COLUMNS(X)"):]
     block = block[:block.index("\n\n")]

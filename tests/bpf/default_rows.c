@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "rg/env.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "rg/bpf.h"
 
 static bool is_baseline(const char *g)

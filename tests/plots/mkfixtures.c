@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/results.h"
+#include "rg/schema.h"
 
 static void env(struct rg_env *e, const char *host, const char *arch, const char *cpu,
 		const char *kernel)

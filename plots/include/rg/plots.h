@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "rg/results.h"
+#include "rg/schema.h"
 
 /* Files larger than this are refused before they are read. */
 #define RG_READ_MAX_BYTES (64u << 20)

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rg/results.h"
+#include "rg/schema.h"
 
 #ifndef RG_VERSION
 #define RG_VERSION "unknown"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The shared writer and output check (results/results.c): refusals, locks, temporary names, one run id in both files. */
+/* The shared writer and output check (schema/schema.c): refusals, locks, temporary names, one run id in both files. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "../check.h"
 
 static char dir[64];
@@ -174,5 +174,5 @@ int main(void)
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		CHECK(system(cmd) == 0, "cleanup");
 	}
-	return rg_test_done("results.writer");
+	return rg_test_done("schema.writer");
 }

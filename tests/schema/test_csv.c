@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "rg/csv.h"
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "../check.h"
 
 /*
@@ -129,5 +129,5 @@ int main(void)
 	splitter();
 	numbers();
 	raw_writer();
-	return rg_test_done("results.csv");
+	return rg_test_done("schema.csv");
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The versioned result schema shared by the user, bpf and kmod suites, and its writers. */
-#ifndef RG_RESULTS_H
-#define RG_RESULTS_H
+#ifndef RG_SCHEMA_H
+#define RG_SCHEMA_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -264,4 +264,4 @@ int rg_result_set_delta(struct rg_result *r, const char *baseline,
 int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
 				const double *x, const double *base, size_t n);
 
-#endif /* RG_RESULTS_H */
+#endif /* RG_SCHEMA_H */

@@ -2,7 +2,7 @@
 /* The paired difference and its bootstrap interval: exact medians, ordered and reproducible intervals. */
 #include <math.h>
 
-#include "rg/results.h"
+#include "rg/schema.h"
 #include "../check.h"
 
 int main(void)
