@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The reader's CSV half: a strict tokenizer (quoted fields, LF or CRLF line ends), the header map and each row's values. */
+/* The reader's CSV half: records from the one splitter (rg/csv.h), the header map and each row's values. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rg/csv.h"
 
 #include "reader.h"
 
@@ -19,17 +21,6 @@ static bool parse_ll(const char *s, long long *v)
 		return false;
 	errno = 0;
 	*v = strtoll(s, &end, 10);
-	return !errno && !*end;
-}
-
-static bool parse_ull(const char *s, unsigned long long *v)
-{
-	char *end;
-
-	if (!*s || !(*s >= '0' && *s <= '9'))
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
 	return !errno && !*end;
 }
 
@@ -67,7 +58,7 @@ static int set_from_text(struct rd_ctx *c, int line, struct rg_row *r, int col, 
 		r->v[col] = v;
 		break;
 	case K_U:
-		if (!parse_ull(text, &v.u))
+		if (!rg_csv_u64(text, &v.u))
 			return rd_fail(c, line, "column '%s': '%s' is not an unsigned integer",
 				    rd_cols[col].name, rd_frag(text, strlen(text), b, sizeof(b)));
 		r->v[col] = v;
@@ -87,132 +78,19 @@ static int set_from_text(struct rd_ctx *c, int line, struct rg_row *r, int col, 
 
 /* ---- CSV ------------------------------------------------------------------ */
 
-struct csv {
-	const char *p, *end;
-	int line;
-	char **f;		/* fields of the current record */
-	size_t nf, capf;
-	char *tmp;		/* unescape buffer */
-	size_t tmpcap;
-};
-
-static void csv_clear(struct csv *s)
-{
-	for (size_t i = 0; i < s->nf; i++)
-		free(s->f[i]);
-	s->nf = 0;
-}
-
-static int csv_push(struct rd_ctx *c, struct csv *s, const char *b, size_t len)
-{
-	char *v;
-
-	if (s->nf == s->capf) {
-		size_t cap = s->capf ? s->capf * 2 : 64;
-		char **f = realloc(s->f, cap * sizeof(*f));
-
-		if (!f)
-			return rd_fail(c, s->line, "out of memory");
-		s->f = f;
-		s->capf = cap;
-	}
-	v = strndup(b, len);
-	if (!v)
-		return rd_fail(c, s->line, "out of memory");
-	s->f[s->nf++] = v;
-	return 0;
-}
-
-static int tmp_put(struct rd_ctx *c, struct csv *s, size_t *o, char ch)
-{
-	if (*o + 1 >= s->tmpcap) {
-		size_t cap = s->tmpcap ? s->tmpcap * 2 : 256;
-		char *t = realloc(s->tmp, cap);
-
-		if (!t)
-			return rd_fail(c, s->line, "out of memory");
-		s->tmp = t;
-		s->tmpcap = cap;
-	}
-	s->tmp[(*o)++] = ch;
-	return 0;
-}
-
-/*
- * Read one record into s->f. Returns 1 for a record, 0 at end of input, -1 on
- * error. *start gets the line the record starts on.
- */
-static int csv_record(struct rd_ctx *c, struct csv *s, int *start)
-{
-	csv_clear(s);
-	*start = s->line;
-	if (s->p == s->end)
-		return 0;
-	for (;;) {
-		size_t o = 0;
-
-		if (s->p < s->end && *s->p == '"') {
-			int qline = s->line;
-
-			s->p++;
-			for (;;) {
-				if (s->p == s->end)
-					return rd_fail(c, qline, "quoted field never closed (truncated file?)");
-				if (*s->p == '"') {
-					if (s->p + 1 < s->end && s->p[1] == '"') {
-						if (tmp_put(c, s, &o, '"'))
-							return -1;
-						s->p += 2;
-						continue;
-					}
-					s->p++;
-					break;
-				}
-				if (*s->p == '\n')
-					s->line++;
-				if (tmp_put(c, s, &o, *s->p++))
-					return -1;
-			}
-			if (s->p < s->end && *s->p != ',' && *s->p != '\n' && *s->p != '\r')
-				return rd_fail(c, s->line, "character after a closing quote");
-		} else {
-			while (s->p < s->end && *s->p != ',' && *s->p != '\n' && *s->p != '\r') {
-				if (*s->p == '"')
-					return rd_fail(c, s->line, "quote inside an unquoted field");
-				if (tmp_put(c, s, &o, *s->p++))
-					return -1;
-			}
-		}
-		if (csv_push(c, s, s->tmp ? s->tmp : "", o))
-			return -1;
-		if (s->p == s->end)
-			return rd_fail(c, s->line, "last line has no line end (truncated file?)");
-		if (*s->p == ',') {
-			s->p++;
-			continue;
-		}
-		if (*s->p == '\r') {
-			if (s->p + 1 == s->end || s->p[1] != '\n')
-				return rd_fail(c, s->line, "carriage return not followed by a line feed");
-			s->p++;
-		}
-		s->p++;		/* '\n' */
-		s->line++;
-		return 1;
-	}
-}
-
 /*
  * The header: map[col] = field index (-1 when absent), hdr[field] = column
  * (-1 for a column this reader does not know). Every version-1 column must be
  * there; newer ones are checked per row, by its version.
  */
-static int csv_header(struct rd_ctx *c, struct csv *s, int *map, int **hdr_out, size_t *nhdr)
+static int csv_header(struct rd_ctx *c, struct rg_csv *s, int *map, int **hdr_out, size_t *nhdr)
 {
-	int start, r = csv_record(c, s, &start), *hdr;
+	int r = rg_csv_next(s, NULL), *hdr;
 
-	if (r <= 0)
-		return r == 0 ? rd_fail(c, 1, "empty file") : -1;
+	if (r < 0)
+		return rd_fail(c, s->err_line, "%s", s->err);
+	if (r == 0)
+		return rd_fail(c, 1, "empty file");
 	*nhdr = s->nf;
 	hdr = *hdr_out = calloc(*nhdr, sizeof(*hdr));
 	if (!hdr)
@@ -243,7 +121,7 @@ static int csv_header(struct rd_ctx *c, struct csv *s, int *map, int **hdr_out, 
 }
 
 /* One record (s->f) as a row starting on line start. */
-static int csv_row(struct rd_ctx *c, const struct csv *s, int start, const int *map,
+static int csv_row(struct rd_ctx *c, const struct rg_csv *s, int start, const int *map,
 		   const int *hdr, size_t nhdr)
 {
 	struct rg_row *row;
@@ -273,28 +151,29 @@ static int csv_row(struct rd_ctx *c, const struct csv *s, int start, const int *
 
 int rd_read_csv(struct rd_ctx *c, const char *buf, size_t len)
 {
-	struct csv s = { .p = buf, .end = buf + len, .line = 1 };
+	struct rg_csv s;
 	int map[RG_NCOLS], *hdr = NULL, ret = -1, start, r;
 	size_t nhdr = 0, from = c->out->n;
 
+	rg_csv_init(&s, buf, len, RG_CSV_NEED_EOL);
 	for (int i = 0; i < RG_NCOLS; i++)
 		map[i] = -1;
 	if (csv_header(c, &s, map, &hdr, &nhdr))
 		goto out;
-	while ((r = csv_record(c, &s, &start)) > 0) {
+	while ((r = rg_csv_next(&s, &start)) > 0) {
 		if (s.nf == 1 && !s.f[0][0])
 			continue;	/* blank line */
 		if (csv_row(c, &s, start, map, hdr, nhdr))
 			goto out;
 	}
-	if (r == 0 && c->out->n == from)
+	if (r < 0)
+		rd_fail(c, s.err_line, "%s", s.err);
+	else if (r == 0 && c->out->n == from)
 		rd_fail(c, s.line > 1 ? s.line - 1 : 1, "no rows (a header and nothing else)");
 	else if (r == 0)
 		ret = 0;
 out:
-	csv_clear(&s);
-	free(s.f);
-	free(s.tmp);
+	rg_csv_free(&s);
 	free(hdr);
 	return ret;
 }

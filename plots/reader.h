@@ -12,7 +12,7 @@
  * The reader in files, one concern each:
  *   validate.c   column table, schema versions, errors, value and text rules
  *   read_rows.c  row allocation, the files read, keys, duplicate rows
- *   read_csv.c   the CSV tokenizer and rows
+ *   read_csv.c   the CSV header and rows (records from rg/csv.h's splitter)
  *   read_json.c  the JSON document and rows
  *   read_file.c  a buffer, a regular file, a path (the entry points)
  *   read_dir.c   a directory: its runs, JSON/CSV twins
@@ -24,12 +24,13 @@ enum kind { K_S, K_I, K_U, K_D, K_B };
 struct rd_col {
 	const char *name;
 	enum kind kind;
+	int since;		/* the schema version that added it */
 };
 
 /* Every schema column, in RG_RESULT_COLUMNS order. */
 extern const struct rd_col rd_cols[RG_NCOLS];
 
-/* The schema version that added a column (1, 2 or 3). */
+/* The schema version that added a column (1 .. RG_SCHEMA_VERSION). */
 long long rd_col_since(int col);
 
 /* One file being read: where its messages and rows go. */

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `rgbench report`: one page (plain text / Markdown) answering which guard is cheapest here, by how much, and where; the command line. */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -10,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "rg/cmdline.h"
+#include "rg/schema.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -47,43 +45,6 @@ static void read_timer(struct input *in)
 				 json_is_number(ov) ? json_number_value(ov) : NAN);
 	}
 	json_decref(root);
-}
-
-/* Write buf to path atomically (temporary file, fsync, rename). */
-static int write_file(const char *path, const char *buf, size_t len, char *err, size_t errlen)
-{
-	char tmp[4200];
-	int fd, e = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	for (size_t off = 0; off < len; ) {
-		ssize_t w = write(fd, buf + off, len - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			e = errno;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (!e && fsync(fd))
-		e = errno;
-	if (close(fd) && !e)
-		e = errno;
-	if (!e && rename(tmp, path))
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
-		return -1;
-	}
-	return 0;
 }
 
 /* What the command line asked for. */
@@ -296,7 +257,7 @@ int rg_report_main(int argc, char **argv)
 		goto out;
 	}
 	if (o.out) {
-		if (write_file(o.out, buf, blen, err, sizeof(err)))
+		if (rg_output_write(o.out, buf, blen, err, sizeof(err)))
 			goto out;
 		printf("wrote %s\n", o.out);
 	} else {

@@ -86,5 +86,3 @@ int rp_add_host_row(struct host *h, const struct rg_row *r)
 	h->legacy_roles |= legacy && rp_is_pair1(r);
 	return 0;
 }
-
-/* Write buf to path atomically (temporary file, fsync, rename). */

@@ -8,32 +8,19 @@
 #include "reader.h"
 
 const struct rd_col rd_cols[RG_NCOLS] = {
-#define X(name, kind, doc) { #name, K_##kind },
+#define X(name, kind, since, doc) { #name, K_##kind, since },
 	RG_RESULT_COLUMNS(X)
 #undef X
 };
 
 /*
- * The schema version that added a column: files of an older version lack it
- * (read as empty), files of this version or newer must have it.
- * Version 2 added `events`; version 3 the run id, virt, role, the paired
- * difference against a baseline, the time bases and the latency percentiles.
+ * The schema version that added a column (its `since` in RG_RESULT_COLUMNS):
+ * files of an older version lack it (read as empty), files of this version or
+ * newer must have it.
  */
 long long rd_col_since(int col)
 {
-	switch (col) {
-	case RG_COL_events:
-		return 2;
-	case RG_COL_run_id: case RG_COL_virt: case RG_COL_role:
-	case RG_COL_baseline: case RG_COL_interleave:
-	case RG_COL_delta_ns: case RG_COL_delta_ci_lo: case RG_COL_delta_ci_hi:
-	case RG_COL_cpu_ns_median: case RG_COL_wall_ns_median: case RG_COL_discarded:
-	case RG_COL_lat_p50_ns: case RG_COL_lat_p90_ns: case RG_COL_lat_p99_ns:
-	case RG_COL_lat_p999_ns: case RG_COL_lat_max_ns:
-		return 3;
-	default:
-		return 1;
-	}
+	return rd_cols[col].since;
 }
 
 __attribute__((format(printf, 3, 4)))

@@ -469,7 +469,7 @@ static void write_row(FILE *f, enum fmt fmt, const struct rg_resultset *rs,
 	bool first = true;
 
 	(void)first;
-#define X(name, kind, doc)						\
+#define X(name, kind, since, doc)					\
 	do {								\
 		if (fmt == FMT_CSV) {					\
 			if (!first)					\
@@ -509,10 +509,17 @@ static void write_row(FILE *f, enum fmt fmt, const struct rg_resultset *rs,
 	}
 }
 
+/* Every column was added by a schema version this writer knows (a typo in `since` fails the build). */
+#define X(name, kind, since, doc)					\
+	_Static_assert((since) >= 1 && (since) <= RG_SCHEMA_VERSION,	\
+		       "RG_RESULT_COLUMNS: " #name "'s since is not 1 .. RG_SCHEMA_VERSION");
+RG_RESULT_COLUMNS(X)
+#undef X
+
 const char *rg_results_csv_header(void)
 {
 	return
-#define X(name, kind, doc) #name ","
+#define X(name, kind, since, doc) #name ","
 	RG_RESULT_COLUMNS(X)
 #undef X
 	;

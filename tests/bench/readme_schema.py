@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: MIT
 """README.md's result-schema table must equal RG_RESULT_COLUMNS in schema/include/rg/schema.h.
 
+A column's `since` field (the schema version that added it) shows as "(since version N)"
+after its meaning when N > 1; the header's meanings do not repeat it.
+
   readme_schema.py SRC_DIR            check (exit 1 and a diff on mismatch)
   readme_schema.py SRC_DIR --print    print the table to paste between the markers
 """
@@ -18,12 +21,18 @@ def table(src):
     version = re.search(r"#define RG_SCHEMA_VERSION (\d+)", text).group(1)
     body = text[text.index("#define RG_RESULT_COLUMNS(X)"):]
     body = body[:body.index("\n\n")]
-    cols = re.findall(r'X\((\w+), ([SIUDB]), "((?:[^"\\]|\\.)*)"\)', body)
+    cols = re.findall(r'X\((\w+), ([SIUDB]), (\d+), "((?:[^"\\]|\\.)*)"\)', body)
     if not cols:
-        sys.exit("readme_schema: no columns found in result.h")
+        sys.exit("readme_schema: no columns found in schema.h")
     lines = [f"Schema version {version}: {len(cols)} columns, in this order.", "",
              "| # | column | type | meaning |", "|---:|---|---|---|"]
-    for i, (name, kind, doc) in enumerate(cols, 1):
+    for i, (name, kind, since, doc) in enumerate(cols, 1):
+        if "since version" in doc:
+            sys.exit(f"readme_schema: {name}: write the version as X's since field, not in the meaning")
+        if not 1 <= int(since) <= int(version):
+            sys.exit(f"readme_schema: {name}: since {since} is not 1 .. {version}")
+        if int(since) > 1:
+            doc += f" (since version {since})"
         lines.append(f"| {i} | `{name}` | {KINDS[kind]} | {doc.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
 
@@ -41,11 +50,11 @@ def main():
     have = readme.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
     if have != want:
         sys.stdout.writelines(difflib.unified_diff(have.splitlines(True), want.splitlines(True),
-                                                   "README.md", "result.h"))
+                                                   "README.md", "schema.h"))
         print("README.md's schema table differs from RG_RESULT_COLUMNS: "
               "regenerate it with tests/bench/readme_schema.py . --print")
         return 1
-    print(f"README schema table matches result.h ({want.count(chr(10)) - 4} columns)")
+    print(f"README schema table matches schema.h ({want.count(chr(10)) - 4} columns)")
     return 0
 
 

@@ -141,7 +141,7 @@ def main():
         p = run(r, "report", arm, bad, "--out", out2)
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and not os.path.exists(out2)
               and not p.stdout, f"bad file: one line, exit 1, nothing written: {p.returncode} {p.stderr!r}")
-        check(not [f for f in os.listdir(d) if ".tmp." in f], "no temporary file left")
+        check(not [f for f in os.listdir(d) if ".tmp" in f], "no temporary file left")
         for args, what in ((["report"], "no file"), (["report", arm, "--width", "10"], "width too small"),
                            (["report", arm, "--out", d], "--out a directory"), (["report", "--bogus", arm], "unknown option")):
             p = run(r, *args)

@@ -77,7 +77,7 @@ static void test_mwu(void)
 /* ---- reader --------------------------------------------------------------- */
 
 static const char *names[] = {
-#define X(name, kind, doc) #name,
+#define X(name, kind, since, doc) #name,
 	RG_RESULT_COLUMNS(X)
 #undef X
 };
@@ -208,7 +208,7 @@ static void expect_err(const char *name, const char *buf, size_t len, const char
 }
 
 static const char *kinds[] = {
-#define X(name, kind, doc) #kind,
+#define X(name, kind, since, doc) #kind,
 	RG_RESULT_COLUMNS(X)
 #undef X
 };

@@ -16,7 +16,7 @@
 #define RG_MWU_EXACT_MAX 25
 
 enum rg_col {
-#define X(name, kind, doc) RG_COL_##name,
+#define X(name, kind, since, doc) RG_COL_##name,
 	RG_RESULT_COLUMNS(X)
 #undef X
 	RG_NCOLS

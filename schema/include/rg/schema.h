@@ -16,67 +16,70 @@
 #define RG_SCHEMA_VERSION 3
 
 /*
- * RG_RESULT_COLUMNS(X): X(name, kind, "meaning"), in CSV column order.
+ * RG_RESULT_COLUMNS(X): X(name, kind, since, "meaning"), in CSV column order.
  * kind: S string, I integer, U unsigned 64-bit, D double ("n/a" in CSV and
  * null in JSON when not measured), B boolean written 0/1.
+ * since: the schema version that added the column (1 .. RG_SCHEMA_VERSION):
+ * the reader requires it from files of that version on and refuses it in
+ * older ones; the README shows it as "(since version N)" after the meaning.
  * The README's schema section is checked against this list.
  */
 #define RG_RESULT_COLUMNS(X) \
-	X(schema_version, I, "result schema version (this file: 3)") \
-	X(rgbench_version, S, "rgbench version that wrote the row") \
-	X(run_id, S, "one id per run, the same in a run's CSV and JSON (since version 3)") \
-	X(timestamp, S, "run start, UTC, ISO 8601") \
-	X(host, S, "host name") \
-	X(arch, S, "x86_64 or aarch64") \
-	X(cpu_vendor, S, "CPUID vendor or MIDR implementer") \
-	X(cpu_model, S, "brand string or decoded MIDR part") \
-	X(cpu_part, S, "family/model/stepping or raw MIDR") \
-	X(kernel, S, "kernel release (uname -r)") \
-	X(virt, S, "none, a hypervisor name (kvm, xen, ...), emulated (qemu-user/qemu-tcg) or unknown (since version 3)") \
-	X(lse, B, "aarch64 LSE atomics present") \
-	X(rseq, B, "rseq registered by glibc") \
-	X(preempt, S, "kernel preemption model") \
-	X(pinning, S, "how threads were placed: hwloc, kthread or none") \
-	X(cpus, S, "CPUs the threads ran on, e.g. 0,1") \
-	X(suite, S, "user, bpf or kmod") \
-	X(guard, S, "guard name (bpf: attach type or baseline)") \
-	X(role, S, "what the guard stands for across architectures (guards.def), or n/a (since version 3)") \
-	X(scenario, S, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop-irqsoff, loop (irqs on), {irq,softirq,softirq-irq,nmi}-recursion or -deferred") \
-	X(threads, I, "threads, producers or kthreads") \
-	X(batch, I, "iterations per batch (bpf: driver batch)") \
-	X(duty_ns, I, "work between pairs, ns (0: back to back)") \
-	X(repetitions, I, "samples aggregated in this row") \
-	X(ns_median, D, "ns per pair (bpf: ns per event per producer, 1e3 / mops_per_thread), median") \
-	X(ns_mean, D, "ns per pair, mean") \
-	X(ns_stddev, D, "ns per pair, sample standard deviation") \
-	X(ns_min, D, "ns per pair, minimum") \
-	X(ns_max, D, "ns per pair, maximum") \
-	X(ns_cv, D, "coefficient of variation of ns per pair (stddev/mean)") \
-	X(baseline, S, "the row delta_ns is measured against (user: noop), or n/a (since version 3)") \
-	X(interleave, S, "how samples were taken against the baseline: rounds, alternating or none (since version 3)") \
-	X(delta_ns, D, "ns per pair (bpf: per event) minus the baseline's, median of paired per-round differences (since version 3)") \
-	X(delta_ci_lo, D, "lower end of the 95% interval of delta_ns (since version 3)") \
-	X(delta_ci_hi, D, "upper end of the 95% interval of delta_ns (since version 3)") \
-	X(cpu_ns_median, D, "ns per pair from thread CPU time, median (since version 3)") \
-	X(wall_ns_median, D, "ns per pair from wall-clock time, median (since version 3)") \
-	X(discarded, I, "samples discarded as disturbed and re-run (since version 3)") \
-	X(lat_p50_ns, D, "latency scenario: ns per pair, 50th percentile of batches (since version 3)") \
-	X(lat_p90_ns, D, "latency scenario: 90th percentile (since version 3)") \
-	X(lat_p99_ns, D, "latency scenario: 99th percentile (since version 3)") \
-	X(lat_p999_ns, D, "latency scenario: 99.9th percentile (since version 3)") \
-	X(lat_max_ns, D, "latency scenario: largest batch (since version 3)") \
-	X(mops_median, D, "million pairs (bpf: events) per second, all threads, median") \
-	X(mops_mean, D, "million pairs per second, mean") \
-	X(mops_stddev, D, "million pairs per second, sample standard deviation") \
-	X(mops_per_thread, D, "mops_median divided by threads") \
-	X(cycles_per_pair, D, "CPU cycles per pair (libperf), n/a when unavailable") \
-	X(instructions_per_pair, D, "instructions per pair (libperf), n/a when unavailable") \
-	X(events, S, "extra core-PMU events per pair from sysfs, name=value;..., else n/a: why (since version 2)") \
-	X(counters, S, "perf when counted, else why not") \
-	X(refusals, U, "refused enters (bpf: recursion_misses)") \
-	X(ops, U, "pairs or events measured in total") \
-	X(status, S, "ok, skipped or error") \
-	X(reason, S, "why skipped or failed; empty when ok")
+	X(schema_version, I, 1, "result schema version (this file: 3)") \
+	X(rgbench_version, S, 1, "rgbench version that wrote the row") \
+	X(run_id, S, 3, "one id per run, the same in a run's CSV and JSON") \
+	X(timestamp, S, 1, "run start, UTC, ISO 8601") \
+	X(host, S, 1, "host name") \
+	X(arch, S, 1, "x86_64 or aarch64") \
+	X(cpu_vendor, S, 1, "CPUID vendor or MIDR implementer") \
+	X(cpu_model, S, 1, "brand string or decoded MIDR part") \
+	X(cpu_part, S, 1, "family/model/stepping or raw MIDR") \
+	X(kernel, S, 1, "kernel release (uname -r)") \
+	X(virt, S, 3, "none, a hypervisor name (kvm, xen, ...), emulated (qemu-user/qemu-tcg) or unknown") \
+	X(lse, B, 1, "aarch64 LSE atomics present") \
+	X(rseq, B, 1, "rseq registered by glibc") \
+	X(preempt, S, 1, "kernel preemption model") \
+	X(pinning, S, 1, "how threads were placed: hwloc, kthread or none") \
+	X(cpus, S, 1, "CPUs the threads ran on, e.g. 0,1") \
+	X(suite, S, 1, "user, bpf or kmod") \
+	X(guard, S, 1, "guard name (bpf: attach type or baseline)") \
+	X(role, S, 3, "what the guard stands for across architectures (guards.def), or n/a") \
+	X(scenario, S, 1, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop-irqsoff, loop (irqs on), {irq,softirq,softirq-irq,nmi}-recursion or -deferred") \
+	X(threads, I, 1, "threads, producers or kthreads") \
+	X(batch, I, 1, "iterations per batch (bpf: driver batch)") \
+	X(duty_ns, I, 1, "work between pairs, ns (0: back to back)") \
+	X(repetitions, I, 1, "samples aggregated in this row") \
+	X(ns_median, D, 1, "ns per pair (bpf: ns per event per producer, 1e3 / mops_per_thread), median") \
+	X(ns_mean, D, 1, "ns per pair, mean") \
+	X(ns_stddev, D, 1, "ns per pair, sample standard deviation") \
+	X(ns_min, D, 1, "ns per pair, minimum") \
+	X(ns_max, D, 1, "ns per pair, maximum") \
+	X(ns_cv, D, 1, "coefficient of variation of ns per pair (stddev/mean)") \
+	X(baseline, S, 3, "the row delta_ns is measured against (user: noop), or n/a") \
+	X(interleave, S, 3, "how samples were taken against the baseline: rounds, alternating or none") \
+	X(delta_ns, D, 3, "ns per pair (bpf: per event) minus the baseline's, median of paired per-round differences") \
+	X(delta_ci_lo, D, 3, "lower end of the 95% interval of delta_ns") \
+	X(delta_ci_hi, D, 3, "upper end of the 95% interval of delta_ns") \
+	X(cpu_ns_median, D, 3, "ns per pair from thread CPU time, median") \
+	X(wall_ns_median, D, 3, "ns per pair from wall-clock time, median") \
+	X(discarded, I, 3, "samples discarded as disturbed and re-run") \
+	X(lat_p50_ns, D, 3, "latency scenario: ns per pair, 50th percentile of batches") \
+	X(lat_p90_ns, D, 3, "latency scenario: 90th percentile") \
+	X(lat_p99_ns, D, 3, "latency scenario: 99th percentile") \
+	X(lat_p999_ns, D, 3, "latency scenario: 99.9th percentile") \
+	X(lat_max_ns, D, 3, "latency scenario: largest batch") \
+	X(mops_median, D, 1, "million pairs (bpf: events) per second, all threads, median") \
+	X(mops_mean, D, 1, "million pairs per second, mean") \
+	X(mops_stddev, D, 1, "million pairs per second, sample standard deviation") \
+	X(mops_per_thread, D, 1, "mops_median divided by threads") \
+	X(cycles_per_pair, D, 1, "CPU cycles per pair (libperf), n/a when unavailable") \
+	X(instructions_per_pair, D, 1, "instructions per pair (libperf), n/a when unavailable") \
+	X(events, S, 2, "extra core-PMU events per pair from sysfs, name=value;..., else n/a: why") \
+	X(counters, S, 1, "perf when counted, else why not") \
+	X(refusals, U, 1, "refused enters (bpf: recursion_misses)") \
+	X(ops, U, 1, "pairs or events measured in total") \
+	X(status, S, 1, "ok, skipped or error") \
+	X(reason, S, 1, "why skipped or failed; empty when ok")
 
 struct rg_result {
 	/* Row identity: what was measured. */
