@@ -3,57 +3,14 @@
 #ifndef RG_GUARDS_PCPU_LDADD_LLSC_KERNEL_H
 #define RG_GUARDS_PCPU_LDADD_LLSC_KERNEL_H
 
-#include "rg/guard.h"
-#include "rg/preempt.h"
+#include "rg/guards/pcpu_kernel.h"
 
 /*
-
- * enter: return this_cpu_inc_return(*active) == 1   exit: this_cpu_dec(*active)
+ * The kernel's whole this_cpu sequence (rg/guards/pcpu_kernel.h) around:
  * Op: entry LDADD + ADD + NOP + NOP, exit the LL/SC this_cpu_add() loop
  * (LDXR/ADD/STXR/CBNZ): the "keep the exit in L1" proposal.
- * The kernel's WHOLE arm64 this_cpu sequence (arch/arm64/include/asm/percpu.h
- * _pcp_protect_return()/_pcp_protect(), asm/preempt.h), for enter and for exit:
- *   preempt_disable_notrace()   32-bit load/add/store of the thread-local
- *                               preempt count (rg/preempt.h), barrier()
- *   raw_cpu_ptr(&pcp)           one load of g->off, mrs tpidr_el0 + the
- *                               thread's base word, add (rg_pcpu_ptr)
- *   the op                      as patched at boot: LSE padded with NOPs to
- *                               the LL/SC length, or the LL/SC loop
- *   preempt_enable_notrace()    barrier(), 64-bit load, subtract 1, 32-bit
- *                               store, test for zero, reload and test again;
- *                               the call to the scheduler sits on the
- *                               never-taken branch (cold, out of line).
- * Userspace differences: the preempt count is reached through tpidr_el0
- * (the kernel: sp_el0) and the base costs one extra load (the kernel's IS
- * tpidr_el1); the count disables nothing here, pinning does that.
- * Protects against: re-entry on the same CPU (thread, signal, preempting thread).
- * Assumes: the thread is pinned (RG_NEEDS_PIN) and called rg_percpu_thread_init(),
- * and rg_guard_prepare(g) ran in this thread since (the measured loops do it once
- * per batch), so the per-CPU base is this CPU's and enter/exit hit the same slot,
- * as the kernel guarantees by running BPF programs with migration disabled. An
- * unpinned thread faults on its first op instead of using a stale slot.
  * Needs LSE.
  */
-#if RG_ARCH_AARCH64
-static rg_always_inline bool rg_guard_pcpu_ldadd_llsc_kernel_enter(struct rg_guard *g)
-{
-	uint32_t v;
-
-	rg_preempt_disable_notrace();
-	v = rg_kpcpu_add_return_lse32(rg_pcpu_ptr(rg_guard_off(g)), 1);
-	rg_preempt_enable_notrace();
-	return v == 1;
-}
-
-static rg_always_inline void rg_guard_pcpu_ldadd_llsc_kernel_exit(struct rg_guard *g, bool granted)
-{
-	(void)granted;	/* a counter: every enter is undone, granted or not */
-	rg_preempt_disable_notrace();
-	rg_kpcpu_add_llsc32(rg_pcpu_ptr(rg_guard_off(g)), (uint32_t)-1);
-	rg_preempt_enable_notrace();
-}
-#else
-RG_GUARD_NOT_ON_THIS_ARCH(pcpu_ldadd_llsc_kernel)
-#endif
+RG_DEFINE_PCPU_KERNEL_GUARD(pcpu_ldadd_llsc_kernel, rg_kpcpu_add_return_lse32, rg_kpcpu_add_llsc32)
 
 #endif /* RG_GUARDS_PCPU_LDADD_LLSC_KERNEL_H */
