@@ -18,10 +18,6 @@
 #include "rg/place.h"
 #include "trig_common.h"
 
-/* The BPF programs' CPU-indexed arrays and the rest of rgbench share one CPU limit. */
-_Static_assert(RG_TRIG_MAX_CPUS == RG_MAX_CPUS,
-	       "trig_common.h: RG_TRIG_MAX_CPUS must equal RG_MAX_CPUS (rg/env.h)");
-
 struct bpf_link;
 struct bpf_object;
 struct bpf_program;

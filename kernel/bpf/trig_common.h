@@ -3,8 +3,10 @@
 #ifndef RG_TRIG_COMMON_H
 #define RG_TRIG_COMMON_H
 
+#include "rg/cpu_limit.h"	/* no includes of its own: fine in a BPF program */
+
 /* Power of two: the BPF side masks the CPU number with it. */
-#define RG_TRIG_MAX_CPUS 1024
+#define RG_TRIG_MAX_CPUS RG_MAX_CPUS
 /*
  * Largest driver batch. The batch is a frozen .rodata constant, so the
  * verifier walks every trip of the drivers' loops at load time: 20000 trips
