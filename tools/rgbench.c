@@ -10,46 +10,45 @@
 #if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_PLOTS)
 #error "RG_HAVE_BPF, RG_HAVE_KMOD and RG_HAVE_PLOTS must be defined to 0 or 1"
 #endif
+/* Each suite's entry point, or NULL when its target is not part of the build. */
 #if RG_HAVE_BPF
 #include "rg/bpf.h"
+#define BPF_MAIN rg_bpf_main
+#else
+#define BPF_MAIN NULL
 #endif
 #if RG_HAVE_KMOD
 #include "rg/kmod.h"
+#define KMOD_MAIN rg_kmod_main
+#else
+#define KMOD_MAIN NULL
 #endif
 #if RG_HAVE_PLOTS
 #include "rg/plots.h"
+#define PLOTS_MAIN(fn) fn
+#else
+#define PLOTS_MAIN(fn) NULL
 #endif
 
 struct subcmd {
 	const char *name;
 	int (*main)(int argc, char **argv);	/* NULL: not part of this build */
 	const char *summary;
-	const char *missing;			/* why it is not built */
+	const char *missing;			/* why it would not be built */
 };
 
+#define NO_PLOTS "the rg_plots target is not part of this build (plots/)"
+
 static const struct subcmd subcmds[] = {
-#if RG_HAVE_BPF
-	{ "bpf", rg_bpf_main, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
-#else
-	{ "bpf", NULL, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
-#endif
+	{ "bpf", BPF_MAIN, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
 	  "the rg_bpf target is not part of this build (kernel/bpf: clang, bpftool, libbpf, kernel BTF)" },
-#if RG_HAVE_KMOD
-	{ "kmod", rg_kmod_main, "in-kernel guard loops: build, load and run the module",
-#else
-	{ "kmod", NULL, "in-kernel guard loops: build, load and run the module",
-#endif
+	{ "kmod", KMOD_MAIN, "in-kernel guard loops: build, load and run the module",
 	  "the rg_kmod target is not part of this build (kernel/kmod)" },
-#if RG_HAVE_PLOTS
-	{ "compare", rg_compare_main, "A/B tables of result files (text, markdown, commit log, CSV)",
-	  NULL },
-	{ "plot", rg_plot_main, "plots of result files (matplotlib)", NULL },
-	{ "report", rg_report_main, "the one-page answer: cheapest guard, by how much, why", NULL },
-#else
-	{ "compare", NULL, "A/B tables of result files", "the rg_plots target is not part of this build (plots/)" },
-	{ "plot", NULL, "plots of result files", "the rg_plots target is not part of this build (plots/)" },
-	{ "report", NULL, "the one-page answer", "the rg_plots target is not part of this build (plots/)" },
-#endif
+	{ "compare", PLOTS_MAIN(rg_compare_main),
+	  "A/B tables of result files (text, markdown, commit log, CSV)", NO_PLOTS },
+	{ "plot", PLOTS_MAIN(rg_plot_main), "plots of result files (matplotlib)", NO_PLOTS },
+	{ "report", PLOTS_MAIN(rg_report_main), "the one-page answer: cheapest guard, by how much, why",
+	  NO_PLOTS },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))
