@@ -104,7 +104,8 @@ struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 	r->ns_min = r->ns_max = r->ns_cv = NAN;
 	r->mops_median = r->mops_mean = r->mops_stddev = r->mops_per_thread = NAN;
 	r->cycles_per_pair = r->instructions_per_pair = NAN;
-	r->delta_ns = r->delta_ci_lo = r->delta_ci_hi = NAN;
+	r->delta_ns = r->delta_ci_lo = r->delta_ci_hi = r->delta_ci_level = NAN;
+	r->duty_in_ns = r->ref_ns_per_cycle = r->ref_cv = r->ref_cycles_per_pair = NAN;
 	r->cpu_ns_median = r->wall_ns_median = NAN;
 	r->lat_p50_ns = r->lat_p90_ns = r->lat_p99_ns = r->lat_p999_ns = r->lat_max_ns = NAN;
 	return r;
@@ -413,6 +414,7 @@ static void put_double(FILE *f, enum fmt fmt, double v)
 #define COL_threads(r, rs)		(r)->threads
 #define COL_batch(r, rs)		(r)->batch
 #define COL_duty_ns(r, rs)		(r)->duty_ns
+#define COL_duty_in_ns(r, rs)		(r)->duty_in_ns
 #define COL_repetitions(r, rs)		(r)->repetitions
 #define COL_ns_median(r, rs)		(r)->ns_median
 #define COL_ns_mean(r, rs)		(r)->ns_mean
@@ -425,6 +427,7 @@ static void put_double(FILE *f, enum fmt fmt, double v)
 #define COL_delta_ns(r, rs)		(r)->delta_ns
 #define COL_delta_ci_lo(r, rs)		(r)->delta_ci_lo
 #define COL_delta_ci_hi(r, rs)		(r)->delta_ci_hi
+#define COL_delta_ci_level(r, rs)	(r)->delta_ci_level
 #define COL_cpu_ns_median(r, rs)	(r)->cpu_ns_median
 #define COL_wall_ns_median(r, rs)	(r)->wall_ns_median
 #define COL_discarded(r, rs)		(r)->discarded
@@ -439,6 +442,9 @@ static void put_double(FILE *f, enum fmt fmt, double v)
 #define COL_mops_per_thread(r, rs)	(r)->mops_per_thread
 #define COL_cycles_per_pair(r, rs)	(r)->cycles_per_pair
 #define COL_instructions_per_pair(r, rs) (r)->instructions_per_pair
+#define COL_ref_ns_per_cycle(r, rs)	(r)->ref_ns_per_cycle
+#define COL_ref_cv(r, rs)		(r)->ref_cv
+#define COL_ref_cycles_per_pair(r, rs)	(r)->ref_cycles_per_pair
 #define COL_counters(r, rs)		(r)->counters
 #define COL_events(r, rs)		(r)->events
 #define COL_refusals(r, rs)		(r)->refusals

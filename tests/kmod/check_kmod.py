@@ -150,7 +150,7 @@ def num(r, k):
 
 for r in kr:
     g = r["guard"]
-    check(r["suite"] == "kmod" and r["schema_version"] == "3" and r["pinning"] == "kthread",
+    check(r["suite"] == "kmod" and r["schema_version"] == "4" and r["pinning"] == "kthread",
           f"B {g}: identity columns {r}")
     check(g in ALL, f"B: unexpected guard {g}")
     if g in SKIP:

@@ -82,11 +82,14 @@ static const char *names[] = {
 #undef X
 };
 
+#define RG_XSTR(x) #x
+#define RG_STR(x) RG_XSTR(x)
+
 /* A valid value for every column of a user row. */
 static const char *default_value(const char *col)
 {
 	static const struct { const char *c, *v; } d[] = {
-		{ "schema_version", "3" }, { "suite", "user" }, { "guard", "tls" },
+		{ "schema_version", RG_STR(RG_SCHEMA_VERSION) }, { "suite", "user" }, { "guard", "tls" },
 		{ "scenario", "pair" }, { "threads", "2" }, { "batch", "1000" }, { "duty_ns", "0" },
 		{ "repetitions", "5" }, { "ns_median", "1.5" }, { "mops_median", "n/a" },
 		{ "lse", "0" }, { "rseq", "1" }, { "refusals", "0" }, { "ops", "123" },
@@ -99,7 +102,8 @@ static const char *default_value(const char *col)
 	if (!strcmp(col, "discarded"))
 		return "0";
 	if (strstr(col, "ns_") == col || strstr(col, "mops_") == col || strstr(col, "_per_") ||
-	    strstr(col, "delta_") == col || strstr(col, "lat_") == col || strstr(col, "_ns_median"))
+	    strstr(col, "delta_") == col || strstr(col, "lat_") == col || strstr(col, "_ns_median") ||
+	    strstr(col, "ref_") == col || !strcmp(col, "duty_in_ns"))
 		return "2.25";
 	return "x";
 }
@@ -118,8 +122,15 @@ static int col_version(const char *n)
 		"lat_p90_ns", "lat_p99_ns", "lat_p999_ns", "lat_max_ns",
 	};
 
+	static const char *const v4[] = {
+		"duty_in_ns", "delta_ci_level", "ref_ns_per_cycle", "ref_cv", "ref_cycles_per_pair",
+	};
+
 	if (!strcmp(n, "events"))
 		return 2;
+	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
+		if (!strcmp(n, v4[i]))
+			return 4;
 	for (size_t i = 0; i < sizeof(v3) / sizeof(v3[0]); i++)
 		if (!strcmp(n, v3[i]))
 			return 3;
@@ -293,8 +304,30 @@ static void test_versions(void)
 	free(s);
 	/* ... and a version 3 row needs every version 3 column. */
 	s = make_csv(false, false, 1, NULL, NULL);
+	set_row_versions(s, '3');
 	expect_err("v3.csv", s, strlen(s),
 		   "v3.csv:2: required column 'run_id' is missing from the header (schema version 3)");
+	free(s);
+
+	/* CSV, version 3: the version 4 columns (interval level, duty split, cycle reference) read as n/a. */
+	file_version = 3;
+	s = make_csv(false, false, 1, "delta_ns", "0.5");
+	set_row_versions(s, '3');
+	CHECK(!rg_read_buffer("v3.csv", s, strlen(s), &rows, err, sizeof(err)), "v3.csv: %s", err);
+	CHECK(rows.n == 1, "v3.csv: %zu rows", rows.n);
+	for (size_t i = 0; i < rows.n; i++) {
+		CHECK(rg_row_d(&rows.v[i], RG_COL_delta_ns) == 0.5, "v3.csv delta_ns");
+		CHECK(isnan(rg_row_d(&rows.v[i], RG_COL_delta_ci_level)), "v3.csv delta_ci_level not n/a");
+		CHECK(isnan(rg_row_d(&rows.v[i], RG_COL_ref_ns_per_cycle)), "v3.csv ref_ns_per_cycle not n/a");
+		CHECK(isnan(rg_row_d(&rows.v[i], RG_COL_duty_in_ns)), "v3.csv duty_in_ns not n/a");
+	}
+	rg_rows_free(&rows);
+	free(s);
+	/* ... and a version 4 row needs every version 4 column. */
+	s = make_csv(false, false, 1, NULL, NULL);
+	set_row_versions(s, '4');
+	expect_err("v4.csv", s, strlen(s),
+		   "v4.csv:2: required column 'duty_in_ns' is missing from the header (schema version 4)");
 	free(s);
 	file_version = RG_SCHEMA_VERSION;
 
@@ -402,10 +435,11 @@ static void test_reader(void)
 		{ "ns_median", "1e999", "is not a number or n/a" },
 		{ "ns_median", "0x10", "is not a number or n/a" },
 		{ "ns_median", " 1", "is not a number or n/a" },
-		{ "schema_version", "4", "b.csv:4: schema version 4 is not supported (this rgbench reads versions 1 to 3)" },
+		{ "schema_version", "5", "b.csv:4: schema version 5 is not supported (this rgbench reads versions 1 to 4)" },
 		{ "schema_version", "0", "b.csv:4: schema version 0 is not supported" },
 		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
 		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
+		{ "schema_version", "3", "b.csv:4: column 'duty_in_ns' is not in schema version 3" },
 		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
 		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
@@ -452,8 +486,8 @@ static void test_reader(void)
 
 	/* JSON */
 	expect_err("j.json", "{\"schema_version\":1,\"results\":[", 31, "j.json:1: invalid JSON:");
-	expect_err("j.json", "{\"schema_version\":4,\"results\":[]}", 33,
-		   "j.json:1: schema version 4 is not supported");
+	expect_err("j.json", "{\"schema_version\":5,\"results\":[]}", 33,
+		   "j.json:1: schema version 5 is not supported");
 	expect_err("j.json", "{\"results\":[]}", 14, "no 'schema_version'");
 	expect_err("j.json", "{\"schema_version\":1,\"schema_version\":1,\"results\":[]}", 52,
 		   "duplicate object key");

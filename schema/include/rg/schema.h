@@ -13,7 +13,7 @@
  * Bump RG_SCHEMA_VERSION whenever a column is added, removed, renamed or
  * changes meaning; tests/bench checks the column list against a copy.
  */
-#define RG_SCHEMA_VERSION 3
+#define RG_SCHEMA_VERSION 4
 
 /*
  * RG_RESULT_COLUMNS(X): X(name, kind, since, "meaning"), in CSV column order.
@@ -25,7 +25,7 @@
  * The README's schema section is checked against this list.
  */
 #define RG_RESULT_COLUMNS(X) \
-	X(schema_version, I, 1, "result schema version (this file: 3)") \
+	X(schema_version, I, 1, "result schema version (this file: 4)") \
 	X(rgbench_version, S, 1, "rgbench version that wrote the row") \
 	X(run_id, S, 3, "one id per run, the same in a run's CSV and JSON") \
 	X(timestamp, S, 1, "run start, UTC, ISO 8601") \
@@ -47,7 +47,8 @@
 	X(scenario, S, 1, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop-irqsoff, loop (irqs on), {irq,softirq,softirq-irq,nmi}-recursion or -deferred") \
 	X(threads, I, 1, "threads, producers or kthreads") \
 	X(batch, I, 1, "iterations per batch (bpf: driver batch)") \
-	X(duty_ns, I, 1, "work between pairs, ns (0: back to back)") \
+	X(duty_ns, I, 1, "work per iteration, ns (0: back to back); from version 4 the trampoline shape: duty_in_ns of it inside the guarded region, the rest after exit") \
+	X(duty_in_ns, D, 4, "duty: ns of work between enter and exit (the traced function); n/a when not the trampoline shape") \
 	X(repetitions, I, 1, "samples aggregated in this row") \
 	X(ns_median, D, 1, "ns per pair (bpf: ns per event per producer, 1e3 / mops_per_thread), median") \
 	X(ns_mean, D, 1, "ns per pair, mean") \
@@ -58,8 +59,9 @@
 	X(baseline, S, 3, "the row delta_ns is measured against (user: noop), or n/a") \
 	X(interleave, S, 3, "how samples were taken against the baseline: rounds, alternating or none") \
 	X(delta_ns, D, 3, "ns per pair (bpf: per event) minus the baseline's, median of paired per-round differences") \
-	X(delta_ci_lo, D, 3, "lower end of the 95% interval of delta_ns") \
-	X(delta_ci_hi, D, 3, "upper end of the 95% interval of delta_ns") \
+	X(delta_ci_lo, D, 3, "lower end of the interval of delta_ns (its confidence: delta_ci_level; 95% bootstrap before version 4)") \
+	X(delta_ci_hi, D, 3, "upper end of the interval of delta_ns") \
+	X(delta_ci_level, D, 4, "actual confidence of [delta_ci_lo, delta_ci_hi]: the distribution-free order-statistic interval of the median (e.g. 0.961); n/a when too few samples") \
 	X(cpu_ns_median, D, 3, "ns per pair from thread CPU time, median") \
 	X(wall_ns_median, D, 3, "ns per pair from wall-clock time, median") \
 	X(discarded, I, 3, "samples discarded as disturbed and re-run") \
@@ -74,6 +76,9 @@
 	X(mops_per_thread, D, 1, "mops_median divided by threads") \
 	X(cycles_per_pair, D, 1, "CPU cycles per pair (libperf), n/a when unavailable") \
 	X(instructions_per_pair, D, 1, "instructions per pair (libperf), n/a when unavailable") \
+	X(ref_ns_per_cycle, D, 4, "cycle reference: ns per add of a dependent single-cycle add chain, median over the row's rounds") \
+	X(ref_cv, D, 4, "cycle reference: coefficient of variation over the row's rounds (the core's speed moved)") \
+	X(ref_cycles_per_pair, D, 4, "ns_median in reference cycles (ns_median / ref_ns_per_cycle); n/a without the reference") \
 	X(events, S, 2, "extra core-PMU events per pair from sysfs, name=value;..., else n/a: why") \
 	X(counters, S, 1, "perf when counted, else why not") \
 	X(refusals, U, 1, "refused enters (bpf: recursion_misses)") \
@@ -99,6 +104,10 @@ struct rg_result {
 	char baseline[48];
 	char interleave[16];
 	double delta_ns, delta_ci_lo, delta_ci_hi;
+	/* Schema 4: the interval's real confidence, the duty split, the cycle reference. */
+	double delta_ci_level;
+	double duty_in_ns;
+	double ref_ns_per_cycle, ref_cv, ref_cycles_per_pair;
 	double cpu_ns_median, wall_ns_median;
 	long discarded;
 	double lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
