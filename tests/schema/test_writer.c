@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The shared writer and output check (schema/schema.c): refusals, locks, temporary names, one run id in both files. */
+/* The shared writer and output check (schema/writer.c): refusals, locks, temporary names, one run id in both files. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

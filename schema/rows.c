@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/* Result rows: a run's set of rows, its id, and appending ok or skipped rows. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "schema_int.h"
+
+void rg_results_init(struct rg_resultset *rs, const struct rg_env *env)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->env = *env;
+	gmtime_r(&now, &tm);
+	strftime(rs->timestamp, sizeof(rs->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rg_results_new_run_id(rs);
+}
+
+void rg_results_new_run_id(struct rg_resultset *rs)
+{
+	unsigned char rnd[8];
+	char stamp[24];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	/* getrandom() may fail only on ancient kernels; then pid and time still differ per run. */
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		uint64_t v = ((uint64_t)getpid() << 32) ^ (uint64_t)now ^ (uint64_t)clock();
+
+		memcpy(rnd, &v, sizeof(rnd));
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(rs->run_id, sizeof(rs->run_id), "%.16s-%02x%02x%02x%02x%02x%02x%02x%02x", stamp,
+		 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+}
+
+void rg_results_free(struct rg_resultset *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->rows[i].samples_ns);
+		free(rs->rows[i].samples_mops);
+		free(rs->rows[i].samples_wall_ns);
+		free(rs->rows[i].samples_delta_ns);
+		free(rs->rows[i].lat_hist_lo);
+		free(rs->rows[i].lat_hist_hi);
+		free(rs->rows[i].lat_hist_count);
+	}
+	free(rs->rows);
+	rs->rows = NULL;
+	rs->n = rs->cap = 0;
+}
+
+struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
+				 const char *guard, const char *scenario)
+{
+	struct rg_result *r;
+
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 32;
+		struct rg_result *rows = realloc(rs->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		rs->rows = rows;
+		rs->cap = cap;
+	}
+	r = &rs->rows[rs->n++];
+	memset(r, 0, sizeof(*r));
+	copy_str(r->suite, sizeof(r->suite), suite);
+	copy_str(r->guard, sizeof(r->guard), guard);
+	copy_str(r->scenario, sizeof(r->scenario), scenario);
+	copy_str(r->pinning, sizeof(r->pinning), "none");
+	copy_str(r->status, sizeof(r->status), "ok");
+	copy_str(r->counters, sizeof(r->counters), "n/a");
+	copy_str(r->events, sizeof(r->events), "n/a");
+	copy_str(r->role, sizeof(r->role), "n/a");
+	copy_str(r->baseline, sizeof(r->baseline), "n/a");
+	copy_str(r->interleave, sizeof(r->interleave), "none");
+	r->threads = 1;
+	r->ns_median = r->ns_mean = r->ns_stddev = NAN;
+	r->ns_min = r->ns_max = r->ns_cv = NAN;
+	r->mops_median = r->mops_mean = r->mops_stddev = r->mops_per_thread = NAN;
+	r->cycles_per_pair = r->instructions_per_pair = NAN;
+	r->delta_ns = r->delta_ci_lo = r->delta_ci_hi = r->delta_ci_level = NAN;
+	r->duty_in_ns = r->ref_ns_per_cycle = r->ref_cv = r->ref_cycles_per_pair = NAN;
+	r->cpu_ns_median = r->wall_ns_median = NAN;
+	r->lat_p50_ns = r->lat_p90_ns = r->lat_p99_ns = r->lat_p999_ns = r->lat_max_ns = NAN;
+	return r;
+}
+
+struct rg_result *rg_results_skip(struct rg_resultset *rs, const char *suite,
+				  const char *guard, const char *scenario,
+				  const char *fmt, ...)
+{
+	struct rg_result *r = rg_results_add(rs, suite, guard, scenario);
+	va_list ap;
+
+	if (!r)
+		return NULL;
+	copy_str(r->status, sizeof(r->status), "skipped");
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int rg_result_set_lat_hist(struct rg_result *r, const double *lo, const double *hi,
+			   const uint64_t *count, size_t n)
+{
+	free(r->lat_hist_lo);
+	free(r->lat_hist_hi);
+	free(r->lat_hist_count);
+	r->lat_hist_n = 0;
+	r->lat_hist_lo = malloc((n ? n : 1) * sizeof(double));
+	r->lat_hist_hi = malloc((n ? n : 1) * sizeof(double));
+	r->lat_hist_count = malloc((n ? n : 1) * sizeof(uint64_t));
+	if (!r->lat_hist_lo || !r->lat_hist_hi || !r->lat_hist_count)
+		return -ENOMEM;
+	memcpy(r->lat_hist_lo, lo, n * sizeof(double));
+	memcpy(r->lat_hist_hi, hi, n * sizeof(double));
+	memcpy(r->lat_hist_count, count, n * sizeof(uint64_t));
+	r->lat_hist_n = n;
+	return 0;
+}

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: MIT
+/* The one output writer: checked and locked paths, fsync'ed temporary files, atomic renames. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "schema_int.h"
+
+/* ---- output paths: temporary and lock names, checks, locks ----------------- */
+
+/* FNV-1a, 64 bits: a short stand-in for a name too long to extend. */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The directory part of path ("." when none) and the start of the name. */
+static const char *split_path(const char *path, char *dir, size_t dirlen)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, dirlen, ".");
+	else if (slash == path)
+		snprintf(dir, dirlen, "/");
+	else
+		snprintf(dir, dirlen, "%.*s", (int)(slash - path), path);
+	return slash ? slash + 1 : path;
+}
+
+static long name_max(const char *dir)
+{
+	long m = pathconf(dir, _PC_NAME_MAX);
+
+	return m > 0 ? m : NAME_MAX;
+}
+
+/*
+ * A hidden file beside path: "DIR/.NAME<suffix>", or "DIR/.rgbench-HASH<suffix>"
+ * when that name would exceed the directory's NAME_MAX. Deterministic, so two
+ * runs on the same path agree on the lock name. 0 or -ENAMETOOLONG.
+ */
+static int side_name(char *buf, size_t len, const char *path, const char *suffix)
+{
+	char dir[PATH_MAX];
+	const char *base = split_path(path, dir, sizeof(dir));
+	int n;
+
+	if (strlen(base) + 1 + strlen(suffix) <= (size_t)name_max(dir))
+		n = snprintf(buf, len, "%.*s.%s%s", (int)(base - path), path, base, suffix);
+	else
+		n = snprintf(buf, len, "%.*s.rgbench-%016llx%s", (int)(base - path), path,
+			     (unsigned long long)name_hash(base), suffix);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int rg_output_tmp_name(char *buf, size_t len, const char *path)
+{
+	char sfx[32];
+
+	snprintf(sfx, sizeof(sfx), ".%d.tmp", (int)getpid());
+	return side_name(buf, len, path, sfx);
+}
+
+/* 0 when path does not exist or is a regular file; else why not to replace it. */
+static int replaceable(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	return S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
+}
+
+/* A fresh temporary file beside path, its name in tmp; NULL with -errno in *err. */
+static FILE *open_tmp(const char *path, char *tmp, size_t tmplen, int *err)
+{
+	FILE *f;
+	int fd;
+
+	*err = rg_output_tmp_name(tmp, tmplen, path);
+	if (*err)
+		return NULL;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		*err = -errno;
+		close(fd);
+		unlink(tmp);
+	}
+	return f;
+}
+
+/* Flush, fsync and close a temporary file; removed again on error. 0 or -errno. */
+static int close_tmp(FILE *f, const char *tmp)
+{
+	int err = 0;
+
+	if (fflush(f) || ferror(f) || fsync(fileno(f)))
+		err = -(errno ? errno : EIO);
+	if (fclose(f) && !err)
+		err = -(errno ? errno : EIO);
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+/* Write one file to a fresh temporary name, fsync'ed; the caller renames it. */
+static int write_tmp(const struct rg_resultset *rs, const char *path, enum rg_fmt fmt,
+		     char *tmp, size_t tmplen)
+{
+	int err;
+	FILE *f = open_tmp(path, tmp, tmplen, &err);
+
+	if (!f)
+		return err;
+	if (fmt == FMT_CSV)
+		rg_fmt_write_csv(f, rs);
+	else
+		rg_fmt_write_json(f, rs);
+	return close_tmp(f, tmp);
+}
+
+/* Rename tmp over path unless path became something other than a regular file. */
+static int publish(const char *tmp, const char *path)
+{
+	int err = replaceable(path);
+
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static int write_atomic(const struct rg_resultset *rs, const char *path, enum rg_fmt fmt)
+{
+	char tmp[PATH_MAX + 64];
+	int err = replaceable(path);
+
+	if (!err)
+		err = write_tmp(rs, path, fmt, tmp, sizeof(tmp));
+	if (!err)
+		err = publish(tmp, path);
+	return err;
+}
+
+int rg_results_write_csv(const struct rg_resultset *rs, const char *path)
+{
+	return write_atomic(rs, path, FMT_CSV);
+}
+
+int rg_results_write_json(const struct rg_resultset *rs, const char *path)
+{
+	return write_atomic(rs, path, FMT_JSON);
+}
+
+int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
+		     char *err, size_t errlen)
+{
+	const char *path[2] = { csv, json };
+	char tmp[2][PATH_MAX + 64];
+	bool made[2] = { false, false };
+	int rc = 0, i;
+
+	for (i = 0; i < 2 && !rc; i++) {
+		if (!path[i])
+			continue;
+		rc = replaceable(path[i]);
+		if (!rc)
+			rc = write_tmp(rs, path[i], i ? FMT_JSON : FMT_CSV, tmp[i], sizeof(tmp[i]));
+		made[i] = !rc;
+	}
+	if (rc) {
+		snprintf(err, errlen, "cannot write %s: %s", path[i - 1], strerror(-rc));
+		for (i = 0; i < 2; i++)
+			if (made[i])
+				unlink(tmp[i]);
+		return rc;
+	}
+	/* Both complete on disk: the two renames follow each other immediately. */
+	for (i = 0; i < 2; i++) {
+		if (!path[i])
+			continue;
+		rc = publish(tmp[i], path[i]);
+		if (rc) {
+			snprintf(err, errlen, "cannot write %s: %s", path[i], strerror(-rc));
+			if (i == 0 && made[1])
+				unlink(tmp[1]);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int rg_output_write(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 64];
+	FILE *f = NULL;
+	int rc = replaceable(path);
+
+	if (!rc)
+		f = open_tmp(path, tmp, sizeof(tmp), &rc);
+	if (f) {
+		fwrite(data, 1, len, f);	/* a short write sets ferror(), which close_tmp() reports */
+		rc = close_tmp(f, tmp);
+	}
+	if (!rc)
+		rc = publish(tmp, path);
+	if (rc)
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
+	return rc;
+}
+
+/* Output locks this process holds: a flock()ed file beside each output. */
+#define RG_MAX_OUTPUT_LOCKS 8
+static struct {
+	int fd;
+	pid_t pid;		/* the taker: a forked child must not remove its parent's */
+	char path[PATH_MAX + 64];
+} g_locks[RG_MAX_OUTPUT_LOCKS];
+static int g_nlocks;
+
+/* Drop the locks from index keep on (the lock goes with the last descriptor). */
+static void drop_locks(int keep)
+{
+	while (g_nlocks > keep) {
+		g_nlocks--;
+		/* Unlink while still holding it: a waiter that opened it re-checks the inode. */
+		if (g_locks[g_nlocks].pid == getpid())
+			unlink(g_locks[g_nlocks].path);
+		close(g_locks[g_nlocks].fd);
+	}
+}
+
+void rg_output_release(void)
+{
+	drop_locks(0);
+}
+
+/* 0 locked; 1 with err set (errno EBUSY when another live process holds it). */
+static int take_lock(const char *path, char *err, size_t errlen)
+{
+	static bool registered;
+	char lock[PATH_MAX + 64], pid[32];
+	struct stat a, b;
+	int fd;
+
+	if (g_nlocks == RG_MAX_OUTPUT_LOCKS) {
+		snprintf(err, errlen, "%s: too many output files", path);
+		errno = EMFILE;
+		return 1;
+	}
+	if (side_name(lock, sizeof(lock), path, ".lock")) {
+		snprintf(err, errlen, "%s: path too long", path);
+		errno = ENAMETOOLONG;
+		return 1;
+	}
+	if (!registered) {
+		atexit(rg_output_release);
+		registered = true;
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		ssize_t n;
+
+		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0) {
+			int e = errno;
+
+			snprintf(err, errlen, "%s: cannot create the lock file %s: %s", path, lock,
+				 strerror(e));
+			errno = e;
+			return 1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int e = errno;
+
+			n = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			close(fd);
+			if (e == EWOULDBLOCK) {
+				snprintf(err, errlen, "%s is being written by another rgbench run "
+					 "(pid %s, lock %s)", path, *pid ? pid : "?", lock);
+				errno = EBUSY;
+			} else {
+				snprintf(err, errlen, "%s: cannot lock %s: %s", path, lock, strerror(e));
+				errno = e;
+			}
+			return 1;
+		}
+		/* The holder before us may have unlinked it: then lock the new file. */
+		if (!fstat(fd, &a) && !stat(lock, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot lock %s: it keeps changing", path, lock);
+		errno = EAGAIN;
+		return 1;
+	}
+	/* Whatever a dead holder left in it, the file now says who holds it. */
+	{
+		int len = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+		if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)len, 0) != len) {
+			int e = errno;
+
+			snprintf(err, errlen, "%s: cannot write the lock file %s: %s", path, lock,
+				 strerror(e));
+			unlink(lock);
+			close(fd);
+			errno = e;
+			return 1;
+		}
+	}
+	g_locks[g_nlocks].fd = fd;
+	g_locks[g_nlocks].pid = getpid();
+	snprintf(g_locks[g_nlocks].path, sizeof(g_locks[g_nlocks].path), "%s", lock);
+	g_nlocks++;
+	return 0;
+}
+
+struct out_id {
+	dev_t dev;
+	ino_t ino;
+	const char *base;
+};
+
+/* Everything about one output path that can be known before the run. 0 or 2. */
+static int check_path(const char *path, struct out_id *id, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], side[PATH_MAX + 64];
+	const char *base;
+	struct stat st;
+	size_t len = strlen(path);
+
+	if (!len || path[len - 1] == '/')
+		return snprintf(err, errlen, "%s: not a file name", path), 2;
+	if (len >= PATH_MAX)
+		return snprintf(err, errlen, "%.64s...: path longer than %d bytes", path, PATH_MAX - 1), 2;
+	base = split_path(path, dir, sizeof(dir));
+	if (!strcmp(base, ".") || !strcmp(base, ".."))
+		return snprintf(err, errlen, "%s: not a file name", path), 2;
+	if (stat(dir, &st))
+		return snprintf(err, errlen, "%s: directory %s does not exist", path, dir), 2;
+	if (!S_ISDIR(st.st_mode))
+		return snprintf(err, errlen, "%s: %s is not a directory", path, dir), 2;
+	if (access(dir, W_OK | X_OK))
+		return snprintf(err, errlen, "%s: directory %s is not writable", path, dir), 2;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->base = base;
+	if (strlen(base) > (size_t)name_max(dir))
+		return snprintf(err, errlen, "%s: file name longer than %ld bytes", path, name_max(dir)), 2;
+	if (rg_output_tmp_name(side, sizeof(side), path) || side_name(side, sizeof(side), path, ".lock"))
+		return snprintf(err, errlen, "%s: path too long for its temporary file", path), 2;
+	if (lstat(path, &st)) {
+		if (errno != ENOENT)
+			return snprintf(err, errlen, "%s: %s", path, strerror(errno)), 2;
+		return 0;
+	}
+	if (S_ISLNK(st.st_mode))
+		return snprintf(err, errlen, "%s: is a symbolic link (rgbench neither follows nor "
+				"replaces links; give the target's path)", path), 2;
+	if (S_ISDIR(st.st_mode))
+		return snprintf(err, errlen, "%s: is a directory", path), 2;
+	if (!S_ISREG(st.st_mode))
+		return snprintf(err, errlen, "%s: exists and is not a regular file (%s)", path,
+				S_ISCHR(st.st_mode) ? "a character device" :
+				S_ISBLK(st.st_mode) ? "a block device" :
+				S_ISFIFO(st.st_mode) ? "a FIFO" :
+				S_ISSOCK(st.st_mode) ? "a socket" : "not a file"), 2;
+	return 0;
+}
+
+int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen)
+{
+	struct out_id id[RG_MAX_OUTPUT_LOCKS];
+	int held = g_nlocks;
+
+	if (n > RG_MAX_OUTPUT_LOCKS)
+		return snprintf(err, errlen, "too many output files"), 2;
+	for (size_t i = 0; i < n; i++) {
+		if (!paths[i])
+			continue;
+		if (check_path(paths[i], &id[i], err, errlen))
+			return 2;
+		for (size_t k = 0; k < i; k++)
+			if (paths[k] && id[k].dev == id[i].dev && id[k].ino == id[i].ino &&
+			    !strcmp(id[k].base, id[i].base))
+				return snprintf(err, errlen, "%s and %s are the same file: each "
+						"output needs its own", paths[k], paths[i]), 2;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (paths[i] && take_lock(paths[i], err, errlen)) {
+			int e = errno;
+
+			drop_locks(held);	/* all or nothing: what this call took */
+			errno = e;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int rg_output_check(const char *csv, const char *json, char *err, size_t errlen)
+{
+	const char *p[2] = { csv, json };
+
+	return rg_output_checkv(p, 2, err, errlen);
+}
