@@ -178,7 +178,7 @@ static int suites_line(struct rg_table *t, enum out_fmt fmt, const struct side *
 			snprintf(mt, sizeof(mt), "%lld", rg_row_i(m, RG_COL_threads));
 		const char *row[] = { guard, role, du, ut, mt, u ? rg_row_s(u, RG_COL_scenario) : "",
 				      m ? rg_row_s(m, RG_COL_scenario) : "",
-				      delta ? "delta_ns" : "ns_median", "ns", c[0], c[1], c[2], c[3],
+				      delta ? "delta_ns" : "ns_median", cmp_ns_unit(), c[0], c[1], c[2], c[3],
 				      c[4], c[5], c[6], note };
 		return rg_table_add(t, row) ? -1 : 1;
 	}
@@ -209,8 +209,11 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 		if (rg_table_add(&t, h))
 			goto oom;
 	} else {
-		const char *h[] = { "guard", "role", "duty_ns", "metric", "user (ns)",
-				    "kmod (ns)", "kmod/user", "note" };
+		char uh[16], kh[16];
+
+		snprintf(uh, sizeof(uh), "user (%s)", cmp_ns_unit());
+		snprintf(kh, sizeof(kh), "kmod (%s)", cmp_ns_unit());
+		const char *h[] = { "guard", "role", "duty_ns", "metric", uh, kh, "kmod/user", "note" };
 
 		rg_table_init(&t, 8);
 		if (rg_table_add(&t, h))
