@@ -880,14 +880,27 @@ static u64 rg_unit_ps(int cpu, u32 in, u32 out)
 	return b.ns > a.ns ? max_t(u64, div64_u64((b.ns - a.ns) * 1000, 20000ull * 64), 1) : 1;
 }
 
-/* Duty work units for both parts, each calibrated where it runs: inside the region and after it. */
+/* Units for ns at ps per unit: at least one when ns is not 0 (as the user suite's calibration). */
+static u32 rg_units_for(u32 ns, u64 ps)
+{
+	return ns ? (u32)clamp_t(u64, div64_u64((u64)ns * 1000, ps), 1, 1u << 20) : 0;
+}
+
+/*
+ * Duty work units for both parts, each calibrated where it runs: inside the
+ * region and after it, after one untimed pass over both (a cold loop, or an
+ * emulator translating it, would count as work).
+ */
 static void rg_calibrate_units(int cpu)
 {
-	u64 in_ps = rg_unit_ps(cpu, 64, 0), out_ps = rg_unit_ps(cpu, 0, 64);
 	u32 in_ns = rg_duty_in();
+	u64 in_ps, out_ps;
 
-	rg_units_in = (u32)min_t(u64, div64_u64((u64)in_ns * 1000, in_ps), 1u << 20);
-	rg_units_out = (u32)min_t(u64, div64_u64((u64)(duty_ns - in_ns) * 1000, out_ps), 1u << 20);
+	rg_unit_ps(cpu, 64, 64);
+	in_ps = rg_unit_ps(cpu, 64, 0);
+	out_ps = rg_unit_ps(cpu, 0, 64);
+	rg_units_in = rg_units_for(in_ns, in_ps);
+	rg_units_out = rg_units_for(duty_ns - in_ns, out_ps);
 }
 
 static int rg_timed_thread(void *arg)
