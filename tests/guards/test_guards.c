@@ -36,10 +36,9 @@ static void check_all_zero(const struct rg_guard_info *gi, struct rg_guard *g, c
 	if (gi->state)
 		CHECK(gi->state() == 0, "%s %s: the guard's own state = %u", gi->name, when,
 		      gi->state());
-	/* the -kernel guards' preempt count is balanced and never asked to schedule */
-	CHECK(rg_thread_preempt.preempt.count == 0 && rg_thread_preempt.preempt.need_resched == 1,
-	      "%s %s: preempt count %u need_resched %u", gi->name, when,
-	      rg_thread_preempt.preempt.count, rg_thread_preempt.preempt.need_resched);
+	/* the -kernel guards' preempt count is balanced (signal levels undone) and never asked to schedule */
+	CHECK(rg_preempt_count_idle(), "%s %s: preempt count 0x%x, not idle", gi->name, when,
+	      rg_preempt_count());
 	CHECK(rg_preempt_schedule_calls == 0, "%s %s: preempt_schedule called %lu times", gi->name,
 	      when, rg_preempt_schedule_calls);
 }
