@@ -16,10 +16,13 @@
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench report FILE|DIR... [--out report.md] [--width N] [--across-hosts]\n"
+	      "       [--include-noisy]\n"
 	      "One page for a mail or a commit message: the machine, guards ranked by their\n"
 	      "difference against noop, the headline ratios, duty, threads, latency tail,\n"
 	      "BPF and module costs, plots beside it. --across-hosts: two machines side by\n"
-	      "side, guards paired by role. --width: wrap prose and fit tables (default 72).\n", f);
+	      "side, guards paired by role. --width: wrap prose and fit tables (default 72).\n"
+	      "--include-noisy: keep rows whose status is noisy in the headline ratios\n"
+	      "(they are marked, and left out by default).\n", f);
 }
 
 /* ---- input ---------------------------------------------------------------------- */
@@ -51,6 +54,7 @@ static void read_timer(struct input *in)
 struct opts {
 	const char *out;	/* --out FILE, else NULL (stdout) */
 	bool across;
+	bool include_noisy;	/* --include-noisy */
 	long width;
 	int first;		/* argv index of the first FILE|DIR */
 };
@@ -62,6 +66,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		RG_CL_OPT_OUT('o'),
 		{ "width", required_argument, NULL, 'w' },
 		{ "across-hosts", no_argument, NULL, 'a' },
+		{ "include-noisy", no_argument, NULL, 'n' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -78,6 +83,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return RG_EXIT_USAGE;
 			break;
 		case 'a': o->across = true; break;
+		case 'n': o->include_noisy = true; break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -247,6 +253,7 @@ int rg_report_main(int argc, char **argv)
 	}
 	c.f = open_memstream(&buf, &blen);
 	c.width = (int)o.width;
+	c.include_noisy = o.include_noisy;
 	if (!c.f) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;
