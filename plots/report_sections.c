@@ -181,10 +181,14 @@ static const struct rg_row *headline_row(const struct host *h, const char *key)
 	return rp_by_role(h, key);
 }
 
+/* Append what to the ", "-separated list in buf, once (a row can be in two tables). */
 static void list_add(char *buf, size_t size, const char *what)
 {
-	size_t l = strlen(buf);
+	size_t l = strlen(buf), n = strlen(what);
 
+	for (const char *p = buf; p && *p; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : NULL)
+		if (!strncmp(p, what, n) && (p[n] == '\0' || p[n] == ','))
+			return;
 	snprintf(buf + l, size - l, "%s%s", l ? ", " : "", what);
 }
 
