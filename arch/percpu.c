@@ -26,8 +26,13 @@ __thread uintptr_t rg_pcpu_base;
 __thread size_t rg_pcpu_layout;
 __thread int rg_pcpu_cpu = -1;
 
+#if defined(__aarch64__)
 /* The userspace model of thread_info->preempt_count (rg/preempt.h): count 0, need_resched 1 (= none). */
 __thread union rg_preempt_count rg_thread_preempt = { .preempt = { .count = 0, .need_resched = 1 } };
+#else
+/* The model of x86's __preempt_count (rg/preempt.h): count 0, PREEMPT_NEED_RESCHED set (= none). */
+__thread uint32_t rg_x86_preempt_count = RG_X86_PREEMPT_ENABLED;
+#endif
 unsigned long rg_preempt_schedule_calls;
 
 void rg_preempt_schedule_notrace(void)

@@ -29,6 +29,7 @@ static void needs_text(const struct rg_guard_info *gi, char *buf, size_t len)
 	ADD((gi->needs & RG_NEEDS_LSE) && gi->arch != RG_ON_AARCH64, "LSE on arm64");
 	ADD(gi->needs & RG_NEEDS_RSEQ, "rseq");
 	ADD(gi->needs & RG_NEEDS_PIN, "pinning");
+	ADD(gi->needs & RG_NEEDS_OWN_CPU, "one thread per CPU on arm64");
 	ADD(gi->needs & RG_NO_PROTECTION, "no protection");
 #undef ADD
 	if (!buf[0])

@@ -16,13 +16,15 @@
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench report FILE|DIR... [--out report.md] [--width N] [--across-hosts]\n"
-	      "                     [--unit ns|cycles]\n"
+	      "                     [--unit ns|cycles] [--include-noisy]\n"
 	      "One page for a mail or a commit message: the machine, guards ranked by their\n"
 	      "difference against noop, the headline ratios, duty, threads, latency tail,\n"
 	      "BPF and module costs, plots beside it. --across-hosts: two machines side by\n"
 	      "side, guards paired by role. --width: wrap prose and fit tables (default 72).\n"
 	      "--unit cycles: ns figures in reference cycles (each row's ns / its\n"
-	      "ref_ns_per_cycle); duty levels stay in ns. Default: ns.\n", f);
+	      "ref_ns_per_cycle); duty levels stay in ns. Default: ns.\n"
+	      "--include-noisy: keep rows whose status is noisy in the headline ratios\n"
+	      "(they are marked, and left out by default).\n", f);
 }
 
 /* ---- input ---------------------------------------------------------------------- */
@@ -55,6 +57,7 @@ struct opts {
 	const char *out;	/* --out FILE, else NULL (stdout) */
 	bool across;
 	const char *unit;	/* --unit ns|cycles, else NULL (ns) */
+	bool include_noisy;	/* --include-noisy */
 	long width;
 	int first;		/* argv index of the first FILE|DIR */
 };
@@ -67,6 +70,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "width", required_argument, NULL, 'w' },
 		{ "across-hosts", no_argument, NULL, 'a' },
 		{ "unit", required_argument, NULL, 'u' },
+		{ "include-noisy", no_argument, NULL, 'n' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -88,6 +92,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return rg_cl_usage_error("--unit takes ns or cycles, not '%s'", optarg);
 			o->unit = optarg;
 			break;
+		case 'n': o->include_noisy = true; break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -277,6 +282,7 @@ int rg_report_main(int argc, char **argv)
 	}
 	c.f = open_memstream(&buf, &blen);
 	c.width = (int)o.width;
+	c.include_noisy = o.include_noisy;
 	if (!c.f) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;

@@ -48,6 +48,7 @@ struct ctx {
 	bool cycles;		/* --unit cycles: ns figures are reference cycles */
 	char left[MAX_LEFT][240];
 	int nleft;
+	bool include_noisy;	/* --include-noisy: noisy rows in the headline ratios too */
 };
 
 /* A guard's cost over noop: the paired difference when the row has one, else a difference of medians. */

@@ -7,6 +7,9 @@
 
 #include "report.h"
 
+static const char *marked_guard(const struct rg_row *r, char *buf, size_t size);
+static bool row_noisy(const struct rg_row *r);
+
 void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in, size_t nin)
 {
 	const struct rg_row *r = h->rows[0];
@@ -89,7 +92,8 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
 		} else {
 			snprintf(ci, sizeof(ci), "n/a");
 		}
-		const char *row[] = { no, rg_row_s(v[i].r, RG_COL_guard), ns, d, ci };
+		char g[96];
+		const char *row[] = { no, marked_guard(v[i].r, g, sizeof(g)), ns, d, ci };
 		rg_table_add(&t, row);
 	}
 	rp_table_out(c, &t);
@@ -100,59 +104,126 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
 		rp_para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is %s: %zu of %zu rows have no paired difference (delta_ns is n/a: the file predates paired rounds, or its suite did not pair them), so theirs is a difference of medians, without an interval.",
 		     npaired ? "the paired difference where the file has one" : "the difference of medians",
 		     n - npaired, n);
+	for (size_t i = 0; i < n; i++)
+		if (row_noisy(v[i].r)) {
+			rp_para(c, "(noisy): the row's rounds were disturbed (status noisy, see its reason); its figures are kept but left out of the headline ratios unless --include-noisy.");
+			break;
+		}
 	free(v);
 }
 
+/*
+ * The headline tables. A ratio divides only rows of the same wrapping: the
+ * kernel form (the whole sequence the kernel runs: arm64's preempt count
+ * around every this_cpu op, rctx-kernel's count, context level and
+ * this_cpu_ptr; x86's this_cpu ops, which need no wrapper) or the
+ * instructions alone. A line names a role, or a guard ("=name").
+ */
 struct headline {
-	const char *role, *what;
+	const char *key, *what;
 };
 
-static const struct headline arm_lines[] = {
+struct headline_table {
+	const char *arch, *wrapping, *about;
+	const struct headline *lines;
+	size_t n, by;		/* lines; the line every row is divided by */
+};
+
+static const struct headline arm_kernel[] = {
 	{ "this-cpu-pre-6.18", "STADD exit (<6.18)" },
 	{ "this-cpu-6.18", "LDADD exit (6.18+)" },
 	{ "this-cpu-llsc", "LL/SC" },
 	{ "this-cpu-prfm-stadd", "PRFM+STADD exit" },
 	{ "merged-rctx", "rctx (non-atomic)" },
 };
-static const struct headline x86_lines[] = {
-	{ "pcpu-atomic", "lock xadd/dec" },
-	{ "this-cpu-6.18", "xadd/dec (no lock)" },
+static const struct headline arm_bare[] = {
+	{ "=pcpu-stadd", "STADD exit (<6.18)" },
+	{ "=pcpu-ldadd", "LDADD exit (6.18+)" },
+	{ "=pcpu-llsc", "LL/SC" },
+	{ "=pcpu-prfm-stadd", "PRFM+STADD exit" },
+};
+static const struct headline x86_kernel[] = {
+	{ "this-cpu-6.18", "xadd/dec (this_cpu)" },
 	{ "merged-rctx", "rctx (non-atomic)" },
 };
-void rp_sec_headline(struct ctx *c, const struct host *h)
+static const struct headline x86_bare[] = {
+	{ "pcpu-atomic", "lock xadd/dec" },
+	{ "=pcpu-xadd", "xadd/dec (no lock)" },
+};
+#define HL(a) a, sizeof(a) / sizeof(a[0])
+static const struct headline_table headline_tables[] = {
+	{ "aarch64", "kernel form", "each row is the kernel's whole sequence: the preempt count around every this_cpu op, and for rctx the count, the context level read from it and this_cpu_ptr", HL(arm_kernel), 4 },
+	{ "aarch64", "instructions alone", "the per-CPU op and its lookup, nothing around them", HL(arm_bare), 1 },
+	{ "x86_64", "kernel form", "each row is the kernel's whole sequence: this_cpu_inc_return/this_cpu_dec are one %gs: instruction each with no wrapper; rctx adds two preempt_disable/enable pairs, the context level and this_cpu_ptr", HL(x86_kernel), 1 },
+	{ "x86_64", "instructions alone", "the per-CPU op and its lookup, nothing around them", HL(x86_bare), 1 },
+};
+
+static bool row_noisy(const struct rg_row *r)
 {
-	bool arm = !strcmp(h->arch, "aarch64");
-	const struct headline *L = arm ? arm_lines : x86_lines;
-	size_t nl = arm ? sizeof(arm_lines) / sizeof(arm_lines[0]) : sizeof(x86_lines) / sizeof(x86_lines[0]);
+	return !strcmp(rg_row_s(r, RG_COL_status), "noisy");
+}
+
+/* A guard's name as the tables print it: noisy rows marked. */
+static const char *marked_guard(const struct rg_row *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", rg_row_s(r, RG_COL_guard), row_noisy(r) ? " (noisy)" : "");
+	return buf;
+}
+
+static const struct rg_row *headline_row(const struct host *h, const char *key)
+{
+	if (key[0] == '=') {
+		for (size_t i = 0; i < h->n; i++)
+			if (rp_is_pair1(h->rows[i]) && !strcmp(rg_row_s(h->rows[i], RG_COL_guard), key + 1))
+				return h->rows[i];
+		return NULL;
+	}
+	return rp_by_role(h, key);
+}
+
+/* Append what to the ", "-separated list in buf, once (a row can be in two tables). */
+static void list_add(char *buf, size_t size, const char *what)
+{
+	size_t l = strlen(buf), n = strlen(what);
+
+	for (const char *p = buf; p && *p; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : NULL)
+		if (!strncmp(p, what, n) && (p[n] == '\0' || p[n] == ','))
+			return;
+	snprintf(buf + l, size - l, "%s%s", l ? ", " : "", what);
+}
+
+/* One table; false when it has fewer than two rows (then nothing is written). */
+static bool headline_table(struct ctx *c, const struct host *h, const struct headline_table *T,
+			   char *missing, size_t msize, char *noisy, size_t nsize)
+{
 	struct cost k[8];
 	const struct rg_row *r[8];
-	const char *hdr[] = { "design", "guard", "ns/pair", "over noop", "x rctx" };
+	char xhdr[48], g[96];
+	const char *hdr[] = { "design", "guard", "ns/pair", "over noop", xhdr };
 	struct rg_table t;
-	size_t found = 0, irctx = nl - 1;
-	char missing[256] = "";
+	size_t found = 0;
 
-	rp_heading(c, "Headline ratios (%s, %s)", h->name, arm ? "arm64" : "x86-64");
-	for (size_t i = 0; i < nl; i++) {
-		r[i] = rp_by_role(h, L[i].role);
+	for (size_t i = 0; i < T->n; i++) {
+		r[i] = headline_row(h, T->lines[i].key);
+		if (r[i] && row_noisy(r[i]) && !c->include_noisy) {
+			list_add(noisy, nsize, rg_row_s(r[i], RG_COL_guard));
+			r[i] = NULL;
+		} else if (!r[i]) {
+			list_add(missing, msize, T->lines[i].key[0] == '=' ? T->lines[i].key + 1 : T->lines[i].key);
+		}
 		if (r[i]) {
 			k[i] = rp_cost_of(h, r[i]);
 			found++;
-		} else {
-			size_t l = strlen(missing);
-
-			snprintf(missing + l, sizeof(missing) - l, "%s%s", l ? ", " : "", L[i].role);
 		}
 	}
-	if (found < 2) {
-		rp_left_out(c, "headline ratios", "%s has fewer than two of the roles %s (missing: %s)",
-			 h->name, arm ? "this-cpu-pre-6.18, this-cpu-6.18, this-cpu-llsc, this-cpu-prfm-stadd, merged-rctx"
-				      : "pcpu-atomic, this-cpu-6.18, merged-rctx", missing);
-		return;
-	}
+	if (found < 2)
+		return false;
+	snprintf(xhdr, sizeof(xhdr), "x %s", r[T->by] ? rg_row_s(r[T->by], RG_COL_guard) : "n/a");
+	rp_para(c, "Wrapping: %s (%s).", T->wrapping, T->about);
 	rg_table_init(&t, 5);
 	rg_table_add(&t, hdr);
 	t.right[2] = t.right[3] = t.right[4] = true;
-	for (size_t i = 0; i < nl; i++) {
+	for (size_t i = 0; i < T->n; i++) {
 		char ns[24], d[24], x[24];
 		double a, b;
 
@@ -161,19 +232,19 @@ void rp_sec_headline(struct ctx *c, const struct host *h)
 		rp_fmt_ns(ns, sizeof(ns), k[i].ns);
 		rp_fmt_signed(d, sizeof(d), k[i].v);
 		a = rp_cmp_value(&k[i]);
-		b = r[irctx] ? rp_cmp_value(&k[irctx]) : NAN;
+		b = r[T->by] ? rp_cmp_value(&k[T->by]) : NAN;
 		if (!isnan(a) && !isnan(b))
 			snprintf(x, sizeof(x), "%.2fx", a / b);
 		else
 			snprintf(x, sizeof(x), "n/a");
-		const char *row[] = { L[i].what, rg_row_s(r[i], RG_COL_guard), ns, d, x };
+		const char *row[] = { T->lines[i].what, marked_guard(r[i], g, sizeof(g)), ns, d, x };
 		rg_table_add(&t, row);
 	}
 	rp_table_out(c, &t);
 	rg_table_free(&t);
-	/* The sentences: each design against the next one in the list. */
-	for (size_t i = 0; i + 1 < nl; i++) {
-		for (size_t j = i + 1; j < nl; j++) {
+	/* The sentences: each design against the next one present. */
+	for (size_t i = 0; i + 1 < T->n; i++) {
+		for (size_t j = i + 1; j < T->n; j++) {
 			double a, b;
 
 			if (!r[i] || !r[j])
@@ -181,14 +252,37 @@ void rp_sec_headline(struct ctx *c, const struct host *h)
 			a = rp_cmp_value(&k[i]);
 			b = rp_cmp_value(&k[j]);
 			if (isnan(a) || isnan(b))
-				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", L[i].what, L[j].what);
+				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", T->lines[i].what,
+					  T->lines[j].what);
 			else
-				rp_bullet(c, "%s costs %.2fx %s over noop (%.2f vs %.2f ns)", L[i].what, a / b,
-				       L[j].what, a, b);
+				rp_bullet(c, "%s costs %.2fx %s over noop (%.2f vs %.2f ns)", T->lines[i].what,
+					  a / b, T->lines[j].what, a, b);
 			break;
 		}
 	}
 	fputc('\n', c->f);
+	return true;
+}
+
+void rp_sec_headline(struct ctx *c, const struct host *h)
+{
+	bool arm = !strcmp(h->arch, "aarch64");
+	char missing[512] = "", noisy[256] = "";
+	int tables = 0;
+
+	rp_heading(c, "Headline ratios (%s, %s)", h->name, arm ? "arm64" : "x86-64");
+	for (size_t i = 0; i < sizeof(headline_tables) / sizeof(headline_tables[0]); i++)
+		if (!strcmp(headline_tables[i].arch, arm ? "aarch64" : "x86_64"))
+			tables += headline_table(c, h, &headline_tables[i], missing, sizeof(missing), noisy,
+						 sizeof(noisy));
+	if (!tables) {
+		rp_left_out(c, "headline ratios", "%s has fewer than two rows of one wrapping (missing: %s%s%s)",
+			    h->name, missing[0] ? missing : "none", noisy[0] ? "; noisy: " : "", noisy);
+		return;
+	}
+	rp_para(c, "Ratios divide rows of one wrapping only. Userspace designs (rseq, rctx in an rseq critical section) are a third wrapping: ranked above, not divided here.");
+	if (noisy[0])
+		rp_para(c, "Left out as noisy (their rounds were disturbed; --include-noisy keeps them): %s.", noisy);
 	if (missing[0])
 		rp_para(c, "Not in these files: %s.", missing);
 }

@@ -9,7 +9,10 @@
  * Files written before guards.def carried roles (schema 1 and 2, and schema
  * 3 rows whose role is n/a) get the role of the guard of that name at the
  * time: the vocabulary of guards.def, applied to the names those files used.
- * A row with a role column never uses this table.
+ * A row with a role column never uses this table, with one exception: user
+ * rows of guard rctx written before rctx-kernel existed carry role
+ * merged-rctx, but measured the rseq form, so they read as rseq-rctx (and
+ * never pair with a machine's rctx-kernel).
  */
 static const struct {
 	const char *arch;	/* NULL: any */
@@ -28,7 +31,7 @@ static const struct {
 	{ NULL, "pcpu-swp", "pcpu-xchg" },
 	{ NULL, "pcpu-cas", "pcpu-cas" },
 	{ NULL, "rseq", "rseq" },
-	{ NULL, "rctx", "merged-rctx" },
+	{ NULL, "rctx", "rseq-rctx" },	/* the rseq form; the kernel form is rctx-kernel */
 	{ NULL, "racy-percpu", "negative-control" },
 };
 
@@ -38,8 +41,15 @@ const char *rg_row_role(const struct rg_row *r, bool *from_table)
 
 	if (from_table)
 		*from_table = false;
-	if (role && *role && strcmp(role, "n/a"))
+	if (role && *role && strcmp(role, "n/a")) {
+		if (!strcmp(role, "merged-rctx") && !strcmp(rg_row_s(r, RG_COL_guard), "rctx") &&
+		    !strcmp(rg_row_s(r, RG_COL_suite), "user")) {
+			if (from_table)
+				*from_table = true;
+			return "rseq-rctx";
+		}
 		return role;
+	}
 	if (strcmp(rg_row_s(r, RG_COL_suite), "user"))
 		return "";
 	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {

@@ -10,7 +10,8 @@ usage: asm_check.py OBJDUMP LIB --def GUARDS_DEF --expect-functions N
 Every rg_loop_* function: no call. A call is x86 call/callq, an indirect jmp
 (jmp *...), or a jmp/b carrying a relocation to another symbol (a tail call);
 arm64 bl (incl. bl __aarch64_* outline atomics), blr/blraa..., br, or b with a
-JUMP26/CALL26 relocation. Two exceptions: rg_percpu_rebase, the slow path
+JUMP26/CALL26 relocation (but a function's .cold piece jumping back into
+its own .text). Two exceptions: rg_percpu_rebase, the slow path
 of the once-per-batch rg_guard_prepare(), outside every loop of the
 function (no path leads from the call back to it); and in the -kernel loops
 rg_preempt_schedule_notrace, the never-taken branch of preempt_enable()
@@ -132,7 +133,9 @@ def scan(objdump, lib):
             if last and last[1] in ("call", "callq", "bl") and p["calls"] and \
                     p["calls"][-1][0] == last[0] and p["calls"][-1][1] is None:
                 p["calls"][-1] = (last[0], re.sub(r"[-+]0x[0-9a-f]+$", "", r.group(2)))
-            elif last and last[1] in ("jmp", "b") and r.group(1) in JUMP_RELOCS:
+            elif last and last[1] in ("jmp", "b") and r.group(1) in JUMP_RELOCS and \
+                    not (cur.endswith(".cold") and r.group(2).startswith(".text+")):
+                # (a .cold piece's jump back into its function's .text is no tail call)
                 p["tails"].append(f"{last[1]} -> {re.sub(r'[-+]0x[0-9a-f]+$', '', r.group(2))}")
             continue
         i = re.match(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$", line)

@@ -36,10 +36,9 @@ static void check_all_zero(const struct rg_guard_info *gi, struct rg_guard *g, c
 	if (gi->state)
 		CHECK(gi->state() == 0, "%s %s: the guard's own state = %u", gi->name, when,
 		      gi->state());
-	/* the -kernel guards' preempt count is balanced and never asked to schedule */
-	CHECK(rg_thread_preempt.preempt.count == 0 && rg_thread_preempt.preempt.need_resched == 1,
-	      "%s %s: preempt count %u need_resched %u", gi->name, when,
-	      rg_thread_preempt.preempt.count, rg_thread_preempt.preempt.need_resched);
+	/* the -kernel guards' preempt count is balanced (signal levels undone) and never asked to schedule */
+	CHECK(rg_preempt_count_idle(), "%s %s: preempt count 0x%x, not idle", gi->name, when,
+	      rg_preempt_count());
 	CHECK(rg_preempt_schedule_calls == 0, "%s %s: preempt_schedule called %lu times", gi->name,
 	      when, rg_preempt_schedule_calls);
 }
@@ -47,7 +46,7 @@ static void check_all_zero(const struct rg_guard_info *gi, struct rg_guard *g, c
 /* What the signal handler saw: enter's result at top level and when nested in the handler. */
 static const struct rg_guard_info *sig_gi;
 static struct rg_guard *sig_g;
-static volatile sig_atomic_t sig_runs, sig_granted, sig_nested_granted;
+static volatile sig_atomic_t sig_runs, sig_granted, sig_nested_granted, sig_level;
 
 static void on_signal(int signo)
 {
@@ -55,6 +54,7 @@ static void on_signal(int signo)
 
 	(void)signo;
 	rg_rctx_enter_signal();
+	sig_level = (sig_atomic_t)rg_interrupt_context_level();
 	ok = sig_gi->enter(sig_g);
 	nested = sig_gi->enter(sig_g);
 	sig_gi->exit(sig_g, nested);
@@ -110,6 +110,8 @@ static void test_guard(const struct rg_guard_info *gi, size_t stride)
 	a = gi->enter(&g);
 	raise(SIGUSR1);
 	CHECK(sig_runs == 1, "%s: handler did not run", gi->name);
+	CHECK(sig_level == 2, "%s: the handler's context level from the count is %d, not 2 (hardirq)",
+	      gi->name, (int)sig_level);
 	if (protects)
 		CHECK(!sig_granted, "%s: signal handler granted while the guard was held", gi->name);
 	gi->exit(&g, a);
@@ -331,6 +333,16 @@ int main(void)
 		CHECK_EQ(rg_percpu_thread_init(), cpu);
 		break;		/* one base-using guard is enough: they share rg_pcpu_ptr / %gs */
 	}
+	/* the modelled count's context levels: task 0, a signal 2 (hardirq), a nested one 3 (NMI) */
+	CHECK_EQ(rg_interrupt_context_level(), 0u);
+	rg_rctx_enter_signal();
+	CHECK_EQ(rg_interrupt_context_level(), 2u);
+	rg_rctx_enter_signal();
+	CHECK_EQ(rg_interrupt_context_level(), 3u);
+	rg_rctx_exit_signal();
+	CHECK_EQ(rg_interrupt_context_level(), 2u);
+	rg_rctx_exit_signal();
+	CHECK(rg_interrupt_context_level() == 0 && rg_preempt_count_idle(), "count not idle after the signal levels");
 	CHECK(rg_guard_find("no-such-guard") == NULL, "unknown name found");
 	CHECK(ran >= 3, "only %d guards ran", ran);
 	return rg_test_done("test_guards");

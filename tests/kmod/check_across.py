@@ -34,7 +34,7 @@ with tempfile.TemporaryDirectory() as d:
     # The user side: a short live run of the guards this machine has.
     lst = run(rgbench, "--list").stdout
     have = set(re.findall(r"^  ([a-z0-9-]+)\s+available", lst, re.M))
-    want = [g for g in ("noop", "tls", "pcpu-xadd", "rctx", "global-atomic", "pcpu-lock-xadd")
+    want = [g for g in ("noop", "tls", "pcpu-xadd", "rctx-kernel", "global-atomic", "pcpu-lock-xadd")
             if g in have]
     p = run(rgbench, "--quick", "--no-bpf", "--guards", ",".join(want), "--scenarios", "pair",
             "--repetitions", "3", "--quiet", "--json", user)
@@ -74,8 +74,8 @@ with tempfile.TemporaryDirectory() as d:
             check(by.get(g, {}).get("note") == "kmod only", f"{g}: want 'kmod only': {by.get(g)}")
         for g in ugu - kguards:
             check(by.get(g, {}).get("note") == "user only", f"{g}: want 'user only': {by.get(g)}")
-        check(by.get("irqsave", {}).get("role") == "n/a" and by.get("rctx", {}).get("role") == "merged-rctx",
-              f"roles: {by.get('rctx')}")
+        check(by.get("irqsave", {}).get("role") == "n/a" and by.get("rctx-kernel", {}).get("role") == "merged-rctx",
+              f"roles: {by.get('rctx-kernel')}")
         check(len(t) == len(ugu | kguards), f"{len(t)} lines for {len(ugu | kguards)} guards")
 
     # Delta with intervals when both sides have one: give the user rows known

@@ -53,13 +53,15 @@ if arch == "amd64":
     is_call = lambda i: i.startswith("call")
     mul = r"^imul\s"
     has = {
-        "this_cpu": [r"^xadd\s+%\w+,%gs:", r"^decl\s+%gs:|^addl\s+\$0xffffffff,%gs:"],
+        # through a pointer loaded first (prog->active, as the user row's g->off): %gs:(%reg)
+        "this_cpu": [r"^xadd\s+%\w+,%gs:\(%\w+\)", r"^decl\s+%gs:\(%\w+\)|^addl\s+\$0xffffffff,%gs:\(%\w+\)"],
         "this_cpu_inc": [r"^incl\s+%gs:", r"^decl\s+%gs:"],
         "pcpu_lock_xadd": [r"^lock xadd\s+%\w+,%gs:", r"^lock decl\s+%gs:"],
         "pcpu_lock_inc": [r"^lock incl\s+%gs:", r"^lock decl\s+%gs:"],
         "global_atomic": [r"^lock xadd", r"^lock decl"],
         "local_t": [r"^xadd\s"],
-        "rctx": [r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"],
+        # this_cpu_ptr(prog->active): add %gs:this_cpu_off to the loaded pointer
+        "rctx": [r"^add\s+%gs:", r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"],
     }
     hasnt = {g: [r"^lock\b"] for g in ("noop", "this_cpu", "this_cpu_inc", "rctx", "rctx_word",
                                         "preempt_raw", "irqsave", "local_t")}

@@ -29,7 +29,7 @@ def rows(text):
 # Guard -> (role, kind): kind is what a re-entry gets while the guard is held. Roles are
 # guards.def's for the names the user suite has (the module's table must agree).
 COMMON = {"noop": ("harness-floor", "grant"), "this-cpu-inc": ("n/a", "grant"),
-          "rctx": ("merged-rctx", "refuse"), "rctx-word": ("rctx-word", "refuse"),
+          "rctx-kernel": ("merged-rctx", "refuse"), "rctx-word": ("rctx-word", "refuse"),
           "preempt-raw": ("n/a", "refuse"), "irqsave": ("n/a", "defer"),
           "local-t": ("n/a", "refuse"), "global-atomic": ("shared-atomic", "refuse")}
 X86 = {"pcpu-xadd": ("this-cpu-pre-6.18;this-cpu-6.18", "refuse"), "pcpu-lock-xadd": ("pcpu-atomic", "refuse"),
@@ -188,7 +188,7 @@ try:
             check(len(x.get("samples_ns") or []) == 3, f"B: JSON per-round values {x['guard']}")
 except ValueError as e:
     errors.append(f"B: kmod.json does not parse: {e}")
-check("rctx" in read("table.txt"), "B: no table on stdout")
+check("rctx-kernel" in read("table.txt"), "B: no table on stdout")
 
 # (C) bad guard names / thread count: refused at load, nothing written, nothing loaded.
 for f in ("rc_c", "rc_c2", "rc_c3"):
@@ -200,7 +200,7 @@ check("refused" in read("c.err"), "C: no clear message: " + read("c.err"))
 check(read("rc_d").strip() == "0", "D: exit " + read("rc_d").strip() + ": " + read("d.err"))
 dr = rows(read("d.csv"))
 loops = [r for r in dr if r["scenario"] == "loop-irqsoff"]
-check(sorted(r["guard"] for r in loops) == ["global-atomic", "noop", "rctx"],
+check(sorted(r["guard"] for r in loops) == ["global-atomic", "noop", "rctx-kernel"],
       f"D: loop rows {[r['guard'] for r in loops]}")
 for r in loops:
     check(r["cpus"] == "0" and r["threads"] == "1" and r["duty_ns"] == "50" and r["status"] == "ok"
@@ -216,7 +216,7 @@ check(rd and all(int(r["duty_units"]) > int(r["duty_in_units"]) > 0 and r["duty_
 # must see it, discard and re-run (3 retries), and mark what it kept.
 check(read("rc_f").strip() == "0", "F: exit " + read("rc_f").strip() + ": " + read("f.err"))
 fr = [r for r in rows(read("f.csv")) if r["scenario"] == "loop"]
-check(sorted(r["guard"] for r in fr) == ["noop", "rctx"], f"F: loop rows {[r['guard'] for r in fr]}")
+check(sorted(r["guard"] for r in fr) == ["noop", "rctx-kernel"], f"F: loop rows {[r['guard'] for r in fr]}")
 for r in fr:
     check(int(r["discarded"]) >= 1 and r["status"] in ("ok", "noisy"),
           f"F {r['guard']}: interrupts on, yet nothing discarded: {r}")
@@ -234,7 +234,7 @@ check(not os.path.exists(os.path.join(out, "term.csv")), "G: wrote output althou
 # Kernel log: the runs happened, and nothing went wrong.
 dmesg = read("dmesg.txt")
 check(dmesg.count("rgbench_kmod: run: done") == 6, "dmesg: expected 6 completed runs (A B D F E G)")
-check('unknown guard "no-such-guard"' in dmesg and 'guard "rctx" listed twice' in dmesg
+check('unknown guard "no-such-guard"' in dmesg and 'guard "rctx-kernel" listed twice' in dmesg
       and "threads=3 but only 2 CPUs" in dmesg, "dmesg: no reason for the refused loads")
 for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "refcount_t",
             "Uhhuh. NMI received", "lockup"):
@@ -251,7 +251,7 @@ with tempfile.TemporaryDirectory() as d:
 
 for e in errors:
     print("check_kmod:", e, file=sys.stderr)
-for g in ("rctx", "irqsave", "noop"):
+for g in ("rctx-kernel", "irqsave", "noop"):
     if (g, "irq") in counts:
         print(f"check_kmod: {g}: " + ", ".join(f"{m} {counts.get((g, m), 'skipped')}"
                                                for m in MODES))

@@ -55,27 +55,27 @@ rmmod rgbench_kmod || echo rmmod-failed >>/out/errors
 echo \$? >/out/rc_b
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-B >>/out/errors
 
-./$tool_name --module ./rgbench_kmod.ko --guards rctx,no-such-guard --out /out/bad.csv 2>/out/c.err
+./$tool_name --module ./rgbench_kmod.ko --guards rctx-kernel,no-such-guard --out /out/bad.csv 2>/out/c.err
 echo \$? >/out/rc_c
-./$tool_name --module ./rgbench_kmod.ko --guards rctx,rctx --out /out/bad.csv 2>>/out/c.err
+./$tool_name --module ./rgbench_kmod.ko --guards rctx-kernel,rctx-kernel --out /out/bad.csv 2>>/out/c.err
 echo \$? >/out/rc_c2
 ./$tool_name --module ./rgbench_kmod.ko --cpus 0-1 --threads 3 --out /out/bad.csv 2>>/out/c.err
 echo \$? >/out/rc_c3
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-C >>/out/errors
 [ -e /out/bad.csv ] && echo bad-output-written >>/out/errors
 
-./$tool_name --module ./rgbench_kmod.ko --guards rctx,noop,global-atomic --cpus 0-1 --threads 1 \
+./$tool_name --module ./rgbench_kmod.ko --guards rctx-kernel,noop,global-atomic --cpus 0-1 --threads 1 \
   --duration 0.02 --runs 2 --irqs-off --duty-ns 50 --irq-iters 100 --quiet --out /out/d.csv \
   --raw /out/raw_d.csv 2>/out/d.err
 echo \$? >/out/rc_d
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-D >>/out/errors
-./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx --cpus 1 --duration 0.03 \
+./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx-kernel --cpus 1 --duration 0.03 \
   --repetitions 2 --irqs-on --irq-iters 0 --quiet --out /out/f.csv --raw /out/raw_f.csv 2>/out/f.err
 echo \$? >/out/rc_f
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-F >>/out/errors
 # (E) SIGINT while the module runs (duty work keeps it busy for seconds): the
 # signal waits until the module is unloaded, then exit 130 and no output file.
-./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx --loops 100000 --runs 5 \
+./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx-kernel --loops 100000 --runs 5 \
   --duty-ns 1000 --irq-iters 10 --quiet --out /out/int.csv 2>/out/e.err &
 pid=\$!
 n=0

@@ -48,20 +48,38 @@ def main():
                   "BPF per-event cost (xeon)", "Kernel module", "Plots", "Left out"):
         check(section(t, title) is not None, f"x86 report has section '{title}'")
     rank = [l.split()[1] for l in fenced(section(t, "Guards ranked"))[1:]]
-    check(rank == ["noop", "tls", "racy-percpu", "rseq", "rctx", "pcpu-xadd", "global-atomic", "pcpu-lock-xadd"],
+    check(rank == ["noop", "tls", "racy-percpu", "rseq", "rctx", "rctx-kernel", "pcpu-xadd", "global-atomic",
+                   "pcpu-lock-xadd"],
           f"x86 ranking by cost over noop: {rank}")
     tls = [l for l in fenced(section(t, "Guards ranked")) if " tls " in l]
     check(tls and re.search(r"\+0\.25\s+\[\+0\.24, \+0\.26\]", tls[0]), f"tls: +0.25 with its interval: {tls}")
     head = section(t, "Headline ratios")
-    check(head and re.search(r"lock xadd/dec\s+pcpu-lock-xadd.*6\.79x", head), "x86 headline: lock vs rctx 6.79x")
-    check(head and "lock xadd/dec costs 2.97x xadd/dec (no lock)" in head, "x86 headline: lock 2.97x non-lock")
+    flat = " ".join((head or "").split())
+    # one table per wrapping, each saying which; rctx-kernel divides the kernel form only
+    check("Wrapping: kernel form (each row is the kernel's whole sequence:" in flat and
+          "Wrapping: instructions alone (the per-CPU op and its lookup, nothing around them)." in flat,
+          "x86 headline: both wrappings named")
+    tabs = re.findall(r"```\n(.*?)```", head or "", re.S)
+    kern = [l.split() for l in tabs[0].splitlines()] if tabs else []
+    check(len(tabs) == 2 and kern[0][-2:] == ["x", "rctx-kernel"] and
+          [l[-4] for l in kern[1:]] == ["pcpu-xadd", "rctx-kernel"] and [l[-1] for l in kern[1:]] == ["1.52x", "1.00x"],
+          f"x86 headline, kernel form: pcpu-xadd 1.52x rctx-kernel: {kern}")
+    bare = [l.split() for l in tabs[1].splitlines()] if len(tabs) > 1 else []
+    check(bare and bare[0][-2:] == ["x", "pcpu-xadd"] and [l[-1] for l in bare[1:]] == ["2.97x", "1.00x"],
+          f"x86 headline, instructions alone: lock 2.97x xadd: {bare}")
+    check("xadd/dec (this_cpu) costs 1.52x rctx (non-atomic) over noop (3.20 vs 2.10 ns)" in flat,
+          "x86 headline: this_cpu vs rctx-kernel sentence")
+    check("lock xadd/dec costs 2.97x xadd/dec (no lock) over noop (9.50 vs 3.20 ns)" in flat,
+          "x86 headline: lock 2.97x non-lock")
+    check("rseq" not in " ".join(" ".join(r) for r in kern + bare) and " rctx " not in tabs[0] if tabs else False,
+          "x86 headline: no rseq-form row divided")
     duty = section(t, "Duty cycle")
     check(duty and "With 200 ns of work between pairs" in duty, "duty: differences under 5% from 200 ns")
     check("Left out: xeon has no ok threads rows" in section(t, "Thread scaling"), "threads left out, and why")
     check("Left out: no kmod rows" in section(t, "Kernel module"), "kmod left out, and why")
     lat = fenced(section(t, "Latency tail"))
-    check(len(lat) == 9 and lat[0].split()[:7] == ["guard", "batch", "p50", "p90", "p99", "p99.9", "max"],
-          f"latency table: header and 8 guards: {lat[:1]}")
+    check(len(lat) == 10 and lat[0].split()[:7] == ["guard", "batch", "p50", "p90", "p99", "p99.9", "max"],
+          f"latency table: header and 9 guards: {lat[:1]}")
     check("rdtsc (invariant TSC) at 2300 MHz" in section(t, "Latency tail"), "latency: the timer from the JSON")
     check("Interrupted batches" in section(t, "Latency tail"), "latency: says the tail keeps interrupted batches")
     bpf = fenced(section(t, "BPF per-event cost"))
@@ -76,7 +94,19 @@ def main():
     ta = pa.stdout
     head = section(ta, "Headline ratios (grace, arm64)")
     rows = [l.split()[0] for l in fenced(head)[1:]]
-    check(rows == ["STADD", "LDADD", "LL/SC", "PRFM+STADD", "rctx"], f"arm headline rows: {rows}")
+    check(rows == ["STADD", "LDADD", "PRFM+STADD", "rctx"], f"arm headline rows, the noisy LL/SC left out: {rows}")
+    check(head and "Left out as noisy (their rounds were disturbed; --include-noisy keeps them): pcpu-llsc-kernel."
+          in " ".join(head.split()), "arm headline: the noisy row is named as left out")
+    check(head and "Not in these files: pcpu-stadd, pcpu-llsc, pcpu-prfm-stadd." in " ".join(head.split()),
+          "arm headline: the instructions-alone table has one row: not shown, its missing rows named")
+    rk = [l for l in fenced(section(run(r, "report", arm).stdout, "Guards ranked")) if "pcpu-llsc-kernel" in l]
+    check(rk and "pcpu-llsc-kernel (noisy)" in rk[0], f"ranking marks the noisy row: {rk}")
+    pn = run(r, "report", arm, "--width", "100", "--include-noisy")
+    hn = section(pn.stdout, "Headline ratios (grace, arm64)")
+    rn = [l.split()[:3] for l in fenced(hn)[1:]]
+    check(pn.returncode == 0 and [x[0] for x in rn] == ["STADD", "LDADD", "LL/SC", "PRFM+STADD", "rctx"] and
+          rn[2][1:] == ["pcpu-llsc-kernel", "(noisy)"] and "Left out as noisy" not in (hn or ""),
+          f"--include-noisy: the noisy row is in, marked: {rn}")
     check(head and "STADD exit (<6.18) costs 5.62x LDADD exit (6.18+)" in head.replace("\n", " ").replace("  ", " "),
           "arm headline: STADD exit 5.62x LDADD exit")
     thr = fenced(section(ta, "Thread scaling (grace)"))
@@ -100,7 +130,9 @@ def main():
     check(tab.get("this-cpu-6.18") and tab["this-cpu-6.18"][3] == "pcpu-xadd", "6.18: x86 pcpu-xadd stands in again")
     check(tab.get("pcpu-atomic") and tab["pcpu-atomic"][1] == "pcpu-ldadd" and tab["pcpu-atomic"][3] == "pcpu-lock-xadd",
           f"pcpu-atomic: pcpu-ldadd vs pcpu-lock-xadd: {tab.get('pcpu-atomic')}")
-    check(tab.get("merged-rctx") and tab["merged-rctx"][-1] == "1.43x", f"rctx ratio: {tab.get('merged-rctx')}")
+    check(tab.get("merged-rctx") and tab["merged-rctx"][1:4:2] == ["rctx-kernel", "rctx-kernel"] and
+          tab["merged-rctx"][-1] == "3.33x", f"merged-rctx: rctx-kernel on both: {tab.get('merged-rctx')}")
+    check(tab.get("rseq-rctx") and tab["rseq-rctx"][-1] == "1.43x", f"rseq-rctx ratio: {tab.get('rseq-rctx')}")
     check(sbs and "Only on A: this-cpu-llsc (pcpu-llsc-kernel)" in sbs and "Only on B: rseq (rseq)" in sbs,
           "roles on one side only are named")
     check(sbs and "stood in" in sbs, "says which guard stood in")
@@ -132,6 +164,18 @@ def main():
               "schema 2: latency left out, and why")
         check("no paired difference" in section(p.stdout, "Guards ranked by cost over noop (xeon)").replace("\n", " "),
               "schema 2: ranking says the differences have no interval")
+        # a file from before rctx-kernel: its rctx (the rseq form) carried role merged-rctx
+        doc = json.load(open(x86))
+        doc["results"] = [dict(x, role="merged-rctx") if x["guard"] == "rctx" else x
+                          for x in doc["results"] if x["guard"] != "rctx-kernel"]
+        pre = os.path.join(d, "x86-pre-rctx-kernel.json")
+        json.dump(doc, open(pre, "w"))
+        p = run(r, "report", arm, pre, "--across-hosts")
+        sbs = section(p.stdout, "Side by side by role") or ""
+        tab = {l.split()[0]: l.split() for l in fenced(sbs)[1:]}
+        check(p.returncode == 0 and tab.get("rseq-rctx") and tab["rseq-rctx"][1:4:2] == ["rctx", "rctx"] and
+              re.search(r"Only on A: [^.]*merged-rctx \(rctx-kernel\)\.", " ".join(sbs.split())) is not None,
+              f"an old rctx row marked merged-rctx reads as rseq-rctx: {tab.get('rseq-rctx')} {tab.get('merged-rctx')}")
         out = os.path.join(d, "r.md")
         p = run(r, "report", arm, "--out", out)
         check(p.returncode == 0 and os.path.exists(out) and open(out).read().startswith("# rgbench report: grace"),

@@ -62,7 +62,12 @@ static rg_always_inline unsigned int rg_this_cpu(void)
 # define RG_PCPU_POISON		((uintptr_t)1 << 55)
 #endif
 
-extern __thread uintptr_t rg_pcpu_base;	/* arm64: read by every op; x86-64: copy of the %gs base */
+/*
+ * arm64: read by every op; x86-64: copy of the %gs base, read by rctx-kernel's
+ * this_cpu_ptr() as the kernel reads this_cpu_off. Local-exec, as the arm64
+ * asm addresses it (#:tprel:), so x86 reads it as %fs:rg_pcpu_base@tpoff.
+ */
+extern __thread uintptr_t rg_pcpu_base __attribute__((tls_model("local-exec")));
 extern __thread size_t rg_pcpu_layout;	/* the stride rg_pcpu_base is for; 0: not set yet */
 extern __thread int rg_pcpu_cpu;	/* the CPU this thread is pinned to, -1 when not pinned */
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "rg/compiler.h"
+#include "rg/preempt.h"
 
 /*
  * glibc >= 2.35 registers one struct rseq per thread at thread pointer +
@@ -219,19 +220,30 @@ RG_RSEQ_DEFINE_ADD8(rg_rseq_add8, "")
  * rctx guard (0: normal, 1: in a signal handler, 2: a handler interrupting a
  * handler, ...). Whoever installs a handler that may enter a guard calls
  * rg_rctx_enter_signal() first thing and rg_rctx_exit_signal() last.
+ * They also do to the modelled preempt count (rg/preempt.h) what an
+ * interrupt does to the kernel's: the first level adds HARDIRQ_OFFSET
+ * (irq_enter()), deeper ones NMI_OFFSET + HARDIRQ_OFFSET (nmi_enter()), so
+ * the kernel-form rctx-kernel guard reads level 2, then 3, from the count
+ * as interrupt_context_level() does.
  */
 extern __thread uint32_t rg_rctx_level;
 
 static rg_always_inline void rg_rctx_enter_signal(void)
 {
-	RG_WRITE_ONCE(rg_rctx_level, RG_READ_ONCE(rg_rctx_level) + 1);
+	uint32_t depth = RG_READ_ONCE(rg_rctx_level) + 1;
+
+	RG_WRITE_ONCE(rg_rctx_level, depth);
 	rg_barrier();
+	rg_preempt_count_add_irq(rg_preempt_irq_offset(depth));
 }
 
 static rg_always_inline void rg_rctx_exit_signal(void)
 {
+	uint32_t depth = RG_READ_ONCE(rg_rctx_level);
+
+	rg_preempt_count_sub_irq(rg_preempt_irq_offset(depth));
 	rg_barrier();
-	RG_WRITE_ONCE(rg_rctx_level, RG_READ_ONCE(rg_rctx_level) - 1);
+	RG_WRITE_ONCE(rg_rctx_level, depth - 1);
 }
 
 #endif /* RG_RSEQ_H */

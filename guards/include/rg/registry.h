@@ -16,6 +16,13 @@
 #define RG_NEEDS_PIN		0x4u	/* per-CPU: enter/exit must stay on one CPU */
 #define RG_NO_PROTECTION	0x8u	/* claims no recursion protection */
 #define RG_NEEDS_BASE		0x10u	/* uses the thread's per-CPU base (rg/percpu.h) */
+/*
+ * arm64 only: exact only with one thread per CPU. Its plain per-CPU
+ * read-modify-write (ldrb/add/strb) is kept from other threads of the CPU
+ * only by the modelled preempt_disable() (rg/preempt.h), which in userspace
+ * keeps nobody off the CPU (x86-64: the op is one instruction, no effect).
+ */
+#define RG_NEEDS_OWN_CPU	0x20u
 /* scope column of guards.def: what one holder excludes */
 #define RG_SCOPE_NONE		0u	/* nothing (noop) */
 #define RG_SCOPE_THREAD		1u	/* other enters on the same thread (incl. its signal handlers) */

@@ -133,6 +133,21 @@ enum {
 	RG_S_IRQSAVE, RG_S_LOCAL, RG_S_ASM, RG_S__COUNT
 };
 static DEFINE_PER_CPU_ALIGNED(struct rg_slot, rg_s[RG_S__COUNT]);
+
+/*
+ * The trampoline's guards find their counter through the program:
+ * this_cpu_inc_return(*prog->active), one load of the per-CPU pointer, then
+ * the %gs:/tpidr_el1-relative op. The guards that share a name with a user
+ * row (pcpu-xadd, rctx-kernel: the user suite loads g->off the same way) do
+ * that load here too, from rg_prog (READ_ONCE: every op loads it, as every
+ * invocation loads prog->active), instead of addressing rg_s directly.
+ */
+static struct rg_prog {
+	struct rg_slot __percpu *active;
+} rg_prog[RG_S__COUNT] ____cacheline_aligned = {
+	[RG_S_THIS_CPU] = { &rg_s[RG_S_THIS_CPU] },
+	[RG_S_RCTX] = { &rg_s[RG_S_RCTX] },
+};
 static atomic_t rg_shared ____cacheline_aligned = ATOMIC_INIT(0);
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 19, 0)
@@ -166,9 +181,16 @@ static __always_inline void g_noop_exit(bool ok) { barrier(); }
  */
 static __always_inline bool g_this_cpu_enter(void)
 {
-	return this_cpu_inc_return(rg_s[RG_S_THIS_CPU].v) == 1;
+	struct rg_slot __percpu *active = READ_ONCE(rg_prog[RG_S_THIS_CPU].active);
+
+	return this_cpu_inc_return(active->v) == 1;
 }
-static __always_inline void g_this_cpu_exit(bool ok) { this_cpu_dec(rg_s[RG_S_THIS_CPU].v); }
+static __always_inline void g_this_cpu_exit(bool ok)
+{
+	struct rg_slot __percpu *active = READ_ONCE(rg_prog[RG_S_THIS_CPU].active);
+
+	this_cpu_dec(active->v);
+}
 
 /*
  * this-cpu-inc: this_cpu_inc(c) / this_cpu_dec(c), the no-return forms
@@ -179,20 +201,21 @@ static __always_inline bool g_this_cpu_inc_enter(void) { this_cpu_inc(rg_s[RG_S_
 static __always_inline void g_this_cpu_inc_exit(bool ok) { this_cpu_dec(rg_s[RG_S_THIS_CPU_INC].v); }
 
 /*
- * rctx: the merged bpf-next design, as the kernel has it. A per-CPU u8[4]
- * indexed by interrupt_context_level(); under preempt_disable() bump our
- * level's byte, then reload the whole 32-bit word: granted when it equals
- * 1 << (level * 8) (at most one user per CPU in any context).
+ * rctx-kernel: the merged bpf-next design, as the kernel has it
+ * (bpf_prog_get_recursion_context(), statement order included: level and
+ * this_cpu_ptr(prog->active) first). A per-CPU u8[4] indexed by
+ * interrupt_context_level(); under preempt_disable() bump our level's byte,
+ * then reload the whole 32-bit word: granted when it equals 1 << (level * 8)
+ * (at most one user per CPU in any context).
  * exit (always): preempt_disable(); active[level]--; preempt_enable().
  */
 static __always_inline bool g_rctx_enter(void)
 {
 	u8 rctx = rg_ctx_level();
-	struct rg_slot *s;
+	struct rg_slot *s = this_cpu_ptr(READ_ONCE(rg_prog[RG_S_RCTX].active));
 	u32 val;
 
 	preempt_disable();
-	s = this_cpu_ptr(&rg_s[RG_S_RCTX]);
 	s->active[rctx]++;
 	barrier();			/* the byte store before the word load */
 	val = le32_to_cpu((__force __le32)READ_ONCE(s->u));
@@ -202,9 +225,10 @@ static __always_inline bool g_rctx_enter(void)
 static __always_inline void g_rctx_exit(bool ok)
 {
 	u8 rctx = rg_ctx_level();
+	struct rg_slot *s = this_cpu_ptr(READ_ONCE(rg_prog[RG_S_RCTX].active));
 
 	preempt_disable();
-	this_cpu_ptr(&rg_s[RG_S_RCTX])->active[rctx]--;
+	s->active[rctx]--;
 	preempt_enable();
 }
 
@@ -463,7 +487,7 @@ static const char *const rg_kind_name[] = { "refuse", "grant", "defer" };
 	X(noop, "noop", "harness-floor", RG_COUNTER, NULL)		\
 	RG_THIS_CPU(X)							\
 	X(this_cpu_inc, "this-cpu-inc", "n/a", RG_COUNTER, NULL)	\
-	X(rctx, "rctx", "merged-rctx", RG_CHECK, NULL)			\
+	X(rctx, "rctx-kernel", "merged-rctx", RG_CHECK, NULL)		\
 	X(rctx_word, "rctx-word", "rctx-word", RG_CHECK, NULL)	\
 	X(preempt_raw, "preempt-raw", "n/a", RG_CHECK, NULL)		\
 	X(irqsave, "irqsave", "n/a", RG_IRQOFF, NULL)			\

@@ -10,10 +10,13 @@
  * `off` is a guard's per-CPU offset (g->off, rg/guard.h); the thread's %gs
  * base is its CPU's base (rg/percpu.h), so %gs:(off) is this CPU's slot.
  * The memory operand is a __seg_gs lvalue: GCC prints the %gs: override and
- * knows which word the op reads and writes, so, like the kernel's
- * percpu_add_op()/percpu_xadd_op() (arch/x86/include/asm/percpu.h), the
- * unlocked ops have no "memory" clobber. The locked ones keep it: the
- * kernel's atomic_*() on x86 are full barriers and say so to the compiler.
+ * knows which word the op reads and writes. The clobbers are the kernel's
+ * (arch/x86/include/asm/percpu.h, 6.1 and later): percpu_add_op() ->
+ * percpu_unary_op() (this_cpu_inc/dec/add) names only its word, no
+ * "memory" clobber; percpu_add_return_op() (this_cpu_add_return, the xadd)
+ * HAS a "memory" clobber, and so has xadd32 here. The locked ones keep it
+ * too: the kernel's atomic_*() on x86 are full barriers and say so to the
+ * compiler.
  * Markers "// rg_gs_<name>32".
  *
  *   xadd32(off, v)       old = *p; *p += v; return old   xadd %r, %gs:(off)      (this_cpu_add_return)
@@ -31,7 +34,7 @@
 static rg_always_inline uint32_t rg_gs_xadd32(uintptr_t off, uint32_t v)
 {
 	__asm__ __volatile__("// rg_gs_xadd32\n\txaddl %[v], %[p]"
-			     : [v] "+r"(v), [p] "+m"(RG_GS32(off)) : : "cc");
+			     : [v] "+r"(v), [p] "+m"(RG_GS32(off)) : : "memory", "cc");
 	return v;
 }
 
