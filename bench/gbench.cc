@@ -304,6 +304,24 @@ size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx)
 	return n;
 }
 
+/* The library runs nothing when the display reporter refuses the context. */
+class CountOnly : public BenchmarkReporter {
+public:
+	bool ReportContext(const Context &) override { return false; }
+	void ReportRuns(const std::vector<Run> &) override {}
+};
+
+size_t rg_gb_count_selected(void)
+{
+	CountOnly rep;
+	std::ostringstream err;
+	std::streambuf *saved = std::cerr.rdbuf(err.rdbuf());
+	size_t n = benchmark::RunSpecifiedBenchmarks(&rep);
+
+	std::cerr.rdbuf(saved);
+	return n;
+}
+
 void rg_gb_finish(void)
 {
 	if (g_display)

@@ -3,11 +3,10 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "plan.h"
 #include "rg/registry.h"
-#include "suite.h"
+#include "suite_int.h"
 #include "rg/platform.h"
 
 /*
@@ -115,15 +114,14 @@ static void cross_package(struct planner *p)
 	const struct rg_suite_cfg *cfg = p->cfg;
 	int a = cfg->cpus[0], b = -1;
 	struct rg_topo_where w0, w = { 0 };
-	double reps = cfg->repetitions > 0 ? cfg->repetitions : 5;
-	double min_time = cfg->min_time > 0 ? cfg->min_time : 0.02;
 
-	if (rg_topo_count(0) < 2 || rg_topo_where(a, &w0)) {
+	if ((rg_topo_count(0) < 2 && !cfg->test_xpkg) || rg_topo_where(a, &w0)) {
 		fprintf(p->f, "  (none: one package)\n");
 		return;
 	}
 	for (int i = 1; i < cfg->ncpus && b < 0; i++)
-		if (!rg_topo_where(cfg->cpus[i], &w) && w.package != w0.package && !w.smt)
+		if (!rg_topo_where(cfg->cpus[i], &w) && (w.package != w0.package || cfg->test_xpkg) &&
+		    !w.smt)
 			b = cfg->cpus[i];
 	for (int id = 0; id < RG_GUARD__COUNT; id++) {
 		const struct rg_guard_info *gi = &rg_guards[id];
@@ -136,24 +134,47 @@ static void cross_package(struct planner *p)
 		if (rg_guard_available(gi, &why))
 			why = NULL;
 		snprintf(name, sizeof(name), "user/local-slots/%s/t1", gi->name);
-		line(p, name, why, 1, pair, reps * min_time * 1.05, NULL);
+		line(p, name, why, 1, pair, gb_case_s(cfg, 1), NULL);
 		snprintf(name, sizeof(name), "user/remote-slots/%s/t1", gi->name);
-		line(p, name, why, 1, pair, reps * min_time * 1.05, "slots on another package's NUMA node");
+		line(p, name, why, 1, pair, gb_case_s(cfg, 1), "slots on another package's NUMA node");
 		for (int packed = 1; packed >= 0; packed--) {
 			snprintf(name, sizeof(name), "user/falseshare-xpkg-%s/%s/t2", packed ? "packed" : "padded",
 				 gi->name);
 			line(p, name, why ? why : b < 0 ? "no core on another package" : NULL, 2, pair,
-			     reps * (min_time * 1.05 + 2e-4), NULL);
+			     gb_case_s(cfg, 2), NULL);
 		}
 	}
 }
 
-double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, const char *source)
+/* What the plan holds beyond the benchmarks: outputs, the cycle reference, test switches. */
+static void plan_run(FILE *f, const struct rg_suite_cfg *cfg)
+{
+	fprintf(f, "outputs: %s%s%s%s\n", cfg->out_csv, cfg->out_json[0] ? ", " : "", cfg->out_json,
+		cfg->out_default ? " (-2, -3, ... when taken at the start)" : "");
+	fprintf(f, "cycle reference: a chain of dependent adds, one more case in every group's rounds; rows noisy when it moves more than %.0f%%\n",
+		RG_REF_MAX_MOVE * 100);
+	if (cfg->test_disturb || cfg->test_xpkg || cfg->test_lat_unusable[0] ||
+	    cfg->test_counters_software || cfg->test_sysfs_root[0])
+		fprintf(f, "test switches:%s%s%s%s%s%s%s%s\n",
+			cfg->test_disturb == RG_DISTURB_FIRST ? " RG_TEST_DISTURB=first" :
+			cfg->test_disturb == RG_DISTURB_EVERY ? " RG_TEST_DISTURB=every" :
+			cfg->test_disturb == RG_DISTURB_REF ? " RG_TEST_DISTURB=ref" : "",
+			cfg->test_xpkg ? " RG_TEST_XPKG=1" : "",
+			cfg->test_lat_unusable[0] ? " RG_TEST_LATENCY_UNUSABLE=" : "",
+			cfg->test_lat_unusable,
+			cfg->test_counters_software ? " RG_TEST_COUNTERS_SOFTWARE=1" : "",
+			cfg->test_sysfs_root[0] ? " RG_TEST_SYSFS_ROOT=" : "", cfg->test_sysfs_root, "");
+}
+
+double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 {
 	struct planner p = { .f = f, .cfg = cfg };
-	char topo[256], cl[4096];
+	char topo[256], cl[4096], source[1100];
 	int maxt = cfg->ncpus;
 
+	snprintf(source, sizeof(source), "%s%.1000s", cfg->topo_xml[0] ? "HWLOC_XMLFILE=" :
+		 cfg->topo_synthetic[0] ? "HWLOC_SYNTHETIC=" : "this machine",
+		 cfg->topo_xml[0] ? cfg->topo_xml : cfg->topo_synthetic);
 	rg_topo_describe(topo, sizeof(topo));
 	if (strlen(source) > 90)
 		fprintf(f, "rgbench --plan: topology %.80s...: %s\n", source, topo);
@@ -167,6 +188,9 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 		RG_ARCH_X86_64 ? "x86-64" : "arm64");
 	if (cfg->scenario[RG_SC_duty] && cfg->nduty)
 		p.est += EST_DUTY_CAL_S * cfg->nduty;
+	for (int sc = 0; sc < RG_SC__COUNT; sc++)	/* the cycle reference: a case per group */
+		if (cfg->scenario[sc])
+			p.est += rg_scenario_ops[sc].groups(cfg) * gb_case_s(cfg, 1);
 	for (int sc = 0; sc < RG_SC__COUNT; sc++) {
 		if (!cfg->scenario[sc])
 			continue;
@@ -234,9 +258,9 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 			}
 		}
 	}
-	if (with_bpf && geteuid() != 0) {
+	if (cfg->bpf_why && !strcmp(cfg->bpf_why, "needs root")) {
 		fprintf(f, "bpf: not run (the default run measures BPF as root only)\n");
-	} else if (with_bpf) {
+	} else if (cfg->bpf_run) {
 		double per = cfg->min_time >= 0.2 ? 6.0 : 1.2;	/* --full: 5 s + 1 s warm-up; else 1 + 0.2 */
 
 		fprintf(f, "bpf (root only; rgbench bpf for details):\n  about %d rows of %.1f s on CPU %d\n",
@@ -253,6 +277,7 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 		cpu_where(cfg->cpus, big, where, sizeof(where));
 		fprintf(f, "largest thread count %d: cpus %s (%s)\n", big, cl, where);
 	}
+	plan_run(f, cfg);
 	fprintf(f, "rgbench: plan: %d benchmarks (%d skipped), estimated %.0f s (%.1f min)\n", p.n,
 		p.nskip, p.est, p.est / 60);
 	return p.est;
