@@ -40,10 +40,9 @@ int rg_scenario_find(const char *name)
  * group (pair-native-cxx is in the pair group), and a group's cases are
  * measured in the same rounds, with the cycle reference as one more case.
  */
-static int build(struct suite *s)
+int suite_build(struct suite *s, const struct rg_suite_cfg *cfg)
 {
-	const struct rg_suite_cfg *cfg = s->cfg;
-
+	s->cfg = cfg;
 	for (int sc = 0; sc < RG_SC__COUNT; sc++) {
 		const struct scenario_ops *ops = &rg_scenario_ops[sc];
 		int nsub = cfg->scenario[sc] ? ops->groups(cfg) : 0;
@@ -64,6 +63,7 @@ static int build(struct suite *s)
 			snprintf(ref->name, sizeof(ref->name), "user/ref/add-chain/t1");
 			ref->batch = 64 * RG_REF_ADDS_PER_ITER;
 			for (size_t i = first; i < s->n; i++) {
+				s->c[i].sc = sc;
 				s->c[i].tm = calloc((size_t)s->c[i].threads, sizeof(*s->c[i].tm));
 				if (!s->c[i].tm)
 					return -1;
@@ -116,6 +116,16 @@ static void free_case(struct bcase *c)
 	free(c->tm);
 }
 
+void suite_free(struct suite *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free_case(&s->c[i]);
+	free(s->c);
+	free(s->lat);
+	s->c = NULL;
+	s->n = s->cap = 0;
+}
+
 static void count_only(struct rg_gb_state *st, void *arg)
 {
 	(void)st;
@@ -128,7 +138,7 @@ int rg_suite_count(const struct rg_suite_cfg *cfg)
 	size_t n = 0;
 	int rc = 0;
 
-	if (build(&s))
+	if (suite_build(&s, cfg))
 		rc = -1;
 	rg_gb_clear();
 	for (size_t i = 0; i < s.n && !rc; i++) {
@@ -146,9 +156,7 @@ int rg_suite_count(const struct rg_suite_cfg *cfg)
 	if (!rc)
 		n += rg_gb_count_selected();
 	rg_gb_clear();
-	for (size_t i = 0; i < s.n; i++)
-		free_case(&s.c[i]);
-	free(s.c);
+	suite_free(&s);
 	return rc ? -1 : (int)n;
 }
 
@@ -169,7 +177,7 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 	if (getrandom(&s.rng, sizeof(s.rng), 0) != (ssize_t)sizeof(s.rng))
 		s.rng = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s.rng |= 1;
-	if (build(&s)) {
+	if (suite_build(&s, cfg)) {
 		fprintf(stderr, "rgbench: out of memory\n");
 		rc = -1;
 		goto out;
@@ -240,9 +248,6 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 out:
 	rg_gb_clear();
 	free(set);
-	for (size_t i = 0; i < s.n; i++)
-		free_case(&s.c[i]);
-	free(s.c);
-	free(s.lat);
+	suite_free(&s);
 	return rc;
 }

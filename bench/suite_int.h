@@ -76,6 +76,7 @@ struct attempt {
 struct bcase {
 	char name[192];			/* Google Benchmark name */
 	char scenario[32];		/* result row scenario */
+	int sc;				/* its scenario (enum rg_scenario) */
 	int group;			/* cases measured in the same rounds (same scenario, threads, duty) */
 	long base;			/* index of the baseline case (-1: the group's noop) */
 	const char *base_name;		/* the row's `baseline` (with base >= 0) */
@@ -146,6 +147,9 @@ static inline double ts_ns(clockid_t id)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* suite.c: every case cfg selects, group by group (nothing set up or run); 0, or -1. */
+int suite_build(struct suite *s, const struct rg_suite_cfg *cfg);
+void suite_free(struct suite *s);
 /* scenarios.c: a new case of guard gi in the group being built (its name user/<scenario>/<guard>/t<threads>). */
 struct bcase *suite_new_case(struct suite *s, const struct rg_guard_info *gi,
 			     const char *scenario, enum loop_kind loop, int threads);
