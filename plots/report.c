@@ -16,10 +16,14 @@
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench report FILE|DIR... [--out report.md] [--width N] [--across-hosts]\n"
+	      "                      [--allow-emulated]\n"
 	      "One page for a mail or a commit message: the machine, guards ranked by their\n"
 	      "difference against noop, the headline ratios, duty, threads, latency tail,\n"
-	      "BPF and module costs, plots beside it. --across-hosts: two machines side by\n"
-	      "side, guards paired by role. --width: wrap prose and fit tables (default 72).\n", f);
+	      "BPF and module costs, plots beside it; for every host (a machine: name, arch,\n"
+	      "CPU) the role matrix, the decision table and the per-event prediction.\n"
+	      "--across-hosts: two machines side by side, guards paired by role.\n"
+	      "--allow-emulated: show hosts measured under qemu in those sections too.\n"
+	      "--width: wrap prose and fit tables (default 72).\n", f);
 }
 
 /* ---- input ---------------------------------------------------------------------- */
@@ -50,7 +54,7 @@ static void read_timer(struct input *in)
 /* What the command line asked for. */
 struct opts {
 	const char *out;	/* --out FILE, else NULL (stdout) */
-	bool across;
+	bool across, allow_emulated;
 	long width;
 	int first;		/* argv index of the first FILE|DIR */
 };
@@ -62,6 +66,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		RG_CL_OPT_OUT('o'),
 		{ "width", required_argument, NULL, 'w' },
 		{ "across-hosts", no_argument, NULL, 'a' },
+		{ "allow-emulated", no_argument, NULL, 'e' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -78,6 +83,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return RG_EXIT_USAGE;
 			break;
 		case 'a': o->across = true; break;
+		case 'e': o->allow_emulated = true; break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -132,48 +138,6 @@ static int read_inputs(int argc, char **argv, int first, struct input *in, size_
 	return 0;
 }
 
-/* Group the rows by host, in the order the files give them. 0, or -1 with err set. */
-static int group_hosts(const struct input *in, size_t nin, struct host *hosts, size_t *nh,
-		       char *err, size_t errlen)
-{
-	for (size_t i = 0; i < nin; i++) {
-		for (size_t k = 0; k < in[i].rows.n; k++) {
-			const struct rg_row *r = &in[i].rows.v[k];
-			const char *hn = rg_row_s(r, RG_COL_host);
-			size_t h;
-
-			for (h = 0; h < *nh; h++)
-				if (!strcmp(hosts[h].name, hn))
-					break;
-			if (h == *nh) {
-				if (*nh == MAX_HOSTS) {
-					snprintf(err, errlen, "rows from more than %d hosts", MAX_HOSTS);
-					return -1;
-				}
-				snprintf(hosts[h].name, sizeof(hosts[h].name), "%s", hn);
-				snprintf(hosts[h].arch, sizeof(hosts[h].arch), "%s", rg_row_s(r, RG_COL_arch));
-				hosts[h].vmin = hosts[h].vmax = in[i].version;
-				(*nh)++;
-			}
-			if (in[i].version < hosts[h].vmin)
-				hosts[h].vmin = in[i].version;
-			if (in[i].version > hosts[h].vmax)
-				hosts[h].vmax = in[i].version;
-			if (in[i].timer[0] && !hosts[h].timer[0])
-				snprintf(hosts[h].timer, sizeof(hosts[h].timer), "%s", in[i].timer);
-			if (rp_add_host_row(&hosts[h], r)) {
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
-		}
-	}
-	if (!*nh) {
-		snprintf(err, errlen, "the files hold no rows");
-		return -1;
-	}
-	return 0;
-}
-
 /* The whole page into c->f: title, question, the sections of each host, plots, what was left out. */
 static void write_page(struct ctx *c, const struct opts *o, const struct input *in, size_t nin,
 		       const struct host *hosts, size_t nh)
@@ -191,11 +155,12 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		 nh == 1 ? cpu : "these machines", nin, nin == 1 ? "" : "s", nh, nh == 1 ? "" : "s",
 		 o->across && nh == 1 ? "; --across-hosts needs a second host" : "");
 	rp_para(c, "%s", what);
+	rp_sec_fleet(c, hosts, nh, o->allow_emulated);
 	if (o->across && nh == 2) {
 		rp_sec_machine(c, &hosts[0], in, nin);
 		rp_sec_machine(c, &hosts[1], in, nin);
 		rp_sec_across(c, &hosts[0], &hosts[1]);
-	} else if (o->across) {
+	} else if (o->across && nh == 1) {
 		rp_heading(c, "Side by side by role");
 		rp_left_out(c, "side by side", "--across-hosts needs files from two hosts; all rows come from %s",
 			    hosts[0].name);
@@ -224,7 +189,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 int rg_report_main(int argc, char **argv)
 {
 	struct input in[MAX_FILES];
-	struct host hosts[MAX_HOSTS];
+	struct host *hosts = NULL;
 	struct opts o = { .width = 72 };
 	size_t nin = 0, nh = 0, blen = 0;
 	char err[1200] = "", *buf = NULL;
@@ -237,14 +202,9 @@ int rg_report_main(int argc, char **argv)
 		return ret;
 	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));
-	memset(hosts, 0, sizeof(hosts));
 	if (read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
-	    group_hosts(in, nin, hosts, &nh, err, sizeof(err)))
+	    rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
 		goto out;
-	if (o.across && nh > 2) {
-		ret = rg_cl_usage_error("--across-hosts takes files of two hosts, these are from %zu", nh);
-		goto out;
-	}
 	c.f = open_memstream(&buf, &blen);
 	c.width = (int)o.width;
 	if (!c.f) {
@@ -268,8 +228,7 @@ out:
 	if (err[0])
 		rg_cl_error("%s", err);
 	free(buf);
-	for (size_t i = 0; i < nh; i++)
-		free(hosts[i].rows);
+	rp_hosts_free(hosts, nh);
 	for (size_t i = 0; i < nin; i++) {
 		rg_rows_free(&in[i].rows);
 		free((char *)in[i].path);
