@@ -659,3 +659,30 @@ void rp_fleet_heat_csv(FILE *o, const struct host *hosts, size_t nh)
 	}
 	fleet_free(&f);
 }
+
+int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size_t n)
+{
+	struct input *in = calloc(n ? n : 1, sizeof(*in));
+	struct host *hosts = NULL;
+	size_t nh = 0;
+	char err[256];
+	FILE *o;
+	int ret = -1;
+
+	if (!in)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		in[i].rows = *rows[i];	/* borrowed: never freed here */
+		in[i].version = rows[i]->n ? rg_row_i(&rows[i]->v[0], RG_COL_schema_version) : 0;
+	}
+	o = fopen(path, "w");
+	if (o && !rp_group_hosts(in, n, &hosts, &nh, err, sizeof(err))) {
+		rp_fleet_heat_csv(o, hosts, nh);
+		ret = ferror(o) ? -1 : 0;
+	}
+	if (o && fclose(o))
+		ret = -1;
+	rp_hosts_free(hosts, nh);
+	free(in);
+	return ret;
+}
