@@ -133,15 +133,20 @@ static void fleet_free(struct fleet *f)
 	free(f->cells);
 }
 
-/* A role row of the matrix with a cell on some host (noop's is 0 by construction: not shown). */
-static bool role_shown(const struct fleet *f, size_t r)
+/* A role row with a cell on one of the hosts [from, to) (noop's is 0 by construction: not shown). */
+static bool role_in(const struct fleet *f, size_t r, size_t from, size_t to)
 {
 	if (!strcmp(f->roles[r], "harness-floor"))
 		return false;
-	for (size_t i = 0; i < f->nh; i++)
+	for (size_t i = from; i < to; i++)
 		if (cell_at(f, r, i)->r)
 			return true;
 	return false;
+}
+
+static bool role_shown(const struct fleet *f, size_t r)
+{
+	return role_in(f, r, 0, f->nh);
 }
 
 /* "+1.23 [+1.10,+1.40]", "+1.23" without an interval, "-" without a value. */
@@ -337,14 +342,14 @@ static void matrix_out(struct ctx *c, const struct fleet *f, bool cycles)
 		size_t to = from + 1, total = rolew + 2 + w[from];
 		struct rg_table t;
 
-		while (to < f->nh && total + 2 + w[to] <= (size_t)c->width)
+		while (to < f->nh && to - from < 39 && total + 2 + w[to] <= (size_t)c->width)
 			total += 2 + w[to++];
 		rg_table_init(&t, 1 + to - from);
 		{
 			const char *hdr[40] = { "role" };
 			char tags[40][320];
 
-			for (size_t i = from; i < to && i - from < 39; i++) {
+			for (size_t i = from; i < to ; i++) {
 				/* the label when it fits the column, else the tag of the legend */
 				if (strlen(f->h[i]->name) <= w[i])
 					snprintf(tags[i - from], sizeof(tags[0]), "%s", f->h[i]->name);
@@ -359,9 +364,9 @@ static void matrix_out(struct ctx *c, const struct fleet *f, bool cycles)
 			const char *row[40] = { f->roles[r] };
 			char cells[40][64];
 
-			if (!role_shown(f, r))
+			if (!role_in(f, r, from, to))
 				continue;
-			for (size_t i = from; i < to && i - from < 39; i++) {
+			for (size_t i = from; i < to ; i++) {
 				const struct cell *x = cell_at(f, r, i);
 
 				if (cycles)

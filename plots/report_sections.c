@@ -34,7 +34,7 @@ void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in,
 		char key[200];
 
 		rg_row_key_text(h->dups[i].ed, key, sizeof(key));
-		rp_bullet(c, "%zu row(s) of %s are also in %s (this machine's earlier file): those are used, e.g. %s at %s:%d, not %s:%d",
+		rp_bullet(c, "%zu row(s) of %s are also in %s (read first): those are used, e.g. %s at %s:%d, not %s:%d",
 			  h->dups[i].n, h->dups[i].dropped, h->dups[i].kept, key, h->dups[i].kept,
 			  h->dups[i].ek->line, h->dups[i].dropped, h->dups[i].ed->line);
 	}

@@ -265,6 +265,8 @@ def main():
         check(p.returncode == 0 and rank and len(rank[0]) == 1 + ones, f"100k rows: ranking of {ones} rows: {p.stderr[:200]}")
         p = run(r, "compare", big, big, "--csv", timeout=600)
         check(p.returncode == 0 and len(p.stdout.splitlines()) == 100001, f"100k rows: compare lists every row: {p.stderr[:200]}")
+        p = run(r, "compare", "--baseline", "noop", big, "--csv", timeout=600)
+        check(p.returncode == 0 and len(p.stdout.splitlines()) == 100000, f"100k rows: --baseline, every other row: {p.stderr[:200]}")
 
         # --- the heat map -------------------------------------------------------------------------------
         p = run(r, "plot", fx, "--out", os.path.join(d, "pics"))
