@@ -146,8 +146,14 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 	char what[600];
 
 	if (nh == 2 && o->across)
-		fprintf(c->f, "# rgbench report: %s (%s) vs %s (%s)\n\n", hosts[0].name, hosts[0].arch,
-			hosts[1].name, hosts[1].arch);
+		/* a label that names the arch already (a shared host name) is not given it twice */
+		fprintf(c->f, "# rgbench report: %s%s%s%s vs %s%s%s%s\n\n", hosts[0].name,
+			strcmp(hosts[0].name, hosts[0].hostname) ? "" : " (",
+			strcmp(hosts[0].name, hosts[0].hostname) ? "" : hosts[0].arch,
+			strcmp(hosts[0].name, hosts[0].hostname) ? "" : ")", hosts[1].name,
+			strcmp(hosts[1].name, hosts[1].hostname) ? "" : " (",
+			strcmp(hosts[1].name, hosts[1].hostname) ? "" : hosts[1].arch,
+			strcmp(hosts[1].name, hosts[1].hostname) ? "" : ")");
 	else
 		fprintf(c->f, "# rgbench report: %s\n\n", nh == 1 ? hosts[0].name : "several hosts");
 	snprintf(what, sizeof(what),

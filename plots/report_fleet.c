@@ -642,14 +642,17 @@ void rp_fleet_heat_csv(FILE *o, const struct host *hosts, size_t nh)
 		fleet_free(&f);
 		return;
 	}
-	fputs("label,emulated,current_role,role,relative_ns\n", o);
+	fputs("label,emulated,current_role,role,relative_ns,now\n", o);
 	for (size_t i = 0; i < f.nh; i++) {
 		const char *cur = current_role(f.h[i], why, sizeof(why));
+		const struct rg_row *now = NULL;
 		double base = NAN;
 
 		for (size_t r = 0; cur && r < f.nroles; r++)
-			if (!strcmp(f.roles[r], cur) && cell_at(&f, r, i)->r)
+			if (!strcmp(f.roles[r], cur) && cell_at(&f, r, i)->r) {
 				base = cell_at(&f, r, i)->k.v;
+				now = cell_at(&f, r, i)->r;
+			}
 		for (size_t r = 0; r < f.nroles; r++) {
 			const struct cell *x = cell_at(&f, r, i);
 
@@ -659,7 +662,7 @@ void rp_fleet_heat_csv(FILE *o, const struct host *hosts, size_t nh)
 			fprintf(o, ",%d,%s,", f.h[i]->emulated, cur ? cur : "");
 			rg_csv_put_field(o, f.roles[r]);
 			put_d(o, x->r ? x->k.v - base : NAN);
-			fputc('\n', o);
+			fprintf(o, ",%d\n", x->r && x->r == now);	/* the current design's own row */
 		}
 	}
 	fleet_free(&f);

@@ -335,7 +335,7 @@ def load_fleet(path):
     if not path or not os.path.exists(path):
         return []
     with open(path, newline="") as f:
-        return [dict(r, relative_ns=num(r["relative_ns"]), emulated=r["emulated"] == "1")
+        return [dict(r, relative_ns=num(r["relative_ns"]), emulated=r["emulated"] == "1", now=r["now"] == "1")
                 for r in csv.DictReader(f)]
 
 
@@ -349,6 +349,7 @@ def fleet(cells, out, written):
     val = {(c["role"], c["label"]): c["relative_ns"] for c in cells}
     emu = {c["label"] for c in cells if c["emulated"]}
     cur = {c["label"]: c["current_role"] for c in cells}
+    nows = {(c["role"], c["label"]) for c in cells if c["now"]}
     grid = [[val.get((r, h), math.nan) for h in hosts] for r in roles]
     finite = [abs(v) for row in grid for v in row if ok(v)]
     if not finite:
@@ -364,7 +365,7 @@ def fleet(cells, out, written):
             if not ok(v):
                 ax.text(hi, ri, "-", ha="center", va="center", fontsize=8, color="grey")
                 continue
-            now = roles[ri] == cur.get(hosts[hi])
+            now = (roles[ri], hosts[hi]) in nows  # the current design's row (x86-64: under both this-cpu roles)
             ax.text(hi, ri, "now" if now else f"{v:+.3g}", ha="center", va="center", fontsize=8,
                     weight="bold" if now else "normal")
     ax.set_yticks(range(len(roles)))
