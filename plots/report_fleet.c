@@ -473,11 +473,19 @@ static void sec_decision(struct ctx *c, const struct fleet *f)
 		rp_left_out(c, "decision", "no host has a row for the design its kernel runs");
 }
 
-/* A BPF row whose program runs the trampoline's guard (prog->active). */
+/*
+ * A BPF row whose program runs the trampoline's guard (prog->active): role
+ * prog-active, or in files without a role the attach types that have it.
+ */
 static bool prog_active_row(const struct rg_row *r)
 {
-	return rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_suite), "bpf") &&
-	       rg_role_has(rg_row_role(r, NULL), "prog-active") &&
+	static const char *const types[] = { "fentry", "fexit", "fmod_ret", "raw_tp", "tp_btf" };
+	const char *role = rg_row_s(r, RG_COL_role);
+	bool yes = rg_role_has(role, "prog-active");
+
+	for (size_t i = 0; !yes && (!*role || !strcmp(role, "n/a")) && i < sizeof(types) / sizeof(types[0]); i++)
+		yes = !strcmp(rg_row_s(r, RG_COL_guard), types[i]);
+	return yes && rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_suite), "bpf") &&
 	       !isnan(rg_row_d(r, RG_COL_ns_median)) && rg_row_d(r, RG_COL_ns_median) > 0;
 }
 
@@ -549,7 +557,7 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 			h->name, h->emulated ? " [EMULATED]" : "", d.role);
 		rp_table_out(c, &t);
 		rg_table_free(&t);
-		l = (size_t)snprintf(used, sizeof(used), "Rows used: BPF rows of role prog-active (%s); guard rows of suite %s: %s=%s",
+		l = (size_t)snprintf(used, sizeof(used), "Rows used: BPF rows that run prog->active (%s); guard rows of suite %s: %s=%s",
 				     bpf_file, d.suite, d.role, rg_row_s(d.cur, RG_COL_guard));
 		for (size_t j = 0; j < d.n && l < sizeof(used); j++)
 			l += (size_t)snprintf(used + l, sizeof(used) - l, ", %s=%s", d.c[j].role,
