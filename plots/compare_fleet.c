@@ -10,28 +10,9 @@
 #include "compare.h"
 #include "report.h"
 
-/* The hosts in the files (rp_group_hosts). 0, or -1 with err set. */
-static int read_all(char **paths, size_t n, struct input *in, size_t *nin, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (*nin == MAX_FILES) {
-			snprintf(err, errlen, "more than %d files", MAX_FILES);
-			return -1;
-		}
-		in[*nin].path = paths[i];
-		if (rg_read_path(paths[i], &in[*nin].rows, err, errlen)) {
-			(*nin)++;
-			return -1;
-		}
-		in[*nin].version = rg_row_i(&in[*nin].rows.v[0], RG_COL_schema_version);
-		(*nin)++;
-	}
-	return 0;
-}
-
 bool cmp_fleet_wanted(char **paths, size_t n)
 {
-	struct input in[2];
+	struct input in[MAX_FILES];
 	struct host *hosts = NULL;
 	size_t nin = 0, nh = 0;
 	char err[256];
@@ -41,11 +22,13 @@ bool cmp_fleet_wanted(char **paths, size_t n)
 		return true;
 	memset(in, 0, sizeof(in));
 	/* two operands: the page only when they hold more than two machines */
-	more = !read_all(paths, n, in, &nin, err, sizeof(err)) &&
+	more = !rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) &&
 	       !rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)) && nh > 2;
 	rp_hosts_free(hosts, nh);
-	for (size_t i = 0; i < nin; i++)
+	for (size_t i = 0; i < nin; i++) {
 		rg_rows_free(&in[i].rows);
+		free((char *)in[i].path);
+	}
 	return more;
 }
 
@@ -59,7 +42,7 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 	int ret = RG_EXIT_FAIL;
 
 	memset(in, 0, sizeof(in));
-	if (read_all(paths, n, in, &nin, err, sizeof(err)) ||
+	if (rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) ||
 	    rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
 		goto out;
 	for (size_t i = 0; i < nh && !allow_emulated; i++) {
@@ -100,7 +83,9 @@ out:
 		rg_cl_error("%s", err);
 	free(buf);
 	rp_hosts_free(hosts, nh);
-	for (size_t i = 0; i < nin; i++)
+	for (size_t i = 0; i < nin; i++) {
 		rg_rows_free(&in[i].rows);
+		free((char *)in[i].path);
+	}
 	return ret;
 }

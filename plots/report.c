@@ -100,8 +100,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
  * Read every FILE and every run of every DIR into in[] (at most MAX_FILES):
  * a bad file is one line on stderr and nothing written. 0, or -1 with err set.
  */
-static int read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
-		       char *err, size_t errlen)
+int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
+		   char *err, size_t errlen)
 {
 	for (int a = first; a < argc; a++) {
 		struct rg_dir_run one = { .path = argv[a] }, *runs = &one;
@@ -208,7 +208,7 @@ int rg_report_main(int argc, char **argv)
 		return ret;
 	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));
-	if (read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
+	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
 	    rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
 		goto out;
 	c.f = open_memstream(&buf, &blen);

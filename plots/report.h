@@ -99,6 +99,13 @@ const struct rg_row *rp_by_role(const struct host *h, const char *role);
 /* The cost to divide by: positive, else NAN. */
 double rp_cmp_value(const struct cost *k);
 
+/*
+ * report.c: every FILE and every run of every DIR of argv[first..argc) into in[]
+ * (at most MAX_FILES; paths strdup'ed). 0, or -1 with err set.
+ */
+int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
+		   char *err, size_t errlen);
+
 /* hosts.c */
 /* Same machine: host, arch, cpu_vendor, cpu_model, cpu_part (strcmp-like). */
 int rp_host_id_cmp(const struct rg_row *a, const struct rg_row *b);

@@ -194,6 +194,9 @@ def main():
     cellrow = [x for x in rows if x["label"] == "vm (aarch64, Neoverse-V2)" and x["role"] == "this-cpu-6.18"]
     check(cellrow and cellrow[0]["guard"] == "pcpu-ldadd-kernel" and abs(float(cellrow[0]["delta_ns"]) - ld["delta_ns"]) < 1e-4
           and cellrow[0]["current_role"] == "this-cpu-6.18" and cellrow[0]["delta_cycles"] == "", f"--csv cell: {cellrow}")
+    p = run(r, "compare", "--across-hosts", "--allow-emulated", "--csv", fx)
+    check(p.returncode == 0 and len({x["label"] for x in csv.DictReader(p.stdout.splitlines())}) == 5,
+          f"compare --across-hosts DIR: each run of the directory read on its own: {p.stderr}")
     p = run(r, "compare", "--across-hosts", "--commit-log", f("xeon.json"), f("ampere.json"), f("vm-v2.json"))
     check(p.returncode == 0 and "## Decision" in p.stdout, f"compare three files: {p.stderr}")
     tables_fit(p.stdout, 72, "compare --commit-log")
