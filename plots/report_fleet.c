@@ -23,6 +23,7 @@ struct fleet {
 	size_t nroles;
 	struct cell *cells;
 	bool any_cycles;
+	size_t more_roles;	/* roles beyond MAX_ROLES, not shown */
 	char left[600];		/* hosts left out as emulated */
 };
 
@@ -38,11 +39,18 @@ static struct cell *cell_at(const struct fleet *f, size_t role, size_t host)
 	return &f->cells[role * f->nh + host];
 }
 
+/* At most this many roles: the known ones and others (guards.def's vocabulary is a few dozen). */
+#define MAX_ROLES 64
+
 static void add_role(struct fleet *f, const char *role, size_t *cap)
 {
 	for (size_t i = 0; i < f->nroles; i++)
 		if (!strcmp(f->roles[i], role))
 			return;
+	if (f->nroles == MAX_ROLES) {
+		f->more_roles++;	/* counted, not shown: keeps a hostile file linear */
+		return;
+	}
 	if (f->nroles == *cap) {
 		void *p = realloc(f->roles, (*cap ? *cap * 2 : 32) * sizeof(*f->roles));
 
@@ -423,6 +431,8 @@ static void sec_matrix(struct ctx *c, const struct fleet *f)
 	fputc('\n', c->f);
 	matrix_out(c, f, false);
 	rp_para(c, "ns per enter/exit pair over noop on that host (one pinned thread) with its interval; \"-\": not measured there. The guard standing for a role differs per architecture (the role column).");
+	if (f->more_roles)
+		rp_para(c, "%zu row(s) whose role is not among the first %d role names are not shown.", f->more_roles, MAX_ROLES);
 	if (f->nh >= 2 && !roles_in_common(f))
 		rp_para(c, "No role is measured on two of these hosts: the columns share nothing to compare.");
 	if (f->any_cycles) {
