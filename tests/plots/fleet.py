@@ -116,6 +116,15 @@ def main():
           f"V2's this-cpu-6.18 cell is {cell}")
     check("In reference cycles: n/a" in flat, "no ref_ns_per_cycle: cycles n/a")
 
+    # the README's example is this command's output on these fixtures
+    readme = os.path.join(HERE, "..", "..", "README.md")
+    if os.path.exists(readme):
+        text = open(readme).read()
+        check(all("\n".join(g) in text for g in groups) and
+              all(" ".join(x.split()) in " ".join(text.split()) for x in bullets(section(t, "Decision"))),
+              "README's 'compare guards and machines' matrix and decision lines are `rgbench report tests/plots/fleet/` "
+              "as it prints them now (regenerate them from that command)")
+
     # --- the decision table --------------------------------------------------------------------
     dec = bullets(section(t, "Decision"))
     check(len(dec) == 4, f"decision: one line per host: {dec}")
