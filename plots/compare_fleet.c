@@ -25,10 +25,7 @@ bool cmp_fleet_wanted(char **paths, size_t n)
 	more = !rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) &&
 	       !rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)) && nh > 2;
 	rp_hosts_free(hosts, nh);
-	for (size_t i = 0; i < nin; i++) {
-		rg_rows_free(&in[i].rows);
-		free((char *)in[i].path);
-	}
+	rp_inputs_free(in, nin);
 	return more;
 }
 
@@ -83,9 +80,6 @@ out:
 		rg_cl_error("%s", err);
 	free(buf);
 	rp_hosts_free(hosts, nh);
-	for (size_t i = 0; i < nin; i++) {
-		rg_rows_free(&in[i].rows);
-		free((char *)in[i].path);
-	}
+	rp_inputs_free(in, nin);
 	return ret;
 }

@@ -100,6 +100,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
  * Read every FILE and every run of every DIR into in[] (at most MAX_FILES):
  * a bad file is one line on stderr and nothing written. 0, or -1 with err set.
  */
+void rp_inputs_free(struct input *in, size_t nin)
+{
+	for (size_t i = 0; i < nin; i++) {
+		rg_rows_free(&in[i].rows);
+		free((char *)in[i].path);
+	}
+}
+
 int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
 		   char *err, size_t errlen)
 {
@@ -235,9 +243,6 @@ out:
 		rg_cl_error("%s", err);
 	free(buf);
 	rp_hosts_free(hosts, nh);
-	for (size_t i = 0; i < nin; i++) {
-		rg_rows_free(&in[i].rows);
-		free((char *)in[i].path);
-	}
+	rp_inputs_free(in, nin);
 	return ret;
 }

@@ -105,6 +105,7 @@ double rp_cmp_value(const struct cost *k);
  */
 int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
 		   char *err, size_t errlen);
+void rp_inputs_free(struct input *in, size_t nin);
 
 /* hosts.c */
 /* Same machine: host, arch, cpu_vendor, cpu_model, cpu_part (strcmp-like). */
