@@ -25,7 +25,7 @@ void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in,
 	for (size_t i = 0; i < nin; i++) {
 		const struct rg_row *f = in[i].rows.n ? &in[i].rows.v[0] : NULL;
 
-		if (f && !strcmp(rg_row_s(f, RG_COL_host), h->name))
+		if (f && rp_row_of_host(h, f))
 			rp_bullet(c, "file %s: schema %lld, run %s at %s, %zu rows", in[i].path,
 			       in[i].version, *rg_row_s(f, RG_COL_run_id) ? rg_row_s(f, RG_COL_run_id) : "n/a",
 			       rg_row_s(f, RG_COL_timestamp), in[i].rows.n);
@@ -33,8 +33,14 @@ void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in,
 	if (h->vmin != h->vmax)
 		rp_bullet(c, "the files have schema versions %lld to %lld: columns a version lacks read as n/a",
 		       h->vmin, h->vmax);
-	if (h->ndup)
-		rp_bullet(c, "%zu row(s) repeated in a later file were ignored (the first file wins)", h->ndup);
+	for (size_t i = 0; i < h->ndups; i++) {
+		char key[200];
+
+		rg_row_key_text(h->dups[i].ed, key, sizeof(key));
+		rp_bullet(c, "%zu row(s) of %s are also in %s (read first): those are used, e.g. %s at %s:%d, not %s:%d",
+			  h->dups[i].n, h->dups[i].dropped, h->dups[i].kept, key, h->dups[i].kept,
+			  h->dups[i].ek->line, h->dups[i].dropped, h->dups[i].ed->line);
+	}
 	fputc('\n', c->f);
 }
 
