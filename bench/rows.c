@@ -35,10 +35,17 @@ void suite_progress_line(struct suite *s, const struct bcase *c, const struct bc
 	if (!isnan(cv))
 		snprintf(cvb, sizeof(cvb), "%5.2f%%", cv);
 	if (base && base != c && base->nrep == c->nrep && !base->error) {
-		double d, lo, hi;
+		double d, lo, hi, lvl;
+		char tag[16];
 
-		if (!rg_stat_paired_delta(c->ns, base->ns, c->nrep, &d, &lo, &hi))
-			snprintf(dl, sizeof(dl), "  delta %+.3f [%+.3f, %+.3f]", d, lo, hi);
+		/* The interval's level follows it when it is below 95% (few rounds). */
+		if (!rg_stat_paired_delta(c->ns, base->ns, c->nrep, &d, &lo, &hi, &lvl)) {
+			if (isnan(lo))
+				snprintf(dl, sizeof(dl), "  delta %+.3f [n/a: %zu rounds]", d, c->nrep);
+			else
+				snprintf(dl, sizeof(dl), "  delta %+.3f [%+.3f, %+.3f]%s", d, lo, hi,
+					 rg_ci_level_tag(lvl, tag, sizeof(tag)));
+		}
 	}
 	fprintf(f, "[%3zu/%zu] %-44s %8.3f ns/pair%s  cv %s  wall %.3f  %zu rounds, %ld discarded%s  cpus %s\n",
 		s->ndone, s->nrun_total, c->name, rg_stat_median(c->ns, c->nrep), dl, cvb,
