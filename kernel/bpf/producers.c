@@ -46,8 +46,10 @@ void run_free(struct run *r)
 
 static inline void ucount(struct run *r, struct ucounter *c, uint64_t n)
 {
-	if (r->atomic_count)
+	if (r->count == COUNT_ATOMIC)
 		__atomic_fetch_add(&r->shared.value, n, __ATOMIC_RELAXED);
+	else if (r->count == COUNT_PERCPU_ATOMIC)
+		__atomic_fetch_add(&c->value, n, __ATOMIC_RELAXED);
 	else
 		__atomic_store_n(&c->value, __atomic_load_n(&c->value, __ATOMIC_RELAXED) + n,
 				 __ATOMIC_RELAXED);
