@@ -200,6 +200,7 @@ struct producer {
 	bool have_clk;
 	pthread_t tid;
 	clockid_t clk;			/* the producer's CPU-time clock */
+	long nvcsw;			/* voluntary switches in its loop: stopped or blocked */
 };
 
 /* Skip the first 10 ms of a window: threads starting and pinning. */
@@ -210,6 +211,7 @@ struct producer {
 struct window {
 	double wall, cpu;		/* seconds: wall clock, producers' CPU time (sum) */
 	uint64_t events, misses;
+	long nvcsw;			/* producers' voluntary switches (0 undisturbed) */
 };
 
 struct run *run_alloc(int np);

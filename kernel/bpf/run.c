@@ -23,6 +23,8 @@ struct series {
 	double *cpu_ns;		/* producers' CPU ns per event */
 	size_t n;
 	uint64_t events, misses;
+	size_t disturbed;	/* windows in which a producer was stopped or blocked */
+	long nvcsw;		/* their voluntary switches, all windows */
 };
 
 static int series_alloc(struct series *s, size_t n)
@@ -50,6 +52,8 @@ static void series_add(struct series *s, const struct window *w, int np)
 	s->n++;
 	s->events += w->events;
 	s->misses += w->misses;
+	s->disturbed += w->nvcsw > 0;
+	s->nvcsw += w->nvcsw;
 }
 
 /* ---- one row ---- */
@@ -116,6 +120,14 @@ static int row_fill(struct ctx *c, struct rg_result *row, enum rg_kind k, const 
 		if (rg_result_set_delta(row, trig_kinds[bk].name, a->ns, b->ns, a->n))
 			return -ENOMEM;
 	}
+	/* As the user suite: a disturbed sample makes the row noisy, saying how (no re-run). */
+	if (a->disturbed || (b && b->disturbed)) {
+		snprintf(row->status, sizeof(row->status), "noisy");
+		snprintf(row->reason, sizeof(row->reason),
+			 "%zu of %zu windows disturbed: a producer was stopped or blocked (%ld voluntary switches)",
+			 a->disturbed + (b ? b->disturbed : 0), a->n + (b ? b->n : 0),
+			 a->nvcsw + (b ? b->nvcsw : 0));
+	}
 	(void)c;
 	(void)k;
 	return 0;
@@ -145,8 +157,10 @@ static void row_print(struct ctx *c, const struct rg_result *row, enum rg_kind k
 		snprintf(busy, sizeof(busy), " (producers on a CPU %.0f%% of the time: busy machine)",
 			 100 * oncpu);
 	say(c, "[%d/%d] %-13s %-8s p=%d hits %8.3f ± %6s M/s (%7.3f M/prod)  %.2f ns/event%s; "
-	    "misses %llu%s\n", c->row, c->nrows, trig_kinds[k].name, trig_mode_names[m], np, row->mops_mean,
-	    sdb, row->mops_mean / np, row->ns_median, db, (unsigned long long)row->refusals, busy);
+	    "misses %llu%s%s%s\n", c->row, c->nrows, trig_kinds[k].name, trig_mode_names[m], np,
+	    row->mops_mean, sdb, row->mops_mean / np, row->ns_median, db,
+	    (unsigned long long)row->refusals, busy, strcmp(row->status, "noisy") ? "" : "; NOISY: ",
+	    strcmp(row->status, "noisy") ? "" : row->reason);
 }
 
 /* --triggers: each producer triggers exactly o->triggers events; no timing windows. */

@@ -470,6 +470,38 @@ def run_id_of(csv_path, json_path):
     return ids, jid
 
 
+def case_stop(b):
+    """SIGSTOP during windows marks their rows noisy with a reason, as the user suite does
+    (runs without a stop, in the other cases, stay ok however loaded the host is)."""
+    need_root()
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "s.csv")
+        p = subprocess.Popen([b, "--mode", "driver", "--attach", "driver-empty,driver-count",
+                              "--duration", "0.5", "--repetitions", "3", "--warmup", "0",
+                              "--batch", "100", "--out", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # A 0.1 s stop every 0.4 s until it exits: every 0.5 s window holds one.
+        while p.poll() is None:
+            time.sleep(0.3)
+            p.send_signal(signal.SIGSTOP)
+            time.sleep(0.1)
+            p.send_signal(signal.SIGCONT)
+        so, se = p.communicate(timeout=60)
+        sys.stdout.write(so)
+        check(p.returncode == 0, f"stop: exit 0 (got {p.returncode}: {se})")
+        if p.returncode:
+            return
+        rows = read_csv(out)
+        check(len(rows) == 2, f"stop: 2 rows ({len(rows)})")
+        for x in rows:
+            m = re.fullmatch(r"(\d+) of (\d+) windows disturbed: a producer was stopped or "
+                             r"blocked \((\d+) voluntary switches\)", x["reason"])
+            check(x["status"] == "noisy" and m and int(m[1]) >= 1 and int(m[3]) >= int(m[1]) and
+                  int(m[2]) == (6 if x["guard"] == "driver-count" else 3),
+                  f"stop: {x['guard']} noisy with its reason: {x['status']} {x['reason']}")
+        check(so.count("; NOISY: ") == 2, "stop: both progress lines say NOISY")
+
+
 def case_signal(b):
     """SIGINT/SIGTERM: stop within a sample, write nothing; never a temp file or a mixed pair."""
     need_root()
