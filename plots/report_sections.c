@@ -73,6 +73,10 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
 		return;
 	}
 	qsort(v, n, sizeof(*v), cmp_cost);
+	/* "95% interval" only when no interval of the table fell short of it. */
+	for (size_t i = 0; i < n; i++)
+		if (rg_row_d(v[i].r, RG_COL_delta_ci_level) < RG_CI_NOMINAL)
+			hdr[4] = "interval";
 	rg_table_init(&t, 5);
 	rg_table_add(&t, hdr);
 	t.right[0] = t.right[2] = t.right[3] = t.right[4] = true;
