@@ -36,7 +36,8 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 "  --duration t              seconds per benchmark per round: 0.01, 10ms, 500us\n"
 "                            (old spelling: --min-time)\n"
 "  --batch n                 iterations per call of the measured loop (4096)\n"
-"  --duty ns,ns,...          work between pairs for the duty scenario\n"
+"  --duty ns,in+out,...      work per traced call for the duty scenario: ns (half\n"
+"                            inside the guarded region) or in+out ns\n"
 "  --out file.csv            CSV output (default results/<host>-<time>.csv)\n"
 "  --json file.json          also JSON; --json alone (old form): beside the CSV\n"
 "                            (the default output always has both)\n"
@@ -204,7 +205,7 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 		rc = rg_cl_long(flag, v, 1, 1L << 30, &o->batch);
 		break;
 	case O_DUTY:
-		rc = o->nduty = rg_cl_int_list(flag, v, o->duty, RG_MAX_DUTY, 0, 100000, 0);
+		rc = o->nduty = rg_cl_duty_list(flag, v, o->duty, o->duty_in, RG_MAX_DUTY, 100000);
 		break;
 	case RG_CL_O_OUT:
 		snprintf(o->out_csv, sizeof(o->out_csv), "%s", v);

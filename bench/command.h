@@ -21,7 +21,7 @@ struct rg_bench_opts {
 	bool scenario[RG_SC__COUNT];	/* all unless --scenarios */
 	int threads[RG_MAX_THREAD_COUNTS], nthreads;
 	int cpus[RG_MAX_CPUS], ncpus;
-	int duty[RG_MAX_DUTY], nduty;
+	int duty[RG_MAX_DUTY], duty_in[RG_MAX_DUTY], nduty;	/* total ns, ns inside */
 	long reps;			/* --repetitions, -1 */
 	double min_time;		/* --duration (--min-time) in seconds, -1 */
 	long batch;			/* --batch, 4096 */

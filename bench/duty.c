@@ -16,8 +16,11 @@ static double thread_cpu_s(void)
 	return ts_ns(CLOCK_THREAD_CPUTIME_ID) * 1e-9;
 }
 
-/* CPU ns per iteration that `units` of work add to the noop pair loop (best of 3, >= 2 ms each). */
-static double duty_cost_ns(struct rg_guard *g, uint32_t units)
+/*
+ * CPU ns per iteration that `in` units inside the guarded region and `out`
+ * after it add to the noop pair loop (best of 3, >= 2 ms each).
+ */
+static double duty_cost_ns(struct rg_guard *g, uint32_t in, uint32_t out)
 {
 	const struct rg_loops *L = &rg_loops[RG_GUARD_noop];
 	uint64_t n = 1;
@@ -26,7 +29,7 @@ static double duty_cost_ns(struct rg_guard *g, uint32_t units)
 	for (int tries = 0, good = 0; tries < 48 && good < 3; tries++) {
 		double t0 = thread_cpu_s(), t1, t2;
 
-		L->duty(g, n, units);
+		L->duty(g, n, in, out);
 		t1 = thread_cpu_s();
 		L->pair(g, n);
 		t2 = thread_cpu_s();
@@ -41,28 +44,41 @@ static double duty_cost_ns(struct rg_guard *g, uint32_t units)
 }
 
 /*
- * Work units that make the duty loop take target_ns more per pair than the
- * pair loop. Calibrated at the target itself (a few fixed-point steps):
- * short chains overlap across iterations, so ns per unit depends on length.
+ * Units of one part (inside: the other part 0; after: the inside part as
+ * calibrated) that add target_ns per call. Calibrated at the target itself
+ * (a few damped fixed-point steps): short chains overlap the loop's own
+ * work, so ns per unit depends on length.
  */
-uint32_t rg_suite_duty_units(int cpu, long target_ns)
+static uint32_t duty_part_units(struct rg_guard *g, long target_ns, bool inside, uint32_t in)
 {
-	struct rg_guard g;
-	double units = 16, cost;
-	char err[200];
+	double units = 16, cost, base;
 
-	if (target_ns <= 0 || rg_guard_init(&g, 0))
+	if (target_ns <= 0)
 		return 0;
-	if (cpu >= 0 && !rg_topo_pin_self(cpu, err, sizeof(err)))
-		rg_percpu_thread_init();	/* the loops may take the per-CPU base */
+	base = inside || !in ? 0 : duty_cost_ns(g, in, 0);
 	for (int step = 0; step < 5; step++) {
-		cost = duty_cost_ns(&g, (uint32_t)lround(units));
+		uint32_t u = (uint32_t)lround(units);
+
+		cost = (inside ? duty_cost_ns(g, u, 0) : duty_cost_ns(g, in, u)) - base;
 		/* Damped: noise (or an emulator) cannot send the estimate far off. */
 		double f = cost > 0 ? (double)target_ns / cost : 4;
 
 		units = fmax(1, fmin(1e6, units * fmax(0.25, fmin(4, f))));
 	}
-	rg_guard_fini(&g);
 	return (uint32_t)lround(units);
 }
 
+void rg_suite_duty_units(int cpu, long in_ns, long out_ns, uint32_t *in, uint32_t *out)
+{
+	struct rg_guard g;
+	char err[200];
+
+	*in = *out = 0;
+	if (in_ns + out_ns <= 0 || rg_guard_init(&g, 0))
+		return;
+	if (cpu >= 0 && !rg_topo_pin_self(cpu, err, sizeof(err)))
+		rg_percpu_thread_init();	/* the loops may take the per-CPU base */
+	*in = duty_part_units(&g, in_ns, true, 0);
+	*out = duty_part_units(&g, out_ns, false, *in);
+	rg_guard_fini(&g);
+}

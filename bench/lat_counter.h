@@ -10,8 +10,11 @@
  * rg_lat_read_begin() before a timed batch and rg_lat_read_end() after it.
  * Both are fenced so that the batch's instructions can neither start before
  * the first read nor be still in flight at the second:
- *   x86-64: "lfence; rdtsc; lfence" ... "rdtscp; lfence" (rdtscp waits for
- *           every earlier instruction; lfence keeps later ones after it).
+ *   x86-64: "lfence; rdtsc; lfence" on both sides (the leading LFENCE waits
+ *           until every earlier instruction has completed locally, the
+ *           trailing one keeps later ones after the read: the kernel's
+ *           rdtsc_ordered() plus a fence after; no RDTSCP needed, which
+ *           some VMs do not expose).
  *   arm64:  "isb; mrs cntvct_el0; isb" on both sides (the ISB stops the
  *           counter read from being executed early or late).
  * Ticks: TSC ticks (x86-64, rate measured) or generic-timer ticks at
@@ -28,10 +31,7 @@ static rg_always_inline uint64_t rg_lat_read_begin(void)
 
 static rg_always_inline uint64_t rg_lat_read_end(void)
 {
-	uint32_t lo, hi, aux;
-
-	__asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
+	return rg_lat_read_begin();
 }
 #elif defined(__aarch64__)
 static rg_always_inline uint64_t rg_lat_read_begin(void)

@@ -114,11 +114,6 @@ bool rg_lat_timer_probe(struct rg_lat_timer *t)
 				 "timer unusable: CPUID has no leaf 0x80000007, cannot tell whether the TSC is invariant");
 			return false;
 		}
-		__cpuid(0x80000001u, a, b, c, d);
-		if (!(d & (1u << 27))) {
-			snprintf(t->why, sizeof(t->why), "timer unusable: no rdtscp (CPUID 0x80000001 EDX[27])");
-			return false;
-		}
 		__cpuid(0x80000007u, a, b, c, d);
 		(void)a; (void)b; (void)c;
 		if (!(d & (1u << 8))) {

@@ -152,7 +152,7 @@ static void case_run(struct rg_gb_state *st, void *arg)
 	const struct rg_loops *L = &rg_loops[c->gi->id];
 	struct rg_guard *g = &c->g;
 	const uint64_t n = c->batch;
-	const uint32_t work = c->work;
+	const uint32_t work = c->work, work_in = c->work_in;
 	volatile sig_atomic_t *stop = c->stop;
 	uint64_t refused = 0, done = 0, max;
 	struct tmeas *m;
@@ -165,7 +165,7 @@ static void case_run(struct rg_gb_state *st, void *arg)
 		MEASURED_LOOP(L->pair(g, n));
 		break;
 	case LOOP_DUTY:
-		MEASURED_LOOP(L->duty(g, n, work));
+		MEASURED_LOOP(L->duty(g, n, work_in, work - work_in));
 		break;
 	case LOOP_NESTED:
 		MEASURED_LOOP(L->nested(g, n));

@@ -20,7 +20,7 @@
 #define EST_GB_FACTOR		1.15	/* real time over (rounds + 3) * min_time */
 #define EST_GB_CASE_S		0.003	/* registration, counters, report per case */
 #define EST_THREAD_START_S	100e-6	/* per thread and repetition */
-#define EST_DUTY_CAL_S		0.15	/* per duty value */
+#define EST_DUTY_CAL_S		0.3	/* per duty value: both parts */
 #define EST_LAT_TIMER_S		0.12	/* measuring the counter (3 x 20 ms + reads) */
 #define EST_LAT_GUARD_S		0.06	/* per guard per 20000 batches, typical */
 #define EST_BPF_ROWS		27	/* modes x attach types of the default BPF run */

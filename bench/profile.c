@@ -14,8 +14,8 @@
 /* Rounds of every benchmark and the chunk time per round (docs/bench.md), per profile. */
 static const double prof_min_time[3] = { 0.005, 0.01, 0.05 };
 static const int prof_reps[3] = { 5, 11, 21 };
-static const int prof_duty[3][5] = { { 0, 50 }, { 0, 10, 50, 200 }, { 0, 10, 50, 200, 1000 } };
-static const int prof_nduty[3] = { 2, 4, 5 };
+/* As --duty spells them: each level with the default split (rg_cl_duty_list). */
+static const char *const prof_duty[3] = { "0,50", "0,10,50,200", "0,10,50,200,1000" };
 
 int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 {
@@ -72,10 +72,11 @@ void rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 	}
 	if (o->nduty) {
 		memcpy(cfg->duty_ns, o->duty, (size_t)o->nduty * sizeof(int));
+		memcpy(cfg->duty_in_ns, o->duty_in, (size_t)o->nduty * sizeof(int));
 		cfg->nduty = o->nduty;
 	} else {
-		memcpy(cfg->duty_ns, prof_duty[p], sizeof(prof_duty[p]));
-		cfg->nduty = prof_nduty[p];
+		cfg->nduty = rg_cl_duty_list("profile", prof_duty[p], cfg->duty_ns, cfg->duty_in_ns,
+					     RG_MAX_DUTY, 100000);
 	}
 	cfg->repetitions = o->reps > 0 ? (int)o->reps : o->gb_reps ? (int)o->gb_reps : prof_reps[p];
 	cfg->min_time = o->min_time > 0 ? o->min_time

@@ -121,7 +121,7 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 	const struct rg_suite_cfg *cfg = s->cfg;
 	size_t n = 0, first = SIZE_MAX;
 	struct bcase *base = suite_group_noop(s, group);
-	uint32_t units = 0;
+	uint32_t in = 0, out = 0;
 	double last_tick;
 	bool long_group;
 
@@ -136,17 +136,21 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 		return 0;
 	if (set[0]->loop == LOOP_DUTY) {
 		/* Calibrated right before the group's rounds, not once for the whole run. */
-		units = rg_suite_duty_units(cfg->cpus[0], set[0]->duty_ns);
+		rg_suite_duty_units(cfg->cpus[0], set[0]->duty_in_ns,
+				    set[0]->duty_ns - set[0]->duty_in_ns, &in, &out);
 		rg_topo_unpin_self();
-		for (size_t i = 0; i < n; i++)
-			set[i]->work = units;
+		for (size_t i = 0; i < n; i++) {
+			set[i]->work = in + out;
+			set[i]->work_in = in;
+		}
 	}
 	if (cfg->progress) {
 		fprintf(cfg->progress, "rgbench: %s: %zu benchmarks in %d interleaved rounds",
 			set[0]->loop == LOOP_NATIVE ? "pair" : set[0]->scenario, n, cfg->repetitions);
 		if (set[0]->loop == LOOP_DUTY)
-			fprintf(cfg->progress, " (duty %ld ns target: %u work units)", set[0]->duty_ns,
-				units);
+			fprintf(cfg->progress, " (duty %ld ns target, %ld+%ld in+out: %u+%u work units)",
+				set[0]->duty_ns, set[0]->duty_in_ns, set[0]->duty_ns - set[0]->duty_in_ns,
+				in, out);
 		if (set[0]->threads > 1)
 			fprintf(cfg->progress, " (%d threads)", set[0]->threads);
 		fputc('\n', cfg->progress);

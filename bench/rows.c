@@ -68,7 +68,9 @@ int suite_add_row(struct rg_resultset *rs, struct bcase *c, const struct bcase *
 	r->threads = c->threads;
 	r->batch = (long)c->batch;
 	r->duty_ns = c->duty_ns;
-	r->work_units = c->work;
+	r->work_units = c->work;	/* in + out */
+	if (c->loop == LOOP_DUTY)
+		r->duty_in_ns = (double)c->duty_in_ns;
 	if (c->skipped) {
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");

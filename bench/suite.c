@@ -124,6 +124,7 @@ static int build(struct suite *s)
 					if (!c)
 						return -1;
 					c->duty_ns = cfg->duty_ns[k];
+					c->duty_in_ns = cfg->duty_in_ns[k];
 					snprintf(c->name, sizeof(c->name), "user/duty/%s/t1/duty:%d",
 						 gi->name, cfg->duty_ns[k]);
 					break;

@@ -58,7 +58,8 @@ struct rg_suite_cfg {
 	int ncpus;
 	int thread_counts[RG_MAX_THREAD_COUNTS];	/* threads scenario */
 	int nthread_counts;
-	int duty_ns[RG_MAX_DUTY];
+	int duty_ns[RG_MAX_DUTY];	/* work per traced call, ns ... */
+	int duty_in_ns[RG_MAX_DUTY];	/* ... of which inside the guarded region */
 	int nduty;
 	int repetitions;		/* interleaved rounds (>= 1) */
 	double min_time;		/* seconds per case per round (> 0) */
@@ -76,7 +77,11 @@ struct rg_suite_cfg {
  */
 int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs);
 
-/* rg_work() units that add target_ns per pair on cpu (the duty calibration; leaves the caller pinned). */
-uint32_t rg_suite_duty_units(int cpu, long target_ns);
+/*
+ * The duty calibration (leaves the caller pinned to cpu): rg_work() units
+ * that add in_ns inside the guarded region into *in and out_ns after it into
+ * *out, each calibrated on its own on noop's duty loop.
+ */
+void rg_suite_duty_units(int cpu, long in_ns, long out_ns, uint32_t *in, uint32_t *out);
 
 #endif /* RG_BENCH_SUITE_H */

@@ -43,8 +43,8 @@ struct bcase {
 	int threads;
 	const int *cpus;		/* cpus[t] for thread t */
 	size_t stride;
-	uint32_t work;
-	long duty_ns;
+	uint32_t work, work_in;		/* duty: rg_work() units per call, all and inside */
+	long duty_ns, duty_in_ns;
 	uint64_t batch;
 	uint64_t chunk;			/* pairs per thread per round, fixed by the calibration run */
 	bool skipped;

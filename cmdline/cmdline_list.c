@@ -92,6 +92,64 @@ int rg_cl_int_list(const char *flag, const char *s, int *out, int max, long lo, 
 	}
 }
 
+/* One duty element, "IN+OUT" or "T" (in = T / 2); text is modified. */
+static int cl_duty(const char *flag, const char *s, char *text, long hi, long *t, long *in)
+{
+	char *plus = strchr(text, '+');
+	long out;
+
+	if (!plus) {
+		if (cl_bound(flag, s, text, 0, hi, t))
+			return -1;
+		*in = *t / 2;
+		return 0;
+	}
+	*plus = '\0';
+	if (!text[0] || !plus[1] || strchr(plus + 1, '+'))
+		return rg_cl_bad_value(flag, s, "expected NS or IN+OUT ns, e.g. 50 or 20+30, not '%s+%s'",
+				       text, plus + 1);
+	if (cl_bound(flag, s, text, 0, hi, in) || cl_bound(flag, s, plus + 1, 0, hi, &out))
+		return -1;
+	*t = *in + out;
+	if (*t > hi)
+		return rg_cl_bad_value(flag, s, "%ld+%ld is more than %ld ns in all", *in, out, hi);
+	return 0;
+}
+
+int rg_cl_duty_list(const char *flag, const char *s, int *total, int *in, int max, long hi)
+{
+	const char *p = s;
+	int n = 0, tt[max > 0 ? max : 1], ti[max > 0 ? max : 1];	/* stored on success only */
+
+	if (cl_check_list(flag, s))
+		return -1;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char text[64];
+		long t, i;
+
+		if (len >= sizeof(text))
+			return rg_cl_bad_value(flag, s, "element '%.20s...' is too long", p);
+		memcpy(text, p, len);
+		text[len] = '\0';
+		if (cl_duty(flag, s, text, hi, &t, &i))
+			return -1;
+		for (int k = 0; k < n; k++)
+			if (tt[k] == t)
+				return rg_cl_bad_value(flag, s, "%ld ns in all is listed twice", t);
+		if (n >= max)
+			return rg_cl_bad_value(flag, s, "more than %d entries", max);
+		tt[n] = (int)t;
+		ti[n++] = (int)i;
+		if (!p[len]) {
+			memcpy(total, tt, (size_t)n * sizeof(int));
+			memcpy(in, ti, (size_t)n * sizeof(int));
+			return n;
+		}
+		p += len + 1;
+	}
+}
+
 int rg_cl_cpu_list(const char *flag, const char *s, int *out, int max)
 {
 	return rg_cl_int_list(flag, s, out, max, 0, RG_MAX_CPUS - 1, RG_CL_LIST_RANGES);

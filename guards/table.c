@@ -94,3 +94,96 @@ void rg_guard_print_list(FILE *f)
 			rg_guards[i].summary);
 	}
 }
+
+static const struct { const char *role, *meaning; } roles[] = {
+#define RG_ROLE(role, meaning) { role, meaning },
+#include "rg/roles.def"
+#undef RG_ROLE
+};
+
+/* Whether gi's ';'-separated role list holds role. */
+static bool has_role(const struct rg_guard_info *gi, const char *role)
+{
+	const char *r = rg_guard_role(gi);
+	size_t n = strlen(role);
+
+	for (const char *p = r;; p++) {
+		if (!strncmp(p, role, n) && (p[n] == ';' || p[n] == '\0'))
+			return true;
+		p = strchr(p, ';');
+		if (!p)
+			return false;
+	}
+}
+
+int rg_guard_roles_check(FILE *err)
+{
+	int bad = 0;
+
+	for (int i = 0; i < RG_GUARD__COUNT; i++) {
+		const char *p = rg_guard_role(&rg_guards[i]);
+
+		while (*p) {
+			size_t n = strcspn(p, ";");
+			bool known = false;
+
+			for (size_t k = 0; k < sizeof(roles) / sizeof(roles[0]); k++)
+				known |= strlen(roles[k].role) == n && !strncmp(roles[k].role, p, n);
+			if (!known) {
+				fprintf(err, "guard '%s' has role '%.*s', which rg/roles.def does not list\n",
+					rg_guards[i].name, (int)n, p);
+				bad++;
+			}
+			p += n + (p[n] == ';');
+		}
+	}
+	for (size_t k = 0; k < sizeof(roles) / sizeof(roles[0]); k++) {
+		bool used = false;
+
+		for (int i = 0; i < RG_GUARD__COUNT; i++)
+			used |= has_role(&rg_guards[i], roles[k].role);
+		if (!used && strcmp(roles[k].role, "n/a")) {
+			fprintf(err, "rg/roles.def lists role '%s', which no guard of guards.def has\n",
+				roles[k].role);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* The guards holding role that exist on arch, as `a`, `b`; "-" for none. */
+static void role_cell(FILE *f, const char *role, unsigned int arch)
+{
+	int n = 0;
+
+	for (int i = 0; i < RG_GUARD__COUNT; i++)
+		if ((rg_guards[i].arch & arch) && has_role(&rg_guards[i], role))
+			fprintf(f, "%s`%s`", n++ ? ", " : "", rg_guards[i].name);
+	if (!n)
+		fputc('-', f);
+}
+
+void rg_guard_print_roles_table(FILE *f)
+{
+	fprintf(f, "| role | meaning | x86-64 | arm64 |\n");
+	fprintf(f, "|---|---|---|---|\n");
+	for (size_t k = 0; k < sizeof(roles) / sizeof(roles[0]); k++) {
+		fprintf(f, "| `%s` | ", roles[k].role);
+		cell(f, roles[k].meaning);
+		if (!strcmp(roles[k].role, "n/a")) {
+			/* Guards without a role: named in the meaning, no architecture cells. */
+			int n = 0;
+
+			for (int i = 0; i < RG_GUARD__COUNT; i++)
+				if (has_role(&rg_guards[i], "n/a"))
+					fprintf(f, "%s`%s`", n++ ? ", " : ": ", rg_guards[i].name);
+			fputs(" | | |\n", f);
+			continue;
+		}
+		fputs(" | ", f);
+		role_cell(f, roles[k].role, RG_ON_X86_64);
+		fputs(" | ", f);
+		role_cell(f, roles[k].role, RG_ON_AARCH64);
+		fputs(" |\n", f);
+	}
+}

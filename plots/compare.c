@@ -17,7 +17,9 @@ static void usage(FILE *f)
 	      "       rgbench compare [--markdown|--commit-log|--csv] --baseline GUARD FILE\n"
 	      "BASE, NEW, FILE: result files (.csv/.json) or directories of them.\n"
 	      "--allow-emulated: compare rows measured on an emulated CPU (virt emulated (...)),\n"
-	      "                  refused otherwise (exit 2).\n", f);
+	      "                  refused otherwise (exit 2).\n"
+	      "--unit ns|cycles: ns figures as measured (default) or in reference cycles\n"
+	      "                  (each row's ns / its ref_ns_per_cycle).\n", f);
 }
 
 /* The first "emulated (...)" virt value among a side's rows, NULL when there is none. */
@@ -37,6 +39,8 @@ struct opts {
 	enum out_fmt fmt;
 	const char *baseline;	/* --baseline GUARD, else NULL */
 	bool across, suites, allow_emulated;
+	const char *unit;	/* --unit ns|cycles, else NULL (ns) */
+	size_t nocycle;		/* --unit cycles: measured rows without the reference */
 	const char *path[2];	/* BASE and NEW (or FILE, then path[1] is NULL) */
 };
 
@@ -51,6 +55,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "across-suites", no_argument, NULL, 's' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "allow-emulated", no_argument, NULL, 'e' },
+		{ "unit", required_argument, NULL, 'u' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -67,6 +72,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 's': o->suites = true; break;
 		case 'b': o->baseline = optarg; break;
 		case 'e': o->allow_emulated = true; break;
+		case 'u':
+			if (strcmp(optarg, "ns") && strcmp(optarg, "cycles"))
+				return rg_cl_usage_error("--unit takes ns or cycles, not '%s'", optarg);
+			o->unit = optarg;
+			break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -86,6 +96,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->path[0] = argv[optind];
 	o->path[1] = o->baseline ? NULL : argv[optind + 1];
 	return -1;
+}
+
+/* --unit given: the header says which unit, and once how many rows had no cycle reference. */
+static void unit_lines(const struct opts *o, struct lines *hl)
+{
+	if (!o->unit)
+		return;
+	if (!strcmp(o->unit, "ns")) {
+		cmp_addl(hl, "unit: ns");
+		return;
+	}
+	cmp_addl(hl, "unit: reference cycles (cyc): each row's ns / its ref_ns_per_cycle");
+	if (o->nocycle)
+		cmp_addl(hl, "note: %zu row%s n/a in cycles: no cycle reference (ref_ns_per_cycle n/a)",
+			 o->nocycle, o->nocycle == 1 ? " shows" : "s show");
 }
 
 /* Print buf to stdout: 0, or 1 when stdout fails. */
@@ -117,6 +142,7 @@ static int run_across_suites(const struct opts *o, const struct side *A, const s
 		}
 	}
 	cmp_header_lines(&hl, A, B, false);
+	unit_lines(o, &hl);
 	/* Name each file by the suite it brings rather than base/new. */
 	for (int k = 0; k < 2 && k < (int)hl.n; k++) {
 		const char *what = cmp_has_timed(S[k], "user") && cmp_has_timed(S[k], "kmod") ?
@@ -224,6 +250,7 @@ static void header(struct lines *hl, const struct opts *o, const struct side *A,
 	if (o->baseline)
 		cmp_addl(hl, "every guard relative to '%s' on the same suite/scenario/threads/duty",
 			 o->baseline);
+	unit_lines(o, hl);
 }
 
 /* BASE against NEW, or every guard against --baseline: 0, or 1 with err set. */
@@ -294,6 +321,10 @@ int rg_compare_main(int argc, char **argv)
 		ret = RG_EXIT_USAGE;
 		err[0] = 0;
 		goto out;
+	}
+	if (o.unit && !strcmp(o.unit, "cycles")) {
+		cmp_set_unit_cycles();
+		o.nocycle = rg_rows_to_cycles(&A.rows) + rg_rows_to_cycles(&B.rows);
 	}
 	if (o.suites)
 		ret = run_across_suites(&o, &A, &B, err, sizeof(err));

@@ -59,6 +59,10 @@ struct lines {
 };
 
 /* compare_stats.c */
+/* --unit cycles: ns figures are reference cycles (rg_rows_to_cycles), labelled "cyc". */
+void cmp_set_unit_cycles(void);
+/* "ns", or "cyc" after cmp_set_unit_cycles(). */
+const char *cmp_ns_unit(void);
 /* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). NULL: false. */
 bool cmp_row_ok(const struct rg_row *r);
 void cmp_fmt_num(char *buf, size_t size, double v);

@@ -6,7 +6,17 @@
 
 #include "compare.h"
 
-static const struct metric M_NS = { RG_COL_ns_median, RG_COL_ns_stddev, false, "ns", "ns_median" };
+static struct metric M_NS = { RG_COL_ns_median, RG_COL_ns_stddev, false, "ns", "ns_median" };
+
+void cmp_set_unit_cycles(void)
+{
+	M_NS.unit = "cyc";
+}
+
+const char *cmp_ns_unit(void)
+{
+	return M_NS.unit;
+}
 static const struct metric M_MOPS = { RG_COL_mops_median, RG_COL_mops_stddev, true, "M/s", "mops_median" };
 
 /* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). */
@@ -37,6 +47,9 @@ static const struct metric *pick_metric(const struct rg_row *a, const struct rg_
 		main_ok &= !isnan(rg_row_d(r, main->median));
 		alt_ok &= !isnan(rg_row_d(r, alt->median));
 	}
+	/* In cycles, a row without the reference shows n/a rather than its M/s. */
+	if (main == &M_NS && strcmp(M_NS.unit, "ns"))
+		return main;
 	return !main_ok && alt_ok ? alt : main;
 }
 

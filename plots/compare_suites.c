@@ -92,6 +92,29 @@ static void csv_num(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.6g", v);
 }
 
+/*
+ * Duty rows stand side by side only when both suites ran the trampoline
+ * shape (duty_in_ns set) with the same in/out split. False, with why, when not.
+ */
+static bool duty_paired(const struct rg_row *u, const struct rg_row *m, char *why, size_t size)
+{
+	double a, b;
+
+	if (!u || !m || !rg_row_i(u, RG_COL_duty_ns))
+		return true;
+	a = rg_row_d(u, RG_COL_duty_in_ns);
+	b = rg_row_d(m, RG_COL_duty_in_ns);
+	if (isnan(a) || isnan(b))
+		snprintf(why, size, "not paired: %s ran another duty shape (duty_in_ns n/a)",
+			 isnan(a) && isnan(b) ? "both" : isnan(a) ? "user" : "kmod");
+	else if (a != b)
+		snprintf(why, size, "not paired: duty split %g+%g ns in user, %g+%g in kmod", a,
+			 (double)rg_row_i(u, RG_COL_duty_ns) - a, b, (double)rg_row_i(m, RG_COL_duty_ns) - b);
+	else
+		return true;
+	return false;
+}
+
 /* The note column: a side missing or not measured, no ratio, or different thread counts. */
 static void suites_note(char *note, size_t size, const struct rg_row *u, const struct rg_row *m,
 			bool delta, double user_value)
@@ -115,25 +138,30 @@ static void suites_note(char *note, size_t size, const struct rg_row *u, const s
  * the user suite lacks. 1 when added, 0 when listed elsewhere, -1 out of memory.
  */
 static int suites_line(struct rg_table *t, enum out_fmt fmt, const struct side *S[2],
-		       const struct rg_row *r, int pass)
+		       const struct rg_row *r, int pass, size_t *nunpaired)
 {
 	const char *guard = rg_row_s(r, RG_COL_guard), *role;
 	long long duty = rg_row_i(r, RG_COL_duty_ns);
 	const struct rg_row *u = find_timed(S, "user", guard, duty), *m = find_timed(S, "kmod", guard, duty);
-	char uv[96], mv[96], ra[24], du[24], note[160];
+	char uv[96], mv[96], ra[24], du[24], note[160], unpaired[160];
 	double x[3], y[3], ratio = NAN;
-	bool delta;
+	bool delta, paired;
 
 	if (r != (pass ? m : u) || (pass && u))
 		return 0;	/* listed once, at its first row */
+	paired = duty_paired(u, m, unpaired, sizeof(unpaired));
 	delta = u && m && measured(u) && measured(m) && !isnan(rg_row_d(u, RG_COL_delta_ns)) &&
 		!isnan(rg_row_d(m, RG_COL_delta_ns));
 	suite_value(uv, sizeof(uv), u, delta, &x[0], &x[1], &x[2]);
 	suite_value(mv, sizeof(mv), m, delta, &y[0], &y[1], &y[2]);
-	if (!isnan(x[0]) && !isnan(y[0]) && x[0] > 0)
+	if (paired && !isnan(x[0]) && !isnan(y[0]) && x[0] > 0)
 		ratio = y[0] / x[0];
 	cmp_fmt_factor(ra, sizeof(ra), ratio);
 	suites_note(note, sizeof(note), u, m, delta, x[0]);
+	if (!paired) {
+		snprintf(note, sizeof(note), "%s", unpaired);
+		(*nunpaired)++;
+	}
 	role = m && strcmp(rg_row_s(m, RG_COL_role), "n/a") ? rg_row_s(m, RG_COL_role)
 							      : rg_row_s(r, RG_COL_role);
 	snprintf(du, sizeof(du), "%lld", duty);
@@ -151,7 +179,7 @@ static int suites_line(struct rg_table *t, enum out_fmt fmt, const struct side *
 			snprintf(mt, sizeof(mt), "%lld", rg_row_i(m, RG_COL_threads));
 		const char *row[] = { guard, role, du, ut, mt, u ? rg_row_s(u, RG_COL_scenario) : "",
 				      m ? rg_row_s(m, RG_COL_scenario) : "",
-				      delta ? "delta_ns" : "ns_median", "ns", c[0], c[1], c[2], c[3],
+				      delta ? "delta_ns" : "ns_median", cmp_ns_unit(), c[0], c[1], c[2], c[3],
 				      c[4], c[5], c[6], note };
 		return rg_table_add(t, row) ? -1 : 1;
 	}
@@ -171,7 +199,7 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 	const struct side *S[2] = { A, B };
 	const char *suites[2] = { "user", "kmod" };
 	struct rg_table t;
-	size_t nrows = 0;
+	size_t nrows = 0, nunpaired = 0;
 
 	if (fmt == OUT_CSV) {
 		const char *h[] = { "guard", "role", "duty_ns", "user_threads", "kmod_threads",
@@ -183,8 +211,11 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 		if (rg_table_add(&t, h))
 			goto oom;
 	} else {
-		const char *h[] = { "guard", "role", "duty_ns", "metric", "user (ns)",
-				    "kmod (ns)", "kmod/user", "note" };
+		char uh[16], kh[16];
+
+		snprintf(uh, sizeof(uh), "user (%s)", cmp_ns_unit());
+		snprintf(kh, sizeof(kh), "kmod (%s)", cmp_ns_unit());
+		const char *h[] = { "guard", "role", "duty_ns", "metric", uh, kh, "kmod/user", "note" };
 
 		rg_table_init(&t, 8);
 		if (rg_table_add(&t, h))
@@ -200,7 +231,7 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 
 				if (!timed_row(r, suites[pass]))
 					continue;
-				added = suites_line(&t, fmt, S, r, pass);
+				added = suites_line(&t, fmt, S, r, pass, &nunpaired);
 				if (added < 0)
 					goto oom;
 				nrows += (size_t)added;
@@ -213,6 +244,10 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 			   "differences [95%% interval, or the lower level printed after it]; ns/pair\n"
 			   "(median ± stddev) where a side has no delta. kmod/user: the in-kernel\n"
 			   "value over the userspace one.\n");
+	if (fmt != OUT_CSV && nunpaired)
+		fprintf(f, "note: %zu duty line%s not paired: duty rows are paired only when both suites\n"
+			   "ran the trampoline shape (duty_in_ns set) with the same in/out split.\n",
+			nunpaired, nunpaired == 1 ? "" : "s");
 	rg_table_free(&t);
 	return nrows ? 0 : 1;
 oom:

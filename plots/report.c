@@ -16,10 +16,13 @@
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench report FILE|DIR... [--out report.md] [--width N] [--across-hosts]\n"
+	      "                     [--unit ns|cycles]\n"
 	      "One page for a mail or a commit message: the machine, guards ranked by their\n"
 	      "difference against noop, the headline ratios, duty, threads, latency tail,\n"
 	      "BPF and module costs, plots beside it. --across-hosts: two machines side by\n"
-	      "side, guards paired by role. --width: wrap prose and fit tables (default 72).\n", f);
+	      "side, guards paired by role. --width: wrap prose and fit tables (default 72).\n"
+	      "--unit cycles: ns figures in reference cycles (each row's ns / its\n"
+	      "ref_ns_per_cycle); duty levels stay in ns. Default: ns.\n", f);
 }
 
 /* ---- input ---------------------------------------------------------------------- */
@@ -51,6 +54,7 @@ static void read_timer(struct input *in)
 struct opts {
 	const char *out;	/* --out FILE, else NULL (stdout) */
 	bool across;
+	const char *unit;	/* --unit ns|cycles, else NULL (ns) */
 	long width;
 	int first;		/* argv index of the first FILE|DIR */
 };
@@ -62,6 +66,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		RG_CL_OPT_OUT('o'),
 		{ "width", required_argument, NULL, 'w' },
 		{ "across-hosts", no_argument, NULL, 'a' },
+		{ "unit", required_argument, NULL, 'u' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -78,6 +83,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return RG_EXIT_USAGE;
 			break;
 		case 'a': o->across = true; break;
+		case 'u':
+			if (strcmp(optarg, "ns") && strcmp(optarg, "cycles"))
+				return rg_cl_usage_error("--unit takes ns or cycles, not '%s'", optarg);
+			o->unit = optarg;
+			break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -174,9 +184,24 @@ static int group_hosts(const struct input *in, size_t nin, struct host *hosts, s
 	return 0;
 }
 
+/* --unit given: which unit the page's figures are in, and once the rows without a cycle reference. */
+static void unit_para(struct ctx *c, const struct opts *o, size_t nocycle)
+{
+	if (!o->unit)
+		return;
+	if (!c->cycles) {
+		rp_para(c, "Unit: ns.");
+		return;
+	}
+	rp_para(c, "Unit: reference cycles (cyc): every per-pair and per-event figure and every difference over noop is the row's ns divided by its ref_ns_per_cycle (the cycle-reference case measured in the same rounds); duty levels stay in ns.");
+	if (nocycle)
+		rp_para(c, "%zu measured row%s no cycle reference (ref_ns_per_cycle n/a): %s figures show n/a.",
+			nocycle, nocycle == 1 ? " has" : "s have", nocycle == 1 ? "its" : "their");
+}
+
 /* The whole page into c->f: title, question, the sections of each host, plots, what was left out. */
 static void write_page(struct ctx *c, const struct opts *o, const struct input *in, size_t nin,
-		       const struct host *hosts, size_t nh)
+		       const struct host *hosts, size_t nh, size_t nocycle)
 {
 	const char *cpu = rg_row_s(hosts[0].rows[0], RG_COL_cpu_model);
 	char what[600];
@@ -191,6 +216,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		 nh == 1 ? cpu : "these machines", nin, nin == 1 ? "" : "s", nh, nh == 1 ? "" : "s",
 		 o->across && nh == 1 ? "; --across-hosts needs a second host" : "");
 	rp_para(c, "%s", what);
+	unit_para(c, o, nocycle);
 	if (o->across && nh == 2) {
 		rp_sec_machine(c, &hosts[0], in, nin);
 		rp_sec_machine(c, &hosts[1], in, nin);
@@ -226,7 +252,7 @@ int rg_report_main(int argc, char **argv)
 	struct input in[MAX_FILES];
 	struct host hosts[MAX_HOSTS];
 	struct opts o = { .width = 72 };
-	size_t nin = 0, nh = 0, blen = 0;
+	size_t nin = 0, nh = 0, blen = 0, nocycle = 0;
 	char err[1200] = "", *buf = NULL;
 	struct ctx c = { 0 };
 	int ret;
@@ -238,8 +264,12 @@ int rg_report_main(int argc, char **argv)
 	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));
 	memset(hosts, 0, sizeof(hosts));
-	if (read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
-	    group_hosts(in, nin, hosts, &nh, err, sizeof(err)))
+	if (read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)))
+		goto out;
+	c.cycles = o.unit && !strcmp(o.unit, "cycles");
+	for (size_t i = 0; c.cycles && i < nin; i++)
+		nocycle += rg_rows_to_cycles(&in[i].rows);
+	if (group_hosts(in, nin, hosts, &nh, err, sizeof(err)))
 		goto out;
 	if (o.across && nh > 2) {
 		ret = rg_cl_usage_error("--across-hosts takes files of two hosts, these are from %zu", nh);
@@ -251,7 +281,7 @@ int rg_report_main(int argc, char **argv)
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
-	write_page(&c, &o, in, nin, hosts, nh);
+	write_page(&c, &o, in, nin, hosts, nh, nocycle);
 	if (fclose(c.f)) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;

@@ -45,6 +45,7 @@ struct host {
 struct ctx {
 	FILE *f;
 	int width;
+	bool cycles;		/* --unit cycles: ns figures are reference cycles */
 	char left[MAX_LEFT][240];
 	int nleft;
 };

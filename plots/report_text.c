@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* `rgbench report`'s page: paragraphs wrapped at the width, bullets, headings, left-out notes, tables that fit. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -42,6 +44,73 @@ static void wrap(struct ctx *c, const char *prefix, const char *indent, const ch
 	fputc('\n', c->f);
 }
 
+/* Replace the first `from` at or after *p in buf (size bytes) by `to`; advance *p past it. */
+static bool replace_at(char *buf, size_t size, char **p, const char *from, const char *to)
+{
+	char *q = strstr(*p, from);
+	size_t lf = strlen(from), lt = strlen(to), tail;
+
+	if (!q)
+		return false;
+	tail = strlen(q + lf) + 1;
+	if ((size_t)(q - buf) + lt + tail > size)
+		return false;
+	memmove(q + lt, q + lf, tail);
+	memcpy(q, to, lt);
+	*p = q + lt;
+	return true;
+}
+
+/*
+ * --unit cycles: the prose's words for the converted figures. A measured
+ * value is "x.yy ns)"; a duty level ("at 200 ns", "200 ns of work") is a
+ * row's key and stays in ns.
+ */
+static void unit_words(const struct ctx *c, char *buf, size_t size)
+{
+	static const char *const words[][2] = {
+		{ "ns per enter/exit pair", "reference cycles per enter/exit pair" },
+		{ "ns per guard pair", "reference cycles per guard pair" },
+		{ "ns per pair", "reference cycles per pair" },
+		{ "ns/event:", "cyc/event:" },
+	};
+	char *p;
+
+	if (!c->cycles)
+		return;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		for (p = buf; replace_at(buf, size, &p, words[i][0], words[i][1]); )
+			;
+	for (p = buf; (p = strstr(p, " ns)")); p++) {
+		char *d = p;
+
+		while (d > buf && (isdigit((unsigned char)d[-1]) || d[-1] == '.'))
+			d--;
+		if (memchr(d, '.', (size_t)(p - d)) && replace_at(buf, size, &p, " ns)", " cyc)"))
+			p--;
+	}
+}
+
+/* A table header cell that names the unit of converted figures. */
+static void unit_header(const struct ctx *c, struct rg_table *t)
+{
+	static const char *const heads[][2] = {
+		{ "ns/pair", "cyc/pair" }, { "ns", "cyc" }, { "A ns", "A cyc" }, { "B ns", "B cyc" },
+		{ "ns/event", "cyc/event" },
+	};
+
+	for (size_t col = 0; c->cycles && col < t->ncols; col++)
+		for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+			char *n;
+
+			if (strcmp(t->cells[col], heads[i][0]) || !(n = strdup(heads[i][1])))
+				continue;
+			free(t->cells[col]);
+			t->cells[col] = n;
+			break;
+		}
+}
+
 void rp_para(struct ctx *c, const char *fmt, ...)
 {
 	char buf[4096];
@@ -50,6 +119,7 @@ void rp_para(struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	unit_words(c, buf, sizeof(buf));
 	wrap(c, "", "", buf);
 	fputc('\n', c->f);
 }
@@ -62,6 +132,7 @@ void rp_bullet(struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	unit_words(c, buf, sizeof(buf));
 	wrap(c, "- ", "  ", buf);
 }
 
@@ -109,6 +180,7 @@ void rp_table_out(struct ctx *c, struct rg_table *t)
 {
 	size_t w[16];
 
+	unit_header(c, t);
 	for (int guard = 0; guard < 400 && t->ncols <= 16; guard++) {
 		size_t total = 0, wc = SIZE_MAX;
 

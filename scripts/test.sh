@@ -8,15 +8,28 @@
 # RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds.
 # RG_TEST_ARM64_NATIVE=1 also runs both README commands in a Debian arm64 system under
 # qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh).
+# scripts/test.sh --quick: the edit-build-test loop (native build, labels unit and smoke,
+# no sanitizer or aarch64 builds): about a minute on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "scripts/test.sh: unknown argument '$1' (only --quick)" >&2; exit 2 ;;
+esac
 
 bash scripts/deps.sh
 
 echo "== native build ($(uname -m))"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
+if [[ $quick == 1 ]]; then
+  (cd build && ctest --output-on-failure -j"$jobs" -L '^(unit|smoke)$')
+  echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
+  exit 0
+fi
 (cd build && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
 
 # Under user-mode emulation (tests/arm64's Debian arm64 system) /proc/cpuinfo is the

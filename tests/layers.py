@@ -1,7 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The layers point down: no source file includes a header of a higher layer, and no
-CMake target links one or exports another folder's private headers (docs/architecture.md)."""
+"""The layers point down (docs/architecture.md). Errors, each with the file that commits it:
+- a source file includes a public header of a higher layer, or of another folder of its
+  own layer (the suites bench, kernel/bpf and kernel/kmod never use each other; the
+  folders of one layer are siblings, not a stack);
+- a relative include ("../x.h") that climbs out of its folder;
+- a CMake target links a target of a higher layer or of another folder of its own layer,
+  uses another folder's files as include directories, or compiles another folder's
+  sources (a path into another folder in a target's source list);
+- the top CMakeLists.txt depends on add_subdirectory order (if(TARGET ...)).
+
+  layers.py [SRC]            check SRC (default .)
+  layers.py --self-test      copy the tree, add one violation of each kind, expect each
+                             to be reported (the check can fail)"""
 import os
 import re
 import sys
@@ -44,18 +55,31 @@ def sources(src, folder):
                 yield os.path.join(root, name)
 
 
+def direction(frm, to):
+    """None when frm may use to, else why not."""
+    if to == frm or RANK[to] < RANK[frm]:
+        return None
+    return "a higher layer" if RANK[to] > RANK[frm] else "a sibling of the same layer"
+
+
 def check_includes(src, owner, errors):
-    inc_re = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+    inc_re = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
     for folder in RANK:
         for path in sources(src, folder):
-            if folder == "kernel/kmod" and path.endswith("rgbench_kmod.c"):
+            if folder == "kernel/kmod" and "/module/" in path:
                 continue  # the module: kernel headers only
+            rel = os.path.relpath(path, src)
             text = open(path, errors="replace").read()
-            for hdr in inc_re.findall(text):
+            for quote, hdr in inc_re.findall(text):
+                if quote == '"' and hdr.startswith(".."):
+                    target = os.path.normpath(os.path.join(os.path.dirname(rel), hdr))
+                    if folder_of(target) != folder:
+                        errors.append(f"{rel} includes {hdr}: a relative path out of {folder}/")
+                    continue
                 to = owner.get(hdr)
-                if to and RANK[to] > RANK[folder]:
-                    errors.append(f"{os.path.relpath(path, src)} includes {hdr} from {to}/, "
-                                  f"a higher layer")
+                why = to and direction(folder, to)
+                if why:
+                    errors.append(f"{rel} includes {hdr} from {to}/, {why}")
 
 
 def cmake_targets(src):
@@ -68,11 +92,22 @@ def cmake_targets(src):
         text = re.sub(r"#[^\n]*", "", open(cm).read())
         for m in re.finditer(r"add_(?:library|executable)\(\s*([A-Za-z0-9_${}-]+)", text):
             defined[m.group(1)] = folder
+        # Targets made by a function of this file: function(f name ...) add_library(${name} ...)
+        for m in re.finditer(r"function\(\s*(\w+)\s+(\w+)[^)]*\)(.*?)endfunction", text, re.S):
+            if re.search(r"add_(?:library|executable)\(\s*\$\{" + m.group(2) + r"\}", m.group(3)):
+                for call in re.finditer(r"(?<![\w(])" + m.group(1) + r"\(\s*([A-Za-z0-9_-]+)", text):
+                    defined[call.group(1)] = folder
         for m in re.finditer(r"target_link_libraries\(\s*(\S+)([^)]*)\)", text):
             uses.append((folder, m.group(1), m.group(2).split()))
         for m in re.finditer(r"target_include_directories\(\s*(\S+)([^)]*)\)", text):
             for d in re.findall(r'"\$\{PROJECT_SOURCE_DIR\}/([^"]+)"', m.group(2)):
                 uses.append((folder, m.group(1), ["@dir:" + d]))
+        # Sources: any path into another folder, by ${PROJECT_SOURCE_DIR}/ or by ../
+        for m in re.finditer(r'\$\{PROJECT_SOURCE_DIR\}/([\w./-]+\.(?:c|cc|S))\b', text):
+            uses.append((folder, "(sources)", ["@src:" + m.group(1)]))
+        for m in re.finditer(r'(?<![\w/}])((?:\.\./)+[\w./-]+\.(?:c|cc|S))\b', text):
+            uses.append((folder, "(sources)",
+                         ["@src:" + os.path.normpath(os.path.join(folder, m.group(1)))]))
     return defined, uses
 
 
@@ -86,15 +121,20 @@ def check_links(src, errors):
                     errors.append(f"{folder}/CMakeLists.txt: {tgt} uses {item[5:]}, "
                                   f"another folder's files")
                 continue
+            if item.startswith("@src:"):
+                to = folder_of(item[5:])
+                if to != folder:
+                    errors.append(f"{folder}/CMakeLists.txt: compiles {item[5:]}, "
+                                  f"another folder's source")
+                continue
             name = re.sub(r"^\$<\$<TARGET_EXISTS:[^>]+>:([^>]+)>$", r"\1", item.strip('"'))
             to = defined.get(name)
-            if to and RANK[to] > RANK[folder]:
-                errors.append(f"{folder}/CMakeLists.txt: {tgt} links {name} from {to}/, "
-                              f"a higher layer")
+            why = to and direction(folder, to)
+            if why:
+                errors.append(f"{folder}/CMakeLists.txt: {tgt} links {name} from {to}/, {why}")
 
 
-def main():
-    src = sys.argv[1] if len(sys.argv) > 1 else "."
+def check(src):
     errors = []
     owner = public_headers(src)
     check_includes(src, owner, errors)
@@ -102,12 +142,61 @@ def main():
     top = open(os.path.join(src, "CMakeLists.txt")).read()
     if re.search(r"if\(TARGET ", top):
         errors.append("CMakeLists.txt: depends on the order of add_subdirectory (if(TARGET ...))")
+    return errors, len(owner)
+
+
+# --self-test: one violation of each kind, each added to a fresh copy of the tree.
+VIOLATIONS = [
+    ("bench/suite.c", "#include \"rg/bpf.h\"\n", "a sibling of the same layer"),
+    ("schema/schema.c", "#include \"rg/cmdline.h\"\n", "a sibling of the same layer"),
+    ("guards/registry.c", "#include \"rg/bench.h\"\n", "a higher layer"),
+    ("bench/suite.c", "#include \"../plots/reader.h\"\n", "a relative path out of bench/"),
+    ("bench/CMakeLists.txt", "target_link_libraries(rg_bench PRIVATE rg_bpf)\n",
+     "a sibling of the same layer"),
+    ("plots/CMakeLists.txt", "add_library(rg_extra STATIC \"${PROJECT_SOURCE_DIR}/schema/csv.c\")\n",
+     "another folder's source"),
+    ("tools/CMakeLists.txt", "add_library(rg_extra2 STATIC ../bench/duty.c)\n",
+     "another folder's source"),
+]
+
+
+def self_test(src):
+    import shutil
+    import tempfile
+    bad = 0
+    for i, (path, line, want) in enumerate(VIOLATIONS):
+        with tempfile.TemporaryDirectory(prefix="rgbench-layers-") as tmp:
+            for f in list(RANK) + ["CMakeLists.txt"]:
+                s = os.path.join(src, f)
+                if os.path.isdir(s):
+                    shutil.copytree(s, os.path.join(tmp, f), ignore=shutil.ignore_patterns("build*"))
+                elif os.path.exists(s):
+                    shutil.copy(s, os.path.join(tmp, f))
+            with open(os.path.join(tmp, path), "a") as fh:
+                fh.write(line)
+            errors, _ = check(tmp)
+            hit = [e for e in errors if e.startswith(path) and want in e]
+            if hit:
+                print(f"layers self-test {i + 1}: {path} +{line.strip()!r}: caught: {hit[0]}")
+            else:
+                print(f"layers self-test {i + 1}: {path} +{line.strip()!r}: NOT caught ({errors})")
+                bad += 1
+    print(f"layers self-test: {len(VIOLATIONS) - bad} of {len(VIOLATIONS)} violations caught")
+    return 1 if bad else 0
+
+
+def main():
+    args = sys.argv[1:]
+    if args and args[0] == "--self-test":
+        return self_test(args[1] if len(args) > 1 else ".")
+    src = args[0] if args else "."
+    errors, nheaders = check(src)
     for e in errors:
         print("layers:", e)
     if errors:
         return 1
-    print(f"layers: {len(owner)} public headers in {len(RANK)} folders; every include and link "
-          "points down")
+    print(f"layers: {nheaders} public headers in {len(RANK)} folders; every include and link "
+          "points down, no folder compiles another's sources")
     return 0
 
 

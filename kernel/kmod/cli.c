@@ -26,7 +26,7 @@ static void usage(FILE *to)
 	fprintf(to,
 		"usage: rgbench kmod [--guards LIST] [--cpus LIST] [--threads N] [--siblings]\n"
 		"                    [--repetitions N] [--batch N | --duration T]\n"
-		"                    [--duty NS] [--irqs-on] [--irq-iters N] [--no-nmi]\n"
+		"                    [--duty NS|IN+OUT] [--irqs-on] [--irq-iters N] [--no-nmi]\n"
 		"                    [--kdir DIR | --module FILE.ko] [--out F.csv] [--json F.json]\n"
 		"                    [--raw F.csv] [--from-raw F.csv] [--quiet]\n"
 		"  Loads rgbench_kmod.ko (built from %s against --kdir,\n"
@@ -121,6 +121,18 @@ static int get_run_ns(const char *arg, unsigned long *run_ns)
 	return 0;
 }
 
+/* --duty: NS (half inside the guarded region) or IN+OUT ns, as the user suite's --duty. */
+static int get_duty(const char *arg, struct rg_kmod_run_opts *r)
+{
+	int total, in;
+
+	if (rg_cl_duty_list("--duty", arg, &total, &in, 1, 1000000) < 0)
+		return -1;
+	r->duty_ns = (unsigned long)total;
+	r->duty_in_ns = (unsigned long)in;
+	return 0;
+}
+
 /* An option with a value to check. 0, or -1 after the kit's message. */
 static int set_value(int c, struct opts *o, const char *arg)
 {
@@ -138,7 +150,7 @@ static int set_value(int c, struct opts *o, const char *arg)
 	case RG_CL_O_REPETITIONS:
 		return get_ulong("--repetitions", arg, 1, 100000, &r->runs);
 	case O_DUTY:
-		return get_ulong("--duty", arg, 0, 1000000, &r->duty_ns);
+		return get_duty(arg, r);
 	case O_IRQ_ITERS:
 		return get_ulong("--irq-iters", arg, 0, 10000000, &r->irq_iters);
 	}

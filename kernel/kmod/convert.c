@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The module's debugfs CSV (per run, per CPU) to shared-schema rows (per guard and scenario): rg_kmod_convert(). */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +14,23 @@
 enum { C_GUARD, C_SCENARIO, C_THREADS, C_CPUS, C_CPU, C_RUN, C_BATCH, C_DUTY,
        C_NS_TOTAL, C_OPS, C_REFUSALS, C_STATUS, C_REASON,
        /* optional (modules before schema 3 did not write them) */
-       C_ROLE, C_DISTURBED, C_DISCARDED, C_NCOLS };
+       C_ROLE, C_DISTURBED, C_DISCARDED,
+       /* optional (modules before schema 4 ran another duty shape) */
+       C_DUTY_IN, C_DUTY_UNITS, C_NCOLS };
 #define C_NREQUIRED C_ROLE
 static const char *const col_names[C_NCOLS] = {
 	"guard", "scenario", "threads", "cpus", "cpu", "run", "batch", "duty_ns",
 	"ns_total", "ops", "refusals", "status", "reason",
 	"role", "disturbed", "discarded",
+	"duty_in_ns", "duty_units",
 };
 
 /* The module's rows of one guard and scenario (consecutive in its CSV), summed up. */
 struct group {
 	char guard[48], scenario[48], cpus[256], status[16], reason[256], role[32];
 	long threads, batch, duty, discarded, disturbed;
+	double duty_in;		/* ns inside the guarded region; NAN: not the trampoline shape */
+	long units;		/* duty work units per call, in + out */
 	unsigned long long ops, refusals;
 	/* per run: sum of ns per pair over CPUs, CPU count, sum of Mpairs/s */
 	double *ns_sum, *mops_sum;
@@ -74,6 +80,8 @@ static void set_identity(struct rg_result *r, const struct group *g)
 	r->threads = g->threads;
 	r->batch = g->batch;
 	r->duty_ns = g->duty;
+	r->duty_in_ns = g->duty_in;
+	r->work_units = g->units;
 }
 
 /* Keep a timed row's per-round ns (n of them) for set_deltas(). 0 or -1 (ENOMEM). */
@@ -219,6 +227,7 @@ static void group_start(struct conv *c, char **f, const unsigned long long num[3
 {
 	struct group *g = &c->g;
 	const char *guard = f[c->idx[C_GUARD]];
+	unsigned long long v;
 
 	c->have = true;
 	snprintf(g->guard, sizeof(g->guard), "%s", guard);
@@ -238,6 +247,12 @@ static void group_start(struct conv *c, char **f, const unsigned long long num[3
 	g->threads = (long)num[0];
 	g->batch = (long)num[1];
 	g->duty = (long)num[2];
+	/* The split is written by modules that run the trampoline shape, on duty rows only. */
+	g->duty_in = NAN;
+	if (c->idx[C_DUTY_IN] >= 0 && rg_csv_u64(f[c->idx[C_DUTY_IN]], &v))
+		g->duty_in = (double)v;
+	if (c->idx[C_DUTY_UNITS] >= 0 && rg_csv_u64(f[c->idx[C_DUTY_UNITS]], &v))
+		g->units = (long)v;
 	if (!strcmp(g->status, "error"))
 		c->errors++;
 }

@@ -18,6 +18,7 @@ struct rg_kmod_run_opts {
 	const char *kdir;		/* build against this; NULL: the running kernel's headers */
 	const char *module;		/* use this .ko instead of building one */
 	unsigned long loops, runs, duty_ns, irq_iters, threads, run_ns;
+	unsigned long duty_in_ns;	/* of duty_ns, inside the guarded region */
 	bool irqs_on, siblings, no_nmi;
 };
 

@@ -178,6 +178,9 @@ for j in measured:
     c.check(isinstance(j["discarded"], int) and j["discarded"] >= 0, f"{where}: discarded")
     c.check(j["work_units"] > 0 if j["scenario"] == "duty" and j["duty_ns"] > 0
             else j["work_units"] == 0, f"{where}: work_units {j['work_units']}")
+    # The duty split: --duty NS is half inside the guarded region; n/a off duty.
+    c.check(j["duty_in_ns"] == (j["duty_ns"] // 2 if j["scenario"] == "duty" else None),
+            f"{where}: duty_in_ns {j['duty_in_ns']}")
     base = noops.get(group(j))
     if not c.check(base is not None, f"{where}: no noop row in its group"):
         continue

@@ -215,6 +215,38 @@ static void test_duration(void)
 	CHECK(v == 7, "a rejected value was stored: %g", v);
 }
 
+/* Duty levels: "T" takes the default split (in = T / 2), "IN+OUT" its own. */
+static void test_duty_list(void)
+{
+	int t[4] = { -1, -1, -1, -1 }, in[4] = { -1, -1, -1, -1 }, n;
+
+	n = rg_cl_duty_list("--duty", "0,51,20+10,0+7", t, in, 4, 100000);
+	CHECK_EQ(n, 4);
+	CHECK(t[0] == 0 && in[0] == 0, "0: %d/%d", t[0], in[0]);
+	CHECK(t[1] == 51 && in[1] == 25, "51: %d/%d", t[1], in[1]);
+	CHECK(t[2] == 30 && in[2] == 20, "20+10: %d/%d", t[2], in[2]);
+	CHECK(t[3] == 7 && in[3] == 0, "0+7: %d/%d", t[3], in[3]);
+	BAD(rg_cl_duty_list("--duty", "20+", t, in, 4, 100000),
+	    "rgtest: --duty: expected NS or IN+OUT ns, e.g. 50 or 20+30, not '20+' (got '20+')");
+	BAD(rg_cl_duty_list("--duty", "+5", t, in, 4, 100000),
+	    "rgtest: --duty: expected NS or IN+OUT ns, e.g. 50 or 20+30, not '+5' (got '+5')");
+	BAD(rg_cl_duty_list("--duty", "1+2+3", t, in, 4, 100000),
+	    "rgtest: --duty: expected NS or IN+OUT ns, e.g. 50 or 20+30, not '1+2+3' (got '1+2+3')");
+	BAD(rg_cl_duty_list("--duty", "20+x", t, in, 4, 100000),
+	    "rgtest: --duty: expected an integer in [0, 100000], not 'x' (got '20+x')");
+	BAD(rg_cl_duty_list("--duty", "-5", t, in, 4, 100000),
+	    "rgtest: --duty: expected an integer in [0, 100000], not '-5' (got '-5')");
+	BAD(rg_cl_duty_list("--duty", "60000+50000", t, in, 4, 100000),
+	    "rgtest: --duty: 60000+50000 is more than 100000 ns in all (got '60000+50000')");
+	BAD(rg_cl_duty_list("--duty", "50,20+30", t, in, 4, 100000),
+	    "rgtest: --duty: 50 ns in all is listed twice (got '50,20+30')");
+	BAD(rg_cl_duty_list("--duty", "1,2", t, in, 1, 100000),
+	    "rgtest: --duty: more than 1 entries (got '1,2')");
+	BAD(rg_cl_duty_list("--duty", "1,,2", t, in, 4, 100000),
+	    "rgtest: --duty: malformed list: an empty element (got '1,,2')");
+	CHECK(t[0] == 0 && t[1] == 51 && in[1] == 25, "a rejected list was stored: %d %d", t[0], t[1]);
+}
+
 static void test_int_list(void)
 {
 	static const int want[] = { 1, 2, 4, 5, 6, 7, 8 };
@@ -467,6 +499,7 @@ int main(void)
 	test_double();
 	test_duration();
 	test_int_list();
+	test_duty_list();
 	test_cpu_list();
 	test_names();
 	test_signals();

@@ -19,7 +19,8 @@ rg_preempt_schedule_notrace, the never-taken branch of preempt_enable()
 Every guard of guards.def: its rg_loop_pair_<id> must exist and contain what
 the def's column for this architecture says ("-": a trap, the guard is not
 built here); a guard without an expectation, or a loop without a guard, fails.
-A cpu-scope guard's pair and nested loops must not multiply.
+A cpu-scope guard's pair and nested loops must not multiply; every duty
+loop holds its guard's expectation too, and the work's multiply.
 """
 import re
 import subprocess
@@ -235,8 +236,8 @@ def check_spec(spec, arch, body):
     return problems
 
 
-def check_guards(defs, arch, funcs, texts):
-    """Complaints about guards.def vs the pair/nested loops present."""
+def check_guards(defs, arch, funcs, texts, duty=True):
+    """Complaints about guards.def vs the pair/nested (and duty) loops present."""
     problems, checked = [], 0
     pair_ids = {f[len("rg_loop_pair_"):] for f in funcs if f.startswith("rg_loop_pair_")}
     for gid in sorted(pair_ids - set(defs)):
@@ -255,6 +256,12 @@ def check_guards(defs, arch, funcs, texts):
                 problems.append(f"rg_loop_pair_{gid}: '-' for {arch} but the loop is not a trap")
             continue
         problems += [f"rg_loop_pair_{gid}: {p}" for p in check_spec(spec, arch, body)]
+        # the duty loop runs the same guard sequence around the work (a multiply chain)
+        body = texts.get(f"rg_loop_duty_{gid}", []) if duty else None
+        if body is not None:
+            problems += [f"rg_loop_duty_{gid}: {p}" for p in check_spec(spec, arch, body)]
+            if not any(MULTIPLY[arch].search(mn) for mn, _ in body):
+                problems.append(f"rg_loop_duty_{gid}: no multiply (the duty work is missing)")
         if d["scope"] == "RG_SCOPE_CPU":
             for kind in ("pair", "nested"):
                 for mn, ops in texts.get(f"rg_loop_{kind}_{gid}", []):
@@ -312,6 +319,15 @@ def mutations(defs, arch, funcs, texts):
             misses.append("multiply in a per-CPU loop")
         else:
             print("mutation 'multiply in a per-CPU loop' caught")
+    # a duty loop without its work: the pair loop in its place
+    if cpu:
+        t = dict(texts)
+        t[f"rg_loop_duty_{cpu[0]}"] = texts.get(f"rg_loop_pair_{cpu[0]}", [])
+        p, _ = check_guards(defs, arch, funcs, t)
+        if not any("duty work is missing" in x for x in p):
+            misses.append("duty loop without work")
+        else:
+            print("mutation 'duty loop without work' caught")
     return misses
 
 
@@ -359,7 +375,7 @@ def main():
     problems, checked = check_guards(defs, arch, funcs, texts)
     for p in problems:
         print(f"FAIL: {p}")
-    print(f"{arch}: guards.def expectations checked in {checked} pair loops "
+    print(f"{arch}: guards.def expectations checked in {checked} pair and duty loops "
           f"({len(defs) - checked} guards not built for {arch})")
     return 1 if rc or bad or problems else 0
 
@@ -379,7 +395,7 @@ def check_latency(objdump, lib, defs, want):
     as_pair = {f.replace("rg_loop_lat_", "rg_loop_pair_", 1): n for f, n in lat.items()}
     ptexts = {f.replace("rg_loop_lat_", "rg_loop_pair_", 1): t for f, t in texts.items()
               if f.startswith("rg_loop_lat_")}
-    problems, checked = check_guards(defs, arch, as_pair, ptexts)
+    problems, checked = check_guards(defs, arch, as_pair, ptexts, duty=False)
     for p in problems:
         print(f"FAIL: {p.replace('rg_loop_pair_', 'rg_loop_lat_', 1)}")
     print(f"{arch}: {len(lat)} latency loops, guards.def expectations checked in {checked}")

@@ -122,7 +122,7 @@ static void test_guard(const struct rg_guard_info *gi, size_t stride)
 
 	/* the measured loops agree */
 	CHECK_EQ(rg_loops[gi->id].pair(&g, 10000), 0);
-	CHECK_EQ(rg_loops[gi->id].duty(&g, 1000, 7), 0);
+	CHECK_EQ(rg_loops[gi->id].duty(&g, 1000, 3, 4), 0);
 	CHECK_EQ(rg_loops[gi->id].nested(&g, 10000), protects ? 10000 : 0);
 	check_all_zero(gi, &g, "after the measured loops");
 

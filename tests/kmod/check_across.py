@@ -100,6 +100,36 @@ with tempfile.TemporaryDirectory() as d:
     text = table(user_d, kj, fmt="--markdown")
     check("| pcpu-xadd |" in text and "[1.500, 2.500]" in text, "markdown: no delta interval")
 
+    # Duty rows stand side by side only when both suites ran the trampoline
+    # shape with the same split (issue 17 item 2): the same files turned into
+    # duty rows at 50 ns, the module's split equal, missing (an older module)
+    # or different.
+    def duty_file(src, name, scen, split):
+        j = json.load(open(src))
+        j["results"] = [r for r in j["results"] if r["scenario"] == scen]
+        for r in j["results"]:
+            r.update(duty_ns=50, duty_in_ns=split)
+            if scen == "pair":
+                r["scenario"] = "duty"
+        out = os.path.join(d, name)
+        json.dump(j, open(out, "w"))
+        return out
+    ud = duty_file(user_d, "user_duty.json", "pair", 25)
+    for split, note in ((25, ""), (None, "not paired: kmod ran another duty shape (duty_in_ns n/a)"),
+                        (20, "not paired: duty split 25+25 ns in user, 20+30 in kmod")):
+        kd = duty_file(kj, "kmod_duty.json", "loop-irqsoff", split)
+        t = {r["guard"]: r for r in table(ud, kd)}
+        for g in both - {"noop"}:
+            r = t.get(g, {})
+            paired = r.get("ratio") not in ("", None)
+            ok_note = r.get("note") == note if note else not r.get("note", "").startswith("not paired")
+            check(r.get("duty_ns") == "50" and ok_note and paired == (not note),
+                  f"duty split {split} {g}: note {r.get('note')!r}, ratio {r.get('ratio')!r}")
+        text = table(ud, kd, fmt="--markdown")
+        want = f"note: {len(both)} duty lines not paired" if note else None
+        check((want in text) if want else ("not paired" not in text),
+              f"duty split {split}: markdown note {want!r} in {text[-300:]!r}")
+
     # Bad use: one line, non-zero; nothing on stdout.
     for args, rc in (([user, user], 1), ([kj, kj], 1), (["--baseline", "noop", user], 2),
                      (["--across-hosts", user, kj], 2), (["--commit-log", user, kj], 2),

@@ -98,6 +98,39 @@ with tempfile.TemporaryDirectory() as d:
     except (OSError, ValueError, KeyError) as e:
         errors.append(f"v3: JSON: {e}")
 
+    # The trampoline-shaped duty (schema 4 modules): duty_in_ns and the units
+    # per call come from the module's columns on the loop rows; a module
+    # without them (raw_good: an older duty shape) leaves duty_in_ns n/a.
+    check(all(r["duty_in_ns"] == "n/a" for r in csv.DictReader(open(csvp))),
+          "good: an old module's duty rows have a duty_in_ns")
+    c4, j4 = os.path.join(d, "v4.csv"), os.path.join(d, "v4.json")
+    raw4 = os.path.join(d, "raw_v4.csv")
+    with open(os.path.join(data, "raw_v3.csv")) as f, open(raw4, "w", newline="") as o:
+        w = csv.writer(o)
+        for i, row in enumerate(csv.reader(f)):
+            loop = i and row[3].startswith("loop")
+            if i == 0:
+                row[11:11] = ["duty_in_ns", "duty_in_units"]
+            else:
+                if loop:
+                    row[9], row[10] = "50", "37"
+                row[11:11] = ["20", "15"] if loop else ["", ""]
+            w.writerow(row)
+    p = run("--from-raw", raw4, "--quiet", "--out", c4, "--json", j4)
+    check(p.returncode == 0, f"v4: exit {p.returncode}: {p.stderr}")
+    rows = list(csv.DictReader(open(c4))) if os.path.exists(c4) else []
+    loops = [r for r in rows if r["scenario"] == "loop-irqsoff" and r["status"] != "skipped"]
+    check(len(loops) >= 2 and all(r["duty_ns"] == "50" and r["duty_in_ns"] == "20" for r in loops),
+          f"v4: loop rows' duty split {[(r['guard'], r['duty_ns'], r['duty_in_ns']) for r in loops]}")
+    check(all(r["duty_in_ns"] == "n/a" for r in rows if r["scenario"].endswith("-recursion")),
+          "v4: a re-entry row has a duty_in_ns")
+    try:
+        js = json.load(open(j4))
+        jr = [x for x in js["results"] if x["scenario"] == "loop-irqsoff" and x["status"] != "skipped"]
+        check(jr and all(x["work_units"] == 37 for x in jr), f"v4: JSON work_units {jr[:1]}")
+    except (OSError, ValueError, KeyError) as e:
+        errors.append(f"v4: JSON: {e}")
+
     # A failed hardirq check: rows still written, status error kept, exit 1.
     csv2 = os.path.join(d, "f.csv")
     p = run("--from-raw", os.path.join(data, "raw_irqfail.csv"), "--quiet", "--out", csv2)
@@ -121,7 +154,8 @@ with tempfile.TemporaryDirectory() as d:
                  ["--kdir", "/x", "--module", "/y"], ["extra"], ["--batch", "0"],
                  ["--repetitions", "-1"], ["--threads", "0"], ["--duration", "0"],
                  ["--duration", "abc"], ["--batch", "10", "--duration", "0.1"],
-                 ["--irqs-on", "--irqs-off"], ["--duty", "x"], ["--duration", "11"],
+                 ["--irqs-on", "--irqs-off"], ["--duty", "x"], ["--duty", "20+"],
+                 ["--duty", "10,20"], ["--duty", "600000+600000"], ["--duration", "11"],
                  ["--duration", "5min"], ["--threads", "4097"], ["--irq-iters", "10000001"],
                  ["--cpus", "3-1"], ["--cpus", "0,0"], ["--cpus", "1024"], ["--cpus", "0,,1"],
                  ["--json"], ["-x"]):
@@ -132,13 +166,15 @@ with tempfile.TemporaryDirectory() as d:
     for args, words in ((["--threads", "0"], ("--threads", "'0'")),
                         (["--runs", "0"], ("--repetitions", "'0'")),
                         (["--cpus", "3-1"], ("--cpus", "backwards")),
-                        (["--duration", "11"], ("--duration", "'11'"))):
+                        (["--duration", "11"], ("--duration", "'11'")),
+                        (["--duty", "20+"], ("--duty", "IN+OUT", "'20+'"))):
         p = run(*args)
         check(all(w in p.stderr for w in words), f"{args}: message {p.stderr!r} lacks {words}")
     # Accepted: old and new spellings, durations with a unit, CPU lists; --help is exit 0.
     good = os.path.join(data, "raw_good.csv")
     for args in (["--runs", "3", "--loops", "10", "--duty-ns", "5", "--irqs-off", "--threads", "2"],
                  ["--repetitions", "3", "--batch", "10", "--duty", "5", "--irqs-on", "--no-nmi"],
+                 ["--duty", "20+30"],
                  ["--duration", "10ms"], ["--duration", "0.5"], ["--duration", "1us"],
                  ["--cpus", "0-3,8", "--guards", "rctx,noop", "--siblings", "--irq-iters", "0"],
                  ["--cpus", "all", "--kdir", "/nonexistent"], ["--module", "/nonexistent.ko"]):
@@ -153,7 +189,8 @@ with tempfile.TemporaryDirectory() as d:
                  ["--from-raw", os.path.join(data, "raw_good.csv"), "--out", "/nonexistent-rg/x.csv"]):
         p = run(*args)
         check(p.returncode == 2 and p.stderr.count("\n") == 1, f"{args}: {p.returncode} {p.stderr!r}")
-    check(os.listdir(d) == [] or set(os.listdir(d)) <= {"k.csv", "k.json", "f.csv", "v3.csv", "v3.json"},
+    check(os.listdir(d) == [] or set(os.listdir(d)) <= {"k.csv", "k.json", "f.csv", "v3.csv", "v3.json",
+                                                     "v4.csv", "v4.json", "raw_v4.csv"},
           f"stray files: {os.listdir(d)}")
 
 for e in errors:

@@ -52,7 +52,8 @@ ALL = list(RUN) + list(SKIP)
 MODES = ("irq", "softirq", "softirq-irq", "nmi")
 LEVEL = {"irq": 2, "softirq": 1, "softirq-irq": 2, "nmi": 3}
 NMI_SKIP = None if arch == "amd64" else "no NMI a module can raise"
-RAW_HEADER = ("suite,guard,role,scenario,threads,cpus,cpu,run,batch,duty_ns,duty_units,irqs_off,"
+RAW_HEADER = ("suite,guard,role,scenario,threads,cpus,cpu,run,batch,duty_ns,duty_units,duty_in_ns,"
+              "duty_in_units,irqs_off,"
               "ns_total,ns_per_pair,cycles_total,ops,refusals,granted,while_held,at_level,"
               "disturbed,discarded,expect,status,reason")
 counts = {}   # (guard, mode) -> "refused/granted" from (A), for the report
@@ -212,10 +213,12 @@ check(sorted(r["guard"] for r in loops) == ["global-atomic", "noop", "rctx"],
       f"D: loop rows {[r['guard'] for r in loops]}")
 for r in loops:
     check(r["cpus"] == "0" and r["threads"] == "1" and r["duty_ns"] == "50" and r["status"] == "ok"
+          and r["duty_in_ns"] == "25"
           and r["discarded"] == "0" and int(r["batch"]) >= 100 and r["repetitions"] == "2",
           f"D: bad row {r}")
 rd = [r for r in rows(read("raw_d.csv")) if r["scenario"] == "loop-irqsoff"]
-check(rd and all(int(r["duty_units"]) > 0 and r["disturbed"] == "0" for r in rd),
+check(rd and all(int(r["duty_units"]) > int(r["duty_in_units"]) > 0 and r["duty_in_ns"] == "25"
+                 and r["disturbed"] == "0" for r in rd),
       f"D: duty units / disturbed in the module CSV {rd[:2]}")
 
 # (F) --irqs-on, 30 ms runs: the timer tick lands in every run; the module

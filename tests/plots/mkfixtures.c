@@ -302,6 +302,36 @@ static void report_fx(const char *dir)
 	}
 }
 
+/*
+ * --unit cycles: the same guards on one host whose core ran half as fast in
+ * the second run (ref_ns_per_cycle 0.25 then 0.5): every ns doubles, the
+ * cycles stay; tls has no cycle reference in the second run.
+ */
+static void cycles_fx(const char *dir)
+{
+	static const char *guards[] = { "noop", "tls", "pcpu-xadd", "pcpu-lock-xadd" };
+	static const double ns[] = { 0.30, 0.80, 1.0, 5.0 };
+	struct rg_resultset rs;
+	struct rg_env e;
+
+	for (int run = 0; run < 2; run++) {
+		double k = run ? 0.5 : 0.25;
+
+		env(&e, "zen", "x86_64", "AMD EPYC 9B14", "6.18.0");
+		rg_results_init(&rs, &e);
+		snprintf(rs.timestamp, sizeof(rs.timestamp), "2026-01-0%dT00:00:00Z", run + 4);
+		for (int g = 0; g < 4; g++) {
+			double v = ns[g] * (run ? 2 : 1);
+
+			row(&rs, "user", guards[g], "pair", 1, 0, 1000, S(v, v * 1.02, v * 0.98, v, v * 1.01),
+			    NULL, 5);
+			if (!(run && g == 1))
+				rs.rows[rs.n - 1].ref_ns_per_cycle = k;
+		}
+		save(&rs, dir, run ? "cyc-new" : "cyc-base");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -311,5 +341,6 @@ int main(int argc, char **argv)
 	ab(argv[1]);
 	plots(argv[1]);
 	report_fx(argv[1]);
+	cycles_fx(argv[1]);
 	return 0;
 }

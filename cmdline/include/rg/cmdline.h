@@ -72,6 +72,15 @@ enum rg_cl_list_flags {
 };
 int rg_cl_int_list(const char *flag, const char *s, int *out, int max, long lo, long hi,
 		   unsigned int flags);
+/*
+ * Duty levels, ns of work per traced call split into the part inside the
+ * guarded region and the part after it: comma-separated elements, each
+ * "IN+OUT" (both integers >= 0) or "T" alone, the default split: in = T / 2
+ * (rounded down), out = T - in. Every total in [0, hi] and listed once.
+ * Stores total[i] and in[i]; returns the count (>= 1) or -1 after the
+ * one-line message.
+ */
+int rg_cl_duty_list(const char *flag, const char *s, int *total, int *in, int max, long hi);
 /* A CPU list: ranges, no duplicates, each CPU in [0, RG_MAX_CPUS). */
 int rg_cl_cpu_list(const char *flag, const char *s, int *out, int max);
 

@@ -17,12 +17,13 @@
  *   rg_loop_pair_<id>(g, n)
  *	n enter/exit pairs back to back; returns the number of refused enters
  *	(0 on one pinned thread).
- *   rg_loop_duty_<id>(g, n, work)
- *	the same with `work` units of dependent work after each pair, in one
- *	dependency chain through the guard (x = rg_work_chain(x ^ ok, work),
- *	the next enter reaches g through x: see loops.c.in); returns refused
- *	enters. work = 0 is the pair loop plus the chain's XOR and the
- *	dependency on g.
+ *   rg_loop_duty_<id>(g, n, work_in, work_out)
+ *	n traced calls, the trampoline's shape: ok = enter(g); if (ok)
+ *	work_in units; exit(g, ok); work_out units. The units are one
+ *	dependency chain carried across iterations that the guard neither
+ *	feeds nor reads (ok only steers a predicted branch; see loops.c.in);
+ *	returns refused enters. work_in = work_out = 0 is the pair loop with
+ *	that branch.
  *   rg_loop_nested_<id>(g, n)
  *	n times: enter, nested enter, exit(nested), exit(outer); returns the
  *	number of refused enters, which is n for every guard that claims
@@ -37,14 +38,15 @@
  */
 #define RG_GUARD(id, ...)								\
 	uint64_t rg_loop_pair_##id(struct rg_guard *g, uint64_t n);			\
-	uint64_t rg_loop_duty_##id(struct rg_guard *g, uint64_t n, uint32_t work);	\
+	uint64_t rg_loop_duty_##id(struct rg_guard *g, uint64_t n, uint32_t work_in,	\
+				   uint32_t work_out);					\
 	uint64_t rg_loop_nested_##id(struct rg_guard *g, uint64_t n);
 #include "guards.def"
 #undef RG_GUARD
 
 struct rg_loops {
 	uint64_t (*pair)(struct rg_guard *, uint64_t);
-	uint64_t (*duty)(struct rg_guard *, uint64_t, uint32_t);
+	uint64_t (*duty)(struct rg_guard *, uint64_t, uint32_t, uint32_t);
 	uint64_t (*nested)(struct rg_guard *, uint64_t);
 };
 
@@ -57,7 +59,9 @@ extern const struct rg_loops rg_loops[RG_GUARD__COUNT];
  * latency on current x86 and Neoverse cores, with an empty asm between
  * units so that the compiler cannot fold, reassociate or vectorise the
  * chain. rg_work_chain(x, units) continues the chain from x (the duty loops
- * carry it across iterations); rg_work(units) starts one from `units`.
+ * carry it across iterations, in and out of the guarded region alike);
+ * rg_work(units) starts one from `units`. The one work unit of every suite
+ * (the module's copy says so).
  */
 static rg_always_inline uint64_t rg_work_chain(uint64_t x, uint32_t units)
 {
@@ -71,21 +75,6 @@ static rg_always_inline uint64_t rg_work_chain(uint64_t x, uint32_t units)
 static rg_always_inline uint64_t rg_work(uint32_t units)
 {
 	return rg_work_chain(units, units);
-}
-
-/*
- * 0, computed from x by one real instruction (AND with zero: not a
- * dependency-breaking idiom on x86 or arm64), so that what is addressed
- * with it waits for x. The compiler cannot see that it is 0.
- */
-static rg_always_inline uintptr_t rg_dep_zero(uint64_t x)
-{
-#if RG_ARCH_X86_64
-	__asm__("andq $0, %0" : "+r"(x) : : "cc");
-#else
-	__asm__("and %0, %0, xzr" : "+r"(x));
-#endif
-	return (uintptr_t)x;
 }
 
 #endif /* RG_LOOPS_H */

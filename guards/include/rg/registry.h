@@ -78,6 +78,15 @@ void rg_guard_print_table(FILE *f);
 /* The markdown table of docs/guards.md: guard, kernel source it models, pair-loop instructions per arch. */
 void rg_guard_print_kernel_table(FILE *f);
 
+/*
+ * The markdown roles table of docs/guards.md: each role of rg/roles.def with its
+ * meaning and the guards that hold it per architecture. rg_guard_roles_check()
+ * first: it reports (to err) every guard role missing from rg/roles.def and every
+ * listed role no guard has, and returns how many.
+ */
+void rg_guard_print_roles_table(FILE *f);
+int rg_guard_roles_check(FILE *err);
+
 /* The guard lines of `rgbench --list`: name, availability, scope, role, summary. */
 void rg_guard_print_list(FILE *f);
 

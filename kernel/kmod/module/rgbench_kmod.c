@@ -88,7 +88,11 @@ MODULE_PARM_DESC(runs, "rounds: timed runs per guard (default 5), after one unti
 
 static uint duty_ns;
 module_param(duty_ns, uint, 0444);
-MODULE_PARM_DESC(duty_ns, "dependent work between pairs, ns, calibrated to work units (default 0)");
+MODULE_PARM_DESC(duty_ns, "work per traced call, ns, calibrated to work units (default 0: back to back)");
+
+static int duty_in_ns = -1;
+module_param(duty_in_ns, int, 0444);
+MODULE_PARM_DESC(duty_in_ns, "ns of duty_ns inside the guarded region (default -1: duty_ns / 2)");
 
 static bool irqs_on;
 module_param(irqs_on, bool, 0444);
@@ -505,7 +509,7 @@ static const char *const rg_other_arch[] = {
 #endif
 };
 
-/* One unit of duty work: a multiply-add on a loop-carried value (rg_work()). */
+/* One unit of duty work: a multiply-add on a loop-carried value (rg_work_chain() of rg/loops.h). */
 static __always_inline u64 rg_work(u64 x, u32 units)
 {
 	u32 i;
@@ -520,9 +524,11 @@ static __always_inline u64 rg_work(u64 x, u32 units)
 /*
  * The timed loops, one instance per guard, the user suite's shapes:
  *   pair: n enter/exit pairs back to back; returns refused enters.
- *   duty: the same with x = work(x ^ ok) after each pair, x carried from
- *         pair to pair (and from run to run through *carry), so the work
- *         depends on the guard's result and cannot be hoisted or dropped.
+ *   duty: a traced call through a trampoline, as the user suite's
+ *         rg_loop_duty_*: ok = enter(); if (ok) in units; exit(ok); out
+ *         units. The units are one chain x carried from call to call (and
+ *         from run to run through *carry) that the guard neither feeds nor
+ *         reads: ok only steers a predicted branch.
  */
 #define RG_LOOP(id, name, role, kind, avail)				\
 static noinline u64 rg_pair_##id(u64 n)					\
@@ -537,16 +543,19 @@ static noinline u64 rg_pair_##id(u64 n)					\
 	}								\
 	return refused;							\
 }									\
-static noinline u64 rg_duty_##id(u64 n, u32 units, u64 *carry)	\
+static noinline u64 rg_duty_##id(u64 n, u32 in, u32 out, u64 *carry) \
 {									\
 	u64 i, refused = 0, x = *carry;					\
 									\
 	for (i = 0; i < n; i++) {					\
 		bool ok = g_##id##_enter();				\
 									\
-		refused += !ok;						\
+		if (likely(ok))						\
+			x = rg_work(x, in);				\
+		else							\
+			refused++;					\
 		g_##id##_exit(ok);					\
-		x = rg_work(x ^ ok, units);				\
+		x = rg_work(x, out);					\
 	}								\
 	*carry = x;							\
 	return refused;							\
@@ -558,7 +567,7 @@ RG_KGUARDS(RG_LOOP)
 struct rg_kguard {
 	const char *name, *role;
 	u64 (*pair)(u64 n);
-	u64 (*duty)(u64 n, u32 units, u64 *carry);
+	u64 (*duty)(u64 n, u32 in, u32 out, u64 *carry);
 	/* Out of line, for the re-entry tests only (never in a timed loop). */
 	bool (*enter)(void);
 	void (*exit)(bool ok);
@@ -763,7 +772,7 @@ static unsigned int rg_nrun_sel;	/* guards that run */
 static u64 *rg_loops_of;		/* [sel]: pairs per timed run */
 static u32 *rg_discarded;		/* [sel]: runs discarded as disturbed */
 static bool *rg_dist;			/* [thread]: this attempt was disturbed */
-static u32 rg_units;			/* duty work units per pair */
+static u32 rg_units_in, rg_units_out;	/* duty work units per call: inside, after exit */
 static bool rg_have_results;
 static atomic_long_t rg_arrive;
 static bool rg_abort;
@@ -851,7 +860,7 @@ static void rg_timed_run(const struct rg_kguard *g, u64 n, int cpu, u64 *carry,
 	if (RG_HAVE_CYCLES)
 		c0 = get_cycles();
 	t0 = ktime_get_mono_fast_ns();
-	refused = rg_units ? g->duty(n, rg_units, carry) : g->pair(n);
+	refused = duty_ns ? g->duty(n, rg_units_in, rg_units_out, carry) : g->pair(n);
 	t1 = ktime_get_mono_fast_ns();
 	if (RG_HAVE_CYCLES)
 		c1 = get_cycles();
@@ -865,24 +874,50 @@ static void rg_timed_run(const struct rg_kguard *g, u64 n, int cpu, u64 *carry,
 	out->disturbed = e1 != e0;
 }
 
-/* Duty work units per pair for duty_ns: the noop loop with and without work. */
-static u32 rg_calibrate_units(int cpu)
+/* ns of duty_ns inside the guarded region: duty_in_ns, or half of duty_ns (rg_cl_duty_list's default). */
+static u32 rg_duty_in(void)
+{
+	return duty_in_ns >= 0 ? min_t(u32, duty_in_ns, duty_ns) : duty_ns / 2;
+}
+
+/* ps per unit of work at one place: the noop loop with `in`, `out` units minus with none. */
+static u64 rg_unit_ps(int cpu, u32 in, u32 out)
 {
 	const struct rg_kguard *g = &rg_kguards[0];	/* noop */
 	struct rg_sample a, b;
-	u64 carry = 1, per_unit_x1k;
-	u32 save = rg_units;
+	u64 carry = 1;
 
-	rg_units = 0;
+	rg_units_in = rg_units_out = 0;
 	rg_timed_run(g, 20000, cpu, &carry, &a);
-	rg_units = 64;
+	rg_units_in = in;
+	rg_units_out = out;
 	rg_timed_run(g, 20000, cpu, &carry, &b);
-	rg_units = save;
+	rg_units_in = rg_units_out = 0;
 	/* ps per unit = (b - a) ns * 1000 / (20000 * 64) */
-	per_unit_x1k = b.ns > a.ns ? div64_u64((b.ns - a.ns) * 1000, 20000ull * 64) : 0;
-	if (!per_unit_x1k)
-		per_unit_x1k = 1;
-	return (u32)min_t(u64, div64_u64((u64)duty_ns * 1000, per_unit_x1k), 1u << 20);
+	return b.ns > a.ns ? max_t(u64, div64_u64((b.ns - a.ns) * 1000, 20000ull * 64), 1) : 1;
+}
+
+/* Units for ns at ps per unit: at least one when ns is not 0 (as the user suite's calibration). */
+static u32 rg_units_for(u32 ns, u64 ps)
+{
+	return ns ? (u32)clamp_t(u64, div64_u64((u64)ns * 1000, ps), 1, 1u << 20) : 0;
+}
+
+/*
+ * Duty work units for both parts, each calibrated where it runs: inside the
+ * region and after it, after one untimed pass over both (a cold loop, or an
+ * emulator translating it, would count as work).
+ */
+static void rg_calibrate_units(int cpu)
+{
+	u32 in_ns = rg_duty_in();
+	u64 in_ps, out_ps;
+
+	rg_unit_ps(cpu, 64, 64);
+	in_ps = rg_unit_ps(cpu, 64, 0);
+	out_ps = rg_unit_ps(cpu, 0, 64);
+	rg_units_in = rg_units_for(in_ns, in_ps);
+	rg_units_out = rg_units_for(duty_ns - in_ns, out_ps);
 }
 
 static int rg_timed_thread(void *arg)
@@ -894,7 +929,7 @@ static int rg_timed_thread(void *arg)
 	u64 carry = t + 1;
 
 	if (t == 0 && duty_ns)
-		rg_units = rg_calibrate_units(cpu);
+		rg_calibrate_units(cpu);
 	/*
 	 * Untimed warm-up round. With run_ns, each thread doubles its run until
 	 * it takes an eighth of run_ns, and thread 0's rate sizes the runs.
@@ -1284,7 +1319,7 @@ out:
 /* CSV                                                                       */
 
 static const char rg_csv_header[] =
-	"suite,guard,role,scenario,threads,cpus,cpu,run,batch,duty_ns,duty_units,irqs_off,"
+	"suite,guard,role,scenario,threads,cpus,cpu,run,batch,duty_ns,duty_units,duty_in_ns,duty_in_units,irqs_off,"
 	"ns_total,ns_per_pair,cycles_total,ops,refusals,granted,while_held,at_level,"
 	"disturbed,discarded,expect,status,reason\n";
 
@@ -1323,7 +1358,7 @@ static void rg_format_reentry(unsigned int s, int m)
 
 	snprintf(scen, sizeof(scen), "%s-%s", rg_mode_name[m], defer ? "deferred" : "recursion");
 	if (x->skip) {
-		rg_out("kmod,%s,%s,%s,1,,,,%u,0,0,0,,,,0,0,,,,,,%s,skipped,\"%s\"\n", name,
+		rg_out("kmod,%s,%s,%s,1,,,,%u,0,0,,,0,,,,0,0,,,,,,%s,skipped,\"%s\"\n", name,
 		       rg_sel[s].g->role, scen, irq_iters, ex, x->skip);
 		return;
 	}
@@ -1351,7 +1386,7 @@ static void rg_format_reentry(unsigned int s, int m)
 		snprintf(why, sizeof(why),
 			 "expected the %s deferred to exit: %llu while held, %llu granted",
 			 rg_mode_name[m], x->while_held, x->granted);
-	rg_out("kmod,%s,%s,%s,1,\"%d\",%d,0,%u,0,0,0,,,,%llu,%llu,%llu,%llu,%llu,,,%s,%s,\"%s\"\n",
+	rg_out("kmod,%s,%s,%s,1,\"%d\",%d,0,%u,0,0,,,0,,,,%llu,%llu,%llu,%llu,%llu,,,%s,%s,\"%s\"\n",
 	       name, rg_sel[s].g->role, scen, x->cpu, x->cpu, irq_iters, x->attempts,
 	       x->refused, x->granted, x->while_held, x->at_level, ex,
 	       why[0] ? "error" : "ok", why);
@@ -1362,8 +1397,13 @@ static int rg_format(void)
 	const char *scen = irqs_on ? "loop" : "loop-irqsoff";
 	size_t rows = (size_t)rg_nsel * (runs * rg_ncpus + RG_M__COUNT + 1) + 4;
 	unsigned int s, r, t;
+	char din[12] = "", dinu[12] = "";	/* the duty split; empty: the pair loop ran */
 	int m;
 
+	if (duty_ns) {
+		snprintf(din, sizeof(din), "%u", rg_duty_in());
+		snprintf(dinu, sizeof(dinu), "%u", rg_units_in);
+	}
 	kvfree(rg_csv);
 	rg_csv_len = 0;
 	rg_csv_cap = rows * 360 + sizeof(rg_csv_header);
@@ -1376,14 +1416,14 @@ static int rg_format(void)
 		const char *role = rg_sel[s].g ? rg_sel[s].g->role : "n/a";
 
 		if (!rg_sel[s].g || rg_timed_skip(s)) {
-			rg_out("kmod,%s,%s,%s,%u,\"%*pbl\",,,%lu,%u,,%d,,,,0,0,,,,,,,skipped,\"%s\"\n",
+			rg_out("kmod,%s,%s,%s,%u,\"%*pbl\",,,%lu,%u,,%s,,%d,,,,0,0,,,,,,,skipped,\"%s\"\n",
 			       name, role, scen, rg_ncpus, cpumask_pr_args(rg_cpus), loops,
-			       duty_ns, !irqs_on, rg_timed_skip(s));
+			       duty_ns, din, !irqs_on, rg_timed_skip(s));
 			for (m = 0; irq_iters && m < RG_M__COUNT; m++)
 				if (rg_sel[s].g && !rg_sel[s].skip)
 					rg_format_reentry(s, m);
 				else
-					rg_out("kmod,%s,%s,%s-recursion,1,,,,%u,0,0,0,,,,0,0,,,,,,,skipped,\"%s\"\n",
+					rg_out("kmod,%s,%s,%s-recursion,1,,,,%u,0,0,,,0,,,,0,0,,,,,,,skipped,\"%s\"\n",
 					       name, role, rg_mode_name[m], irq_iters, rg_sel[s].skip);
 			continue;
 		}
@@ -1395,9 +1435,10 @@ static int rg_format(void)
 
 				if (RG_HAVE_CYCLES)
 					snprintf(cyc, sizeof(cyc), "%llu", x->cycles);
-				rg_out("kmod,%s,%s,%s,%u,\"%*pbl\",%d,%u,%llu,%u,%u,%d,%llu,%llu.%03llu,%s,%llu,%llu,,,,%d,%u,,ok,\n",
+				rg_out("kmod,%s,%s,%s,%u,\"%*pbl\",%d,%u,%llu,%u,%u,%s,%s,%d,%llu,%llu.%03llu,%s,%llu,%llu,,,,%d,%u,,ok,\n",
 				       name, role, scen, rg_ncpus, cpumask_pr_args(rg_cpus),
-				       rg_cpu_of[t], r, x->loops, duty_ns, rg_units, !irqs_on,
+				       rg_cpu_of[t], r, x->loops, duty_ns, rg_units_in + rg_units_out,
+				       din, dinu, !irqs_on,
 				       x->ns, div_u64(milli, 1000), milli % 1000, cyc,
 				       x->loops, x->refused, x->disturbed, rg_discarded[s]);
 			}
@@ -1446,10 +1487,11 @@ static int rg_run_all(void)
 	    !rg_re_results)
 		return -ENOMEM;
 	rg_have_results = false;
-	rg_units = 0;
+	rg_units_in = rg_units_out = 0;
 	rg_shuffle();
-	pr_info("run: %u guards, cpus %*pbl, loops=%lu run_ns=%lu runs=%u duty_ns=%u irqs_on=%d irq_iters=%u\n",
-		rg_nsel, cpumask_pr_args(rg_cpus), loops, run_ns, runs, duty_ns, irqs_on, irq_iters);
+	pr_info("run: %u guards, cpus %*pbl, loops=%lu run_ns=%lu runs=%u duty_ns=%u duty_in_ns=%u irqs_on=%d irq_iters=%u\n",
+		rg_nsel, cpumask_pr_args(rg_cpus), loops, run_ns, runs, duty_ns, rg_duty_in(), irqs_on,
+		irq_iters);
 	ret = rg_run_timed();
 	if (!ret && irq_iters)
 		ret = rg_run_reentry();

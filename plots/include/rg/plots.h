@@ -73,6 +73,14 @@ int rg_read_buffer(const char *name, const char *buf, size_t len,
 void rg_rows_free(struct rg_rows *rows);
 
 /*
+ * --unit cycles: every ns figure of each row (medians, spreads, deltas and
+ * their interval, latency percentiles, the per-round samples) divided by the
+ * row's ref_ns_per_cycle. A row without the reference gets n/a figures and
+ * no samples. Returns how many measured rows had no reference.
+ */
+size_t rg_rows_to_cycles(struct rg_rows *rows);
+
+/*
  * One run found in a directory: a result file, or a JSON with its CSV twin
  * (x.json beside x.csv: the same run; the JSON also has the samples).
  */
