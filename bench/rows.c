@@ -40,9 +40,18 @@ static void progress_line(struct suite *s, const struct bcase *c, const struct r
 
 	if (!isnan(cv))
 		snprintf(cvb, sizeof(cvb), "%5.2f%%", cv);
-	if (!isnan(r->delta_ns) && !own_base)
-		snprintf(dl, sizeof(dl), "  delta %+.3f [%+.3f, %+.3f]", r->delta_ns, r->delta_ci_lo,
-			 r->delta_ci_hi);
+	if (!isnan(r->delta_ns) && !own_base) {
+		char tag[16];
+
+		/* The interval's level follows it when it is below 95% (few rounds). */
+		if (isnan(r->delta_ci_lo))
+			snprintf(dl, sizeof(dl), "  delta %+.3f [n/a: %ld rounds]", r->delta_ns,
+				 r->repetitions);
+		else
+			snprintf(dl, sizeof(dl), "  delta %+.3f [%+.3f, %+.3f]%s", r->delta_ns,
+				 r->delta_ci_lo, r->delta_ci_hi,
+				 rg_ci_level_tag(r->delta_ci_level, tag, sizeof(tag)));
+	}
 	if (c->loop == LOOP_LAT)
 		snprintf(lat, sizeof(lat), "  batch %llu  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f",
 			 (unsigned long long)c->batch, r->lat_p90_ns, r->lat_p99_ns, r->lat_p999_ns,

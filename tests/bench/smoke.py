@@ -193,12 +193,18 @@ for j in measured:
         continue
     c.check(j["baseline"] == "noop", f"{where}: baseline {j['baseline']}")
     lo, d, hi = j["delta_ci_lo"], j["delta_ns"], j["delta_ci_hi"]
-    c.check(None not in (lo, d, hi) and lo <= d <= hi, f"{where}: delta {d} outside [{lo}, {hi}]")
+    nr = len(j["samples_ns"])
+    if nr >= 3:     # RG_CI_MIN_SAMPLES: the order-statistic interval and its exact level
+        c.check(None not in (lo, d, hi) and lo <= d <= hi, f"{where}: delta {d} outside [{lo}, {hi}]")
+    else:           # 1 or 2 rounds: the median difference, no interval, no level
+        c.check(d is not None and lo is None and hi is None and j["delta_ci_level"] is None,
+                f"{where}: {nr} rounds: delta {d} [{lo}, {hi}] level {j['delta_ci_level']}")
     for i, (x, b, dd) in enumerate(zip(j["samples_ns"], base["samples_ns"], j["samples_delta_ns"])):
         c.check(math.isclose(dd, x - b, rel_tol=1e-4, abs_tol=1e-5 * max(x, b)),
                 f"{where}: round {i}: delta {dd} != {x} - {b}")
     if j is base:
-        c.check(d == 0 and lo == 0 and hi == 0, f"{where}: noop against itself {d} [{lo}, {hi}]")
+        c.check(d == 0 and (lo, hi) == ((0, 0) if nr >= 3 else (None, None)),
+                f"{where}: noop against itself {d} [{lo}, {hi}]")
 for g, ns in rounds.items():
     c.check(ns == {REPS}, f"group {g}: round counts {ns}")
 print(f"bench.smoke: {len(rows)} rows, {sum(1 for x in rows if x['status'] == 'ok')} ok, "
