@@ -7,7 +7,9 @@
 # RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
 # RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds.
 # RG_TEST_ARM64_NATIVE=1 also runs both README commands in a Debian arm64 system under
-# qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh).
+# qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh;
+# RG_ROOTFS_RELEASE=trixie for Debian 13). RG_TEST_DISTRO=1 runs the README's first command
+# and this one in a pristine Debian 13 amd64 chroot (test distro.debian13_amd64, label distro).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
