@@ -104,7 +104,7 @@ fi
 # need is left out there unless arm64 is already a dpkg architecture; test.sh then skips it.
 cross=${RG_DEPS_CROSS:-1}
 if [[ $cross == 1 && $family == apt && $arch == amd64 && " $ID " == *" ubuntu "* && $mode == install ]] &&
-   ! dpkg --print-foreign-architectures | grep -qx arm64; then
+   [[ $'\n'$(dpkg --print-foreign-architectures)$'\n' != *$'\narm64\n'* ]]; then
 	echo "rgbench deps: cross left out: Ubuntu's archive has no arm64 packages (add the ports sources and 'dpkg --add-architecture arm64', then run again)"
 	cross=0
 fi
@@ -121,16 +121,18 @@ while read -r need fam rarch names; do
 	wanted+=("${ns[@]}")
 done < <(table)
 
+# (Output is read whole, never piped to grep -q: with pipefail, a writer cut off by SIGPIPE
+# would turn a match into a failure.)
 installed() {	# NAME
 	if [[ $family == apt ]]; then
-		dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+		[[ $(dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null) == *"install ok installed"* ]]
 	else
 		rpm -q --quiet "$1" 2>/dev/null
 	fi
 }
 available() {	# NAME: the release has a candidate for it
 	if [[ $family == apt ]]; then
-		apt-cache policy "$1" 2>/dev/null | grep -q '^  Candidate: [^(]'
+		[[ $'\n'$(apt-cache policy "$1" 2>/dev/null) =~ $'\n'"  Candidate: "[^\(] ]]
 	else
 		dnf -q info "$1" >/dev/null 2>&1
 	fi
@@ -171,7 +173,7 @@ SUDO=
 if [[ $(id -u) != 0 ]] && command -v sudo >/dev/null; then SUDO=sudo; fi
 apt_update() {
 	[[ $updated == 1 ]] && return 0
-	if [[ " ${wanted[*]} " == *":arm64"* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	if [[ " ${wanted[*]} " == *":arm64"* && $'\n'$(dpkg --print-foreign-architectures)$'\n' != *$'\narm64\n'* ]]; then
 		$SUDO dpkg --add-architecture arm64
 	fi
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq

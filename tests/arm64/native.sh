@@ -55,8 +55,10 @@ cleanup() {
   for p in /proc/[0-9]*; do
     [[ $(readlink "$p/root" 2>/dev/null) == "$root" ]] && kill -9 "${p#/proc/}" 2>/dev/null
   done
-  for m in var/cache/apt/archives etc/resolv.conf dev/pts dev proc sys; do
-    umount -l "$root/$m" 2>/dev/null  # -l: whole subtree
+  # Every mount under the root, deepest first, then the root (-l: a busy one goes when freed).
+  set +e
+  for m in $(awk -v d="$root/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null
   done
   umount -l "$root" 2>/dev/null
   rm -rf --one-file-system "$work"
@@ -88,7 +90,7 @@ echo "$me: Debian $rg_debver $rg_rarch in $rootfs ($how), commit ${commit:0:12}"
 cat >"$root/root/run-readme.sh" <<EOF
 set -u
 cd /root
-git -c advice.detachedHead=false clone -q rgbench.bundle rgbench || exit 10
+git -c advice.detachedHead=false -c init.defaultBranch=main clone -q rgbench.bundle rgbench || exit 10
 cd rgbench
 [ "\$(git rev-parse HEAD)" = "$commit" ] || exit 11
 t0=\$(date +%s)
