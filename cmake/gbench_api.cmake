@@ -36,7 +36,7 @@ elseif(RG_GB_ERROR_API)
   set(_how "Run::error_occurred/error_message (1.7 and earlier)")
 else()
   message(FATAL_ERROR "rgbench: Google Benchmark ${benchmark_VERSION} (${benchmark_DIR}) has neither "
-          "Run::skipped/skip_message nor Run::error_occurred/error_message; see CMakeFiles/CMakeError.log")
+          "Run::skipped/skip_message nor Run::error_occurred/error_message (the checks: CMakeFiles/CMakeConfigureLog.yaml or CMakeError.log)")
 endif()
 target_compile_definitions(rg_gbench PRIVATE RG_GB_HAS_SKIPPED=${RG_GB_HAS_SKIPPED})
 message(STATUS "rgbench: Google Benchmark ${benchmark_VERSION}: ${_how}")
