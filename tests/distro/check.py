@@ -51,7 +51,9 @@ def main():
     check(all(r["arch"] == "x86_64" for r in rows), "every row: arch x86_64")
     user = [r for r in rows if r["suite"] == "user"]
     for g in ("noop", "tls", "pcpu-xadd", "rseq", "racy-percpu"):
-        check(any(r["guard"] == g and r["status"] == "ok" for r in user), f"{g}: measured (status ok)")
+        # "noisy": measured, but the machine disturbed it (a shared VM); still a measurement.
+        check(any(r["guard"] == g and r["status"] in ("ok", "noisy") for r in user),
+              f"{g}: measured (status ok or noisy)")
     check(glob.glob(f"{home}/rgbench/results/*-plots/*.png") != [], "plots drawn")
     check(glob.glob(f"{home}/rgbench/results/*.md") != [], "report written")
 
