@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rg/input.h"
 #include "rg/platform.h"
 
 static hwloc_topology_t topo;
@@ -27,10 +28,6 @@ static int check_foreign(char *err, size_t errlen)
 
 	if (!src)
 		return 0;
-	if (xml && *xml && access(xml, R_OK)) {
-		snprintf(err, errlen, "HWLOC_XMLFILE=%s: %s", xml, strerror(errno));
-		return -1;
-	}
 	if (hwloc_topology_is_thissystem(topo) && !getenv("HWLOC_THISSYSTEM")) {
 		snprintf(err, errlen, "%s=%.200s: hwloc could not use it (malformed or inconsistent topology)",
 			 src, val);
@@ -49,10 +46,33 @@ bool rg_topo_foreign(void)
 	return topo && !hwloc_topology_is_thissystem(topo);
 }
 
+/*
+ * HWLOC_XMLFILE under the input policy, before hwloc opens it: a FIFO would
+ * block hwloc's read and /dev/zero would never end.
+ */
+static int check_xmlfile(char *err, size_t errlen)
+{
+	const char *xml = getenv("HWLOC_XMLFILE");
+	char why[256];
+	int fd;
+
+	if (!xml || !*xml)
+		return 0;
+	fd = rg_input_open(xml, RG_INPUT_MAX_BYTES, 0, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, errlen, "HWLOC_XMLFILE=%.200s: %s", xml, why);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 int rg_topo_init(char *err, size_t errlen)
 {
 	if (topo)
 		return 0;
+	if (check_xmlfile(err, errlen))
+		return -1;
 	if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
 		const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
 

@@ -293,7 +293,7 @@ static int get_csv(const struct opts *o, char **csv)
 	int ret;
 
 	if (o->from_raw) {
-		if (rg_kmod_read_file(o->from_raw, csv, err, sizeof(err))) {
+		if (rg_kmod_read_file(o->from_raw, 0, csv, err, sizeof(err))) {
 			rg_cl_error("%s", err);
 			return RG_EXIT_FAIL;
 		}

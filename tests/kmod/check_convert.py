@@ -151,6 +151,39 @@ with tempfile.TemporaryDirectory() as d:
     p = run("--from-raw", os.path.join(d, "missing.csv"), "--out", csv3)
     check(p.returncode == 1 and p.stderr.count("\n") == 1, f"missing: {p.returncode} {p.stderr!r}")
 
+    # The input policy (rg/input.h): no hang on a FIFO, no endless read of a
+    # device, a size cap, and a run index from the input never sizes the stack.
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    big = os.path.join(d, "big.csv")
+    with open(big, "wb") as f:
+        f.truncate(65 << 20)
+    for src, why in ((fifo, "not a regular file (a FIFO)"),
+                     ("/dev/zero", "not a regular file (a character device)"),
+                     (big, "file is 68157440 bytes, over the 64 MiB limit")):
+        try:
+            p = subprocess.run(tool + ["--from-raw", src, "--out", csv3], capture_output=True,
+                               text=True, timeout=60)
+            check(p.returncode == 1 and p.stderr == f"rgbench kmod: {src}: {why}\n",
+                  f"input {src}: {p.returncode} {p.stderr!r}")
+        except subprocess.TimeoutExpired:
+            errors.append(f"input {src}: hangs")
+        check(not os.path.exists(csv3), f"input {src}: output written")
+    os.unlink(fifo)
+    os.unlink(big)
+    hi = os.path.join(d, "hirun.csv")
+    with open(os.path.join(data, "raw_good.csv")) as f:
+        head = f.readline()
+    with open(hi, "w") as f:
+        f.write(head + 'kmod,noop,loop,1,"0",0,500000,1000,0,0,1000,1.000,3000,1000,0,,,,,ok,\n')
+    p = run("--from-raw", hi, "--quiet", "--out", csv3)
+    rows = list(csv.DictReader(open(csv3))) if os.path.exists(csv3) else []
+    check(p.returncode == 0 and len(rows) == 1 and rows[0]["repetitions"] == "1"
+          and close(rows[0]["ns_median"], 1.0), f"run 500000: {p.returncode} {p.stderr!r} {rows}")
+    for x in (hi, csv3):
+        if os.path.exists(x):
+            os.unlink(x)
+
     # Bad options: one line that starts with the program name, exit 2.
     for args in (["--loops", "x"], ["--runs", "0"], ["--guards", "a;b"], ["--nope"],
                  ["--kdir", "/x", "--module", "/y"], ["extra"], ["--batch", "0"],
