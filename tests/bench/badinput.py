@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Bad input: every flag's invalid values give one line on stderr, exit 2, and write nothing."""
 import os
-import tempfile
 
 import rgtest
 
@@ -69,7 +68,7 @@ if ncpus >= 1024:
     cases = [x for x in cases if x[0] != ["--cpus", "1023"]]
 
 for argv, want in cases:
-    tmp = tempfile.mkdtemp(prefix="rgbench-bad-")
+    tmp = rgtest.mkdtemp(prefix="rgbench-bad-")
     old = os.path.join(tmp, "old.csv")
     with open(old, "w") as f:
         f.write("OLD\n")

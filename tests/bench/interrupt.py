@@ -3,7 +3,6 @@
 import os
 import signal
 import subprocess
-import tempfile
 import time
 
 import rgtest
@@ -13,7 +12,7 @@ c = rgtest.Checker("bench.interrupt")
 ncpus = min(2, len(os.sched_getaffinity(0)))
 
 for sig, scenarios in ((signal.SIGINT, "threads"), (signal.SIGTERM, "pair,duty,nested")):
-    tmp = tempfile.mkdtemp(prefix="rgbench-int-")
+    tmp = rgtest.mkdtemp(prefix="rgbench-int-")
     out_csv, out_json = os.path.join(tmp, "r.csv"), os.path.join(tmp, "r.json")
     for p in (out_csv, out_json):
         with open(p, "w") as f:

@@ -5,7 +5,6 @@ import os
 import socket
 import stat
 import subprocess
-import tempfile
 import time
 
 import rgtest
@@ -31,7 +30,7 @@ def listing_of(d):
 
 
 # Item 1: an existing output that is not a regular file is refused before the run, unchanged.
-tmp = tempfile.mkdtemp(prefix="rgbench-out-")
+tmp = rgtest.mkdtemp(prefix="rgbench-out-")
 os.mkfifo(os.path.join(tmp, "fifo"))
 os.mkdir(os.path.join(tmp, "dir"))
 os.symlink("target.csv", os.path.join(tmp, "dangling.csv"))
@@ -70,7 +69,7 @@ c.check(os.path.islink(os.path.join(tmp, "link.csv")) and
 sock.close()
 
 # Item 2: one file for both outputs, however spelled, is refused before the run.
-tmp = tempfile.mkdtemp(prefix="rgbench-same-")
+tmp = rgtest.mkdtemp(prefix="rgbench-same-")
 os.mkdir(os.path.join(tmp, "sub"))
 for out, js in (("x.csv", "x.csv"), ("x.csv", "./x.csv"), ("sub/../x.csv", "x.csv"),
                 (os.path.join(tmp, "x.csv"), "x.csv")):
@@ -84,7 +83,7 @@ if "kmod" in subs:
     one_line(r, "are the same file", 2, "kmod --out x.csv --raw ./x.csv")
 
 # Item 9: the output name is checked before measuring; a legal 255-byte name is written.
-tmp = tempfile.mkdtemp(prefix="rgbench-name-")
+tmp = rgtest.mkdtemp(prefix="rgbench-name-")
 name_max = os.pathconf(tmp, "PC_NAME_MAX")
 long_csv = "a" * (name_max - 4) + ".csv"
 r = rgtest.run(a, *Q, "--out", long_csv, cwd=tmp, timeout=300)
@@ -109,7 +108,7 @@ for sub in [None] + subs:
 c.check(sorted(x for x in listing_of(tmp) if x != "ro") == [long_csv], f"left {listing_of(tmp)}")
 
 # Item 3: a second run on an output another run is writing fails at once; a stale lock is no lock.
-tmp = tempfile.mkdtemp(prefix="rgbench-lock-")
+tmp = rgtest.mkdtemp(prefix="rgbench-lock-")
 first = subprocess.Popen(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--no-bpf",
                                         "--repetitions", "3", "--min-time", "0.2",
                                         "--out", "r.csv", "--json", "r.json"),
@@ -136,7 +135,7 @@ c.check(r.returncode == 0 and r.stderr == "", f"stale lock: exit {r.returncode} 
 c.check(listing_of(tmp) == ["r.csv", "r.json"], f"stale lock: files {listing_of(tmp)}")
 
 # Item 13: default names never overwrite: runs started in the same second all keep their results.
-tmp = tempfile.mkdtemp(prefix="rgbench-default-")
+tmp = rgtest.mkdtemp(prefix="rgbench-default-")
 procs = [subprocess.Popen(rgtest.command(a, *Q), cwd=tmp, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True) for _ in range(3)]
 for p in procs:
