@@ -331,6 +331,8 @@ static void gb_flag(struct rg_bench_opts *o, char *a)
 		exit(RG_EXIT_USAGE);
 	if (!strncmp(a, "--benchmark_filter=", 19))
 		o->gb_filter = a + 19;
+	if (!strncmp(a, "--benchmark_out=", 16))
+		o->gb_out = a + 16;
 	o->gb_argv[o->gb_argc++] = a;
 }
 

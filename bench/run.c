@@ -13,6 +13,7 @@
 
 #include "command.h"
 #include "rg/env.h"
+#include "rg/gbench.h"
 #include "rg/platform.h"
 #include "rg/schema.h"
 
@@ -90,6 +91,17 @@ static int default_output(const char *base, char *csv, char *json, size_t len, b
 	return RG_EXIT_FAIL;
 }
 
+/* --out, --json and --benchmark_out under one check (rg_output_checkv). */
+static int check_outputs(const struct rg_bench_opts *o, char *err, size_t errlen)
+{
+	const char *paths[3] = { o->out_csv, o->want_json ? o->out_json : NULL, o->gb_out };
+
+	return rg_output_checkv(paths, 3, err, errlen);
+}
+
+/* results/ was created by this run: removed again when the run writes nothing. */
+static bool g_made_results;
+
 /*
  * Everything about the output is settled, and the names locked, before
  * measuring: --out (and --json FILE, or the JSON beside it), or the default
@@ -103,22 +115,29 @@ static int prepare_output(struct rg_bench_opts *o, const struct rg_env *env)
 	if (!o->out_csv[0]) {
 		bool made = !mkdir("results", 0755);
 
+		g_made_results = made;
 		if (!made && errno != EEXIST)
 			return rg_cl_error("cannot create results/: %s", strerror(errno));
 		default_base(base, sizeof(base), env);
 		rc = default_output(base, o->out_csv, o->out_json, sizeof(o->out_csv),
 				    o->out_json[0] != 0);
+		o->want_json = true;
+		if (!rc && o->gb_out) {
+			rg_output_release();
+			rc = check_outputs(o, err, sizeof(err));
+			if (rc)
+				fprintf(stderr, "rgbench: %s\n", err);
+		}
 		if (rc) {
 			if (made)
 				rmdir("results");
 			return rc;
 		}
-		o->want_json = true;
 		return RG_EXIT_OK;
 	}
 	if (o->want_json && !o->out_json[0])
 		json_beside(o->out_json, sizeof(o->out_json), o->out_csv);
-	rc = rg_output_check(o->out_csv, o->want_json ? o->out_json : NULL, err, sizeof(err));
+	rc = check_outputs(o, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "rgbench: %s\n", err);
 	return rc;
@@ -167,8 +186,17 @@ static int write_results(const struct rg_bench_opts *o, const struct rg_suite_cf
 	char err[PATH_MAX + 256];
 	size_t nerr = 0;
 
+	const char *gb_path, *gb_text;
+	size_t gb_len;
+
 	if (rg_results_write(rs, o->out_csv, o->want_json ? o->out_json : NULL, err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
+		return RG_EXIT_FAIL;
+	}
+	/* Google Benchmark's own report, kept in memory by the binding, the same way. */
+	gb_text = rg_gb_out_report(&gb_path, &gb_len);
+	if (gb_text && rg_output_write(gb_path, gb_text, gb_len, err, sizeof(err))) {
+		fprintf(stderr, "rgbench: --benchmark_out: %s\n", err);
 		return RG_EXIT_FAIL;
 	}
 	rg_output_release();
@@ -215,8 +243,11 @@ int rg_bench_run(struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 		run_bpf(o, cfg, hooks, &rs);
 	if (g_stop) {
 		fprintf(stderr, "rgbench: interrupted by %s; no results written\n",
-			g_stop == SIGINT ? "SIGINT" : "SIGTERM");
+			rg_cl_signal_name(g_stop));
 		rg_results_free(&rs);
+		rg_output_release();	/* the lock files go, then an empty results/ we made */
+		if (g_made_results)
+			rmdir("results");
 		return RG_EXIT_SIGNAL + g_stop;
 	}
 	rc = write_results(o, cfg, &rs);

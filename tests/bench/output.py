@@ -52,8 +52,10 @@ else:
     cases.append(("null", "not a regular file (a character device)"))
 for sub in [None] + subs:
     for path, want in cases:
-        for flag in ("--out", "--json"):
-            if sub is None:
+        for flag in ("--out", "--json") + (("--benchmark_out",) if sub is None else ()):
+            if flag == "--benchmark_out":
+                argv = Q + ["--out", "ok.csv", f"--benchmark_out={path}"]
+            elif sub is None:
                 argv = Q + ([flag, path] if flag == "--out" else ["--out", "ok.csv", flag, path])
             else:
                 argv = [sub, flag, path]
@@ -67,6 +69,21 @@ c.check(os.path.islink(os.path.join(tmp, "link.csv")) and
         os.readlink(os.path.join(tmp, "link.csv")) == "real.csv" and
         open(os.path.join(tmp, "real.csv")).read() == "OLD\n", "the link or its target changed")
 sock.close()
+
+# --benchmark_out goes through the same policy: the same file as --out is refused first; a
+# finished run publishes the library's report atomically, valid JSON, beside the results.
+tmp = rgtest.mkdtemp(prefix="rgbench-gbout-")
+r = rgtest.run(a, *Q, "--out", "r.csv", "--benchmark_out=./r.csv", cwd=tmp, timeout=120)
+one_line(r, "are the same file", 2, "--benchmark_out same as --out")
+c.check(listing_of(tmp) == [], f"--benchmark_out same as --out: files {listing_of(tmp)}")
+r = rgtest.run(a, *Q, "--out", "r.csv", "--benchmark_out=gb.json", cwd=tmp, timeout=120)
+c.check(r.returncode == 0 and listing_of(tmp) == ["gb.json", "r.csv"],
+        f"--benchmark_out: exit {r.returncode} {r.stderr!r} files {listing_of(tmp)}")
+try:
+    gb = json.load(open(os.path.join(tmp, "gb.json")))
+    c.check(len(gb["benchmarks"]) >= 2 and "context" in gb, f"--benchmark_out: {str(gb)[:200]}")
+except (OSError, ValueError, KeyError) as e:
+    c.check(False, f"--benchmark_out: not the library's JSON: {e}")
 
 # Item 2: one file for both outputs, however spelled, is refused before the run.
 tmp = rgtest.mkdtemp(prefix="rgbench-same-")
