@@ -300,10 +300,14 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 		rc = o->nduty = rg_cl_duty_list(flag, v, o->duty, o->duty_in, RG_MAX_DUTY, 100000);
 		break;
 	case RG_CL_O_OUT:
+		if (!*v)	/* not the default name: the user gave one, and it is empty */
+			return rg_cl_usage_error("--out: an empty file name"), -1;
 		snprintf(o->out_csv, sizeof(o->out_csv), "%s", v);
 		break;
 	case RG_CL_O_JSON:
 		o->want_json = true;
+		if (v && !*v)
+			return rg_cl_usage_error("--json: an empty file name"), -1;
 		if (v)
 			snprintf(o->out_json, sizeof(o->out_json), "%s", v);
 		break;

@@ -288,3 +288,16 @@ int rg_cl_option_error(int c, char *const *argv)
 		return rg_cl_usage_error("unknown option '-%c'", optopt);
 	return rg_cl_usage_error("unknown option '%s'", a);
 }
+
+int rg_cl_stdout_status(int rc)
+{
+	/* fflush() first: buffered output not yet written fails only now. */
+	int e = fflush(stdout) ? errno : 0;
+
+	if (!e && !ferror(stdout))
+		return rc;
+	if (rc == RG_EXIT_OK)
+		rc = rg_cl_error("cannot write the standard output: %s",
+				 e ? strerror(e) : "a write failed");
+	return rc;
+}

@@ -299,7 +299,7 @@ int rg_report_main(int argc, char **argv)
 	} else {
 		fwrite(buf, 1, blen, stdout);
 	}
-	ret = fflush(stdout) ? RG_EXIT_FAIL : RG_EXIT_OK;
+	ret = rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
 out:
 	if (err[0])
 		rg_cl_error("%s", err);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Bad input: every flag's invalid values give one line on stderr, exit 2, and write nothing."""
 import os
+import subprocess
 
 import rgtest
 
@@ -108,5 +109,32 @@ for sub in ("bpf", "kmod", "compare", "plot"):
         r = rgtest.run(a, sub)
         c.check(r.returncode == 1 and r.stderr.startswith(f"rgbench: {sub} not built: ") and
                 len(r.stderr.splitlines()) == 1, f"{sub}: {r.returncode} {r.stderr!r}")
+# Output lost on stdout is a failure of every command (one line, exit 1), --list, --plan and
+# --help included; and an empty --out or --json is a usage error, not the default name.
+tmp = rgtest.mkdtemp(prefix="rgbench-bad-")
+res = os.path.join(tmp, "r.csv")
+r = rgtest.run(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf", "--repetitions", "1",
+               "--min-time", "0.001", "--out", res, cwd=tmp, timeout=300)
+c.check(r.returncode == 0, f"a small run: {r.returncode} {r.stderr!r}")
+full_cases = [["--list"], ["--plan", "--quick"], ["--help"], ["compare", "--help"], ["report", "--help"],
+              ["kmod", "--help"], ["bpf", "--help"], ["compare", res, res], ["report", res]]
+lst = rgtest.run(a, "--list").stdout
+for argv in full_cases:
+    if f"{argv[0]} (not built)" in lst:
+        continue
+    with open("/dev/full", "w") as full:
+        p = subprocess.run(rgtest.command(a, *argv), stdout=full, stderr=subprocess.PIPE, text=True,
+                           cwd=tmp, timeout=120)
+    err = rgtest.EMULATED_WARNING.sub("", p.stderr)
+    prog = "rgbench " + argv[0] if argv[0][0] != "-" else "rgbench"
+    c.check(p.returncode == 1 and err == f"{prog}: cannot write the standard output: "
+            "No space left on device\n", f"{argv} >/dev/full: exit {p.returncode} {err!r}")
+for argv, want in ((["--out", ""], "--out: an empty file name"),
+                   (["--out", "x.csv", "--json", ""], "--json: an empty file name"),
+                   (["--out="], "--out: an empty file name")):
+    r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+    c.check(r.returncode == 2 and r.stderr.startswith(f"rgbench: {want}") and
+            len(r.stderr.splitlines()) == 1, f"{argv}: {r.returncode} {r.stderr!r}")
+c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"files left: {os.listdir(tmp)}")
 print(f"bench.badinput: {len(cases)} bad command lines checked")
 c.done()

@@ -94,6 +94,15 @@ int rg_cl_cpu_list(const char *flag, const char *s, int *out, int max);
 int rg_cl_names(const char *flag, const char *s, const char *const *names, int count,
 		bool *sel);
 
+/*
+ * The exit status after flushing stdout: rc, or RG_EXIT_FAIL after
+ * "<prog>: cannot write the standard output: <why>" when a write to stdout
+ * failed (>/dev/full, a closed pipe) and rc did not already say something
+ * worse. Every command returns through it (tools/rgbench.c), so --list,
+ * --plan and --help lose no output silently.
+ */
+int rg_cl_stdout_status(int rc);
+
 /* Seconds on CLOCK_MONOTONIC (never goes back; unrelated to wall time). */
 double rg_now_s(void);
 
