@@ -393,7 +393,55 @@ static int check_path(const char *path, struct out_id *id, char *err, size_t err
 	return 0;
 }
 
-int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen)
+/* The CSV/JSON twin of a result file's name (x.csv <-> x.json) into buf. 0, or -1 for neither. */
+static int twin_name(const char *path, char *buf, size_t size)
+{
+	size_t len = strlen(path);
+
+	if (len > 4 && !strcmp(path + len - 4, ".csv"))
+		return snprintf(buf, size, "%.*s.json", (int)(len - 4), path) < (int)size ? 0 : -1;
+	if (len > 5 && !strcmp(path + len - 5, ".json"))
+		return snprintf(buf, size, "%.*s.csv", (int)(len - 5), path) < (int)size ? 0 : -1;
+	return -1;
+}
+
+/* path names the same entry as id (same directory and name), or the same existing file. */
+static bool names_same(const char *path, const char *out, const struct out_id *id)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	struct stat a, b;
+
+	if (strlen(path) >= PATH_MAX)
+		return false;
+	base = split_path(path, dir, sizeof(dir));
+	if (!stat(dir, &a) && a.st_dev == id->dev && a.st_ino == id->ino && !strcmp(base, id->base))
+		return true;
+	return !stat(path, &a) && !stat(out, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* An output that would replace an input of the same command, or that input's twin. 0 or 2. */
+static int check_not_input(const char *out, const struct out_id *id, const char *const *in,
+			   size_t nin, char *err, size_t errlen)
+{
+	char twin[PATH_MAX];
+	struct stat st;
+
+	for (size_t k = 0; k < nin; k++) {
+		if (!in[k] || (!stat(in[k], &st) && S_ISDIR(st.st_mode)))
+			continue;
+		if (names_same(in[k], out, id))
+			return snprintf(err, errlen, "%s: is an input of this command (%s): "
+					"rgbench never replaces what it reads", out, in[k]), 2;
+		if (!twin_name(in[k], twin, sizeof(twin)) && names_same(twin, out, id))
+			return snprintf(err, errlen, "%s: is the CSV/JSON twin of the input %s: "
+					"rgbench never replaces what it reads", out, in[k]), 2;
+	}
+	return 0;
+}
+
+int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *in, size_t nin,
+			char *err, size_t errlen)
 {
 	struct out_id id[RG_MAX_OUTPUT_LOCKS];
 	int held = g_nlocks;
@@ -403,7 +451,8 @@ int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errle
 	for (size_t i = 0; i < n; i++) {
 		if (!paths[i])
 			continue;
-		if (check_path(paths[i], &id[i], err, errlen))
+		if (check_path(paths[i], &id[i], err, errlen) ||
+		    check_not_input(paths[i], &id[i], in, nin, err, errlen))
 			return 2;
 		for (size_t k = 0; k < i; k++)
 			if (paths[k] && id[k].dev == id[i].dev && id[k].ino == id[i].ino &&
@@ -421,6 +470,11 @@ int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errle
 		}
 	}
 	return 0;
+}
+
+int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen)
+{
+	return rg_output_checkv_in(paths, n, NULL, 0, err, errlen);
 }
 
 int rg_output_check(const char *csv, const char *json, char *err, size_t errlen)

@@ -327,7 +327,8 @@ int rg_kmod_main(int argc, char **argv)
 	outs[0] = o.out;
 	outs[1] = o.json;
 	outs[2] = o.raw;
-	ret = rg_output_checkv(outs, 3, why, sizeof(why));
+	/* Also never over --from-raw's file (or its twin): rgbench does not replace its input. */
+	ret = rg_output_checkv_in(outs, 3, &o.from_raw, 1, why, sizeof(why));
 	if (ret) {	/* RG_EXIT_USAGE: unusable path; RG_EXIT_FAIL: another run is writing it */
 		rg_cl_error("%s", why);
 		return ret;

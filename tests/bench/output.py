@@ -170,4 +170,32 @@ for x in csvs:
     c.check(all(r["run_id"] == doc["run_id"] for r in rows), f"{x}: CSV and JSON run ids differ")
     ids.add(doc["run_id"])
 c.check(len(ids) == 4, f"run ids {ids}")
+# Issue 19: an output never replaces an input of the same command (nor its CSV/JSON twin), and
+# report --out is refused like any output (device, FIFO, link): exit 2 with the reason, first.
+tmp = rgtest.mkdtemp(prefix="rgbench-inout-")
+r = rgtest.run(a, *Q, "--out", "in.csv", "--json", "in.json", cwd=tmp, timeout=120)
+c.check(r.returncode == 0, f"a small run: {r.returncode} {r.stderr!r}")
+os.mkfifo(os.path.join(tmp, "fifo"))
+os.symlink("in.json", os.path.join(tmp, "lnk"))
+keep = {n: open(os.path.join(tmp, n), "rb").read() for n in ("in.csv", "in.json")}
+raw = os.path.join(a.source, "tests/kmod/data/raw_good.csv")
+with open(os.path.join(tmp, "x.csv"), "wb") as f:
+    f.write(open(raw, "rb").read())
+keep["x.csv"] = open(os.path.join(tmp, "x.csv"), "rb").read()
+cases = [(["report", "in.json", "--out", "in.json"], "in.json: is an input of this command (in.json)"),
+         (["report", "in.json", "--out", "./in.csv"], "./in.csv: is the CSV/JSON twin of the input in.json"),
+         (["report", "in.csv", "--out", os.path.join(tmp, "in.csv")], "is an input of this command"),
+         (["report", "in.json", "--out", "fifo"], "fifo: exists and is not a regular file (a FIFO)"),
+         (["report", "in.json", "--out", "lnk"], "lnk: is a symbolic link"),
+         (["report", "in.json", "--out", "/dev/null"], "/dev/null: exists and is not a regular file")]
+if "kmod" in subs:
+    cases += [(["kmod", "--from-raw", "x.csv", "--out", "x.csv"], "x.csv: is an input of this command"),
+              (["kmod", "--from-raw", "x.csv", "--json", "x.json"], "x.json: is the CSV/JSON twin")]
+for argv, want in cases:
+    r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+    c.check(r.returncode == 2 and r.stderr.startswith(f"rgbench {argv[0]}: ") and want in r.stderr
+            and len(r.stderr.splitlines()) == 1, f"{argv}: exit {r.returncode} {r.stderr!r}")
+    for n, data in keep.items():
+        c.check(open(os.path.join(tmp, n), "rb").read() == data, f"{argv}: {n} changed")
+c.check(listing_of(tmp) == ["fifo", "in.csv", "in.json", "lnk", "x.csv"], f"in/out: left {listing_of(tmp)}")
 c.done()
