@@ -68,10 +68,12 @@ static int side_name(char *buf, size_t len, const char *path, const char *suffix
 
 int rg_output_tmp_name(char *buf, size_t len, const char *path)
 {
-	char sfx[32];
-
-	snprintf(sfx, sizeof(sfx), ".%d.tmp", (int)getpid());
-	return side_name(buf, len, path, sfx);
+	/*
+	 * A template: open_tmp() fills the X's with random characters and
+	 * creates the file exclusively, so a leftover of a killed run (a
+	 * predictable ".NAME.PID.tmp" plus PID reuse) can never fail a run.
+	 */
+	return side_name(buf, len, path, ".XXXXXX.tmp");
 }
 
 /* 0 when path does not exist or is a regular file; else why not to replace it. */
@@ -89,15 +91,24 @@ static int replaceable(const char *path)
 /* A fresh temporary file beside path, its name in tmp; NULL with -errno in *err. */
 static FILE *open_tmp(const char *path, char *tmp, size_t tmplen, int *err)
 {
+	mode_t mask;
 	FILE *f;
 	int fd;
 
 	*err = rg_output_tmp_name(tmp, tmplen, path);
 	if (*err)
 		return NULL;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = mkostemps(tmp, 4, O_CLOEXEC);	/* O_EXCL, mode 0600 */
 	if (fd < 0) {
 		*err = -errno;
+		return NULL;
+	}
+	mask = umask(022);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask)) {	/* what open(..., 0644) gave before */
+		*err = -errno;
+		close(fd);
+		unlink(tmp);
 		return NULL;
 	}
 	f = fdopen(fd, "w");

@@ -167,6 +167,28 @@ int main(void)
 	CHECK(rg_output_check(at(name), NULL, err, sizeof(err)) == 2 &&
 	      strstr(err, "file name longer than"), "NAME_MAX + 1: %s", err);
 
+	/*
+	 * A leftover temporary file of a killed run whose PID is ours now (the
+	 * old predictable ".NAME.PID.tmp"): the write still succeeds, with a
+	 * name of its own, and leaves the leftover alone.
+	 */
+	{
+		char old[64];
+		int n = entries();
+
+		snprintf(old, sizeof(old), ".left.csv.%d.tmp", (int)getpid());
+		fd = open(at(old), O_WRONLY | O_CREAT | O_EXCL, 0644);
+		CHECK(fd >= 0 && write(fd, "old", 3) == 3, "leftover");
+		close(fd);
+		CHECK(!rg_results_write(&rs, at("left.csv"), at("left.json"), err, sizeof(err)),
+		      "write beside a leftover: %s", err);
+		CHECK(entries() == n + 3, "leftover: %d entries, want %d", entries(), n + 3);
+		csv = slurp(at(old));
+		CHECK(csv && !strcmp(csv, "old"), "the leftover changed");
+		free(csv);
+		rg_output_release();
+	}
+
 	rg_results_free(&rs);
 	{
 		char cmd[128];
