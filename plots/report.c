@@ -13,6 +13,9 @@
 #include "rg/schema.h"
 #include "report.h"
 
+/* The narrowest page whose tables still fit (--width below it printed wider tables). */
+#define RP_MIN_WIDTH 60
+
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench report FILE|DIR... [--out report.md] [--width N] [--across-hosts]\n"
@@ -20,7 +23,8 @@ static void usage(FILE *f)
 	      "One page for a mail or a commit message: the machine, guards ranked by their\n"
 	      "difference against noop, the headline ratios, duty, threads, latency tail,\n"
 	      "BPF and module costs, plots beside it. --across-hosts: two machines side by\n"
-	      "side, guards paired by role. --width: wrap prose and fit tables (default 72).\n"
+	      "side, guards paired by role. --width: wrap prose and fit tables (60-400,\n"
+	      "default 72; the tables need 60 columns).\n"
 	      "--unit cycles: ns figures in reference cycles (each row's ns / its\n"
 	      "ref_ns_per_cycle); duty levels stay in ns. Default: ns.\n"
 	      "--include-noisy: keep rows whose status is noisy in the headline ratios\n"
@@ -83,7 +87,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		switch (opt) {
 		case 'o': o->out = optarg; break;
 		case 'w':
-			if (rg_cl_long("--width", optarg, 40, 400, &o->width))
+			if (rg_cl_long("--width", optarg, RP_MIN_WIDTH, 400, &o->width))
 				return RG_EXIT_USAGE;
 			break;
 		case 'a': o->across = true; break;

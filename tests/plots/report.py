@@ -187,7 +187,8 @@ def main():
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and not os.path.exists(out2)
               and not p.stdout, f"bad file: one line, exit 1, nothing written: {p.returncode} {p.stderr!r}")
         check(not [f for f in os.listdir(d) if ".tmp" in f], "no temporary file left")
-        for args, what in ((["report"], "no file"), (["report", arm, "--width", "10"], "width too small"),
+        for args, what in ((["report"], "no file"), (["report", arm, "--width", "10"], "width too small"), (["report", arm, "--width", "40"], "tables need 60"),
+                           (["report", arm, "--width", "59"], "tables need 60"),
                            (["report", arm, "--out", d], "--out a directory"), (["report", "--bogus", arm], "unknown option")):
             p = run(r, *args)
             check(p.returncode == 2 and p.stderr.startswith("rgbench report: ") and not p.stdout and
