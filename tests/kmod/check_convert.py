@@ -193,7 +193,7 @@ with tempfile.TemporaryDirectory() as d:
                  ["--duty", "10,20"], ["--duty", "600000+600000"], ["--duration", "11"],
                  ["--duration", "5min"], ["--threads", "4097"], ["--irq-iters", "10000001"],
                  ["--cpus", "3-1"], ["--cpus", "0,0"], ["--cpus", "1024"], ["--cpus", "0,,1"],
-                 ["--json"], ["-x"], ["--guards", "rctx,nosuch"], ["--guards", "loop"]):
+                 ["--json"], ["-x"], ["--guards", "rctx-kernel,nosuch"], ["--guards", "loop"]):
         p = run(*args)
         check(p.returncode == 2 and p.stderr.count("\n") == 1
               and p.stderr.startswith("rgbench kmod: "), f"{args}: {p.returncode} {p.stderr!r}")
@@ -206,10 +206,10 @@ with tempfile.TemporaryDirectory() as d:
         p = run(*args)
         check(all(w in p.stderr for w in words), f"{args}: message {p.stderr!r} lacks {words}")
     # --guards names are checked against the module source's own table before anything is built.
-    p = run("--guards", "rctx,nosuch", "--out", os.path.join(d, "g.csv"))
+    p = run("--guards", "rctx-kernel,nosuch", "--out", os.path.join(d, "g.csv"))
     check(p.stderr == "rgbench kmod: --guards: the module has no guard 'nosuch' (its guards: "
           "docs/kmod.md) (see rgbench kmod --help)\n", f"--guards nosuch: {p.stderr!r}")
-    p = run("--guards", "rctx,noop,pcpu-llsc,pcpu-lock-xadd", "--out", os.path.join(d, "g.csv"))
+    p = run("--guards", "rctx-kernel,noop,pcpu-llsc,pcpu-lock-xadd", "--out", os.path.join(d, "g.csv"))
     check(p.returncode != 2, f"--guards of both architectures refused: {p.returncode} {p.stderr!r}")
     if os.path.exists(os.path.join(d, "g.csv")):
         os.unlink(os.path.join(d, "g.csv"))
