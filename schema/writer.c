@@ -273,6 +273,7 @@ static int take_lock(const char *path, char *err, size_t errlen)
 	static bool registered;
 	char lock[PATH_MAX + 64], pid[32];
 	struct stat a, b;
+	ssize_t got;
 	int fd;
 
 	if (g_nlocks == RG_MAX_OUTPUT_LOCKS) {
@@ -292,7 +293,7 @@ static int take_lock(const char *path, char *err, size_t errlen)
 	for (int tries = 0; tries < 100; tries++) {
 		ssize_t n;
 
-		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
 		if (fd < 0) {
 			int e = errno;
 
@@ -327,6 +328,20 @@ static int take_lock(const char *path, char *err, size_t errlen)
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot lock %s: it keeps changing", path, lock);
 		errno = EAGAIN;
+		return 1;
+	}
+	/*
+	 * Never truncate a file rgbench did not create: an existing lock file
+	 * must be a regular file holding nothing or a dead holder's pid line.
+	 */
+	got = fstat(fd, &a) ? -1 : pread(fd, pid, sizeof(pid) - 1, 0);
+	pid[got > 0 ? got : 0] = '\0';
+	if (got < 0 || !S_ISREG(a.st_mode) || a.st_size >= (off_t)sizeof(pid) - 1 ||
+	    strspn(pid, "0123456789") + (got && pid[got - 1] == '\n') != (size_t)got) {
+		snprintf(err, errlen, "%s: %s is not an rgbench lock file (it is left alone: "
+			 "remove it or choose another output)", path, lock);
+		close(fd);
+		errno = EEXIST;
 		return 1;
 	}
 	/* Whatever a dead holder left in it, the file now says who holds it. */

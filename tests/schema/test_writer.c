@@ -189,6 +189,22 @@ int main(void)
 		rg_output_release();
 	}
 
+	/* A file named like a lock that rgbench did not write is neither truncated nor removed. */
+	fd = open(at(".mine.csv.lock"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CHECK(fd >= 0 && write(fd, "my notes\n", 9) == 9, "user's file");
+	close(fd);
+	CHECK(rg_output_check(at("mine.csv"), NULL, err, sizeof(err)) == 1 && errno == EEXIST &&
+	      strstr(err, "is not an rgbench lock file"), "foreign lock file: %s", err);
+	csv = slurp(at(".mine.csv.lock"));
+	CHECK(csv && !strcmp(csv, "my notes\n"), "the user's file changed");
+	free(csv);
+	/* A dead run's lock (a pid line) is taken over. */
+	fd = open(at(".dead.csv.lock"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CHECK(fd >= 0 && write(fd, "999999\n", 7) == 7, "dead lock");
+	close(fd);
+	CHECK(rg_output_check(at("dead.csv"), NULL, err, sizeof(err)) == 0, "dead lock: %s", err);
+	rg_output_release();
+
 	rg_results_free(&rs);
 	{
 		char cmd[128];
