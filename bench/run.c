@@ -37,6 +37,8 @@ static void default_base(char *buf, size_t len, const struct rg_env *env)
 		      (host[i] >= '0' && host[i] <= '9') || host[i] == '-' || host[i] == '.' ||
 		      host[i] == '_'))
 			host[i] = '_';
+	if (host[0] == '.')
+		host[0] = '_';	/* visible: a host name ".x" would hide the results */
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(buf, len, "results/%s-%s", host, ts);

@@ -5,6 +5,7 @@ import os
 import socket
 import stat
 import subprocess
+import sys
 import time
 
 import rgtest
@@ -198,4 +199,15 @@ for argv, want in cases:
     for n, data in keep.items():
         c.check(open(os.path.join(tmp, n), "rb").read() == data, f"{argv}: {n} changed")
 c.check(listing_of(tmp) == ["fifo", "in.csv", "in.json", "lnk", "x.csv"], f"in/out: left {listing_of(tmp)}")
+# Default names are visible and safe whatever the host name (a leading dot, '/', '$', bytes
+# that are not UTF-8): run in a UTS namespace of its own where that is allowed (root).
+if os.geteuid() == 0 and not a.emulator and subprocess.run(["unshare", "-u", "true"]).returncode == 0:
+    tmp = rgtest.mkdtemp(prefix="rgbench-host-")
+    code = ("import socket, os, sys; socket.sethostname(b'.h\\xc3(d/$n');"
+            "os.execv(sys.argv[1], sys.argv[1:])")
+    r = subprocess.run(["unshare", "-u", sys.executable, "-c", code, a.rgbench, *Q], cwd=tmp,
+                       capture_output=True, text=True, timeout=120)
+    names = listing_of(os.path.join(tmp, "results")) if os.path.isdir(os.path.join(tmp, "results")) else []
+    c.check(r.returncode == 0 and len(names) == 2 and all(n.startswith("_h__d__n-") for n in names),
+            f"host name '.h\\xc3(d/$n': exit {r.returncode} {r.stderr!r} names {names}")
 c.done()
