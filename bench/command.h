@@ -57,21 +57,26 @@ int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 void rg_bench_list(const struct rg_suite_cfg *cfg, const struct rg_bench_hooks *hooks);
 
 /*
- * profile.c: the machine's topology and the CPUs to use (cfg->cpus). -1 to
- * go on, or the exit status.
+ * profile.c, the plan step (the only place that reads the environment): the
+ * test switches and the topology source into cfg, then the machine's
+ * topology and the CPUs to use (cfg->cpus). -1 to go on, or the exit status.
  */
 int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg);
-/* The rest of cfg: the profile's rounds, chunk time and duty levels, unless overridden. */
-void rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg);
-/* rgbench --plan: rg_plan_print() for this machine or the foreign topology. */
-void rg_bench_plan(const struct rg_bench_opts *o, const struct rg_suite_cfg *cfg,
-		   const struct rg_bench_hooks *hooks);
+/*
+ * The rest of the plan: the profile's rounds, chunk time and duty levels
+ * unless overridden, the BPF part, the outputs' names (locked when lock: a
+ * run), and the usage errors only the whole plan can show (a
+ * --benchmark_filter that matches nothing). -1 to go on, or the exit status.
+ */
+int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
+		     const struct rg_bench_hooks *hooks, bool lock);
+/* outputs.c: the outputs' names into cfg (checked and locked when lock). 0, or the exit status. */
+int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bool lock);
 
 /*
- * run.c: name and lock the outputs, run the suite (and the BPF rows of the
- * default run), write the CSV and JSON. The exit status.
+ * run.c: run the plan: the suite (and the BPF rows of the default run),
+ * then the CSV and JSON. The exit status.
  */
-int rg_bench_run(struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
-		 const struct rg_bench_hooks *hooks);
+int rg_bench_run(const struct rg_suite_cfg *cfg);
 
 #endif /* RG_BENCH_COMMAND_H */

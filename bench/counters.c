@@ -23,18 +23,26 @@ static int quiet(enum libperf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+static bool cfg_software;
+static char cfg_sysfs_root[4096];
+
+void rg_counters_configure(bool software, const char *sysfs_root)
+{
+	cfg_software = software;
+	snprintf(cfg_sysfs_root, sizeof(cfg_sysfs_root), "%s", sysfs_root ? sysfs_root : "");
+}
+
 static const uint64_t config[2] = { PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS };
 
 /*
- * RG_COUNTERS_SOFTWARE=1 (tests only): count the software events cpu-clock
- * and task-clock in the two slots instead, so the open/enable/read/sum path
- * can be exercised on machines without a PMU. Rows then say so in `counters`.
+ * Software (tests only: the plan's RG_TEST_COUNTERS_SOFTWARE=1): count the
+ * software events cpu-clock and task-clock in the two slots instead, so the
+ * open/enable/read/sum path can be exercised on machines without a PMU. Rows
+ * then say so in `counters`.
  */
 static bool software_test(void)
 {
-	const char *e = getenv("RG_COUNTERS_SOFTWARE");
-
-	return e && !strcmp(e, "1");
+	return cfg_software;
 }
 
 static const uint64_t sw_config[2] = { PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK };
@@ -271,7 +279,7 @@ const char *rg_events_probe(void)
 {
 	static char why[480];
 	static int done;
-	const char *root = getenv("RG_SYSFS_ROOT");
+	const char *root = cfg_sysfs_root;
 	struct rg_events e;
 	int err;
 
@@ -301,6 +309,12 @@ const char *rg_events_probe(void)
 }
 
 #else /* !RG_HAVE_LIBPERF */
+
+void rg_counters_configure(bool software, const char *sysfs_root)
+{
+	(void)software;
+	(void)sysfs_root;
+}
 
 const char *rg_counters_kind(void)
 {

@@ -9,6 +9,12 @@
 #include "pmu_events.h"
 
 /*
+ * The plan's test switches, before any probe: software events in the two
+ * counter slots, and a fake sysfs root for the PMU event discovery ("": /).
+ */
+void rg_counters_configure(bool software, const char *sysfs_root);
+
+/*
  * Probe once whether this thread can count cycles and instructions in user
  * mode. NULL when it can; otherwise why not, in the words the `counters`
  * column uses ("n/a: no hardware PMU (cycles: ENOENT)", ...).
@@ -33,7 +39,7 @@ void rg_counters_close(struct rg_counters *c);
 
 /*
  * The extra core-PMU events of the `events` column (RG_PMU_WANTED, found in
- * sysfs under $RG_SYSFS_ROOT, see pmu_events.h), counted the same way.
+ * sysfs under the plan's RG_TEST_SYSFS_ROOT, see pmu_events.h), counted the same way.
  * rg_events_probe(): discover and trial-open once; NULL when they can be
  * counted (rg_events_list() names them), else "n/a: why".
  */

@@ -21,6 +21,7 @@ using benchmark::BenchmarkReporter;
 /* The format the user asked the library to print in, "" when none. */
 std::string g_format;
 size_t g_registered;
+bool g_list_only;	/* --benchmark_list_tests: the library lists instead of running */
 
 /*
  * A session may call RunSpecifiedBenchmarks() many times (rgbench runs one
@@ -175,6 +176,12 @@ int rg_gb_initialize(int *argc, char **argv)
 
 	/* --benchmark_out(_format) are the binding's (see g_out); the rest the library's. */
 	for (int i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], "--benchmark_list_tests") ||
+		    !strcmp(argv[i], "--benchmark_list_tests=true") ||
+		    !strcmp(argv[i], "--benchmark_list_tests=1"))
+			g_list_only = true;
+		else if (!strncmp(argv[i], "--benchmark_list_tests=", 23))
+			g_list_only = false;
 		if (!strncmp(argv[i], fmt, sizeof(fmt) - 1))
 			g_format = argv[i] + sizeof(fmt) - 1;
 		if (!strncmp(argv[i], out, sizeof(out) - 1) && argv[i][sizeof(out) - 1]) {
@@ -292,6 +299,26 @@ size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx)
 	std::cerr.rdbuf(saved);
 	if (n || err.str().rfind("Failed to match any benchmarks", 0) != 0)
 		std::cerr << err.str();
+	return n;
+}
+
+/* The library runs nothing when the display reporter refuses the context. */
+class CountOnly : public BenchmarkReporter {
+public:
+	bool ReportContext(const Context &) override { return false; }
+	void ReportRuns(const std::vector<Run> &) override {}
+};
+
+size_t rg_gb_count_selected(void)
+{
+	if (g_list_only)
+		return g_registered;	/* the library would print the list: the run lists them */
+	CountOnly rep;
+	std::ostringstream err;
+	std::streambuf *saved = std::cerr.rdbuf(err.rdbuf());
+	size_t n = benchmark::RunSpecifiedBenchmarks(&rep);
+
+	std::cerr.rdbuf(saved);
 	return n;
 }
 

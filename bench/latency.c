@@ -15,7 +15,7 @@
 #include "latency.h"
 #include "rg/percpu.h"
 #include "rg/schema.h"
-#include "suite.h"
+#include "suite_int.h"
 #include "rg/platform.h"
 
 uint64_t (*const rg_lat_loops[RG_GUARD__COUNT])(struct rg_guard *, uint64_t, uint64_t, uint64_t *) = {
@@ -93,15 +93,14 @@ static void measure_steps(double *step_ticks, double *overhead_ticks)
 	*overhead_ticks = (double)d[N / 2];
 }
 
-bool rg_lat_timer_probe(struct rg_lat_timer *t)
+bool rg_lat_timer_probe(struct rg_lat_timer *t, const char *force)
 {
-	const char *force = getenv("RGBENCH_LATENCY_UNUSABLE");
 	double step;
 
 	memset(t, 0, sizeof(*t));
 	t->hz = t->tick_ns = t->resolution_ns = t->overhead_ticks = t->overhead_ns = NAN;
 	if (force && *force) {
-		snprintf(t->why, sizeof(t->why), "timer unusable: %s (RGBENCH_LATENCY_UNUSABLE)", force);
+		snprintf(t->why, sizeof(t->why), "timer unusable: %s (RG_TEST_LATENCY_UNUSABLE)", force);
 		return false;
 	}
 #if defined(__x86_64__)
@@ -228,57 +227,24 @@ static uint64_t choose_batch(const struct rg_lat_timer *t, uint64_t (*loop)(stru
 	return b;
 }
 
-/* The role the suite gave the same guard's other rows (guards.def), if any. */
-static void copy_role(const struct rg_resultset *rs, struct rg_result *r)
+/* A row from the case's per-batch values of every round: the shared statistics, percentiles, histogram. 0, or -ENOMEM. */
+int lat_fill_row(struct rg_result *r, const struct bcase *c)
 {
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct rg_result *o = &rs->rows[i];
-
-		if (o != r && !strcmp(o->suite, "user") && !strcmp(o->guard, r->guard) &&
-		    strcmp(o->role, "n/a") && o->role[0]) {
-			snprintf(r->role, sizeof(r->role), "%s", o->role);
-			return;
-		}
-	}
-}
-
-static int emit_skips(const struct rg_suite_cfg *cfg, struct rg_resultset *rs, const char *why)
-{
-	for (int id = 0; id < RG_GUARD__COUNT; id++) {
-		const char *gwhy = NULL;
-		struct rg_result *r;
-
-		if (!cfg->guard[id] && id != RG_GUARD_noop)
-			continue;
-		if (!rg_guard_available(&rg_guards[id], &gwhy))
-			why = gwhy ? gwhy : why;
-		r = rg_results_skip(rs, "user", rg_guards[id].name, "latency", "%s", why);
-		if (!r)
-			return -ENOMEM;
-		copy_role(rs, r);
-		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
-		snprintf(r->events, sizeof(r->events), "n/a: not run");
-	}
-	return 0;
-}
-
-/* Fill r from the per-batch values v (sorted in place). */
-static int fill_row(struct rg_result *r, double *v, size_t n, uint64_t batch)
-{
-	double lo[RG_LAT_HIST_BINS], hi[RG_LAT_HIST_BINS], sum = 0, sq = 0;
+	double lo[RG_LAT_HIST_BINS], hi[RG_LAT_HIST_BINS];
 	uint64_t cnt[RG_LAT_HIST_BINS] = { 0 }, outc[RG_LAT_HIST_BINS];
-	size_t nb = 0;
+	size_t nb = 0, n = c->ndist;
+	double *v = malloc((n ? n : 1) * sizeof(*v));
+	int rc;
 
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, c->dist, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_double);
-	for (size_t i = 0; i < n; i++) {
-		cnt[rg_lat_hist_bin(v[i])]++;
-		sum += v[i];
-	}
-	r->repetitions = (long)n;
-	r->ns_mean = sum / (double)n;
 	for (size_t i = 0; i < n; i++)
-		sq += (v[i] - r->ns_mean) * (v[i] - r->ns_mean);
-	r->ns_stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : NAN;
+		cnt[rg_lat_hist_bin(v[i])]++;
+	r->repetitions = (long)n;
+	r->ns_mean = rg_stat_mean(v, n);
+	r->ns_stddev = rg_stat_stddev(v, n);
 	r->ns_min = v[0];
 	r->ns_max = v[n - 1];
 	r->ns_cv = r->ns_mean > 0 ? r->ns_stddev / r->ns_mean : NAN;
@@ -290,7 +256,7 @@ static int fill_row(struct rg_result *r, double *v, size_t n, uint64_t batch)
 	r->mops_median = r->ns_median > 0 ? 1e3 / r->ns_median : NAN;
 	r->mops_mean = r->ns_mean > 0 ? 1e3 / r->ns_mean : NAN;
 	r->mops_per_thread = r->mops_median;
-	r->batch = (long)batch;
+	free(v);
 	for (int k = 0; k < RG_LAT_HIST_BINS; k++) {
 		if (!cnt[k])
 			continue;
@@ -298,110 +264,116 @@ static int fill_row(struct rg_result *r, double *v, size_t n, uint64_t batch)
 		hi[nb] = rg_lat_hist_hi(k);
 		outc[nb++] = cnt[k];
 	}
-	return rg_result_set_lat_hist(r, lo, hi, outc, nb);
+	rc = rg_result_set_lat_hist(r, lo, hi, outc, nb);
+	return rc;
 }
 
-int rg_latency_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
+/* Batches per round and in the warm-up. */
+#define LAT_BATCHES_PER_ROUND	20000
+#define LAT_WARM_BATCHES	1000
+
+/*
+ * The LOOP_LAT kind, once per group: the counter probed and measured on the
+ * group's CPU (once per run), or every case skipped saying why.
+ */
+int lat_prepare(struct suite *s, struct bcase **set, size_t n)
 {
-	const uint64_t nb = 20000 * (uint64_t)(cfg->repetitions > 0 ? cfg->repetitions : 5);
-	const uint64_t warm = 1000;
-	struct rg_lat_timer t;
-	uint64_t *ticks;
-	double *v;
-	int cpu = cfg->cpus[0], nrun = 0, ntotal = 0, rc = 0;
-	char err[200];
+	const struct rg_suite_cfg *cfg = s->cfg;
+	int cpu = set[0]->cpus[0];
+	char err[200], why[240];
+	struct rg_lat_timer *t;
 
 	if (cfg->progress)
 		fprintf(cfg->progress, "rgbench: latency: measuring the counter on CPU %d\n", cpu);
 	if (rg_topo_pin_self(cpu, err, sizeof(err))) {
-		char why[240];
-
 		snprintf(why, sizeof(why), "cannot pin: %s", err);
-		return emit_skips(cfg, rs, why) ? -1 : 0;
+		for (size_t i = 0; i < n; i++)
+			suite_skip_case(set[i], "%s", why);
+		return 0;
 	}
-	if (!rg_lat_timer_probe(&t)) {
+	if (!s->lat) {
+		s->lat = malloc(sizeof(*s->lat));
+		if (!s->lat)
+			return -1;
+		rg_lat_timer_probe(s->lat, cfg->test_lat_unusable);
+	}
+	rg_topo_unpin_self();
+	t = s->lat;
+	if (!t->usable) {
 		if (cfg->progress)
-			fprintf(cfg->progress, "rgbench: skipping latency: %s\n", t.why);
-		rg_topo_unpin_self();
-		return emit_skips(cfg, rs, t.why) ? -1 : 0;
+			fprintf(cfg->progress, "rgbench: skipping latency: %s\n", t->why);
+		for (size_t i = 0; i < n; i++)
+			suite_skip_case(set[i], "%s", t->why);
+		return 0;
 	}
-	snprintf(rs->timer.source, sizeof(rs->timer.source), "%s", t.source);
-	rs->timer.hz = t.hz;
-	rs->timer.resolution_ns = t.resolution_ns;
-	rs->timer.overhead_ns = t.overhead_ns;
+	snprintf(s->rs->timer.source, sizeof(s->rs->timer.source), "%s", t->source);
+	s->rs->timer.hz = t->hz;
+	s->rs->timer.resolution_ns = t->resolution_ns;
+	s->rs->timer.overhead_ns = t->overhead_ns;
 	if (cfg->progress)
 		fprintf(cfg->progress,
 			"rgbench: latency timer: %s, %.3f MHz%s: tick %.3g ns, resolution (smallest step seen between two reads) %.3g ns, overhead %.3g ns per timed region (subtracted); interrupted batches stay in the tail\n",
-			t.source, t.hz / 1e6, RG_ARCH_X86_64 ? " (measured against CLOCK_MONOTONIC_RAW)" :
+			t->source, t->hz / 1e6, RG_ARCH_X86_64 ? " (measured against CLOCK_MONOTONIC_RAW)" :
 			" (CNTFRQ_EL0: a fixed-frequency timer, not core cycles)",
-			t.tick_ns, t.resolution_ns, t.overhead_ns);
-	ticks = malloc((nb > 2000 ? nb : 2000) * sizeof(*ticks));
-	v = malloc(nb * sizeof(*v));
-	if (!ticks || !v) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (int id = 0; id < RG_GUARD__COUNT; id++)
-		ntotal += cfg->guard[id] || id == RG_GUARD_noop;
-	rg_percpu_thread_init();
-	for (int id = 0; id < RG_GUARD__COUNT && !*cfg->stop; id++) {
-		const struct rg_guard_info *gi = &rg_guards[id];
-		const char *why = NULL;
-		struct rg_result *r;
-		struct rg_guard g;
-		uint64_t batch, refused = 0;
+			t->tick_ns, t->resolution_ns, t->overhead_ns);
+	return 0;
+}
 
-		if (!cfg->guard[id] && id != RG_GUARD_noop)
+/*
+ * One run of each case, pinned to its CPU: the calibration run sizes the
+ * batch and warms up; a round times LAT_BATCHES_PER_ROUND batches, keeps
+ * their ns per pair (c->dist) and their mean as the round's sample.
+ */
+int lat_run(struct suite *s, struct bcase **set, size_t n, bool calib)
+{
+	const struct rg_lat_timer *t = s->lat;
+	const uint64_t nb = LAT_BATCHES_PER_ROUND;
+	uint64_t *ticks = malloc(nb * sizeof(*ticks));
+	char err[200];
+	int rc = 0;
+
+	if (!ticks)
+		return -1;
+	for (size_t i = 0; i < n && !*s->cfg->stop; i++) {
+		struct bcase *c = set[i];
+		uint64_t (*loop)(struct rg_guard *, uint64_t, uint64_t, uint64_t *) = rg_lat_loops[c->gi->id];
+		struct attempt *a = &c->cur;
+		double *nd, sum = 0;
+
+		memset(a, 0, sizeof(*a));
+		if (rg_topo_pin_self(c->cpus[0], err, sizeof(err))) {
+			suite_case_fail(c, err);
 			continue;
-		nrun++;
-		if (!rg_guard_available(gi, &why)) {
-			r = rg_results_skip(rs, "user", gi->name, "latency", "%s", why);
-			if (!r) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			copy_role(rs, r);
-			snprintf(r->counters, sizeof(r->counters), "n/a: not run");
-			snprintf(r->events, sizeof(r->events), "n/a: not run");
+		}
+		c->seen_cpu[0] = rg_percpu_thread_init();
+		c->reported = true;
+		if (calib) {
+			/* sizing and warm-up are not part of the row */
+			c->batch = choose_batch(t, loop, &c->g, ticks, &a->refusals);
+			(void)loop(&c->g, c->batch, LAT_WARM_BATCHES, ticks);
+			a->cpu_ns = a->wall_ns = 1;
+			a->ok = true;
 			continue;
 		}
-		if (rg_guard_init(&g, 0)) {
-			rc = -ENOMEM;
-			goto out;
+		a->refusals = loop(&c->g, c->batch, nb, ticks);
+		nd = realloc(c->dist, (c->ndist + nb) * sizeof(*nd));
+		if (!nd) {
+			rc = -1;
+			break;
 		}
-		/* sizing and warm-up are not part of the row */
-		batch = choose_batch(&t, rg_lat_loops[id], &g, ticks, &refused);
-		(void)rg_lat_loops[id](&g, batch, warm < nb ? warm : nb, ticks);
-		refused = rg_lat_loops[id](&g, batch, nb, ticks);
-		rg_guard_fini(&g);
-		r = rg_results_add(rs, "user", gi->name, "latency");
-		if (!r) {
-			rc = -ENOMEM;
-			goto out;
+		c->dist = nd;
+		for (uint64_t b = 0; b < nb; b++) {
+			nd[c->ndist + b] = batch_ns(t, ticks[b], c->batch);
+			sum += nd[c->ndist + b];
 		}
-		for (uint64_t b = 0; b < nb; b++)
-			v[b] = batch_ns(&t, ticks[b], batch);
-		r->threads = 1;
-		copy_role(rs, r);
-		snprintf(r->pinning, sizeof(r->pinning), "hwloc");
-		snprintf(r->cpus, sizeof(r->cpus), "%d", cpu);
-		snprintf(r->counters, sizeof(r->counters), "n/a: the latency scenario uses the timer only");
-		snprintf(r->events, sizeof(r->events), "n/a: the latency scenario uses the timer only");
-		r->refusals = refused;
-		r->ops = nb * batch;
-		if (fill_row(r, v, nb, batch)) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		if (cfg->progress)
-			fprintf(cfg->progress,
-				"[lat %2d/%d] %-36s batch %5llu  p50 %7.3f  p90 %7.3f  p99 %7.3f  p99.9 %8.3f  max %9.3f ns/pair\n",
-				nrun, ntotal, gi->name, (unsigned long long)batch, r->lat_p50_ns,
-				r->lat_p90_ns, r->lat_p99_ns, r->lat_p999_ns, r->lat_max_ns);
+		c->ndist += nb;
+		a->cpu_ns = a->wall_ns = sum / (double)nb;
+		a->mops = a->cpu_ns > 0 ? 1e3 / a->cpu_ns : NAN;
+		a->ratio = 1;	/* interrupted batches stay in the tail: never re-run */
+		a->ops = nb * c->batch;
+		a->ok = true;
 	}
-out:
 	rg_topo_unpin_self();
 	free(ticks);
-	free(v);
-	return rc ? -1 : nrun;
+	return rc;
 }

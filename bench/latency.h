@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The latency scenario: each guard's pair loop timed in small batches with the cheap counter, as a distribution. */
+/* The latency loop kind's parts: the per-guard timed loops, the cheap counter, percentiles and the histogram. */
 #ifndef RG_BENCH_LATENCY_H
 #define RG_BENCH_LATENCY_H
 
@@ -10,8 +10,6 @@
 #include "rg/guard.h"
 #include "rg/registry.h"
 
-struct rg_suite_cfg;
-struct rg_resultset;
 
 /*
  * Per guard id in guards.def (bench/latency_loop.c.in, one translation unit
@@ -42,10 +40,10 @@ struct rg_lat_timer {
 /*
  * Probe and measure the counter: invariant-TSC check (CPUID 0x80000007
  * EDX[8]) and rate against CLOCK_MONOTONIC_RAW on x86-64, CNTFRQ_EL0 on arm64,
- * then resolution and overhead. RGBENCH_LATENCY_UNUSABLE=<reason> in the
- * environment forces the unusable path (tests). Returns t->usable.
+ * then resolution and overhead. A non-empty force (the plan's test switch
+ * RG_TEST_LATENCY_UNUSABLE) forces the unusable path. Returns t->usable.
  */
-bool rg_lat_timer_probe(struct rg_lat_timer *t);
+bool rg_lat_timer_probe(struct rg_lat_timer *t, const char *force);
 
 /*
  * Log-bucketed histogram of ns per pair: bin 0 is [0, RG_LAT_HIST_MIN_NS),
@@ -61,14 +59,5 @@ double rg_lat_hist_hi(int bin);		/* INFINITY for the last bin */
 
 /* p in [0, 100] of sorted v[0..n-1], nearest rank (a value that occurred). NAN when n == 0. */
 double rg_lat_percentile(const double *sorted, size_t n, double p);
-
-/*
- * The scenario: for every selected guard, one pinned thread on cfg->cpus[0],
- * batches sized so that one tick is under 1% of a batch and the counter's
- * overhead under a quarter of it (16 pairs at least), 20000 * repetitions
- * batches after a warm-up; one "latency" row per guard (skipped rows when
- * the guard or the counter cannot run here). 0, or -ENOMEM.
- */
-int rg_latency_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs);
 
 #endif /* RG_BENCH_LATENCY_H */

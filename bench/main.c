@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* rgbench [options]: the userspace suite's command, one step after another (cli.c, profile.c, run.c). */
+/* rgbench [options]: the userspace suite's command, one step after another: options (cli.c), plan (profile.c, outputs.c), run (run.c). */
 #include <stdlib.h>
 
 #include "command.h"
+#include "plan.h"
 #include "rg/platform.h"
 
 int rg_bench_main(int argc, char **argv, const struct rg_bench_hooks *hooks)
@@ -21,12 +22,14 @@ int rg_bench_main(int argc, char **argv, const struct rg_bench_hooks *hooks)
 		rg_bench_list(&cfg, hooks);
 		return RG_EXIT_OK;
 	}
-	rg_bench_profile(&o, &cfg);
+	rc = rg_bench_profile(&o, &cfg, hooks, !o.plan);
+	if (rc >= 0)
+		return rc;
 	if (o.plan) {
-		rg_bench_plan(&o, &cfg, hooks);
+		rg_plan_print(stdout, &cfg);
 		return RG_EXIT_OK;
 	}
-	rc = rg_bench_run(&o, &cfg, hooks);
+	rc = rg_bench_run(&cfg);
 	if (rc == RG_EXIT_OK) {
 		rg_topo_fini();
 		free(o.gb_argv);

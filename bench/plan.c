@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* rgbench --plan: the benchmarks the options select, their CPUs and an estimated wall time, without running anything. */
+/* rgbench --plan: the plan printed, the benchmarks it selects (built by the scenarios' ops table, not run), their CPUs and an estimated wall time. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "plan.h"
 #include "rg/registry.h"
-#include "suite.h"
+#include "suite_int.h"
 #include "rg/platform.h"
 
 /*
@@ -109,51 +109,35 @@ static void line(struct planner *p, const char *name, const char *skip, int thre
 		note ? "  " : "", note ? note : "");
 }
 
-/* The rows only a machine with more than one package can show (bench/xpkg.c). */
-static void cross_package(struct planner *p)
+/* What the plan holds beyond the benchmarks: outputs, the cycle reference, test switches. */
+static void plan_run(FILE *f, const struct rg_suite_cfg *cfg)
 {
-	const struct rg_suite_cfg *cfg = p->cfg;
-	int a = cfg->cpus[0], b = -1;
-	struct rg_topo_where w0, w = { 0 };
-	double reps = cfg->repetitions > 0 ? cfg->repetitions : 5;
-	double min_time = cfg->min_time > 0 ? cfg->min_time : 0.02;
-
-	if (rg_topo_count(0) < 2 || rg_topo_where(a, &w0)) {
-		fprintf(p->f, "  (none: one package)\n");
-		return;
-	}
-	for (int i = 1; i < cfg->ncpus && b < 0; i++)
-		if (!rg_topo_where(cfg->cpus[i], &w) && w.package != w0.package && !w.smt)
-			b = cfg->cpus[i];
-	for (int id = 0; id < RG_GUARD__COUNT; id++) {
-		const struct rg_guard_info *gi = &rg_guards[id];
-		const char *why = NULL;
-		int pair[2] = { a, b };
-		char name[96];
-
-		if (!cfg->guard[id] || !(gi->needs & RG_NEEDS_PIN))
-			continue;
-		if (rg_guard_available(gi, &why))
-			why = NULL;
-		snprintf(name, sizeof(name), "user/local-slots/%s/t1", gi->name);
-		line(p, name, why, 1, pair, reps * min_time * 1.05, NULL);
-		snprintf(name, sizeof(name), "user/remote-slots/%s/t1", gi->name);
-		line(p, name, why, 1, pair, reps * min_time * 1.05, "slots on another package's NUMA node");
-		for (int packed = 1; packed >= 0; packed--) {
-			snprintf(name, sizeof(name), "user/falseshare-xpkg-%s/%s/t2", packed ? "packed" : "padded",
-				 gi->name);
-			line(p, name, why ? why : b < 0 ? "no core on another package" : NULL, 2, pair,
-			     reps * (min_time * 1.05 + 2e-4), NULL);
-		}
-	}
+	fprintf(f, "outputs: %s%s%s%s\n", cfg->out_csv, cfg->out_json[0] ? ", " : "", cfg->out_json,
+		cfg->out_default ? " (-2, -3, ... when taken at the start)" : "");
+	fprintf(f, "cycle reference: a chain of dependent adds, one more case in every group's rounds; rows noisy when it moves more than %.0f%%\n",
+		RG_REF_MAX_MOVE * 100);
+	if (cfg->test_disturb || cfg->test_xpkg || cfg->test_lat_unusable[0] ||
+	    cfg->test_counters_software || cfg->test_sysfs_root[0])
+		fprintf(f, "test switches:%s%s%s%s%s%s%s%s\n",
+			cfg->test_disturb == RG_DISTURB_FIRST ? " RG_TEST_DISTURB=first" :
+			cfg->test_disturb == RG_DISTURB_EVERY ? " RG_TEST_DISTURB=every" :
+			cfg->test_disturb == RG_DISTURB_REF ? " RG_TEST_DISTURB=ref" : "",
+			cfg->test_xpkg ? " RG_TEST_XPKG=1" : "",
+			cfg->test_lat_unusable[0] ? " RG_TEST_LATENCY_UNUSABLE=" : "",
+			cfg->test_lat_unusable,
+			cfg->test_counters_software ? " RG_TEST_COUNTERS_SOFTWARE=1" : "",
+			cfg->test_sysfs_root[0] ? " RG_TEST_SYSFS_ROOT=" : "", cfg->test_sysfs_root, "");
 }
 
-double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, const char *source)
+double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 {
 	struct planner p = { .f = f, .cfg = cfg };
-	char topo[256], cl[4096];
-	int maxt = cfg->ncpus;
+	char topo[256], cl[4096], source[1100];
+	struct suite s = { .cfg = cfg };
 
+	snprintf(source, sizeof(source), "%s%.1000s", cfg->topo_xml[0] ? "HWLOC_XMLFILE=" :
+		 cfg->topo_synthetic[0] ? "HWLOC_SYNTHETIC=" : "this machine",
+		 cfg->topo_xml[0] ? cfg->topo_xml : cfg->topo_synthetic);
 	rg_topo_describe(topo, sizeof(topo));
 	if (strlen(source) > 90)
 		fprintf(f, "rgbench --plan: topology %.80s...: %s\n", source, topo);
@@ -167,76 +151,40 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 		RG_ARCH_X86_64 ? "x86-64" : "arm64");
 	if (cfg->scenario[RG_SC_duty] && cfg->nduty)
 		p.est += EST_DUTY_CAL_S * cfg->nduty;
+	if (suite_build(&s, cfg)) {
+		fprintf(f, "rgbench --plan: out of memory\n");
+		return NAN;
+	}
+	p.est += s.ngroups * gb_case_s(cfg, 1);	/* the cycle reference: a case per group */
 	for (int sc = 0; sc < RG_SC__COUNT; sc++) {
+		int n = 0;
+
 		if (!cfg->scenario[sc])
 			continue;
 		fprintf(f, "%s:\n", rg_scenario_names[sc]);
-		if (sc == RG_SC_xpkg) {
-			cross_package(&p);
-			continue;
-		}
-		if (sc == RG_SC_latency)
-			p.est += EST_LAT_TIMER_S;
-		for (int id = 0; id < RG_GUARD__COUNT; id++) {
-			const struct rg_guard_info *gi = &rg_guards[id];
-			const char *why = NULL;
-			char name[192];
+		for (size_t i = 0; i < s.n; i++) {
+			const struct bcase *c = &s.c[i];
 
-			if (!cfg->guard[id] && id != RG_GUARD_noop)
+			if (c->sc != sc || c->loop == LOOP_REF)
 				continue;
-			if (rg_guard_available(gi, &why))
-				why = NULL;
-			switch (sc) {
-			case RG_SC_pair:
-			case RG_SC_nested:
-				if (sc == RG_SC_pair && id == RG_GUARD_noop && cfg->native_noop)
-					line(&p, "user/pair-native-cxx/noop/t1", NULL, 1, cfg->cpus,
-					     gb_case_s(cfg, 1), NULL);
-				snprintf(name, sizeof(name), "user/%s/%s/t1", rg_scenario_names[sc], gi->name);
-				line(&p, name, why, 1, cfg->cpus, gb_case_s(cfg, 1), NULL);
-				break;
-			case RG_SC_duty:
-				for (int d = 0; d < cfg->nduty; d++) {
-					snprintf(name, sizeof(name), "user/duty/%s/t1/duty:%d", gi->name,
-						 cfg->duty_ns[d]);
-					line(&p, name, why, 1, cfg->cpus, gb_case_s(cfg, 1), NULL);
-				}
-				break;
-			case RG_SC_threads:
-				for (int k = 0; k < cfg->nthread_counts; k++) {
-					int t = cfg->thread_counts[k];
-
-					snprintf(name, sizeof(name), "user/threads/%s/t%d", gi->name, t);
-					line(&p, name, why, t, cfg->cpus, gb_case_s(cfg, t), NULL);
-				}
-				break;
-			case RG_SC_falseshare:
-				for (int packed = 1; packed >= 0; packed--) {
-					const char *w = why;
-
-					if (!w && maxt < 2)
-						w = "needs at least 2 CPUs";
-					else if (!w && !(gi->needs & RG_NEEDS_PIN) && id != RG_GUARD_noop)
-						w = "not a per-CPU guard: slot layout does not apply";
-					snprintf(name, sizeof(name), "user/%s/%s/t%d",
-						 packed ? "falseshare-packed" : "falseshare-padded", gi->name, maxt);
-					line(&p, name, w, maxt, cfg->cpus, gb_case_s(cfg, maxt), NULL);
-				}
-				break;
-			case RG_SC_xpkg:
-				break;
-			case RG_SC_latency:
-				snprintf(name, sizeof(name), "user/latency/%s/t1", gi->name);
-				line(&p, name, why, 1, cfg->cpus,
-				     EST_LAT_GUARD_S * (cfg->repetitions > 0 ? cfg->repetitions : 5) / 5.0,
-				     "20000 x repetitions batches");
-				break;
-			}
+			if (c->loop == LOOP_LAT && !n)
+				p.est += EST_LAT_TIMER_S;
+			n++;
+			if (c->loop == LOOP_LAT)
+				line(&p, c->name, c->skipped ? c->reason : NULL, 1, c->cpus,
+				     EST_LAT_GUARD_S * cfg->repetitions / 5.0, "20000 x repetitions batches");
+			else
+				line(&p, c->name, c->skipped ? c->reason : NULL, c->threads, c->cpus,
+				     gb_case_s(cfg, c->threads),
+				     c->remote ? "slots on another package's NUMA node" : NULL);
 		}
+		if (!n && sc == RG_SC_xpkg)
+			fprintf(f, "  (none: one package)\n");
 	}
-	if (with_bpf && geteuid() != 0) {
+	suite_free(&s);
+	if (cfg->bpf_why && !strcmp(cfg->bpf_why, "needs root")) {
 		fprintf(f, "bpf: not run (the default run measures BPF as root only)\n");
-	} else if (with_bpf) {
+	} else if (cfg->bpf_run) {
 		double per = cfg->min_time >= 0.2 ? 6.0 : 1.2;	/* --full: 5 s + 1 s warm-up; else 1 + 0.2 */
 
 		fprintf(f, "bpf (root only; rgbench bpf for details):\n  about %d rows of %.1f s on CPU %d\n",
@@ -253,6 +201,7 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, con
 		cpu_where(cfg->cpus, big, where, sizeof(where));
 		fprintf(f, "largest thread count %d: cpus %s (%s)\n", big, cl, where);
 	}
+	plan_run(f, cfg);
 	fprintf(f, "rgbench: plan: %d benchmarks (%d skipped), estimated %.0f s (%.1f min)\n", p.n,
 		p.nskip, p.est, p.est / 60);
 	return p.est;

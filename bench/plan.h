@@ -9,12 +9,13 @@
 struct rg_suite_cfg;
 
 /*
- * Print every benchmark cfg selects (the same cases rg_suite_run() builds,
- * the latency rows, the BPF rows when with_bpf), the CPUs each would use and
- * the estimated wall time, then one summary line
+ * Print the plan: the topology source, every benchmark cfg selects (the same
+ * cases rg_suite_run() builds, the BPF rows when planned), the CPUs each
+ * would use and the estimated wall time, the outputs, the cycle reference and
+ * any test switch, then one summary line
  *   "rgbench: plan: N benchmarks, estimated S s (M min)".
  * Runs nothing. Returns the estimate in seconds.
  */
-double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg, bool with_bpf, const char *source);
+double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg);
 
 #endif /* RG_BENCH_PLAN_H */

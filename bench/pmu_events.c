@@ -237,7 +237,7 @@ size_t rg_pmu_discover(const char *root, const char *wanted, struct rg_pmu_event
 
 	memset(out, 0, sizeof(*out));
 	if (snprintf(devdir, sizeof(devdir), "%s" DEVICES, root ? root : "") >= 3000) {
-		snprintf(out->why, sizeof(out->why), "n/a: RG_SYSFS_ROOT is too long");
+		snprintf(out->why, sizeof(out->why), "n/a: RG_TEST_SYSFS_ROOT is too long");
 		return 0;
 	}
 	if (!find_core_pmu(devdir, out->pmu, sizeof(out->pmu))) {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* rgbench's profiles (--quick, default, --full) and CPU placement: the options turned into the suite's struct rg_suite_cfg. */
+/* The plan step: the environment, the profiles (--quick, default, --full), CPU placement, the BPF part and the outputs turned into the suite's struct rg_suite_cfg. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "command.h"
+#include "counters.h"
 #include "plan.h"
 #include "rg/gbench.h"
 #include "rg/platform.h"
@@ -17,18 +19,54 @@ static const int prof_reps[3] = { 5, 11, 21 };
 /* As --duty spells them: each level with the default split (rg_cl_duty_list). */
 static const char *const prof_duty[3] = { "0,50", "0,10,50,200", "0,10,50,200,1000" };
 
+/* An environment variable, "" when unset. */
+static const char *env_str(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v ? v : "";
+}
+
+/*
+ * Everything the run takes from the environment, read here once into the
+ * plan (docs/bench.md, "Test switches"): the topology source (hwloc's own
+ * names) and the RG_TEST_* switches. Nothing below the plan calls getenv().
+ */
+static void plan_env(struct rg_suite_cfg *cfg)
+{
+	const char *d = env_str("RG_TEST_DISTURB");
+
+	snprintf(cfg->topo_xml, sizeof(cfg->topo_xml), "%s", env_str("HWLOC_XMLFILE"));
+	if (!cfg->topo_xml[0])
+		snprintf(cfg->topo_synthetic, sizeof(cfg->topo_synthetic), "%s",
+			 env_str("HWLOC_SYNTHETIC"));
+	cfg->test_disturb = !strcmp(d, "first") ? RG_DISTURB_FIRST : !strcmp(d, "every") ?
+			    RG_DISTURB_EVERY : !strcmp(d, "ref") ? RG_DISTURB_REF : RG_DISTURB_NONE;
+	cfg->test_xpkg = !strcmp(env_str("RG_TEST_XPKG"), "1");
+	snprintf(cfg->test_lat_unusable, sizeof(cfg->test_lat_unusable), "%s",
+		 env_str("RG_TEST_LATENCY_UNUSABLE"));
+	cfg->test_counters_software = !strcmp(env_str("RG_TEST_COUNTERS_SOFTWARE"), "1");
+	snprintf(cfg->test_sysfs_root, sizeof(cfg->test_sysfs_root), "%s",
+		 env_str("RG_TEST_SYSFS_ROOT"));
+	rg_topo_set_source(cfg->topo_xml, cfg->topo_synthetic);
+	rg_counters_configure(cfg->test_counters_software, cfg->test_sysfs_root);
+}
+
 int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 {
 	static int order[RG_MAX_CPUS];
 	char err[PATH_MAX + 256];
 	int norder;
 
+	plan_env(cfg);
 	if (rg_topo_init(err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
 		return o->plan ? RG_EXIT_USAGE : RG_EXIT_FAIL;	/* --plan: a bad topology file */
 	}
-	if (rg_topo_foreign() && !o->plan && !o->list)
+	if (rg_topo_foreign() && !o->plan && !o->list) {
+		rg_topo_fini();
 		rg_bench_die_usage("the topology comes from HWLOC_XMLFILE/HWLOC_SYNTHETIC (another machine): only --plan and --list use it");
+	}
 	norder = rg_topo_order(order, RG_MAX_CPUS);
 	if (o->ncpus) {
 		for (int i = 0; i < o->ncpus; i++)
@@ -48,7 +86,27 @@ int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 	return -1;
 }
 
-void rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
+/* The default run's BPF part: run it, or why not (NULL: not a default run). */
+static void plan_bpf(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
+		     const struct rg_bench_hooks *hooks)
+{
+	static volatile sig_atomic_t stop;
+
+	cfg->stop = &stop;
+	if (!rg_bench_default_run(o))
+		return;
+	if (!hooks || !hooks->bpf_default)
+		cfg->bpf_why = "rg_bpf not built";
+	else if (geteuid() != 0)
+		cfg->bpf_why = "needs root";
+	else
+		cfg->bpf_run = hooks->bpf_default;
+	/* Short BPF durations except in --full: the default suite has to finish within a minute on a 2-core machine. */
+	cfg->bpf_quick = o->profile != 2;
+}
+
+int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
+		     const struct rg_bench_hooks *hooks, bool lock)
 {
 	const int p = o->profile;
 
@@ -84,15 +142,12 @@ void rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 	cfg->batch = (uint64_t)o->batch;
 	cfg->native_noop = true;
 	cfg->progress = o->quiet ? NULL : rg_gb_library_display() ? stderr : stdout;
+	cfg->filter = o->gb_filter;
+	plan_bpf(o, cfg, hooks);
+	if (cfg->filter && rg_suite_count(cfg) == 0)
+		rg_bench_die_usage("--benchmark_filter=%s matches no benchmark that runs here "
+				   "(names: user/<guard>/<scenario>..., see --benchmark_list_tests=true)",
+				   cfg->filter);
+	return rg_bench_outputs(o, cfg, lock) ?: -1;
 }
 
-void rg_bench_plan(const struct rg_bench_opts *o, const struct rg_suite_cfg *cfg,
-		   const struct rg_bench_hooks *hooks)
-{
-	const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
-	char src[300];
-
-	snprintf(src, sizeof(src), "%s%.250s", rg_topo_foreign() ? (xml && *xml ? "HWLOC_XMLFILE=" :
-		 "HWLOC_SYNTHETIC=") : "this machine", rg_topo_foreign() ? (xml && *xml ? xml : syn) : "");
-	rg_plan_print(stdout, cfg, rg_bench_default_run(o) && hooks && hooks->bpf_default, src);
-}

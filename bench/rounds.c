@@ -1,14 +1,116 @@
 // SPDX-License-Identifier: MIT
-/* The rounds: each group's cases calibrated, then measured in interleaved rounds in a fresh random order, disturbed runs re-run. */
+/* The one measuring path: the loop kinds' ops table, each group's cases (cycle reference included) calibrated, then measured in interleaved rounds in a fresh random order, disturbed runs re-run. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+#include <sys/resource.h>
+
 #include "rg/cmdline.h"
 #include "rg/platform.h"
 #include "suite_int.h"
+
+/* ---- the loop kinds ------------------------------------------------------ */
+
+/* duty: the work units are calibrated right before the group's rounds, not once for the whole run. */
+static int duty_prepare(struct suite *s, struct bcase **set, size_t n)
+{
+	uint32_t in, out;
+
+	rg_suite_duty_units(s->cfg->cpus[0], set[0]->duty_in_ns, set[0]->duty_ns - set[0]->duty_in_ns,
+			    &in, &out);
+	rg_topo_unpin_self();
+	for (size_t i = 0; i < n; i++) {
+		set[i]->work = in + out;
+		set[i]->work_in = in;
+	}
+	return 0;
+}
+
+static long ivcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+/*
+ * The cycle reference: one thread pinned to its CPU runs the dependent add
+ * chain, one call per chunk (no call inside the chain), stamped with CPU
+ * time, wall time and involuntary switches like every case. cur.cpu_ns is ns
+ * per add. The calibration run doubles the chunk until it lasts min_time.
+ */
+static int ref_run(struct suite *s, struct bcase **set, size_t n, bool calib)
+{
+	static volatile uint64_t sink;
+	char err[200];
+
+	for (size_t i = 0; i < n; i++) {
+		struct bcase *c = set[i];
+		struct attempt *a = &c->cur;
+		uint64_t adds = calib ? c->batch : c->chunk;
+		double cpu, wall;
+		long iv0;
+
+		memset(a, 0, sizeof(*a));
+		if (rg_topo_pin_self(c->cpus[0], err, sizeof(err))) {
+			suite_case_fail(c, err);
+			continue;
+		}
+		for (;;) {
+			iv0 = ivcsw();
+			cpu = ts_ns(CLOCK_THREAD_CPUTIME_ID);
+			wall = ts_ns(CLOCK_MONOTONIC);
+			sink = rg_ref_chain(adds / RG_REF_ADDS_PER_ITER, sink);
+			wall = ts_ns(CLOCK_MONOTONIC) - wall;
+			cpu = ts_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+			a->iv = ivcsw() - iv0;
+			if (!calib || cpu >= s->cfg->min_time * 1e9 || adds >= (1ull << 40))
+				break;
+			adds *= 2;
+		}
+		c->seen_cpu[0] = c->cpus[0];
+		c->reported = true;
+		a->cpu_ns = cpu / (double)adds;
+		a->wall_ns = wall / (double)adds;
+		a->mops = (double)adds / wall * 1e3;
+		a->ratio = wall > 0 ? cpu / wall : 0;
+		a->ops = adds;
+		a->ok = cpu > 0 && wall > 0;
+	}
+	rg_topo_unpin_self();
+	return 0;
+}
+
+const struct loop_kind_ops loop_kinds[LOOP__COUNT] = {
+	[LOOP_PAIR] = { .name = "pair", .run = suite_run_set },
+	[LOOP_DUTY] = { .name = "duty", .prepare = duty_prepare, .run = suite_run_set },
+	[LOOP_NESTED] = { .name = "nested", .run = suite_run_set },
+	[LOOP_NATIVE] = { .name = "native", .run = suite_run_set },
+	[LOOP_LAT] = { .name = "latency", .prepare = lat_prepare, .run = lat_run,
+		       .no_counters = "n/a: the latency scenario uses the timer only" },
+	[LOOP_REF] = { .name = "ref", .run = ref_run },
+};
+
+/* One run of each case of set[0..n) in that order: consecutive cases of one kind go to its run together. */
+static int run_mixed(struct suite *s, struct bcase **set, size_t n, bool calib)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && set[j]->loop == set[i]->loop; j++)
+			;
+		if (set[i]->loop == LOOP_NATIVE || set[i]->loop <= LOOP_NESTED) {
+			/* the library's kinds share one registration */
+			for (j = i + 1; j < n && (set[j]->loop == LOOP_NATIVE || set[j]->loop <= LOOP_NESTED); j++)
+				;
+		}
+		if (loop_kinds[set[i]->loop].run(s, set + i, j - i, calib))
+			return -1;
+	}
+	return 0;
+}
 
 static uint64_t rng_next(uint64_t *x)
 {
@@ -41,9 +143,16 @@ static int push(double **v, size_t n, double x)
 }
 
 /* Keep the case's last run as this round's sample. */
-static int commit(struct bcase *c, bool disturbed)
+static int commit(struct suite *s, struct bcase *c, bool disturbed)
 {
-	const struct attempt *a = &c->cur;
+	struct attempt *a = &c->cur;
+
+	/* RG_TEST_DISTURB=ref (tests): the reference's last round twice as slow as its slowest before. */
+	if (c->loop == LOOP_REF && s->cfg->test_disturb == RG_DISTURB_REF && c->nrep &&
+	    c->nrep + 1 == (size_t)s->cfg->repetitions) {
+		for (size_t i = 0; i < c->nrep; i++)
+			a->cpu_ns = fmax(a->cpu_ns, 2 * c->ns[i]);
+	}
 
 	if (push(&c->ns, c->nrep, a->cpu_ns) || push(&c->wall, c->nrep, a->wall_ns) ||
 	    push(&c->mops, c->nrep, a->mops)) {
@@ -79,7 +188,7 @@ static int run_round(struct suite *s, struct bcase **set, size_t n)
 	for (int attempt = 0; n && !*s->cfg->stop; attempt++) {
 		size_t again = 0;
 
-		if (suite_run_set(s, set, n, false))
+		if (run_mixed(s, set, n, false))
 			return -1;
 		for (size_t i = 0; i < n; i++) {
 			struct bcase *c = set[i];
@@ -90,7 +199,8 @@ static int run_round(struct suite *s, struct bcase **set, size_t n)
 				continue;
 			}
 			/* RG_TEST_DISTURB: one fake involuntary switch, for the tests. */
-			if (s->fake_disturb == 2 || (s->fake_disturb == 1 && attempt == 0))
+			if (s->cfg->test_disturb == RG_DISTURB_EVERY ||
+			    (s->cfg->test_disturb == RG_DISTURB_FIRST && attempt == 0))
 				c->cur.iv++;
 			disturbed = c->cur.ratio < RG_SUITE_MIN_CPU_WALL || c->cur.iv > 0;
 			if (disturbed && attempt < RG_SUITE_RETRIES) {
@@ -98,7 +208,7 @@ static int run_round(struct suite *s, struct bcase **set, size_t n)
 				set[again++] = c;
 				continue;
 			}
-			if (commit(c, disturbed))
+			if (commit(s, c, disturbed))
 				return -1;
 		}
 		n = again;
@@ -106,58 +216,96 @@ static int run_round(struct suite *s, struct bcase **set, size_t n)
 	return 0;
 }
 
-/* The group's C-binding noop: every row's baseline. */
+/* The group's C-binding noop: its rows' default baseline. */
 struct bcase *suite_group_noop(struct suite *s, int group)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->c[i].group == group && s->c[i].gi->id == RG_GUARD_noop &&
-		    s->c[i].loop != LOOP_NATIVE && !s->c[i].skipped)
+		    s->c[i].loop != LOOP_NATIVE && s->c[i].loop != LOOP_REF && !s->c[i].skipped)
 			return &s->c[i];
 	return NULL;
+}
+
+struct bcase *suite_group_ref(struct suite *s, int group)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->c[i].group == group && s->c[i].loop == LOOP_REF)
+			return &s->c[i];
+	return NULL;
+}
+
+/* Each loop kind of the group prepares once (duty calibration, the latency counter). */
+static int prepare_kinds(struct suite *s, struct bcase **set, size_t n)
+{
+	bool done[LOOP__COUNT] = { false };
+
+	for (size_t i = 0; i < n; i++) {
+		enum loop_kind k = set[i]->loop;
+		size_t m = 0;
+
+		if (done[k] || !loop_kinds[k].prepare)
+			continue;
+		done[k] = true;
+		/* the kind's cases first, in order (set[] is rebuilt below) */
+		for (size_t j = i; j < n; j++)
+			if (set[j]->loop == k) {
+				struct bcase *t = set[i + m];
+
+				set[i + m] = set[j];
+				set[j] = t;
+				m++;
+			}
+		if (loop_kinds[k].prepare(s, set + i, m))
+			return -1;
+	}
+	return 0;
+}
+
+/* The group's cases that can run, cycle reference last; how many are benchmarks (not the reference). */
+static size_t group_set(struct suite *s, int group, struct bcase **set, size_t *n, bool active)
+{
+	size_t nb = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct bcase *c = &s->c[i];
+
+		if (c->group != group || (active ? !c->active : c->skipped))
+			continue;
+		set[(*n)++] = c;
+		nb += c->loop != LOOP_REF;
+	}
+	return nb;
 }
 
 int suite_run_group(struct suite *s, int group, struct bcase **set)
 {
 	const struct rg_suite_cfg *cfg = s->cfg;
-	size_t n = 0, first = SIZE_MAX;
-	struct bcase *base = suite_group_noop(s, group);
-	uint32_t in = 0, out = 0;
+	size_t n, nb = group_set(s, group, set, &n, false), nactive = 0;
 	double last_tick;
 	bool long_group;
 
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->c[i].group != group)
-			continue;
-		first = first == SIZE_MAX ? i : first;
-		if (!s->c[i].skipped)
-			set[n++] = &s->c[i];
-	}
-	if (!n || *cfg->stop)
+	if (!nb || *cfg->stop)
 		return 0;
-	if (set[0]->loop == LOOP_DUTY) {
-		/* Calibrated right before the group's rounds, not once for the whole run. */
-		rg_suite_duty_units(cfg->cpus[0], set[0]->duty_in_ns,
-				    set[0]->duty_ns - set[0]->duty_in_ns, &in, &out);
-		rg_topo_unpin_self();
-		for (size_t i = 0; i < n; i++) {
-			set[i]->work = in + out;
-			set[i]->work_in = in;
-		}
-	}
+	if (prepare_kinds(s, set, n))
+		return -1;
+	nb = group_set(s, group, set, &n, false);	/* a kind's prepare may skip cases */
+	if (!nb)
+		return 0;
 	if (cfg->progress) {
 		fprintf(cfg->progress, "rgbench: %s: %zu benchmarks in %d interleaved rounds",
-			set[0]->loop == LOOP_NATIVE ? "pair" : set[0]->scenario, n, cfg->repetitions);
+			set[0]->loop == LOOP_NATIVE ? "pair" : set[0]->scenario, nb, cfg->repetitions);
 		if (set[0]->loop == LOOP_DUTY)
 			fprintf(cfg->progress, " (duty %ld ns target, %ld+%ld in+out: %u+%u work units)",
 				set[0]->duty_ns, set[0]->duty_in_ns, set[0]->duty_ns - set[0]->duty_in_ns,
-				in, out);
+				set[0]->work_in, set[0]->work - set[0]->work_in);
 		if (set[0]->threads > 1)
 			fprintf(cfg->progress, " (%d threads)", set[0]->threads);
 		fputc('\n', cfg->progress);
 		fflush(cfg->progress);
 	}
-	/* Calibration and warm-up: the library finds a run of at least min_time. */
-	if (suite_run_set(s, set, n, true))
+	/* Calibration and warm-up: each kind finds a run of at least min_time. */
+	if (run_mixed(s, set, n, true))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct bcase *c = set[i];
@@ -176,16 +324,17 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 		if (c->chunk < c->batch)
 			c->chunk = c->batch;
 		c->active = true;
+		nactive += c->loop != LOOP_REF;
 	}
-	long_group = (double)n * cfg->repetitions * cfg->min_time > 5;
+	if (!nactive)
+		return 0;	/* all filtered out: not even the reference runs */
+	long_group = (double)nb * cfg->repetitions * cfg->min_time > 5;
 	last_tick = rg_now_s();
 	for (int r = 0; r < cfg->repetitions && !*cfg->stop; r++) {
-		size_t m = 0;
+		size_t m;
 
 		/* run_round() reorders and reuses set[]: take the group afresh. */
-		for (size_t i = first; i < s->n; i++)
-			if (s->c[i].group == group && s->c[i].active)
-				set[m++] = &s->c[i];
+		group_set(s, group, set, &m, true);
 		if (run_round(s, set, m))
 			return -1;
 		/* Long groups (--full, slow guards) say where they are every few seconds. */
@@ -200,9 +349,5 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 			}
 		}
 	}
-	for (size_t i = first; i < s->n && !*cfg->stop; i++)
-		if (s->c[i].group == group && !s->c[i].skipped && s->c[i].reported)
-			suite_progress_line(s, &s->c[i], base);
 	return 0;
 }
-

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* What a measured case becomes: its progress line and its result row (samples, paired delta against noop, counters). */
+/* The one row producer: what every measured case becomes (samples with the shared statistics, paired delta, cycle reference, counters) and its progress line. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rg/schema.h"
 #include "suite_int.h"
@@ -16,13 +17,18 @@ static void cpu_list(const struct bcase *c, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, t ? ",%d" : "%d", c->seen_cpu[t]);
 }
 
-void suite_progress_line(struct suite *s, const struct bcase *c, const struct bcase *base)
+/*
+ * The progress line of a measured case, from its row (so that the paired
+ * delta is computed once, for the row).
+ */
+static void progress_line(struct suite *s, const struct bcase *c, const struct rg_result *r,
+			  bool own_base)
 {
 	FILE *f = s->cfg->progress;
-	char cpus[64], cvb[16] = "  n/a ", dl[64] = "";
+	char cpus[64], cvb[16] = "  n/a ", dl[64] = "", lat[128] = "";
 
 	s->ndone++;
-	if (!f)
+	if (!f || *s->cfg->stop)
 		return;
 	if (c->error || !c->nrep) {
 		fprintf(f, "[%3zu/%zu] %-44s error: %s\n", s->ndone, s->nrun_total, c->name,
@@ -34,27 +40,118 @@ void suite_progress_line(struct suite *s, const struct bcase *c, const struct bc
 
 	if (!isnan(cv))
 		snprintf(cvb, sizeof(cvb), "%5.2f%%", cv);
-	if (base && base != c && base->nrep == c->nrep && !base->error) {
-		double d, lo, hi;
+	if (!isnan(r->delta_ns) && !own_base) {
+		char tag[16];
 
-		if (!rg_stat_paired_delta(c->ns, base->ns, c->nrep, &d, &lo, &hi))
-			snprintf(dl, sizeof(dl), "  delta %+.3f [%+.3f, %+.3f]", d, lo, hi);
+		/* The interval's level follows it when it is below 95% (few rounds). */
+		if (isnan(r->delta_ci_lo))
+			snprintf(dl, sizeof(dl), "  delta %+.3f [n/a: %ld rounds]", r->delta_ns,
+				 r->repetitions);
+		else
+			snprintf(dl, sizeof(dl), "  delta %+.3f [%+.3f, %+.3f]%s", r->delta_ns,
+				 r->delta_ci_lo, r->delta_ci_hi,
+				 rg_ci_level_tag(r->delta_ci_level, tag, sizeof(tag)));
 	}
-	fprintf(f, "[%3zu/%zu] %-44s %8.3f ns/pair%s  cv %s  wall %.3f  %zu rounds, %ld discarded%s  cpus %s\n",
-		s->ndone, s->nrun_total, c->name, rg_stat_median(c->ns, c->nrep), dl, cvb,
+	if (c->loop == LOOP_LAT)
+		snprintf(lat, sizeof(lat), "  batch %llu  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f",
+			 (unsigned long long)c->batch, r->lat_p90_ns, r->lat_p99_ns, r->lat_p999_ns,
+			 r->lat_max_ns);
+	fprintf(f, "[%3zu/%zu] %-44s %8.3f ns/pair%s%s  cv %s  wall %.3f  %zu rounds, %ld discarded%s  cpus %s\n",
+		s->ndone, s->nrun_total, c->name, r->ns_median, dl, lat, cvb,
 		rg_stat_median(c->wall, c->nrep), c->nrep, c->discarded,
-		c->nnoisy ? "  NOISY" : "", cpus);
+		!strcmp(r->status, "noisy") ? "  NOISY" : "", cpus);
 }
 
-int suite_add_row(struct rg_resultset *rs, struct bcase *c, const struct bcase *base)
+/* A reason for a noisy row, appended to what it already says. */
+static void add_reason(struct rg_result *r, const char *fmt, double a, double b)
 {
-	const char *gname = c->gi->name;
+	size_t off = strlen(r->reason);
+
+	snprintf(r->status, sizeof(r->status), "noisy");
+	snprintf(r->reason + off, sizeof(r->reason) - off, fmt, off ? "; " : "", a, b);
+}
+
+/*
+ * The cycle reference over the row's rounds: its median ns per add, its cv,
+ * the row in reference cycles, and `noisy` when it moved by more than
+ * RG_REF_MAX_MOVE across the rounds.
+ */
+static void ref_columns(struct rg_result *r, const struct bcase *ref)
+{
+	double lo, hi, move;
+
+	if (!ref || ref->error || !ref->nrep)
+		return;
+	r->ref_ns_per_cycle = rg_stat_median(ref->ns, ref->nrep);
+	r->ref_cv = rg_stat_stddev(ref->ns, ref->nrep) / rg_stat_mean(ref->ns, ref->nrep);
+	r->ref_cycles_per_pair = r->ns_median / r->ref_ns_per_cycle;
+	lo = hi = ref->ns[0];
+	for (size_t i = 1; i < ref->nrep; i++) {
+		lo = fmin(lo, ref->ns[i]);
+		hi = fmax(hi, ref->ns[i]);
+	}
+	move = (hi - lo) / r->ref_ns_per_cycle;
+	if (move > RG_REF_MAX_MOVE)
+		add_reason(r, "%sthe cycle reference moved %.0f%% across the rounds (more than %.0f%%)",
+			   move * 100, RG_REF_MAX_MOVE * 100);
+}
+
+/* Counters and events per pair, or why not. */
+static void counter_columns(struct rg_result *r, const struct bcase *c)
+{
+	const char *none = loop_kinds[c->loop].no_counters;
+
+	if (none) {
+		snprintf(r->counters, sizeof(r->counters), "%s", none);
+		snprintf(r->events, sizeof(r->events), "%s", none);
+		return;
+	}
+	if (c->ctr_why) {
+		snprintf(r->counters, sizeof(r->counters), "%s", c->ctr_why);
+	} else if (!c->counted_all) {
+		snprintf(r->counters, sizeof(r->counters), "n/a: a thread could not open counters");
+	} else {
+		snprintf(r->counters, sizeof(r->counters), "%s", rg_counters_kind());
+		r->cycles_per_pair = c->cycles / (double)c->ops;
+		r->instructions_per_pair = c->instructions / (double)c->ops;
+	}
+	if (c->ev_why) {
+		snprintf(r->events, sizeof(r->events), "%s", c->ev_why);
+	} else if (!c->ev_all) {
+		snprintf(r->events, sizeof(r->events), "n/a: a thread could not open the events");
+	} else {
+		double per_pair[RG_PMU_MAX_EVENTS];
+
+		for (size_t i = 0; i < rg_events_list()->n; i++)
+			per_pair[i] = c->ev[i] / (double)c->ops;
+		rg_pmu_format_values(rg_events_list(), per_pair, r->events, sizeof(r->events));
+	}
+}
+
+/* The case's baseline (its own, or the group's noop) when it has the same rounds; NULL when none. */
+static const struct bcase *baseline(struct suite *s, const struct bcase *c, const char **name)
+{
+	const struct bcase *base;
+
+	if (c->loop == LOOP_LAT)
+		return NULL;	/* a distribution, not paired rounds */
+	base = c->base >= 0 ? &s->c[c->base] : suite_group_noop(s, c->group);
+	*name = c->base >= 0 ? c->base_name : "noop";
+	if (!base || base->error || base->nrep != c->nrep)
+		return NULL;
+	return base;
+}
+
+int suite_add_row(struct suite *s, struct bcase *c)
+{
+	const char *gname = c->gi->name, *bname = NULL;
+	const struct bcase *base;
 	struct rg_result *r;
 
 	if (c->skipped)
-		r = rg_results_skip(rs, "user", gname, c->scenario, "%s", c->reason);
+		r = rg_results_skip(s->rs, "user", gname, c->scenario, "%s", c->reason);
 	else
-		r = rg_results_add(rs, "user", gname, c->scenario);
+		r = rg_results_add(s->rs, "user", gname, c->scenario);
 	if (!r)
 		return -ENOMEM;
 	snprintf(r->role, sizeof(r->role), "%s", rg_guard_role(c->gi));	/* guards.def */
@@ -77,17 +174,20 @@ int suite_add_row(struct rg_resultset *rs, struct bcase *c, const struct bcase *
 		snprintf(r->reason, sizeof(r->reason), "%s", c->error ? c->errmsg : "not run");
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");
+		progress_line(s, c, r, false);
 		return 0;
 	}
-	if (rg_result_set_samples(r, c->ns, c->mops, c->nrep))
+	if (c->loop == LOOP_LAT ? lat_fill_row(r, c) : rg_result_set_samples(r, c->ns, c->mops, c->nrep))
 		return -ENOMEM;
 	snprintf(r->interleave, sizeof(r->interleave), "rounds");
 	r->cpu_ns_median = r->ns_median;
-	if (base && !base->error && base->nrep == c->nrep) {
-		if (rg_result_set_delta(r, "noop", c->ns, base->ns, c->nrep) ||
+	base = baseline(s, c, &bname);
+	if (base) {
+		if (rg_result_set_delta(r, bname, c->ns, base->ns, c->nrep) ||
 		    rg_result_set_round_samples(r, c->wall, c->ns, base->ns, c->nrep))
 			return -ENOMEM;
-	} else if (rg_result_set_round_samples(r, c->wall, NULL, NULL, c->nrep)) {
+	} else if (c->loop != LOOP_LAT &&
+		   rg_result_set_round_samples(r, c->wall, NULL, NULL, c->nrep)) {
 		return -ENOMEM;
 	}
 	if (c->nnoisy) {
@@ -96,28 +196,10 @@ int suite_add_row(struct rg_resultset *rs, struct bcase *c, const struct bcase *
 			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches)",
 			 c->nnoisy, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
 	}
+	ref_columns(r, suite_group_ref(s, c->group));
 	r->refusals = c->refusals;
 	r->ops = c->ops;
-	if (c->ctr_why) {
-		snprintf(r->counters, sizeof(r->counters), "%s", c->ctr_why);
-	} else if (!c->counted_all) {
-		snprintf(r->counters, sizeof(r->counters), "n/a: a thread could not open counters");
-	} else {
-		snprintf(r->counters, sizeof(r->counters), "%s", rg_counters_kind());
-		r->cycles_per_pair = c->cycles / (double)c->ops;
-		r->instructions_per_pair = c->instructions / (double)c->ops;
-	}
-	if (c->ev_why) {
-		snprintf(r->events, sizeof(r->events), "%s", c->ev_why);
-	} else if (!c->ev_all) {
-		snprintf(r->events, sizeof(r->events), "n/a: a thread could not open the events");
-	} else {
-		double per_pair[RG_PMU_MAX_EVENTS];
-
-		for (size_t i = 0; i < rg_events_list()->n; i++)
-			per_pair[i] = c->ev[i] / (double)c->ops;
-		rg_pmu_format_values(rg_events_list(), per_pair, r->events, sizeof(r->events));
-	}
+	counter_columns(r, c);
+	progress_line(s, c, r, base == c);
 	return 0;
 }
-

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The userspace suite: the scenario table, the cases built from it and the guard registry, and the run from cases to result rows. */
+/* The userspace suite: the cases built from the scenarios' ops table and the guard registry, and the run from cases to result rows, group by group. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -9,12 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "latency.h"
 #include "rg/compiler.h"
 #include "rg/gbench.h"
 #include "rg/platform.h"
 #include "suite_int.h"
-#include "xpkg.h"
 
 const char *const rg_scenario_names[RG_SC__COUNT] = {
 #define X(name, doc) #name,
@@ -36,139 +34,139 @@ int rg_scenario_find(const char *name)
 	return -1;
 }
 
-/* ---- building the cases ------------------------------------------------ */
-
-static struct bcase *new_case(struct suite *s, const struct rg_guard_info *gi,
-			      const char *scenario, enum loop_kind loop, int threads)
-{
-	struct bcase *c;
-
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct bcase *nc = realloc(s->c, cap * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		s->c = nc;
-		s->cap = cap;
-	}
-	c = &s->c[s->n++];
-	memset(c, 0, sizeof(*c));
-	c->gi = gi;
-	snprintf(c->scenario, sizeof(c->scenario), "%s", scenario);
-	c->loop = loop;
-	c->threads = threads;
-	c->cpus = s->cfg->cpus;
-	c->batch = s->cfg->batch;
-	c->stop = s->cfg->stop;
-	c->counted_all = true;
-	c->ev_all = true;
-	c->worst_ratio = INFINITY;
-	snprintf(c->name, sizeof(c->name), "user/%s/%s/t%d", scenario, gi->name, threads);
-	return c;
-}
-
-static void skip_case(struct bcase *c, const char *fmt, const char *arg)
-{
-	c->skipped = true;
-	snprintf(c->reason, sizeof(c->reason), fmt, arg);
-}
-
-static bool per_cpu(const struct rg_guard_info *gi)
-{
-	return gi->needs & RG_NEEDS_PIN;
-}
-
 /*
- * Cases are built group by group: every guard of one scenario at one thread
- * count, duty level and slot layout forms a group, and a group's cases are
- * measured in the same rounds (pair-native-cxx is in the pair group).
+ * Cases are built group by group from the scenarios' ops table: every guard
+ * of one scenario at one thread count, duty level and slot layout forms a
+ * group (pair-native-cxx is in the pair group), and a group's cases are
+ * measured in the same rounds, with the cycle reference as one more case.
  */
-static int build(struct suite *s)
+int suite_build(struct suite *s, const struct rg_suite_cfg *cfg)
 {
-	const struct rg_suite_cfg *cfg = s->cfg;
-	int maxt = cfg->ncpus;
-
+	s->cfg = cfg;
 	for (int sc = 0; sc < RG_SC__COUNT; sc++) {
-		int nsub = sc == RG_SC_duty ? cfg->nduty : sc == RG_SC_threads ? cfg->nthread_counts
-			   : sc == RG_SC_falseshare ? 2 : 1;
+		const struct scenario_ops *ops = &rg_scenario_ops[sc];
+		int nsub = cfg->scenario[sc] ? ops->groups(cfg) : 0;
 
-		if (!cfg->scenario[sc] || sc == RG_SC_latency || sc == RG_SC_xpkg)
-			continue;	/* not library benchmarks: rg_latency_run(), rg_xpkg_run() */
-		for (int k = 0; k < nsub; k++, s->ngroups++) {
-			for (int id = 0; id < RG_GUARD__COUNT; id++) {
-				const struct rg_guard_info *gi = &rg_guards[id];
-				const char *why = NULL;
-				bool avail;
-				struct bcase *c = NULL;
-				size_t first = s->n;
+		for (int k = 0; k < nsub; k++) {
+			size_t first = s->n;
+			struct bcase *ref;
 
-				if (!cfg->guard[id] && id != RG_GUARD_noop)
-					continue;
-				avail = rg_guard_available(gi, &why);
-				switch (sc) {
-				case RG_SC_pair:
-					if (id == RG_GUARD_noop && cfg->native_noop) {
-						c = new_case(s, gi, "pair-native-cxx", LOOP_NATIVE, 1);
-						if (!c)
-							return -1;
-						c->batch = 1;	/* the library's loop checks every iteration */
-					}
-					c = new_case(s, gi, "pair", LOOP_PAIR, 1);
-					break;
-				case RG_SC_nested:
-					c = new_case(s, gi, "nested", LOOP_NESTED, 1);
-					break;
-				case RG_SC_duty:
-					c = new_case(s, gi, "duty", LOOP_DUTY, 1);
-					if (!c)
-						return -1;
-					c->duty_ns = cfg->duty_ns[k];
-					c->duty_in_ns = cfg->duty_in_ns[k];
-					snprintf(c->name, sizeof(c->name), "user/duty/%s/t1/duty:%d",
-						 gi->name, cfg->duty_ns[k]);
-					break;
-				case RG_SC_threads:
-					c = new_case(s, gi, "threads", LOOP_PAIR, cfg->thread_counts[k]);
-					break;
-				case RG_SC_falseshare:
-					c = new_case(s, gi, k == 0 ? "falseshare-packed" : "falseshare-padded",
-						     LOOP_PAIR, maxt);
-					if (!c)
-						return -1;
-					c->stride = k == 0 ? sizeof(uint32_t) : RG_CACHELINE;
-					if (avail && maxt < 2)
-						skip_case(c, "%s", "needs at least 2 CPUs");
-					else if (avail && !per_cpu(gi) && id != RG_GUARD_noop)
-						skip_case(c, "%s", "not a per-CPU guard: slot layout does not apply");
-					break;
-				default:	/* latency, xpkg: skipped above */
-					break;
-				}
-				if (!c)
+			for (int id = 0; id < RG_GUARD__COUNT; id++)
+				if ((cfg->guard[id] || id == RG_GUARD_noop) &&
+				    ops->cases(s, k, &rg_guards[id]))
 					return -1;
-				if (!avail)
-					skip_case(c, "%s", why);
-				for (size_t i = first; i < s->n; i++) {
-					s->c[i].group = s->ngroups;
-					s->c[i].tm = calloc((size_t)s->c[i].threads, sizeof(*s->c[i].tm));
-					if (!s->c[i].tm)
-						return -1;
-				}
+			if (s->n == first)
+				continue;	/* no case here (xpkg without a per-CPU guard) */
+			ref = suite_new_case(s, &rg_guards[RG_GUARD_noop], "ref", LOOP_REF, 1);
+			if (!ref)
+				return -1;
+			snprintf(ref->name, sizeof(ref->name), "user/ref/add-chain/t1");
+			ref->batch = 64 * RG_REF_ADDS_PER_ITER;
+			for (size_t i = first; i < s->n; i++) {
+				s->c[i].sc = sc;
+				s->c[i].tm = calloc((size_t)s->c[i].threads, sizeof(*s->c[i].tm));
+				if (!s->c[i].tm)
+					return -1;
 			}
+			s->ngroups++;
 		}
 	}
 	return 0;
 }
 
-int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
+/* The guard's slots, and remote-slots' memory on another package (both its rows skipped without). */
+static int setup_case(struct suite *s, struct bcase *c)
+{
+	int node = -1;
+
+	if (rg_guard_init(&c->g, c->stride))
+		return -1;
+	c->g_ready = true;
+	if (!c->remote)
+		return 0;
+	c->remote_bytes = (size_t)c->g.ncpus * c->g.stride;
+	c->remote_mem = rg_topo_alloc_other_package(c->cpus[0], c->remote_bytes, &node,
+						    s->cfg->test_xpkg);
+	if (!c->remote_mem) {
+		suite_skip_case(c, "%s", "cannot bind memory to another package's NUMA node");
+		suite_skip_case(&s->c[c->base], "%s", c->reason);
+		return 0;
+	}
+	memset(c->remote_mem, 0, c->remote_bytes);
+	/* The loops address slots through off (prog->active's analogue) and pcpu. */
+	c->own_pcpu = c->g.pcpu;
+	c->g.pcpu = c->remote_mem;
+	c->g.off = (uintptr_t)c->remote_mem;
+	return 0;
+}
+
+static void free_case(struct bcase *c)
+{
+	if (c->own_pcpu) {
+		c->g.pcpu = c->own_pcpu;
+		c->g.off = (uintptr_t)c->own_pcpu;
+	}
+	rg_topo_free_mem(c->remote_mem, c->remote_bytes);
+	if (c->g_ready)
+		rg_guard_fini(&c->g);
+	free(c->ns);
+	free(c->wall);
+	free(c->mops);
+	free(c->dist);
+	free(c->tm);
+}
+
+void suite_free(struct suite *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free_case(&s->c[i]);
+	free(s->c);
+	free(s->lat);
+	s->c = NULL;
+	s->n = s->cap = 0;
+}
+
+static void count_only(struct rg_gb_state *st, void *arg)
+{
+	(void)st;
+	(void)arg;
+}
+
+int rg_suite_count(const struct rg_suite_cfg *cfg)
 {
 	struct suite s = { .cfg = cfg };
+	size_t n = 0;
+	int rc = 0;
+
+	if (suite_build(&s, cfg))
+		rc = -1;
+	rg_gb_clear();
+	for (size_t i = 0; i < s.n && !rc; i++) {
+		struct bcase *c = &s.c[i];
+		struct rg_gb_options o = { .threads = c->threads, .repetitions = 1,
+					   .min_time = cfg->min_time };
+
+		if (c->skipped || c->loop == LOOP_REF)
+			continue;
+		if (loop_kinds[c->loop].run != suite_run_set)
+			n++;	/* not the library's: never filtered */
+		else if (rg_gb_register(c->name, count_only, NULL, &o))
+			rc = -1;
+	}
+	if (!rc)
+		n += rg_gb_count_selected();
+	rg_gb_clear();
+	suite_free(&s);
+	return rc ? -1 : (int)n;
+}
+
+int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
+{
+	struct suite s = { .cfg = cfg, .rs = rs };
 	const char *ctr_why = rg_counters_probe();
 	const char *ev_why = rg_events_probe();
 	bool printed_skip[RG_GUARD__COUNT] = { false };
 	struct bcase **set = NULL;
-	const char *knob = getenv("RG_TEST_DISTURB");
 	double est = 0;
 	int rc = 0;
 
@@ -176,15 +174,20 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		fprintf(stderr, "rgbench: the suite needs rounds >= 1 and a chunk time > 0\n");
 		return -1;
 	}
-	if (knob && *knob)
-		s.fake_disturb = !strcmp(knob, "every") ? 2 : !strcmp(knob, "first") ? 1 : 0;
 	if (getrandom(&s.rng, sizeof(s.rng), 0) != (ssize_t)sizeof(s.rng))
 		s.rng = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s.rng |= 1;
-	if (build(&s)) {
+	if (suite_build(&s, cfg)) {
 		fprintf(stderr, "rgbench: out of memory\n");
 		rc = -1;
 		goto out;
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		if (!s.c[i].skipped && s.c[i].loop != LOOP_REF && setup_case(&s, &s.c[i])) {
+			fprintf(stderr, "rgbench: cannot allocate guard slots\n");
+			rc = -1;
+			goto out;
+		}
 	}
 	if (cfg->progress && ctr_why)
 		fprintf(cfg->progress, "rgbench: counters %s\n", ctr_why);
@@ -203,12 +206,8 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		}
 		c->ctr_why = ctr_why;
 		c->ev_why = ev_why;
-		if (rg_guard_init(&c->g, c->stride)) {
-			fprintf(stderr, "rgbench: cannot allocate guard slots\n");
-			rc = -1;
-			goto out;
-		}
-		c->g_ready = true;
+		if (c->loop == LOOP_REF)
+			continue;	/* not a benchmark of its own: its figures are in every row */
 		s.nrun_total++;
 		/* The calibration run is about 2-3 chunks, then one chunk per round. */
 		est += (cfg->repetitions + 3) * cfg->min_time;
@@ -230,41 +229,25 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 			rc = -1;
 			goto out;
 		}
+		/* The group's rows, in case order; cases filtered out by --benchmark_filter leave none. */
+		for (size_t i = 0; i < s.n; i++) {
+			struct bcase *c = &s.c[i];
+
+			if (c->group != g || c->loop == LOOP_REF || (!c->skipped && !c->reported))
+				continue;
+			if (suite_add_row(&s, c)) {
+				fprintf(stderr, "rgbench: out of memory\n");
+				rc = -1;
+				goto out;
+			}
+		}
 	}
 	rg_gb_finish();
 	rg_topo_unpin_self();
-	for (size_t i = 0; i < s.n; i++) {
-		/* Cases filtered out by --benchmark_filter leave no row. */
-		if (!s.c[i].skipped && !s.c[i].reported)
-			continue;
-		if (suite_add_row(rs, &s.c[i], suite_group_noop(&s, s.c[i].group))) {
-			fprintf(stderr, "rgbench: out of memory\n");
-			rc = -1;
-			goto out;
-		}
-	}
 	rc = (int)s.ndone;
-	if (cfg->scenario[RG_SC_latency] && !*cfg->stop) {
-		int nlat = rg_latency_run(cfg, rs);
-
-		rc = nlat < 0 ? -1 : rc + nlat;
-	}
-	if (cfg->scenario[RG_SC_xpkg] && !*cfg->stop && rc >= 0) {
-		int nx = rg_xpkg_run(cfg, rs);
-
-		rc = nx < 0 ? -1 : rc + nx;
-	}
 out:
 	rg_gb_clear();
 	free(set);
-	for (size_t i = 0; i < s.n; i++) {
-		if (s.c[i].g_ready)
-			rg_guard_fini(&s.c[i].g);
-		free(s.c[i].ns);
-		free(s.c[i].wall);
-		free(s.c[i].mops);
-		free(s.c[i].tm);
-	}
-	free(s.c);
+	suite_free(&s);
 	return rc;
 }

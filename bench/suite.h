@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The userspace scenarios (pair, duty, nested, threads, falseshare) over every guard. */
+/* The userspace scenarios and the plan of a run (struct rg_suite_cfg): everything the suite needs, decided before it measures. */
 #ifndef RG_BENCH_SUITE_H
 #define RG_BENCH_SUITE_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,6 +13,12 @@
 #include "rg/schema.h"
 #include "rg/platform.h"
 
+/*
+ * The scenarios, one entry each: X(name, doc). Each name has its operations
+ * in bench/scenarios.c, sc_<name>_groups() and sc_<name>_cases() (the build
+ * fails without them), which say how many groups it makes and which cases
+ * (guard, loop kind, threads, CPUs, baseline) it builds in each.
+ */
 #define RG_SCENARIOS(X) \
 	X(pair, "enter+exit pairs back to back, one pinned thread") \
 	X(duty, "the same with calibrated dependent ALU work after each pair") \
@@ -47,10 +54,33 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
  * times per case and round; the last run is then kept and the row is
  * `noisy`. RG_TEST_DISTURB=first|every (tests) adds one fake involuntary
  * switch to the first run of every case and round, or to every run.
+ *
+ * Every group also runs the cycle reference (a dependent chain of
+ * single-cycle adds, bench/refloop.c) in each round like a case. A row whose
+ * rounds saw it move by more than RG_REF_MAX_MOVE ((max - min) / median of
+ * the reference's per-round ns per add) is `noisy` and says so.
+ * RG_TEST_DISTURB=ref (tests) makes the reference's last round (of 2 or more)
+ * at least twice as slow as its slowest earlier one.
  */
 #define RG_SUITE_RETRIES 3
 #define RG_SUITE_MIN_CPU_WALL 0.95
+#define RG_REF_MAX_MOVE 0.10
 
+/* RG_TEST_DISTURB (tests): fake disturbances, see rg_suite_cfg.test_disturb. */
+enum rg_test_disturb { RG_DISTURB_NONE, RG_DISTURB_FIRST, RG_DISTURB_EVERY, RG_DISTURB_REF };
+
+struct rg_bench_hooks;
+struct rg_resultset;
+
+/* The default run's BPF rows: rg_bench_hooks.bpf_default, planned. */
+typedef int (*rg_bpf_run_fn)(struct rg_resultset *rs, int quick,
+			     volatile sig_atomic_t *stop, FILE *progress);
+
+/*
+ * The plan: everything a run needs, decided by the options and plan step
+ * (bench/profile.c) before anything is measured; --plan prints it and
+ * nothing below it reads the options or the environment.
+ */
 struct rg_suite_cfg {
 	bool guard[RG_GUARD__COUNT];	/* noop is always added */
 	bool scenario[RG_SC__COUNT];
@@ -67,6 +97,24 @@ struct rg_suite_cfg {
 	bool native_noop;		/* also the C++ `for (auto _ : state)` noop */
 	FILE *progress;			/* a line per group and per benchmark; NULL: silent */
 	volatile sig_atomic_t *stop;	/* set asynchronously: stop at the next batch */
+	const char *filter;		/* --benchmark_filter, or NULL */
+	/* The outputs, named (and, for a run, locked) by the plan step. */
+	char out_csv[PATH_MAX + 8];
+	char out_json[PATH_MAX + 8];	/* "" when no JSON */
+	bool out_default;		/* results/<host>-<time>: -2, -3, ... if taken at the start */
+	/* The default run's BPF part: run when bpf_run, else bpf_why says why not. */
+	rg_bpf_run_fn bpf_run;
+	bool bpf_quick;			/* short BPF windows (all profiles but --full) */
+	const char *bpf_why;		/* NULL when the default run does not measure BPF */
+	/* Where the topology comes from: this machine, or another one's (--plan, --list). */
+	char topo_xml[PATH_MAX];	/* HWLOC_XMLFILE */
+	char topo_synthetic[1024];	/* HWLOC_SYNTHETIC */
+	/* Test switches (docs/bench.md, "Test switches"), from RG_TEST_* in the plan step only. */
+	enum rg_test_disturb test_disturb;	/* RG_TEST_DISTURB=first|every|ref */
+	bool test_xpkg;				/* RG_TEST_XPKG=1: cross-package rows on one package */
+	char test_lat_unusable[96];		/* RG_TEST_LATENCY_UNUSABLE=why */
+	bool test_counters_software;		/* RG_TEST_COUNTERS_SOFTWARE=1 */
+	char test_sysfs_root[PATH_MAX];		/* RG_TEST_SYSFS_ROOT=dir */
 };
 
 /*
@@ -76,6 +124,9 @@ struct rg_suite_cfg {
  * the number of benchmarks run, or -1 when setup failed (message printed).
  */
 int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs);
+
+/* The cases the plan selects that would run here (--benchmark_filter applied, nothing run), or -1. */
+int rg_suite_count(const struct rg_suite_cfg *cfg);
 
 /*
  * The duty calibration (leaves the caller pinned to cpu): rg_work() units

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The suite's cases and what they measured, shared by suite.c (cases), measure.c (threads, library), rounds.c, rows.c, duty.c. */
+/* The suite's ops tables (scenarios, loop kinds), its cases and what they measured, shared by suite.c, scenarios.c, rounds.c, measure.c, latency.c, rows.c, duty.c. */
 #ifndef RG_BENCH_SUITE_INT_H
 #define RG_BENCH_SUITE_INT_H
 
@@ -9,10 +9,49 @@
 #include <time.h>
 
 #include "counters.h"
+#include "latency.h"
 #include "rg/guard.h"
 #include "suite.h"
 
-enum loop_kind { LOOP_PAIR, LOOP_DUTY, LOOP_NESTED, LOOP_NATIVE };
+/*
+ * How a case is timed. LOOP_PAIR..LOOP_NATIVE are timed through Google
+ * Benchmark on each thread's CPU time (measure.c), LOOP_LAT with the cycle
+ * counter per small batch (latency.c), LOOP_REF is the cycle reference
+ * (rounds.c). A new kind is one enumerator and one loop_kinds[] entry.
+ */
+enum loop_kind { LOOP_PAIR, LOOP_DUTY, LOOP_NESTED, LOOP_NATIVE, LOOP_LAT, LOOP_REF, LOOP__COUNT };
+
+struct suite;
+struct bcase;
+
+/*
+ * A loop kind's operations, called once per group or once per run of a set
+ * of cases, never inside a measured loop (each kind's run calls the guard's
+ * loop once per batch).
+ */
+struct loop_kind_ops {
+	const char *name;
+	/* Once per group, before the calibration run (may be NULL). 0, or -1. */
+	int (*prepare)(struct suite *s, struct bcase **set, size_t n);
+	/* One run of each case of set[0..n) (calib: the first, sizing run), filling c->cur. 0, or -1. */
+	int (*run)(struct suite *s, struct bcase **set, size_t n, bool calib);
+	/* The row's counters/events text when this kind never counts (NULL: it does). */
+	const char *no_counters;
+};
+
+extern const struct loop_kind_ops loop_kinds[LOOP__COUNT];
+
+/*
+ * A scenario's operations (bench/scenarios.c, one entry per RG_SCENARIOS
+ * line): how many groups it makes (0: none on this machine), and the cases of
+ * one guard in group k (appended with suite_new_case(); none is fine).
+ */
+struct scenario_ops {
+	int (*groups)(const struct rg_suite_cfg *cfg);
+	int (*cases)(struct suite *s, int k, const struct rg_guard_info *gi);
+};
+
+extern const struct scenario_ops rg_scenario_ops[RG_SC__COUNT];
 
 /* What one thread measured around its part of one run (written by that thread only). */
 struct tmeas {
@@ -37,8 +76,11 @@ struct attempt {
 struct bcase {
 	char name[192];			/* Google Benchmark name */
 	char scenario[32];		/* result row scenario */
+	int sc;				/* its scenario (enum rg_scenario) */
 	int group;			/* cases measured in the same rounds (same scenario, threads, duty) */
-	const struct rg_guard_info *gi;
+	long base;			/* index of the baseline case (-1: the group's noop) */
+	const char *base_name;		/* the row's `baseline` (with base >= 0) */
+	const struct rg_guard_info *gi;	/* the cycle reference: noop's, never a row */
 	enum loop_kind loop;
 	int threads;
 	const int *cpus;		/* cpus[t] for thread t */
@@ -49,6 +91,10 @@ struct bcase {
 	uint64_t chunk;			/* pairs per thread per round, fixed by the calibration run */
 	bool skipped;
 	char reason[256];
+	/* xpkg's remote-slots: the guard's slots swapped for memory on another package. */
+	bool remote;
+	char *remote_mem, *own_pcpu;
+	size_t remote_bytes;
 	struct rg_guard g;
 	bool g_ready;
 	volatile sig_atomic_t *stop;
@@ -64,6 +110,9 @@ struct bcase {
 	/* Kept samples, one per round, in round order. */
 	double *ns, *wall, *mops;
 	size_t nrep;
+	/* LOOP_LAT: ns per pair of every timed batch of every round. */
+	double *dist;
+	size_t ndist;
 	long discarded;			/* runs thrown away as disturbed and re-run */
 	size_t nnoisy;			/* rounds kept disturbed after the last re-run */
 	double worst_ratio;
@@ -80,12 +129,14 @@ struct bcase {
 
 struct suite {
 	const struct rg_suite_cfg *cfg;
+	struct rg_resultset *rs;
 	struct bcase *c;
 	size_t n, cap;
 	int ngroups;
 	size_t nrun_total, ndone;
 	uint64_t rng;
-	int fake_disturb;		/* RG_TEST_DISTURB: 0 none, 1 first run of a round, 2 every run */
+	int xpkg_cpus[2];		/* falseshare-xpkg: cpus[0] and a core of another package */
+	struct rg_lat_timer *lat;	/* probed by the first latency group */
 };
 
 static inline double ts_ns(clockid_t id)
@@ -96,16 +147,31 @@ static inline double ts_ns(clockid_t id)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* suite.c: every case cfg selects, group by group (nothing set up or run); 0, or -1. */
+int suite_build(struct suite *s, const struct rg_suite_cfg *cfg);
+void suite_free(struct suite *s);
+/* scenarios.c: a new case of guard gi in the group being built (its name user/<scenario>/<guard>/t<threads>). */
+struct bcase *suite_new_case(struct suite *s, const struct rg_guard_info *gi,
+			     const char *scenario, enum loop_kind loop, int threads);
+void suite_skip_case(struct bcase *c, const char *fmt, const char *arg);
 /* measure.c: register set[0..n) with the library and run them once (calib: for min_time, else each case's chunk). */
 int suite_run_set(struct suite *s, struct bcase **set, size_t n, bool calib);
+/* rounds.c: the cycle reference's dependent chain (refloop.c): n iterations of 16 adds. */
+uint64_t rg_ref_chain(uint64_t n, uint64_t x);
+#define RG_REF_ADDS_PER_ITER 16
+/* latency.c: the LOOP_LAT kind's operations, and a row from its per-batch values. */
+int lat_prepare(struct suite *s, struct bcase **set, size_t n);
+int lat_run(struct suite *s, struct bcase **set, size_t n, bool calib);
+int lat_fill_row(struct rg_result *r, const struct bcase *c);
 /* The case failed (the first message is kept) and leaves the rounds. */
 void suite_case_fail(struct bcase *c, const char *msg);
-/* rounds.c: the group's C-binding noop (every row's baseline), or NULL. */
+/* rounds.c: the group's C-binding noop (its rows' default baseline), or NULL. */
 struct bcase *suite_group_noop(struct suite *s, int group);
+/* The group's cycle reference, or NULL. */
+struct bcase *suite_group_ref(struct suite *s, int group);
 /* Calibrate, then measure one group in cfg->repetitions interleaved rounds. 0, or -1. */
 int suite_run_group(struct suite *s, int group, struct bcase **set);
-/* rows.c: the progress line of a measured case, and its result row. */
-void suite_progress_line(struct suite *s, const struct bcase *c, const struct bcase *base);
-int suite_add_row(struct rg_resultset *rs, struct bcase *c, const struct bcase *base);
+/* rows.c: a case's result row (from its samples) appended to s->rs and its progress line. 0, or -ENOMEM. */
+int suite_add_row(struct suite *s, struct bcase *c);
 
 #endif /* RG_BENCH_SUITE_INT_H */

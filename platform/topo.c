@@ -15,20 +15,32 @@
 static hwloc_topology_t topo;
 static hwloc_bitmap_t allowed;	/* process binding at start, within the topology */
 
+/* Another machine's topology, set by the caller's plan (rg_topo_set_source()); "" for this machine. */
+static char src_xml[4096], src_syn[1024];
+
+void rg_topo_set_source(const char *xml, const char *synthetic)
+{
+	snprintf(src_xml, sizeof(src_xml), "%s", xml ? xml : "");
+	snprintf(src_syn, sizeof(src_syn), "%s", synthetic ? synthetic : "");
+}
+
 /*
- * HWLOC_XMLFILE / HWLOC_SYNTHETIC make hwloc load another machine's topology
- * (for --plan). hwloc silently falls back to this machine when the file is
- * missing or the string does not parse: refuse that instead.
+ * A foreign topology must be the one asked for: hwloc silently falls back to
+ * this machine when a string does not parse, and may also load one named in
+ * its own environment variables when the caller asked for none; refuse both.
  */
 static int check_foreign(char *err, size_t errlen)
 {
-	const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
-	const char *src = xml && *xml ? "HWLOC_XMLFILE" : syn && *syn ? "HWLOC_SYNTHETIC" : NULL;
-	const char *val = xml && *xml ? xml : syn;
+	const char *src = src_xml[0] ? "HWLOC_XMLFILE" : src_syn[0] ? "HWLOC_SYNTHETIC" : NULL;
+	const char *val = src_xml[0] ? src_xml : src_syn;
 
-	if (!src)
-		return 0;
-	if (hwloc_topology_is_thissystem(topo) && !getenv("HWLOC_THISSYSTEM")) {
+	if (!src) {
+		if (hwloc_topology_is_thissystem(topo))
+			return 0;
+		snprintf(err, errlen, "hwloc loaded another machine's topology (from its own environment variables); this program uses this machine's");
+		return -1;
+	}
+	if (hwloc_topology_is_thissystem(topo)) {
 		snprintf(err, errlen, "%s=%.200s: hwloc could not use it (malformed or inconsistent topology)",
 			 src, val);
 		return -1;
@@ -46,41 +58,37 @@ bool rg_topo_foreign(void)
 	return topo && !hwloc_topology_is_thissystem(topo);
 }
 
-/*
- * HWLOC_XMLFILE under the input policy, before hwloc opens it: a FIFO would
- * block hwloc's read and /dev/zero would never end.
- */
-static int check_xmlfile(char *err, size_t errlen)
-{
-	const char *xml = getenv("HWLOC_XMLFILE");
-	char why[256];
-	int fd;
-
-	if (!xml || !*xml)
-		return 0;
-	fd = rg_input_open(xml, RG_INPUT_MAX_BYTES, 0, why, sizeof(why));
-	if (fd < 0) {
-		snprintf(err, errlen, "HWLOC_XMLFILE=%.200s: %s", xml, why);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 int rg_topo_init(char *err, size_t errlen)
 {
+	int rc;
+
 	if (topo)
 		return 0;
-	if (check_xmlfile(err, errlen))
-		return -1;
-	if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
-		const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
+	if (src_xml[0]) {
+		/*
+		 * The input policy before hwloc opens it: a FIFO would block
+		 * hwloc's read and /dev/zero would never end.
+		 */
+		char why[256];
+		int fd = rg_input_open(src_xml, RG_INPUT_MAX_BYTES, 0, why, sizeof(why));
 
-		if (xml && *xml)
-			snprintf(err, errlen, "HWLOC_XMLFILE=%s: hwloc cannot load it: %s", xml,
+		if (fd < 0) {
+			snprintf(err, errlen, "HWLOC_XMLFILE=%.200s: %s", src_xml, why);
+			return -1;
+		}
+		close(fd);
+	}
+	rc = hwloc_topology_init(&topo);
+	if (!rc && src_xml[0])
+		rc = hwloc_topology_set_xml(topo, src_xml);
+	else if (!rc && src_syn[0])
+		rc = hwloc_topology_set_synthetic(topo, src_syn);
+	if (rc || hwloc_topology_load(topo)) {
+		if (src_xml[0])
+			snprintf(err, errlen, "HWLOC_XMLFILE=%s: hwloc cannot load it: %s", src_xml,
 				 strerror(errno));
-		else if (syn && *syn)
-			snprintf(err, errlen, "HWLOC_SYNTHETIC=%.200s: hwloc cannot load it: %s", syn,
+		else if (src_syn[0])
+			snprintf(err, errlen, "HWLOC_SYNTHETIC=%.200s: hwloc cannot load it: %s", src_syn,
 				 strerror(errno));
 		else
 			snprintf(err, errlen, "hwloc: cannot load the topology: %s", strerror(errno));

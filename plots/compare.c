@@ -13,9 +13,13 @@
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench compare [--markdown|--commit-log|--csv] [--across-hosts] BASE NEW\n"
+	      "       rgbench compare [--markdown|--commit-log|--csv] [--width N] --across-hosts FILE...\n"
 	      "       rgbench compare [--markdown|--csv] --across-suites USER KMOD\n"
 	      "       rgbench compare [--markdown|--commit-log|--csv] --baseline GUARD FILE\n"
 	      "BASE, NEW, FILE: result files (.csv/.json) or directories of them.\n"
+	      "--across-hosts with other than two files, or files of more than two machines: the\n"
+	      "role matrix, decision table and prediction of rgbench report, fitted to --width\n"
+	      "(default 72); --csv: the matrix, one line per role and host.\n"
 	      "--allow-emulated: compare rows measured on an emulated CPU (virt emulated (...)),\n"
 	      "                  refused otherwise (exit 2).\n"
 	      "--unit ns|cycles: ns figures as measured (default) or in reference cycles\n"
@@ -42,6 +46,8 @@ struct opts {
 	const char *unit;	/* --unit ns|cycles, else NULL (ns) */
 	size_t nocycle;		/* --unit cycles: measured rows without the reference */
 	const char *path[2];	/* BASE and NEW (or FILE, then path[1] is NULL) */
+	long width;		/* --width, for --across-hosts over several hosts */
+	int first, nfiles;	/* operands argv[first .. first+nfiles) */
 };
 
 /* The options and operands into o: -1 to go on, else the exit status (help, usage). */
@@ -56,6 +62,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "allow-emulated", no_argument, NULL, 'e' },
 		{ "unit", required_argument, NULL, 'u' },
+		{ "width", required_argument, NULL, 'w' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -77,6 +84,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return rg_cl_usage_error("--unit takes ns or cycles, not '%s'", optarg);
 			o->unit = optarg;
 			break;
+		case 'w':
+			if (rg_cl_long("--width", optarg, 40, 400, &o->width))
+				return RG_EXIT_USAGE;
+			break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -91,6 +102,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return rg_cl_usage_error("--baseline compares guards within one file; drop --across-hosts");
 	if (o->baseline && (!*o->baseline || argc - optind != 1))
 		return rg_cl_usage_error("--baseline GUARD takes exactly one FILE");
+	o->first = optind;
+	o->nfiles = argc - optind;
+	if (o->across && o->nfiles >= 1)
+		return -1;
 	if (!o->baseline && argc - optind != 2)
 		return rg_cl_usage_error("needs BASE and NEW");
 	o->path[0] = argv[optind];
@@ -291,7 +306,7 @@ static int run_pairs(const struct opts *o, const struct side *A, const struct si
 
 int rg_compare_main(int argc, char **argv)
 {
-	struct opts o = { .fmt = OUT_TEXT };
+	struct opts o = { .fmt = OUT_TEXT, .width = 72 };
 	struct side A = { 0 }, B = { 0 };
 	char err[1024] = "";
 	const char *emu;
@@ -301,6 +316,12 @@ int rg_compare_main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	if (o.across && cmp_fleet_wanted(argv + o.first, (size_t)o.nfiles))
+		return cmp_fleet_main(argv + o.first, (size_t)o.nfiles, o.fmt, o.width, o.allow_emulated);
+	if (o.across) {
+		o.path[0] = argv[o.first];
+		o.path[1] = argv[o.first + 1];
+	}
 	ret = RG_EXIT_FAIL;
 	A.path = o.path[0];
 	if (rg_read_path(A.path, &A.rows, err, sizeof(err)))

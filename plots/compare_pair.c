@@ -94,14 +94,48 @@ struct cmp *cmp_pair_ab(const struct side *A, const struct side *B, bool across,
 	return v;
 }
 
-/* Same key except the guard. */
-static bool same_but_guard(const struct rg_row *x, const struct rg_row *y)
+/* The key without the guard: suite, scenario, threads, duty, batch (strcmp-like). */
+static int but_guard_cmp(const struct rg_row *x, const struct rg_row *y)
 {
-	return !strcmp(rg_row_s(x, RG_COL_suite), rg_row_s(y, RG_COL_suite)) &&
-	       !strcmp(rg_row_s(x, RG_COL_scenario), rg_row_s(y, RG_COL_scenario)) &&
-	       rg_row_i(x, RG_COL_threads) == rg_row_i(y, RG_COL_threads) &&
-	       rg_row_i(x, RG_COL_duty_ns) == rg_row_i(y, RG_COL_duty_ns) &&
-	       rg_row_i(x, RG_COL_batch) == rg_row_i(y, RG_COL_batch);
+	static const enum rg_col n[] = { RG_COL_threads, RG_COL_duty_ns, RG_COL_batch };
+	int d = strcmp(rg_row_s(x, RG_COL_suite), rg_row_s(y, RG_COL_suite));
+
+	if (!d)
+		d = strcmp(rg_row_s(x, RG_COL_scenario), rg_row_s(y, RG_COL_scenario));
+	for (size_t i = 0; !d && i < sizeof(n) / sizeof(n[0]); i++)
+		if (rg_row_i(x, n[i]) != rg_row_i(y, n[i]))
+			d = rg_row_i(x, n[i]) < rg_row_i(y, n[i]) ? -1 : 1;
+	return d;
+}
+
+/* Rows indexed by but_guard_cmp, equal keys in index order: the lookups below are O(log n). */
+struct bg_ent {
+	const struct rg_row *r;
+	size_t i;
+};
+
+static int bg_cmp(const void *pa, const void *pb)
+{
+	const struct bg_ent *a = pa, *b = pb;
+	int d = but_guard_cmp(a->r, b->r);
+
+	return d ? d : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The first entry of v[0..n) whose key is not below r's. */
+static size_t bg_lower(const struct bg_ent *v, size_t n, const struct rg_row *r)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (but_guard_cmp(v[mid].r, r) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
@@ -125,22 +159,29 @@ static const struct rg_row *lone_b(const struct cmp *c)
 
 struct cmp *cmp_pair_roles(struct cmp *v, size_t *n)
 {
-	size_t cap = *n + 1, k = 0, npairs = 0;
+	size_t cap = *n + 1, k = 0, npairs = 0, nlb = 0;
 	struct cmp *out = NULL, *pairs = malloc(cap * sizeof(*pairs));
 	size_t *owner = malloc(cap * sizeof(*owner));
 	bool *used = calloc(*n + 1, sizeof(*used)), *matched = calloc(*n + 1, sizeof(*matched));
+	struct bg_ent *lb = malloc((*n + 1) * sizeof(*lb));
 
-	if (!pairs || !owner || !used || !matched)
+	if (!pairs || !owner || !used || !matched || !lb)
 		goto oom;
+	/* the lone new-side rows, by key without the guard */
+	for (size_t j = 0; j < *n; j++)
+		if (lone_b(&v[j]))
+			lb[nlb++] = (struct bg_ent){ lone_b(&v[j]), j };
+	qsort(lb, nlb, sizeof(*lb), bg_cmp);
 	for (size_t i = 0; i < *n; i++) {
 		const struct rg_row *a = lone_a(&v[i]);
 		const char *ra = a ? rg_row_role(a, NULL) : "";
 
-		for (size_t j = 0; *ra && j < *n; j++) {
-			const struct rg_row *b = lone_b(&v[j]);
+		for (size_t e = *ra ? bg_lower(lb, nlb, a) : nlb; e < nlb && !but_guard_cmp(lb[e].r, a); e++) {
+			const struct rg_row *b = lb[e].r;
+			size_t j = lb[e].i;
 			char common[48];
 
-			if (!b || j == i || !same_but_guard(a, b) ||
+			if (j == i ||
 			    !strcmp(rg_row_s(a, RG_COL_guard), rg_row_s(b, RG_COL_guard)) ||
 			    !rg_roles_common(ra, rg_row_role(b, NULL), common, sizeof(common)))
 				continue;
@@ -185,10 +226,12 @@ struct cmp *cmp_pair_roles(struct cmp *v, size_t *n)
 	free(owner);
 	free(used);
 	free(matched);
+	free(lb);
 	free(v);
 	*n = k;
 	return out;
 oom:
+	free(lb);
 	free(pairs);
 	free(owner);
 	free(used);
@@ -202,26 +245,32 @@ struct cmp *cmp_pair_baseline(const struct side *S, const char *guard, size_t *n
 				 size_t *nbase)
 {
 	struct cmp *v = malloc((S->rows.n + 1) * sizeof(*v));
+	struct bg_ent *bl = malloc((S->rows.n + 1) * sizeof(*bl));
 	size_t k = 0;
 
 	*nbase = 0;
-	if (!v)
+	if (!v || !bl) {
+		free(v);
+		free(bl);
 		return NULL;
+	}
+	/* the baseline guard's rows, by key without the guard (the first in file order wins) */
+	for (size_t i = 0; i < S->rows.n; i++)
+		if (!strcmp(rg_row_s(&S->rows.v[i], RG_COL_guard), guard))
+			bl[(*nbase)++] = (struct bg_ent){ &S->rows.v[i], i };
+	qsort(bl, *nbase, sizeof(*bl), bg_cmp);
 	for (size_t i = 0; i < S->rows.n; i++) {
 		const struct rg_row *r = &S->rows.v[i], *a = NULL;
+		size_t e;
 
-		if (!strcmp(rg_row_s(r, RG_COL_guard), guard)) {
-			(*nbase)++;
+		if (!strcmp(rg_row_s(r, RG_COL_guard), guard))
 			continue;
-		}
-		for (size_t j = 0; j < S->rows.n && !a; j++) {
-			const struct rg_row *c = &S->rows.v[j];
-
-			if (!strcmp(rg_row_s(c, RG_COL_guard), guard) && same_but_guard(c, r))
-				a = c;
-		}
+		e = bg_lower(bl, *nbase, r);
+		if (e < *nbase && !but_guard_cmp(bl[e].r, r))
+			a = bl[e].r;
 		v[k++] = (struct cmp){ a, r, "" };
 	}
+	free(bl);
 	*n = k;
 	return v;
 }

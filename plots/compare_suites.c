@@ -46,7 +46,7 @@ static const struct rg_row *find_timed(const struct side *S[2], const char *suit
 static void suite_value(char *buf, size_t size, const struct rg_row *r, bool delta,
 			double *v, double *lo, double *hi)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], tag[16];
 
 	*v = *lo = *hi = NAN;
 	if (!r) {
@@ -67,7 +67,8 @@ static void suite_value(char *buf, size_t size, const struct rg_row *r, bool del
 		} else {
 			snprintf(b, sizeof(b), "%.3f", *lo);
 			snprintf(c, sizeof(c), "%.3f", *hi);
-			snprintf(buf, size, "%s [%s, %s]", a, b, c);
+			snprintf(buf, size, "%s [%s, %s]%s", a, b, c,
+				 rg_ci_level_tag(rg_row_d(r, RG_COL_delta_ci_level), tag, sizeof(tag)));
 		}
 		return;
 	}
@@ -188,7 +189,8 @@ static int suites_line(struct rg_table *t, enum out_fmt fmt, const struct side *
 
 /*
  * One line per guard (and duty) measured by the user suite, the module or
- * both: each side's cost over its own noop (delta_ns with its 95% interval)
+ * both: each side's cost over its own noop (delta_ns with its interval, and
+ * the interval's level when below 95%)
  * when both rows have one, else ns per pair (median ± stddev), and kmod/user.
  */
 int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
@@ -239,8 +241,9 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 	cmp_print_table(f, fmt, hl, &t);
 	if (fmt != OUT_CSV)
 		fprintf(f, "\ndelta: ns per pair over the same suite's noop, median of paired per-round\n"
-			   "differences [95%% interval]; ns/pair (median ± stddev) where a side has\n"
-			   "no delta. kmod/user: the in-kernel value over the userspace one.\n");
+			   "differences [95%% interval, or the lower level printed after it]; ns/pair\n"
+			   "(median ± stddev) where a side has no delta. kmod/user: the in-kernel\n"
+			   "value over the userspace one.\n");
 	if (fmt != OUT_CSV && nunpaired)
 		fprintf(f, "note: %zu duty line%s not paired: duty rows are paired only when both suites\n"
 			   "ran the trampoline shape (duty_in_ns set) with the same in/out split.\n",

@@ -17,6 +17,7 @@
 #include "rg/cmdline.h"
 #include "rg/env.h"
 #include "rg/plots.h"
+#include "report.h"
 
 extern char **environ;
 
@@ -280,10 +281,10 @@ static bool has_suffix(const char *s, const char *sfx)
 }
 
 static int run_python(const char *py, const char *script, const char *data, const char *lat,
-		      const char *outdir, char *err, size_t errlen)
+		      const char *fleet, const char *outdir, char *err, size_t errlen)
 {
 	char *args[] = { (char *)py, (char *)script, "--data", (char *)data, "--lat", (char *)lat,
-			 "--out", (char *)outdir, NULL };
+			 "--fleet", (char *)fleet, "--out", (char *)outdir, NULL };
 	pid_t pid;
 	int st, e;
 
@@ -424,7 +425,9 @@ static int make_out_dir(const char *out, bool *created, char *err, size_t errlen
 static int draw(const char *py, const char *script, const char *stage, struct source *src,
 		size_t nsrc, char *err, size_t errlen)
 {
-	char data[4200], lat[4200];
+	char data[4200], lat[4200], fleet[4200];
+	const struct rg_rows **rows = calloc(nsrc ? nsrc : 1, sizeof(*rows));
+	int ret;
 
 	snprintf(data, sizeof(data), "%s/rows.csv", stage);
 	if (write_data(data, src, nsrc)) {
@@ -436,11 +439,22 @@ static int draw(const char *py, const char *script, const char *stage, struct so
 		snprintf(err, errlen, "cannot write %s: %s", lat, strerror(errno));
 		return -1;
 	}
+	/* the heat map's matrix: every host by role, relative to its kernel's design */
+	snprintf(fleet, sizeof(fleet), "%s/fleet.csv", stage);
+	for (size_t i = 0; rows && i < nsrc; i++)
+		rows[i] = &src[i].rows;
+	ret = rows ? rp_fleet_heat_file(fleet, rows, nsrc) : -1;
+	free(rows);
+	if (ret) {
+		snprintf(err, errlen, "cannot write %s: %s", fleet, strerror(errno));
+		return -1;
+	}
 	fflush(stdout);
-	if (run_python(py, script, data, lat, stage, err, errlen))
+	if (run_python(py, script, data, lat, fleet, stage, err, errlen))
 		return -1;
 	unlink(data);
 	unlink(lat);
+	unlink(fleet);
 	return 0;
 }
 

@@ -13,18 +13,17 @@
 #include "rg/schema.h"
 #include "report.h"
 
-/* The narrowest page whose tables still fit (--width below it printed wider tables). */
-#define RP_MIN_WIDTH 60
-
 static void usage(FILE *f)
 {
 	fputs("usage: rgbench report FILE|DIR... [--out report.md] [--width N] [--across-hosts]\n"
-	      "                     [--unit ns|cycles] [--include-noisy]\n"
+	      "                     [--allow-emulated] [--unit ns|cycles] [--include-noisy]\n"
 	      "One page for a mail or a commit message: the machine, guards ranked by their\n"
 	      "difference against noop, the headline ratios, duty, threads, latency tail,\n"
-	      "BPF and module costs, plots beside it. --across-hosts: two machines side by\n"
-	      "side, guards paired by role. --width: wrap prose and fit tables (60-400,\n"
-	      "default 72; the tables need 60 columns).\n"
+	      "BPF and module costs, plots beside it; for every host (a machine: name, arch,\n"
+	      "CPU) the role matrix, the decision table and the per-event prediction.\n"
+	      "--across-hosts: two machines side by side, guards paired by role.\n"
+	      "--allow-emulated: show hosts measured under qemu in those sections too.\n"
+	      "--width: wrap prose and fit tables (default 72).\n"
 	      "--unit cycles: ns figures in reference cycles (each row's ns / its\n"
 	      "ref_ns_per_cycle); duty levels stay in ns. Default: ns.\n"
 	      "--include-noisy: keep rows whose status is noisy in the headline ratios\n"
@@ -59,7 +58,7 @@ static void read_timer(struct input *in)
 /* What the command line asked for. */
 struct opts {
 	const char *out;	/* --out FILE, else NULL (stdout) */
-	bool across;
+	bool across, allow_emulated;
 	const char *unit;	/* --unit ns|cycles, else NULL (ns) */
 	bool include_noisy;	/* --include-noisy */
 	long width;
@@ -75,6 +74,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "across-hosts", no_argument, NULL, 'a' },
 		{ "unit", required_argument, NULL, 'u' },
 		{ "include-noisy", no_argument, NULL, 'n' },
+		{ "allow-emulated", no_argument, NULL, 'e' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -87,7 +87,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		switch (opt) {
 		case 'o': o->out = optarg; break;
 		case 'w':
-			if (rg_cl_long("--width", optarg, RP_MIN_WIDTH, 400, &o->width))
+			if (rg_cl_long("--width", optarg, 40, 400, &o->width))
 				return RG_EXIT_USAGE;
 			break;
 		case 'a': o->across = true; break;
@@ -97,6 +97,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->unit = optarg;
 			break;
 		case 'n': o->include_noisy = true; break;
+		case 'e': o->allow_emulated = true; break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -113,8 +114,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
  * Read every FILE and every run of every DIR into in[] (at most MAX_FILES):
  * a bad file is one line on stderr and nothing written. 0, or -1 with err set.
  */
-static int read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
-		       char *err, size_t errlen)
+void rp_inputs_free(struct input *in, size_t nin)
+{
+	for (size_t i = 0; i < nin; i++) {
+		rg_rows_free(&in[i].rows);
+		free((char *)in[i].path);
+	}
+}
+
+int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
+		   char *err, size_t errlen)
 {
 	for (int a = first; a < argc; a++) {
 		struct rg_dir_run one = { .path = argv[a] }, *runs = &one;
@@ -151,48 +160,6 @@ static int read_inputs(int argc, char **argv, int first, struct input *in, size_
 	return 0;
 }
 
-/* Group the rows by host, in the order the files give them. 0, or -1 with err set. */
-static int group_hosts(const struct input *in, size_t nin, struct host *hosts, size_t *nh,
-		       char *err, size_t errlen)
-{
-	for (size_t i = 0; i < nin; i++) {
-		for (size_t k = 0; k < in[i].rows.n; k++) {
-			const struct rg_row *r = &in[i].rows.v[k];
-			const char *hn = rg_row_s(r, RG_COL_host);
-			size_t h;
-
-			for (h = 0; h < *nh; h++)
-				if (!strcmp(hosts[h].name, hn))
-					break;
-			if (h == *nh) {
-				if (*nh == MAX_HOSTS) {
-					snprintf(err, errlen, "rows from more than %d hosts", MAX_HOSTS);
-					return -1;
-				}
-				snprintf(hosts[h].name, sizeof(hosts[h].name), "%s", hn);
-				snprintf(hosts[h].arch, sizeof(hosts[h].arch), "%s", rg_row_s(r, RG_COL_arch));
-				hosts[h].vmin = hosts[h].vmax = in[i].version;
-				(*nh)++;
-			}
-			if (in[i].version < hosts[h].vmin)
-				hosts[h].vmin = in[i].version;
-			if (in[i].version > hosts[h].vmax)
-				hosts[h].vmax = in[i].version;
-			if (in[i].timer[0] && !hosts[h].timer[0])
-				snprintf(hosts[h].timer, sizeof(hosts[h].timer), "%s", in[i].timer);
-			if (rp_add_host_row(&hosts[h], r)) {
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
-		}
-	}
-	if (!*nh) {
-		snprintf(err, errlen, "the files hold no rows");
-		return -1;
-	}
-	return 0;
-}
-
 /* --unit given: which unit the page's figures are in, and once the rows without a cycle reference. */
 static void unit_para(struct ctx *c, const struct opts *o, size_t nocycle)
 {
@@ -216,8 +183,14 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 	char what[600];
 
 	if (nh == 2 && o->across)
-		fprintf(c->f, "# rgbench report: %s (%s) vs %s (%s)\n\n", hosts[0].name, hosts[0].arch,
-			hosts[1].name, hosts[1].arch);
+		/* a label that names the arch already (a shared host name) is not given it twice */
+		fprintf(c->f, "# rgbench report: %s%s%s%s vs %s%s%s%s\n\n", hosts[0].name,
+			strcmp(hosts[0].name, hosts[0].hostname) ? "" : " (",
+			strcmp(hosts[0].name, hosts[0].hostname) ? "" : hosts[0].arch,
+			strcmp(hosts[0].name, hosts[0].hostname) ? "" : ")", hosts[1].name,
+			strcmp(hosts[1].name, hosts[1].hostname) ? "" : " (",
+			strcmp(hosts[1].name, hosts[1].hostname) ? "" : hosts[1].arch,
+			strcmp(hosts[1].name, hosts[1].hostname) ? "" : ")");
 	else
 		fprintf(c->f, "# rgbench report: %s\n\n", nh == 1 ? hosts[0].name : "several hosts");
 	snprintf(what, sizeof(what),
@@ -226,11 +199,12 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		 o->across && nh == 1 ? "; --across-hosts needs a second host" : "");
 	rp_para(c, "%s", what);
 	unit_para(c, o, nocycle);
+	rp_sec_fleet(c, hosts, nh, o->allow_emulated);
 	if (o->across && nh == 2) {
 		rp_sec_machine(c, &hosts[0], in, nin);
 		rp_sec_machine(c, &hosts[1], in, nin);
 		rp_sec_across(c, &hosts[0], &hosts[1]);
-	} else if (o->across) {
+	} else if (o->across && nh == 1) {
 		rp_heading(c, "Side by side by role");
 		rp_left_out(c, "side by side", "--across-hosts needs files from two hosts; all rows come from %s",
 			    hosts[0].name);
@@ -259,7 +233,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 int rg_report_main(int argc, char **argv)
 {
 	struct input in[MAX_FILES];
-	struct host hosts[MAX_HOSTS];
+	struct host *hosts = NULL;
 	struct opts o = { .width = 72 };
 	size_t nin = 0, nh = 0, blen = 0, nocycle = 0;
 	char err[1200] = "", *buf = NULL;
@@ -282,18 +256,13 @@ int rg_report_main(int argc, char **argv)
 	}
 	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));
-	memset(hosts, 0, sizeof(hosts));
-	if (read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)))
+	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)))
 		goto out;
 	c.cycles = o.unit && !strcmp(o.unit, "cycles");
 	for (size_t i = 0; c.cycles && i < nin; i++)
 		nocycle += rg_rows_to_cycles(&in[i].rows);
-	if (group_hosts(in, nin, hosts, &nh, err, sizeof(err)))
+	if (rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
 		goto out;
-	if (o.across && nh > 2) {
-		ret = rg_cl_usage_error("--across-hosts takes files of two hosts, these are from %zu", nh);
-		goto out;
-	}
 	c.f = open_memstream(&buf, &blen);
 	c.width = (int)o.width;
 	c.include_noisy = o.include_noisy;
@@ -318,11 +287,7 @@ out:
 	if (err[0])
 		rg_cl_error("%s", err);
 	free(buf);
-	for (size_t i = 0; i < nh; i++)
-		free(hosts[i].rows);
-	for (size_t i = 0; i < nin; i++) {
-		rg_rows_free(&in[i].rows);
-		free((char *)in[i].path);
-	}
+	rp_hosts_free(hosts, nh);
+	rp_inputs_free(in, nin);
 	return ret;
 }

@@ -17,10 +17,11 @@
  *   report_sections.c  the sections of one host
  *   report_across.c    --across-hosts: two hosts side by side by role
  *   report_plots.c     links to the PNGs
+ *   hosts.c            host identity: grouping rows by machine, duplicates, labels, the key index
+ *   report_fleet.c     every host: the role matrix, the decision table, the prediction
  */
 
 #define MAX_FILES 64
-#define MAX_HOSTS 8
 #define MAX_LEFT 32
 #define DUTY_SHARE 0.05		/* "guard differences under 5% of a pair's total" */
 
@@ -31,14 +32,31 @@ struct input {
 	char timer[200];	/* JSON "timer", as text; "" when absent */
 };
 
+/* Rows of one file that another file of the same host also holds (the first file's are used). */
+struct dup {
+	const char *kept, *dropped;	/* the two files */
+	const struct rg_row *ek, *ed;	/* an example: the row kept, the one not used */
+	size_t n;
+};
+
+/*
+ * One machine: host name, arch and CPU identification (hosts.c). rows in file
+ * order without repeated keys; by_key the same rows sorted by key (rp_find).
+ */
 struct host {
-	char name[128], arch[32];
-	const struct rg_row **rows;
+	char hostname[128], arch[32], vendor[64], model[128], part[64];
+	char name[320];		/* its label: the host name, or "name (arch, model)" when another host has the name */
+	char kernel[128];	/* the kernel its current design is read from (hosts.c) */
+	char kernels[256];	/* every kernel in its rows */
+	char virt[64];
+	bool emulated;		/* every row measured on an emulated CPU */
+	const struct rg_row **rows, **by_key;
 	size_t n;
 	long long vmin, vmax;
 	bool legacy_roles;	/* some role came from the built-in table */
 	char timer[200];
-	size_t ndup;
+	struct dup *dups;
+	size_t ndups, ndup;	/* pairs of files, rows not used */
 };
 
 /* The page being written, its width and the sections left out (listed at the end). */
@@ -72,7 +90,7 @@ void rp_fmt_signed(char *buf, size_t size, double v);
 /* report_host.c */
 /* Measured: ok or noisy. */
 bool rp_row_ok(const struct rg_row *r);
-/* The first measured row of h that matches (guard NULL, threads or duty < 0: any). */
+/* The measured row of h that matches, the smallest key of several (threads or duty < 0: any). O(log n). */
 const struct rg_row *rp_find(const struct host *h, const char *suite, const char *guard,
 			     const char *scenario, long long threads, long long duty);
 /* A measured user pair row with one thread and no duty. */
@@ -82,8 +100,24 @@ struct cost rp_cost_of(const struct host *h, const struct rg_row *r);
 const struct rg_row *rp_by_role(const struct host *h, const char *role);
 /* The cost to divide by: positive, else NAN. */
 double rp_cmp_value(const struct cost *k);
-/* Add r to h unless h has a row of the same key (then counted in ndup). 0 or -1. */
-int rp_add_host_row(struct host *h, const struct rg_row *r);
+
+/*
+ * report.c: every FILE and every run of every DIR of argv[first..argc) into in[]
+ * (at most MAX_FILES; paths strdup'ed). 0, or -1 with err set.
+ */
+int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
+		   char *err, size_t errlen);
+void rp_inputs_free(struct input *in, size_t nin);
+
+/* hosts.c */
+/* Same machine: host, arch, cpu_vendor, cpu_model, cpu_part (strcmp-like). */
+int rp_host_id_cmp(const struct rg_row *a, const struct rg_row *b);
+/* True when r was measured on h. */
+bool rp_row_of_host(const struct host *h, const struct rg_row *r);
+/* The rows of in[] grouped by machine, in order of first appearance; O(n log n). 0, or -1 with err set. */
+int rp_group_hosts(const struct input *in, size_t nin, struct host **hosts, size_t *nh,
+		   char *err, size_t errlen);
+void rp_hosts_free(struct host *hosts, size_t nh);
 
 /* report_sections.c, report_across.c, report_plots.c */
 void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in, size_t nin);
@@ -95,6 +129,17 @@ void rp_sec_latency(struct ctx *c, const struct host *h);
 /* suite: "bpf" or "kmod". */
 void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite);
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B);
+/* The known roles in the order tables list them, NULL-terminated (report_across.c). */
+extern const char *const rp_role_order[];
+
+/* report_fleet.c: every host at once. Emulated hosts only with allow_emulated. */
+void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
+/* The matrix, one line per role and host, as CSV (compare --across-hosts --csv). */
+void rp_fleet_csv(FILE *f, const struct host *hosts, size_t nh, bool allow_emulated);
+/* The heat map's data for rgplot.py: label,emulated,role,value relative to the current design. */
+void rp_fleet_heat_csv(FILE *f, const struct host *hosts, size_t nh);
+/* The same into path for the rows of n sources (rgbench plot). 0 or -1 (errno). */
+int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size_t n);
 /* out: the --out file or NULL. */
 void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin);
 

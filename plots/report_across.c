@@ -6,10 +6,10 @@
 
 #include "report.h"
 
-static const char *const role_order[] = {
+const char *const rp_role_order[] = {
 	"harness-floor", "thread-floor", "this-cpu-pre-6.18", "this-cpu-6.18", "this-cpu-llsc",
 	"this-cpu-prfm-stadd", "merged-rctx", "rctx-word", "pcpu-atomic", "pcpu-xchg", "pcpu-cas",
-	"rseq", "shared-atomic", "negative-control", "reference",
+	"rseq", "shared-atomic", "negative-control", "reference", NULL,
 };
 
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
@@ -21,8 +21,8 @@ void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
 
 	rp_heading(c, "Side by side by role: %s vs %s", A->name, B->name);
 	/* Every role either side has, the known ones in their order first. */
-	for (size_t i = 0; i < sizeof(role_order) / sizeof(role_order[0]); i++)
-		snprintf(roles[nroles++], sizeof(roles[0]), "%s", role_order[i]);
+	for (size_t i = 0; rp_role_order[i]; i++)
+		snprintf(roles[nroles++], sizeof(roles[0]), "%s", rp_role_order[i]);
 	for (int s = 0; s < 2; s++) {
 		const struct host *h = s ? B : A;
 

@@ -11,18 +11,36 @@ bool rp_row_ok(const struct rg_row *r)
 	return !strcmp(rg_row_s(r, RG_COL_status), "ok") || !strcmp(rg_row_s(r, RG_COL_status), "noisy");
 }
 
+/* strcmp-like: r's (suite, guard, scenario) against the wanted ones. */
+static int cmp_prefix(const struct rg_row *r, const char *suite, const char *guard, const char *scenario)
+{
+	int d = strcmp(rg_row_s(r, RG_COL_suite), suite);
+
+	if (!d)
+		d = strcmp(rg_row_s(r, RG_COL_guard), guard);
+	return d ? d : strcmp(rg_row_s(r, RG_COL_scenario), scenario);
+}
+
+/* A binary search in the host's rows sorted by key, then the rows of that guard and scenario in key order. */
 const struct rg_row *rp_find(const struct host *h, const char *suite, const char *guard,
 				 const char *scenario, long long threads, long long duty)
 {
-	for (size_t i = 0; i < h->n; i++) {
-		const struct rg_row *r = h->rows[i];
+	size_t lo = 0, hi = h->n;
 
-		if (rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_suite), suite) &&
-		    (!guard || !strcmp(rg_row_s(r, RG_COL_guard), guard)) &&
-		    !strcmp(rg_row_s(r, RG_COL_scenario), scenario) &&
-		    (threads < 0 || rg_row_i(r, RG_COL_threads) == threads) &&
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_prefix(h->by_key[mid], suite, guard, scenario) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < h->n && !cmp_prefix(h->by_key[lo], suite, guard, scenario); lo++) {
+		const struct rg_row *r = h->by_key[lo];
+
+		if (rp_row_ok(r) && (threads < 0 || rg_row_i(r, RG_COL_threads) == threads) &&
 		    (duty < 0 || rg_row_i(r, RG_COL_duty_ns) == duty))
-			return r;
+			return r;	/* the smallest matching threads, duty, batch */
 	}
 	return NULL;
 }
@@ -66,23 +84,4 @@ const struct rg_row *rp_by_role(const struct host *h, const char *role)
 double rp_cmp_value(const struct cost *k)
 {
 	return !isnan(k->v) && k->v > 0 ? k->v : NAN;
-}
-int rp_add_host_row(struct host *h, const struct rg_row *r)
-{
-	const struct rg_row **v;
-	bool legacy;
-
-	for (size_t i = 0; i < h->n; i++)
-		if (!rg_row_key_cmp(h->rows[i], r)) {
-			h->ndup++;
-			return 0;
-		}
-	v = realloc(h->rows, (h->n + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	h->rows = v;
-	h->rows[h->n++] = r;
-	rg_row_role(r, &legacy);
-	h->legacy_roles |= legacy && rp_is_pair1(r);
-	return 0;
 }

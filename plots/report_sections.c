@@ -25,7 +25,7 @@ void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in,
 	for (size_t i = 0; i < nin; i++) {
 		const struct rg_row *f = in[i].rows.n ? &in[i].rows.v[0] : NULL;
 
-		if (f && !strcmp(rg_row_s(f, RG_COL_host), h->name))
+		if (f && rp_row_of_host(h, f))
 			rp_bullet(c, "file %s: schema %lld, run %s at %s, %zu rows", in[i].path,
 			       in[i].version, *rg_row_s(f, RG_COL_run_id) ? rg_row_s(f, RG_COL_run_id) : "n/a",
 			       rg_row_s(f, RG_COL_timestamp), in[i].rows.n);
@@ -33,8 +33,14 @@ void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in,
 	if (h->vmin != h->vmax)
 		rp_bullet(c, "the files have schema versions %lld to %lld: columns a version lacks read as n/a",
 		       h->vmin, h->vmax);
-	if (h->ndup)
-		rp_bullet(c, "%zu row(s) repeated in a later file were ignored (the first file wins)", h->ndup);
+	for (size_t i = 0; i < h->ndups; i++) {
+		char key[200];
+
+		rg_row_key_text(h->dups[i].ed, key, sizeof(key));
+		rp_bullet(c, "%zu row(s) of %s are also in %s (read first): those are used, e.g. %s at %s:%d, not %s:%d",
+			  h->dups[i].n, h->dups[i].dropped, h->dups[i].kept, key, h->dups[i].kept,
+			  h->dups[i].ek->line, h->dups[i].dropped, h->dups[i].ed->line);
+	}
 	fputc('\n', c->f);
 }
 
@@ -76,11 +82,15 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
 		return;
 	}
 	qsort(v, n, sizeof(*v), cmp_cost);
+	/* "95% interval" only when no interval of the table fell short of it. */
+	for (size_t i = 0; i < n; i++)
+		if (rg_row_d(v[i].r, RG_COL_delta_ci_level) < RG_CI_NOMINAL)
+			hdr[4] = "interval";
 	rg_table_init(&t, 5);
 	rg_table_add(&t, hdr);
 	t.right[0] = t.right[2] = t.right[3] = t.right[4] = true;
 	for (size_t i = 0; i < n; i++) {
-		char no[8], ns[24], d[24], ci[48], lo[24], hi[24];
+		char no[8], ns[24], d[24], ci[64], lo[24], hi[24], tag[16];
 
 		snprintf(no, sizeof(no), "%zu", i + 1);
 		rp_fmt_ns(ns, sizeof(ns), v[i].k.ns);
@@ -88,7 +98,10 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
 		if (v[i].k.paired && !isnan(v[i].k.lo)) {
 			rp_fmt_signed(lo, sizeof(lo), v[i].k.lo);
 			rp_fmt_signed(hi, sizeof(hi), v[i].k.hi);
-			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+			/* Below 95% (few rounds), the interval says its level. */
+			snprintf(ci, sizeof(ci), "[%s, %s]%s", lo, hi,
+				 rg_ci_level_tag(rg_row_d(v[i].r, RG_COL_delta_ci_level), tag,
+						 sizeof(tag)));
 		} else {
 			snprintf(ci, sizeof(ci), "n/a");
 		}
@@ -99,7 +112,7 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
 	rp_table_out(c, &t);
 	rg_table_free(&t);
 	if (npaired == n)
-		rp_para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is the median of paired per-round differences against noop, with its 95%% bootstrap interval.");
+		rp_para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is the median of paired per-round differences against noop, with its interval: 95%% or more (the exact order-statistic interval of the median; schema 3 files: a 95%% bootstrap), or the lower level it reached when printed after it.");
 	else
 		rp_para(c, "ns per enter/exit pair, one pinned thread. \"over noop\" is %s: %zu of %zu rows have no paired difference (delta_ns is n/a: the file predates paired rounds, or its suite did not pair them), so theirs is a difference of medians, without an interval.",
 		     npaired ? "the paired difference where the file has one" : "the difference of medians",

@@ -330,14 +330,71 @@ def latency_cdf(hist, sources, out, written):
     return True
 
 
+def load_fleet(path):
+    """The matrix `rgbench plot` wrote: label, emulated, current_role, role, relative_ns per line."""
+    if not path or not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return [dict(r, relative_ns=num(r["relative_ns"]), emulated=r["emulated"] == "1", now=r["now"] == "1")
+                for r in csv.DictReader(f)]
+
+
+def fleet(cells, out, written):
+    """Heat map, roles down and hosts across: each guard's cost over noop minus that of the
+    design the host's kernel runs (0 = that design; below 0 cheaper). Two hosts or more."""
+    hosts = ordered(c["label"] for c in cells if c["current_role"])
+    if len(hosts) < 2:
+        return False
+    roles = ordered(c["role"] for c in cells if c["label"] in hosts)
+    val = {(c["role"], c["label"]): c["relative_ns"] for c in cells}
+    emu = {c["label"] for c in cells if c["emulated"]}
+    cur = {c["label"]: c["current_role"] for c in cells}
+    nows = {(c["role"], c["label"]) for c in cells if c["now"]}
+    grid = [[val.get((r, h), math.nan) for h in hosts] for r in roles]
+    finite = [abs(v) for row in grid for v in row if ok(v)]
+    if not finite:
+        return False
+    lim = max(max(finite), 1e-9)
+    from matplotlib.colors import SymLogNorm  # noqa: E402
+    norm = SymLogNorm(linthresh=max(lim / 100, 0.01), vmin=-lim, vmax=lim, base=10)
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(hosts) + 3), max(4, 0.45 * len(roles) + 2)))
+    masked = [[v if ok(v) else math.nan for v in row] for row in grid]
+    im = ax.imshow(masked, cmap="RdYlGn_r", norm=norm, aspect="auto")
+    for ri, row in enumerate(grid):
+        for hi, v in enumerate(row):
+            if not ok(v):
+                ax.text(hi, ri, "-", ha="center", va="center", fontsize=8, color="grey")
+                continue
+            now = (roles[ri], hosts[hi]) in nows  # the current design's row (x86-64: under both this-cpu roles)
+            ax.text(hi, ri, "now" if now else f"{v:+.3g}", ha="center", va="center", fontsize=8,
+                    weight="bold" if now else "normal")
+    ax.set_yticks(range(len(roles)))
+    ax.set_yticklabels(roles)
+    ax.set_xticks(range(len(hosts)))
+    ax.set_xticklabels([h + (" [EMULATED]" if h in emu else "") + f"\n(now {cur[h]})" for h in hosts],
+                       rotation=20, ha="right", fontsize=8)
+    for t, h in zip(ax.get_xticklabels(), hosts):
+        if h in emu:
+            t.set_color("red")
+    fig.colorbar(im, ax=ax, label="ns per pair against the host's current design (below 0: cheaper)")
+    ax.set_title("Guard cost by role and host, relative to each kernel's own design")
+    global EMULATED
+    was, EMULATED = EMULATED, EMULATED or bool(emu)
+    save(fig, out, "fleet", written)
+    EMULATED = was
+    return True
+
+
 def main():
     warnings.simplefilter("ignore")  # stderr carries notes and at most one error line
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", required=True)
     ap.add_argument("--lat", default="")
+    ap.add_argument("--fleet", default="")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     hist = load_lat(a.lat)
+    cells = load_fleet(a.fleet)
     rows = load(a.data)
     sources = sources_of(rows)
     global EMULATED
@@ -358,6 +415,8 @@ def main():
         ("latency-cdf", "no latency rows with a histogram (lat_hist in the JSON)",
          lambda: latency_cdf(hist, sources, a.out, written)),
         ("bpf", "no bpf rows with a rate", lambda: bpf(rows, sources, a.out, written)),
+        ("fleet", "fewer than two hosts with the role of their kernel's design",
+         lambda: fleet(cells, a.out, written)),
         ("kmod-ns", "no kmod rows with ns values",
          lambda: ns_bars(rows, sources, a.out, written, "kmod", "kmod-ns",
                          "In-kernel cost of one guard enter/exit pair (kthread loop)")),

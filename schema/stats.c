@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Statistics of a row's samples: median, mean, spread and the paired delta's interval. */
+#define _GNU_SOURCE	/* M_LN2 */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,58 +56,89 @@ double rg_stat_stddev(const double *v, size_t n)
 	return sqrt(s / (double)(n - 1));
 }
 
-/* xorshift64*: a small fixed-seed generator for the bootstrap (reproducible intervals). */
-static uint64_t boot_next(uint64_t *s)
+/*
+ * The order-statistic interval of a median: for n samples of a continuous
+ * distribution with median m, P(d(k) <= m <= d(n+1-k)) = 1 - 2 P(B <= k-1),
+ * B ~ binomial(n, 1/2), whatever the distribution (with ties the closed
+ * interval covers at least that). The binomial terms C(n, i) / 2^n come from
+ * C(n, i) in a double (exact up to n = 53, so small n give exact dyadic levels)
+ * up to n = 1000, and from logarithms beyond, where 2^-n underflows.
+ */
+static double binom_half_pmf(size_t n, size_t i, double *c)
 {
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
+	if (n <= 1000) {
+		*c = i ? *c * (double)(n - i + 1) / (double)i : 1.0;
+		return ldexp(*c, -(int)n);
+	}
+	return exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) -
+		   (double)n * M_LN2);
+}
+
+size_t rg_stat_median_ci_k(size_t n, double *level)
+{
+	double c = 1.0, tail, next;	/* tail: P(B <= k - 1) */
+	size_t k = 1;
+
+	*level = NAN;
+	if (n < RG_CI_MIN_SAMPLES)
+		return 0;
+	tail = binom_half_pmf(n, 0, &c);
+	/* The largest k whose level reaches the nominal one; k = 1 ([min, max]) when none does. */
+	while (2 * (k + 1) <= n + 1) {
+		next = tail + binom_half_pmf(n, k, &c);
+		if (1.0 - 2.0 * next < RG_CI_NOMINAL)
+			break;
+		tail = next;
+		k++;
+	}
+	*level = 1.0 - 2.0 * tail;
+	return k;
 }
 
 int rg_stat_paired_delta(const double *x, const double *base, size_t n,
-			 double *median, double *lo, double *hi)
+			 double *median, double *lo, double *hi, double *level)
 {
-	double *d, *res, *meds;
-	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	double *d, lvl;
+	size_t k;
 
 	*median = *lo = *hi = NAN;
+	if (level)
+		*level = NAN;
 	if (!n)
 		return 0;
 	d = malloc(n * sizeof(*d));
-	res = malloc(n * sizeof(*res));
-	meds = malloc(RG_BOOT_RESAMPLES * sizeof(*meds));
-	if (!d || !res || !meds) {
-		free(d);
-		free(res);
-		free(meds);
+	if (!d)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++)
 		d[i] = x[i] - base[i];
-	*median = rg_stat_median(d, n);
-	if (n >= 2) {
-		for (size_t b = 0; b < RG_BOOT_RESAMPLES; b++) {
-			for (size_t i = 0; i < n; i++)
-				res[i] = d[boot_next(&seed) % n];
-			qsort(res, n, sizeof(*res), cmp_double);
-			meds[b] = n % 2 ? res[n / 2] : (res[n / 2 - 1] + res[n / 2]) / 2.0;
-		}
-		qsort(meds, RG_BOOT_RESAMPLES, sizeof(*meds), cmp_double);
-		*lo = meds[(size_t)(0.025 * RG_BOOT_RESAMPLES)];
-		*hi = meds[(size_t)(0.975 * RG_BOOT_RESAMPLES) - 1];
+	qsort(d, n, sizeof(*d), cmp_double);
+	*median = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2.0;
+	k = rg_stat_median_ci_k(n, &lvl);
+	if (k) {
+		*lo = d[k - 1];
+		*hi = d[n - k];
+		if (level)
+			*level = lvl;
 	}
 	free(d);
-	free(res);
-	free(meds);
 	return 0;
+}
+
+const char *rg_ci_level_tag(double level, char *buf, size_t len)
+{
+	if (isnan(level) || level >= RG_CI_NOMINAL)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, " %.1f%%", 100.0 * level);
+	return buf;
 }
 
 int rg_result_set_delta(struct rg_result *r, const char *baseline,
 			const double *x, const double *base, size_t n)
 {
 	copy_str(r->baseline, sizeof(r->baseline), baseline);
-	return rg_stat_paired_delta(x, base, n, &r->delta_ns, &r->delta_ci_lo, &r->delta_ci_hi);
+	return rg_stat_paired_delta(x, base, n, &r->delta_ns, &r->delta_ci_lo, &r->delta_ci_hi,
+				    &r->delta_ci_level);
 }
 
 static double *dup_samples(const double *v, size_t n)

@@ -93,7 +93,15 @@ bool trig_tracefs_ready(void);
 
 /* ---- options (cli.c) ---- */
 
-enum count_method { COUNT_PERCPU, COUNT_ATOMIC };
+/*
+ * How hits are counted (--count), in the program and in userspace alike:
+ * percpu: a plain increment of the CPU's (producer's) own padded slot;
+ * atomic: one shared counter, atomically incremented (the kernel's bench in 6.1);
+ * percpu-atomic: an atomic add on the CPU's own padded slot (the kernel's bench
+ * today, trigger_bench.c's inc_counter()). The values are the BPF side's count_mode.
+ */
+enum count_method { COUNT_PERCPU, COUNT_ATOMIC, COUNT_PERCPU_ATOMIC, NR_COUNTS };
+extern const char *const trig_count_names[NR_COUNTS];
 
 #define MAX_TCOUNTS 16
 
@@ -141,7 +149,7 @@ struct trig {
 int trig_open(struct trig *t, const struct opts *o, enum rg_kind k, enum rg_mode m, int batch,
 	      char *why, size_t wsize);
 int trig_attach(struct trig *t, enum rg_kind k, enum rg_mode m, char *why, size_t wsize);
-void trig_detach(struct trig *t);
+bool trig_detach(struct trig *t);	/* whether a link was attached */
 void trig_close(struct trig *t);
 int trig_driver_fd(const struct trig *t);
 int trig_measured_fd(const struct trig *t);
@@ -168,7 +176,7 @@ enum loop { LOOP_SYSCALL, LOOP_USER_COUNT, LOOP_DRIVER };
  */
 struct run {
 	enum loop loop;
-	bool atomic_count;
+	enum count_method count;
 	int prog_fd;
 	int batch;
 	int np;
@@ -192,14 +200,18 @@ struct producer {
 	bool have_clk;
 	pthread_t tid;
 	clockid_t clk;			/* the producer's CPU-time clock */
+	long nvcsw;			/* voluntary switches in its loop: stopped or blocked */
 };
 
 /* Skip the first 10 ms of a window: threads starting and pinning. */
 #define SETTLE_S 0.01
+/* Wait 10 ms after a detach before the next window (the link's release, RCU callbacks). */
+#define DETACH_SETTLE_S 0.01
 
 struct window {
 	double wall, cpu;		/* seconds: wall clock, producers' CPU time (sum) */
 	uint64_t events, misses;
+	long nvcsw;			/* producers' voluntary switches (0 undisturbed) */
 };
 
 struct run *run_alloc(int np);

@@ -20,6 +20,7 @@
 /* ---- what can be measured ---- */
 
 const char *const trig_mode_names[NR_MODES] = { "syscall", "driver", "recurse" };
+const char *const trig_count_names[NR_COUNTS] = { "percpu", "atomic", "percpu-atomic" };
 
 const struct kind_info trig_kinds[NR_KINDS] = {
 	[K_BASE] = { "base", NULL, M(MODE_SYSCALL),

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,8 +47,10 @@ void run_free(struct run *r)
 
 static inline void ucount(struct run *r, struct ucounter *c, uint64_t n)
 {
-	if (r->atomic_count)
+	if (r->count == COUNT_ATOMIC)
 		__atomic_fetch_add(&r->shared.value, n, __ATOMIC_RELAXED);
+	else if (r->count == COUNT_PERCPU_ATOMIC)
+		__atomic_fetch_add(&c->value, n, __ATOMIC_RELAXED);
 	else
 		__atomic_store_n(&c->value, __atomic_load_n(&c->value, __ATOMIC_RELAXED) + n,
 				 __ATOMIC_RELAXED);
@@ -59,12 +62,19 @@ static void *producer_main(void *arg)
 	struct run *r = p->run;
 	struct ucounter *c = &r->ucnt[p->idx];
 	uint64_t n, limit = r->limit;
+	struct rusage ru0, ru1;
 
 	if (rg_place_pin_self(r->pin, p->idx, NULL, 0))
 		atomic_fetch_add(&r->unpinned, 1);
 	atomic_fetch_add(&r->ready, 1);
 	while (!atomic_load(&r->go) && !atomic_load(&r->stop))
 		sched_yield();
+	/*
+	 * The loops never sleep (getpgid, a test run, a count): a voluntary
+	 * switch inside them means the thread was stopped (SIGSTOP) or blocked.
+	 */
+	if (getrusage(RUSAGE_THREAD, &ru0))
+		ru0.ru_nvcsw = 0;
 
 	/* One loop per trigger kind: nothing indirect inside the measured loop. */
 	switch (r->loop) {
@@ -95,6 +105,7 @@ static void *producer_main(void *arg)
 		break;
 	}
 	}
+	p->nvcsw = getrusage(RUSAGE_THREAD, &ru1) ? 0 : ru1.ru_nvcsw - ru0.ru_nvcsw;
 	atomic_fetch_add(&r->done, 1);
 	return NULL;
 }
@@ -146,6 +157,7 @@ int producers_start(struct run *r, struct producer *prod)
 	for (int i = 0; i < r->np; i++) {
 		prod[i].run = r;
 		prod[i].idx = i;
+		prod[i].nvcsw = 0;
 		prod[i].started = !pthread_create(&prod[i].tid, NULL, producer_main, &prod[i]);
 		if (!prod[i].started)
 			break;
@@ -232,5 +244,8 @@ int run_window(struct run *r, struct producer *prod, const struct trig *t,
 	w->cpu = b.cpu - a.cpu;
 	w->events = b.events - a.events;
 	w->misses = b.misses - a.misses;
+	w->nvcsw = 0;
+	for (int i = 0; i < r->np; i++)
+		w->nvcsw += prod[i].nvcsw;
 	return 0;
 }

@@ -23,6 +23,8 @@ struct series {
 	double *cpu_ns;		/* producers' CPU ns per event */
 	size_t n;
 	uint64_t events, misses;
+	size_t disturbed;	/* windows in which a producer was stopped or blocked */
+	long nvcsw;		/* their voluntary switches, all windows */
 };
 
 static int series_alloc(struct series *s, size_t n)
@@ -50,6 +52,8 @@ static void series_add(struct series *s, const struct window *w, int np)
 	s->n++;
 	s->events += w->events;
 	s->misses += w->misses;
+	s->disturbed += w->nvcsw > 0;
+	s->nvcsw += w->nvcsw;
 }
 
 /* ---- one row ---- */
@@ -87,6 +91,10 @@ static void row_identity(struct ctx *c, struct rg_result *row, enum rg_kind k, e
 {
 	row->threads = np;
 	row->batch = m == MODE_SYSCALL ? 1 : c->batch;
+	/* Counting other than the default is part of what was measured: the scenario says it. */
+	if (c->o->count != COUNT_PERCPU)
+		snprintf(row->scenario, sizeof(row->scenario), "%s,count=%s", trig_mode_names[m],
+			 trig_count_names[c->o->count]);
 	snprintf(row->role, sizeof(row->role), "%s", role_of(k));
 }
 
@@ -112,6 +120,14 @@ static int row_fill(struct ctx *c, struct rg_result *row, enum rg_kind k, const 
 		if (rg_result_set_delta(row, trig_kinds[bk].name, a->ns, b->ns, a->n))
 			return -ENOMEM;
 	}
+	/* As the user suite: a disturbed sample makes the row noisy, saying how (no re-run). */
+	if (a->disturbed || (b && b->disturbed)) {
+		snprintf(row->status, sizeof(row->status), "noisy");
+		snprintf(row->reason, sizeof(row->reason),
+			 "%zu of %zu windows disturbed: a producer was stopped or blocked (%ld voluntary switches)",
+			 a->disturbed + (b ? b->disturbed : 0), a->n + (b ? b->n : 0),
+			 a->nvcsw + (b ? b->nvcsw : 0));
+	}
 	(void)c;
 	(void)k;
 	return 0;
@@ -120,14 +136,18 @@ static int row_fill(struct ctx *c, struct rg_result *row, enum rg_kind k, const 
 static void row_print(struct ctx *c, const struct rg_result *row, enum rg_kind k, enum rg_mode m,
 		      int np)
 {
-	char sdb[16] = "n/a", db[96] = "", cib[48] = "";
+	char sdb[16] = "n/a", db[112] = "", cib[64] = "", tag[16];
 
 	if (!isnan(row->mops_stddev))
 		snprintf(sdb, sizeof(sdb), "%.3f", row->mops_stddev);
 	if (!isnan(row->delta_ns)) {
+		/* The interval's level follows it when below 95% (fewer than 6 samples). */
 		if (!isnan(row->delta_ci_lo))
-			snprintf(cib, sizeof(cib), " [%+.2f, %+.2f]", row->delta_ci_lo, row->delta_ci_hi);
-		snprintf(db, sizeof(db), "; %+.2f%s ns over %s", row->delta_ns, cib, row->baseline);
+			snprintf(cib, sizeof(cib), " [%+.2f, %+.2f]%s", row->delta_ci_lo,
+				 row->delta_ci_hi, rg_ci_level_tag(row->delta_ci_level, tag, sizeof(tag)));
+		else
+			snprintf(cib, sizeof(cib), " [n/a: %ld samples]", row->repetitions);
+		snprintf(db, sizeof(db), "; %+.2f ns over %s%s", row->delta_ns, row->baseline, cib);
 	}
 	/* cpu/wall: the share of the windows the producers were on a CPU. */
 	double oncpu = row->cpu_ns_median / row->ns_median;
@@ -137,8 +157,10 @@ static void row_print(struct ctx *c, const struct rg_result *row, enum rg_kind k
 		snprintf(busy, sizeof(busy), " (producers on a CPU %.0f%% of the time: busy machine)",
 			 100 * oncpu);
 	say(c, "[%d/%d] %-13s %-8s p=%d hits %8.3f ± %6s M/s (%7.3f M/prod)  %.2f ns/event%s; "
-	    "misses %llu%s\n", c->row, c->nrows, trig_kinds[k].name, trig_mode_names[m], np, row->mops_mean,
-	    sdb, row->mops_mean / np, row->ns_median, db, (unsigned long long)row->refusals, busy);
+	    "misses %llu%s%s%s\n", c->row, c->nrows, trig_kinds[k].name, trig_mode_names[m], np,
+	    row->mops_mean, sdb, row->mops_mean / np, row->ns_median, db,
+	    (unsigned long long)row->refusals, busy, strcmp(row->status, "noisy") ? "" : "; NOISY: ",
+	    strcmp(row->status, "noisy") ? "" : row->reason);
 }
 
 /* --triggers: each producer triggers exactly o->triggers events; no timing windows. */
@@ -215,7 +237,7 @@ static int row_run_setup(struct ctx *c, struct row_run *rr)
 	    series_alloc(&rr->sb, (size_t)o->reps))
 		return -ENOMEM;
 	r->pin = &c->pin;
-	r->atomic_count = o->count == COUNT_ATOMIC;
+	r->count = o->count;
 	r->batch = c->batch;
 	r->limit = o->triggers ? o->triggers : UINT64_MAX;
 	r->loop = rr->m != MODE_SYSCALL ? LOOP_DRIVER :
@@ -246,7 +268,9 @@ static int window_a(struct row_run *rr, double seconds, struct window *w)
 
 static int window_b(struct row_run *rr, double seconds, struct window *w)
 {
-	trig_detach(&rr->t);
+	/* After a detach, a settle before the next window (RCU callbacks, freed links). */
+	if (trig_detach(&rr->t) && !sleep_until(rg_now_s() + DETACH_SETTLE_S))
+		return -EINTR;
 	rr->r->prog_fd = rr->fd_b;
 	return run_window(rr->r, rr->prod, &rr->t, false, seconds, w);
 }
@@ -262,37 +286,43 @@ static int row_warmup(struct ctx *c, struct row_run *rr)
 		return 0;
 	if (rr->bk < 0)
 		return run_window(rr->r, rr->prod, &rr->t, rr->bpf_a, warmup, &w);
-	err = run_window(rr->r, rr->prod, &rr->t, rr->bpf_a, warmup / 2, &w);
+	err = window_a(rr, warmup / 2, &w);
 	return err ? err : window_b(rr, warmup / 2, &w);
 }
 
-/* One sample: a window of side A, then (paired) one of side B. A window without events is -ENODATA. */
-static int row_sample(struct ctx *c, struct row_run *rr)
+/* One window of side A (b false) or B, added to its series. A window without events is -ENODATA. */
+static int side_window(struct ctx *c, struct row_run *rr, bool b)
 {
-	double seconds = c->o->duration;
 	struct window w;
-	int err = window_a(rr, seconds, &w);
+	int err = b ? window_b(rr, c->o->duration, &w) : window_a(rr, c->o->duration, &w);
 
 	if (err)
 		return err;
 	if (!w.events) {
-		snprintf(rr->why, sizeof(rr->why), "no events counted in a %.2f s window "
+		snprintf(rr->why, sizeof(rr->why), b ?
+			 "no baseline events counted in a %.2f s window" :
+			 "no events counted in a %.2f s window "
 			 "(the program never ran, or the producers never got a CPU)", w.wall);
 		return -ENODATA;
 	}
-	series_add(&rr->sa, &w, rr->np);
-	if (rr->bk < 0)
-		return 0;
-	err = window_b(rr, seconds, &w);
-	if (err)
-		return err;
-	if (!w.events) {
-		snprintf(rr->why, sizeof(rr->why), "no baseline events counted in a %.2f s window",
-			 w.wall);
-		return -ENODATA;
-	}
-	series_add(&rr->sb, &w, rr->np);
+	series_add(b ? &rr->sb : &rr->sa, &w, rr->np);
 	return 0;
+}
+
+/*
+ * Sample i: a window of side A and (paired) one of side B, in the order
+ * A B, B A, A B, ... (ABBA), so that drift within a row and what a detach
+ * leaves behind fall on both sides alike instead of biasing every delta the
+ * same way. The pair of a sample is its two windows, whatever their order.
+ */
+static int row_sample(struct ctx *c, struct row_run *rr, int i)
+{
+	bool b_first = rr->bk >= 0 && i % 2;
+	int err = side_window(c, rr, b_first);
+
+	if (err || rr->bk < 0)
+		return err;
+	return side_window(c, rr, !b_first);
 }
 
 /* The timed row: warm-up, --repetitions samples, then the row's numbers. */
@@ -301,7 +331,7 @@ static int row_measure(struct ctx *c, struct row_run *rr, struct rg_result *row)
 	int err = row_warmup(c, rr);
 
 	for (int i = 0; i < c->o->reps && !err; i++)
-		err = row_sample(c, rr);
+		err = row_sample(c, rr, i);
 	if (!err)
 		err = row_fill(c, row, rr->k, &rr->sa, rr->bk >= 0 ? &rr->sb : NULL, rr->bk);
 	return err;
@@ -502,7 +532,8 @@ static double row_seconds(const struct opts *o, enum rg_kind k, enum rg_mode m)
 {
 	int sides = o->triggers ? 0 : pair_of(k, m) >= 0 ? 2 : 1;
 
-	return o->warmup + sides * o->reps * (o->duration + SETTLE_S + 0.005) + 0.05;
+	return o->warmup + sides * o->reps * (o->duration + SETTLE_S + 0.005) +
+	       (sides == 2 ? o->reps * DETACH_SETTLE_S : 0) + 0.05;
 }
 
 /* Whether (k, m) makes a row: wanted, and existing or asked for by name (a skipped row then). */

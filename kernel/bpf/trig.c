@@ -23,7 +23,7 @@
  */
 #define TRIG_SET_RODATA(skel, o, k, m, batch)					\
 	do {									\
-		(skel)->rodata->count_atomic = (o)->count == COUNT_ATOMIC;	\
+		(skel)->rodata->count_mode = (int)(o)->count;			\
 		(skel)->rodata->recurse = (m) == MODE_RECURSE;			\
 		(skel)->rodata->filter_tgid = ((m) == MODE_SYSCALL || (o)->triggers) && \
 			!(o)->all_tasks ? (uint32_t)getpid() : 0;		\
@@ -32,10 +32,13 @@
 		(skel)->rodata->batch_iters = (uint32_t)(batch);		\
 	} while (0)
 
-void trig_detach(struct trig *t)
+bool trig_detach(struct trig *t)
 {
+	bool was = t->link != NULL;
+
 	bpf_link__destroy(t->link);
 	t->link = NULL;
+	return was;
 }
 
 void trig_close(struct trig *t)

@@ -293,7 +293,7 @@ static void print_table(const struct rg_resultset *rs, size_t from)
 	       "-noop [95% interval]", "ops", "refusals", "status", "reason");
 	for (size_t i = from; i < rs->n; i++) {
 		const struct rg_result *r = &rs->rows[i];
-		char ns[32], d[64];
+		char ns[32], d[80], tag[16];
 
 		if (isnan(r->ns_median))
 			snprintf(ns, sizeof(ns), "-");
@@ -304,8 +304,8 @@ static void print_table(const struct rg_resultset *rs, size_t from)
 		else if (isnan(r->delta_ci_lo))
 			snprintf(d, sizeof(d), "%.3f", r->delta_ns);
 		else
-			snprintf(d, sizeof(d), "%.3f [%.3f, %.3f]", r->delta_ns, r->delta_ci_lo,
-				 r->delta_ci_hi);
+			snprintf(d, sizeof(d), "%.3f [%.3f, %.3f]%s", r->delta_ns, r->delta_ci_lo,
+				 r->delta_ci_hi, rg_ci_level_tag(r->delta_ci_level, tag, sizeof(tag)));
 		printf("%-22s %-24s %12s %24s %12llu %10llu %8s  %s\n", r->guard, r->scenario, ns, d,
 		       (unsigned long long)r->ops, (unsigned long long)r->refusals,
 		       r->status, r->reason);

@@ -177,8 +177,8 @@ nomem:
 /*
  * Every timed row's delta against the noop row of the same scenario, threads
  * and duty from the same file: round i of the guard minus round i of noop
- * (the module ran them in the same shuffled round), median and interval by
- * rg_result_set_delta().
+ * (the module ran them in the same shuffled round), median, order-statistic
+ * interval and its level (delta_ci_level) by rg_result_set_delta().
  */
 static int set_deltas(struct rg_resultset *rs, const struct timed_list *tl)
 {

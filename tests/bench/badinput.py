@@ -83,6 +83,11 @@ cases = [
     (["--benchmark_repetitions"], "bad value for Google Benchmark flag"),
     (["--guards", "tls", "--scenarios", "pair", "--quiet", "--benchmark_filter=nomatch"],
      "--benchmark_filter=nomatch matches no benchmark"),
+    # Found by the plan, before measuring: no progress line at all (stdout empty), and in --plan.
+    (["--guards", "tls", "--scenarios", "pair,duty", "--benchmark_filter=nomatch"],
+     "--benchmark_filter=nomatch matches no benchmark"),
+    (["--plan", "--guards", "tls", "--scenarios", "pair", "--benchmark_filter=nomatch"],
+     "--benchmark_filter=nomatch matches no benchmark"),
 ]
 if ncpus >= 1024:
     cases = [x for x in cases if x[0] != ["--cpus", "1023"]]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The latency scenario: ordered percentiles, a histogram whose counts are the batches,
 the counter's rate, resolution and overhead in the JSON, and a skipped row with the reason
-when the counter is unusable (forced with RGBENCH_LATENCY_UNUSABLE)."""
+when the counter is unusable (forced with RG_TEST_LATENCY_UNUSABLE)."""
 import json
 import os
 import subprocess
@@ -73,7 +73,7 @@ def main():
             check(g in clat and clat[g]["lat_p50_ns"] not in ("", "n/a"), f"{g}: CSV has lat_p50_ns")
             check("latency scenario" in x["counters"], f"{g}: counters says why not counted: {x['counters']}")
 
-        r, csv_path, js = run(a, d, {"RGBENCH_LATENCY_UNUSABLE": "rdtsc not invariant (test)"}, "skip")
+        r, csv_path, js = run(a, d, {"RG_TEST_LATENCY_UNUSABLE": "rdtsc not invariant (test)"}, "skip")
         check(r.returncode == 0, f"forced-unusable run exit {r.returncode}: {r.stderr.strip()}")
         if r.returncode == 0:
             doc = json.load(open(js))

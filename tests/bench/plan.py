@@ -145,6 +145,17 @@ def main():
         r = plan(a, {}, "--quick", "--scenarios", "pair", "--repetitions", "3", *words)
         check(r.returncode == 0 and "per benchmark: 3 repetition(s) x 0.02 s;" in r.stdout,
               f"--plan {' '.join(words)}: exit {r.returncode}, {r.stdout[:300]!r} {r.stderr!r}")
+    # The plan is the whole run: the outputs it would write and the test switches it holds.
+    r = plan(a, {}, "--quick", "--scenarios", "pair", "--out", "/tmp/x.csv", "--json")
+    check(r.returncode == 0 and re.search(r"^outputs: /tmp/x\.csv, /tmp/x\.json$", r.stdout, re.M),
+          f"--plan --out: outputs line: {r.stdout[-400:]!r}")
+    r = plan(a, {}, "--quick", "--scenarios", "pair")
+    check(re.search(r"^outputs: results/\S+-\d{8}T\d{6}Z\.csv, results/\S+-\d{8}T\d{6}Z\.json "
+                    r"\(-2, -3, \.\.\. when taken at the start\)$", r.stdout, re.M) is not None and
+          "test switches:" not in r.stdout, f"--plan: default outputs line: {r.stdout[-400:]!r}")
+    r = plan(a, {"RG_TEST_DISTURB": "ref", "RG_TEST_XPKG": "1"}, "--quick", "--scenarios", "pair")
+    check(re.search(r"^test switches: RG_TEST_DISTURB=ref RG_TEST_XPKG=1$", r.stdout, re.M) is not None,
+          f"--plan: test switches line: {r.stdout[-400:]!r}")
     if FAILS:
         print(f"{len(FAILS)} failure(s)")
         return 1

@@ -56,7 +56,8 @@ for j in rows:
     c.check(j["discarded"] == REPS * RETRIES, f"{where}: discarded {j['discarded']}, "
             f"expected {REPS * RETRIES}")
     m = re.fullmatch(r"(\d+) of (\d+) rounds still disturbed after (\d+) re-runs \(lowest thread "
-                     r"CPU/wall (\d+\.\d\d), up to (\d+) involuntary switches\)", j["reason"])
+                     r"CPU/wall (\d+\.\d\d), up to (\d+) involuntary switches\)"
+                     r"(; the cycle reference moved \d+% across the rounds \(more than 10%\))?", j["reason"])
     if c.check(m is not None, f"{where}: reason {j['reason']!r}"):
         c.check((int(m[1]), int(m[2]), int(m[3])) == (REPS, REPS, RETRIES), f"{where}: {m.groups()}")
         c.check(int(m[5]) >= 1, f"{where}: switches {m[5]}")
@@ -81,6 +82,21 @@ for j in rows:
     # ns/pair is CPU time: the wall time per pair includes the hog's share.
     c.check(j["wall_ns_median"] >= j["cpu_ns_median"] * 0.98,
             f"{where}: wall {j['wall_ns_median']} < CPU {j['cpu_ns_median']}")
+
+# 3b. The cycle reference moves (RG_TEST_DISTURB=ref: its last round at least twice
+#     its slowest earlier one): every measured row is noisy and says so, with the
+#     reference columns still filled and consistent.
+_, rows = run("ref", "--scenarios", "pair,latency", "--cpus", str(cpus[0]), env={"RG_TEST_DISTURB": "ref"})
+c.check(len(rows) >= 4, f"ref: {len(rows)} rows")
+for j in rows:
+    where = f"ref: {j['guard']} {j['scenario']}"
+    c.check(j["status"] == "noisy", f"{where}: status {j['status']}")
+    m = re.search(r"(?:^|; )the cycle reference moved (\d+)% across the rounds \(more than 10%\)$", j["reason"])
+    if c.check(m is not None, f"{where}: reason {j['reason']!r}"):
+        c.check(int(m[1]) >= 100, f"{where}: moved {m[1]}%, the switch doubles it")
+    c.check(j["ref_ns_per_cycle"] > 0 and j["ref_cv"] > 0 and
+            abs(j["ref_cycles_per_pair"] * j["ref_ns_per_cycle"] - j["ns_median"]) <= 1e-4 * j["ns_median"],
+            f"{where}: ref columns {j['ref_ns_per_cycle']} {j['ref_cv']} {j['ref_cycles_per_pair']}")
 
 # 4. compare: per-round deltas when both files were interleaved alike; a note when
 #    the round counts or the interleaving differ.

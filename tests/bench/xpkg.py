@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The cross-package rows: none on a one-package machine; with RGBENCH_XPKG_TEST=1 (another core
+"""The cross-package rows: none on a one-package machine; with RG_TEST_XPKG=1 (another core
 and any NUMA node stand in for another package) the mechanics: rows, threads, CPUs, samples, the
 remote row's paired difference against the local one."""
 import json
@@ -26,7 +26,7 @@ def main():
         js = os.path.join(d, "x.json")
         base = ["--scenarios", "xpkg", "--guards", "racy-percpu", "--repetitions", "3",
                 "--min-time", "0.002", "--out", os.path.join(d, "x.csv"), "--json", js]
-        env = {k: v for k, v in os.environ.items() if k != "RGBENCH_XPKG_TEST"}
+        env = {k: v for k, v in os.environ.items() if k != "RG_TEST_XPKG"}
         r = subprocess.run(rgtest.command(a, *base), capture_output=True, text=True, env=env, timeout=300)
         check(r.returncode == 0, f"xpkg run: exit {r.returncode} {r.stderr.strip()}")
         ncpu = len(os.sched_getaffinity(0))
@@ -40,7 +40,7 @@ def main():
             print("xpkg: one CPU, mechanics not tested")
             return 77 if not FAILS else 1
         r = subprocess.run(rgtest.command(a, *base), capture_output=True, text=True,
-                           env=dict(env, RGBENCH_XPKG_TEST="1"), timeout=300)
+                           env=dict(env, RG_TEST_XPKG="1"), timeout=300)
         check(r.returncode == 0, f"xpkg test run: exit {r.returncode} {r.stderr.strip()}")
         if r.returncode == 0:
             rows = {x["scenario"]: x for x in json.load(open(js))["results"]}
@@ -48,10 +48,10 @@ def main():
                   f"four rows: {sorted(rows)}")
             loc, rem = rows.get("local-slots"), rows.get("remote-slots")
             if loc and rem:
-                if rem["status"] == "ok":
-                    check(loc["status"] == "ok" and loc["threads"] == 1 and len(loc["samples_ns"]) == 3,
+                if rem["status"] in ("ok", "noisy"):
+                    check(loc["status"] in ("ok", "noisy") and loc["threads"] == 1 and len(loc["samples_ns"]) == 3,
                           f"local-slots: ok, 1 thread, 3 samples: {loc['status']} {loc['reason']}")
-                    check(rem["baseline"] == "local-slots" and rem["interleave"] == "alternating" and
+                    check(rem["baseline"] == "local-slots" and rem["interleave"] == "rounds" and
                           rem["delta_ns"] is not None and len(rem["samples_ns"]) == 3,
                           f"remote-slots: paired against local-slots: {rem['baseline']} {rem['delta_ns']}")
                 else:
@@ -63,7 +63,7 @@ def main():
                 if not x:
                     continue
                 cpus = x["cpus"].split(",")
-                check(x["status"] == "ok" and x["threads"] == 2 and len(cpus) == 2 and cpus[0] != cpus[1],
+                check(x["status"] in ("ok", "noisy") and x["threads"] == 2 and len(cpus) == 2 and cpus[0] != cpus[1],
                       f"{sc}: ok on two different CPUs: {x['status']} {x['cpus']} {x['reason']}")
                 check(x["ops"] > 0 and x["refusals"] == 0 and len(x["samples_ns"]) == 3,
                       f"{sc}: pairs counted, no refusal on per-CPU slots, 3 samples")

@@ -78,7 +78,7 @@ static int stop_case(void)
 	for (size_t i = 0; i < rs.n; i++) {
 		struct rg_result *r = &rs.rows[i];
 
-		CHECK(strcmp(r->status, "ok") || r->repetitions >= 3,
+		CHECK(strcmp(r->status, "ok") || r->repetitions == 5,
 		      "%s/%s: a cut row was kept (%ld samples)", r->guard, r->scenario, r->repetitions);
 	}
 	printf("stopped after %zu rows\n", rs.n);
@@ -135,10 +135,10 @@ int main(int argc, char **argv)
 		if (strcmp(r->status, "ok"))
 			continue;
 		ok++;
-		/* At least 3 samples, so every row has a spread. */
+		/* 5 samples: a spread, and a delta interval of 93.75% ([min, max] of 5). */
 		CHECK(r->ops > 0 && r->mops_mean > 0, "%s/%s: ops %llu M/s %g", g, m,
 		      (unsigned long long)r->ops, r->mops_mean);
-		CHECK(r->repetitions >= 3 && r->nsamples == (size_t)r->repetitions,
+		CHECK(r->repetitions == 5 && r->nsamples == (size_t)r->repetitions,
 		      "%s/%s: %ld samples", g, m, r->repetitions);
 		CHECK(isfinite(r->mops_stddev) && isfinite(r->ns_stddev), "%s/%s: no spread", g, m);
 		/* ns per event per producer, baselines included. */
@@ -156,6 +156,8 @@ int main(int argc, char **argv)
 			CHECK(r->delta_ci_lo <= r->delta_ns && r->delta_ns <= r->delta_ci_hi,
 			      "%s/%s: delta %g outside [%g, %g]", g, m, r->delta_ns, r->delta_ci_lo,
 			      r->delta_ci_hi);
+			CHECK(r->delta_ci_level == 0.9375, "%s/%s: interval level %g, want 0.9375",
+			      g, m, r->delta_ci_level);
 		} else {
 			CHECK(!strcmp(r->baseline, "n/a") && !strcmp(r->interleave, "none") &&
 			      isnan(r->delta_ns), "%s/%s: a baseline row has no delta", g, m);

@@ -25,6 +25,8 @@ BASELINES = {"base", "user-count", "driver-empty", "driver-kfunc", "driver-count
 ATTACH = ["fentry", "fexit", "fmod_ret", "kprobe", "tp", "raw_tp", "tp_btf"]
 # A skipped row's reason starts with the errno's name, then what it means.
 SKIP_REASON = re.compile(r"^E[A-Z0-9]+: \S+ .+")
+# The delta interval's level by samples: [min, max] below 6 (1 - 2/2^n), [d(2), d(n-1)] at 9..12.
+CI_LEVEL = {3: 0.75, 4: 0.875, 5: 0.9375, 6: 0.96875}
 COLUMNS = ("schema_version rgbench_version run_id timestamp host arch cpu_vendor cpu_model "
            "cpu_part kernel virt lse rseq preempt pinning cpus suite guard role scenario threads "
            "batch duty_ns duty_in_ns repetitions ns_median ns_mean ns_stddev ns_min ns_max ns_cv "
@@ -251,11 +253,12 @@ def case_nonroot(b):
 
 
 def case_exact(b):
-    """N triggers per producer give exactly N*p hits, for both count methods and both modes."""
+    """N triggers per producer give exactly N*p hits, for every count method and both modes;
+    rows of a count other than percpu say it in their scenario."""
     need_root()
     n, p = 20000, 2
     with tempfile.TemporaryDirectory() as d:
-        for count in ("percpu", "atomic"):
+        for count in ("percpu", "atomic", "percpu-atomic"):
             out = os.path.join(d, f"{count}.csv")
             r = run(b, "--mode", "syscall,driver", "--triggers", str(n), "-p", str(p),
                     "--allow-shared-cpus", "--batch", "100", "--count", count, "--out", out)
@@ -265,10 +268,11 @@ def case_exact(b):
             rows = read_csv(out)
             check_skips(rows)
             for mode in ("syscall", "driver"):
-                seen = {x["guard"] for x in rows if x["scenario"] == mode}
+                scen = mode if count == "percpu" else f"{mode},count={count}"
+                seen = {x["guard"] for x in rows if x["scenario"] == scen}
                 want = {g for g in ATTACH}
                 check(want <= seen, f"exact/{count}/{mode}: a row for every attach type: {seen}")
-                ok = [x for x in ok_attach(rows) if x["scenario"] == mode]
+                ok = [x for x in ok_attach(rows) if x["scenario"] == scen]
                 check(len(ok) >= 1, f"exact/{count}/{mode}: at least one attach type runs here")
             for x in rows:
                 if x["status"] != "ok":
@@ -360,6 +364,10 @@ def check_timed_rows(rows, jrows, reps, batch=None):
             check(x["interleave"] == "alternating", f"{tag}: interleave {x['interleave']}")
             check(None not in (d, lo, hi) and lo <= d <= hi,
                   f"{tag}: delta {d} inside its interval [{lo}, {hi}]")
+            # Order-statistic interval of the median: its exact level for this many samples.
+            check(num(x["delta_ci_level"]) == CI_LEVEL[reps],
+                  f"{tag}: delta_ci_level {x['delta_ci_level']} == {CI_LEVEL[reps]} ({reps} samples)")
+            check(y["delta_ci_level"] == CI_LEVEL[reps], f"{tag}: JSON delta_ci_level")
             # The delta is a difference of ns per event, so it is below the row's own ns.
             check(d is not None and d < num(x["ns_max"]) + 1e-9, f"{tag}: delta {d} < ns_max")
         if x["scenario"] == "syscall":
@@ -386,6 +394,11 @@ def case_output(b):
         check(r.returncode == 0, f"output: exit 0 (got {r.returncode})")
         if r.returncode:
             return
+        # Three samples cannot reach 95%: each interval printed says its level.
+        paired = [ln for ln in r.stdout.splitlines() if " ns over " in ln]
+        check(paired and all(re.search(r"ns over \S+ \[[-+.0-9]+, [-+.0-9]+\] 75\.0%;", ln)
+                             for ln in paired),
+              f"output: intervals of 3 samples say 75.0%: {paired[:2]}")
         rows = read_csv(c)
         with open(j) as f:
             doc = json.load(f)
@@ -455,6 +468,38 @@ def run_id_of(csv_path, json_path):
     with open(json_path) as f:
         jid = json.load(f)["run_id"]
     return ids, jid
+
+
+def case_stop(b):
+    """SIGSTOP during windows marks their rows noisy with a reason, as the user suite does
+    (runs without a stop, in the other cases, stay ok however loaded the host is)."""
+    need_root()
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "s.csv")
+        p = subprocess.Popen([b, "--mode", "driver", "--attach", "driver-empty,driver-count",
+                              "--duration", "0.5", "--repetitions", "3", "--warmup", "0",
+                              "--batch", "100", "--out", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # A 0.1 s stop every 0.4 s until it exits: every 0.5 s window holds one.
+        while p.poll() is None:
+            time.sleep(0.3)
+            p.send_signal(signal.SIGSTOP)
+            time.sleep(0.1)
+            p.send_signal(signal.SIGCONT)
+        so, se = p.communicate(timeout=60)
+        sys.stdout.write(so)
+        check(p.returncode == 0, f"stop: exit 0 (got {p.returncode}: {se})")
+        if p.returncode:
+            return
+        rows = read_csv(out)
+        check(len(rows) == 2, f"stop: 2 rows ({len(rows)})")
+        for x in rows:
+            m = re.fullmatch(r"(\d+) of (\d+) windows disturbed: a producer was stopped or "
+                             r"blocked \((\d+) voluntary switches\)", x["reason"])
+            check(x["status"] == "noisy" and m and int(m[1]) >= 1 and int(m[3]) >= int(m[1]) and
+                  int(m[2]) == (6 if x["guard"] == "driver-count" else 3),
+                  f"stop: {x['guard']} noisy with its reason: {x['status']} {x['reason']}")
+        check(so.count("; NOISY: ") == 2, "stop: both progress lines say NOISY")
 
 
 def case_signal(b):

@@ -12,9 +12,9 @@ is_png() { [[ $(head -c 8 "$1" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a 
 is_svg() { head -c 300 "$1" | grep -q '<?xml' && grep -q '<svg' "$1" && tail -c 20 "$1" | grep -q '</svg>'; }
 size() { stat -c %s "$1"; }
 
-# Two machines, every kind of row: six pictures, two formats each.
+# Two machines, every kind of row: seven pictures (the heat map of the hosts too), two formats each.
 "$R" plot "$FX/plot-a.json" "$FX/plot-b.json" --out "$T/all" > "$T/out.txt" 2> "$T/err.txt"
-for k in pair-ns threads duty latency-cdf bpf kmod-ns; do
+for k in pair-ns threads duty latency-cdf bpf kmod-ns fleet; do
 	for ext in png svg; do
 		f=$T/all/$k.$ext
 		if [[ ! -f $f ]]; then echo "FAIL missing $k.$ext"; fail=1; continue; fi
@@ -41,13 +41,13 @@ for s in alpha grace "noop floor" "tls floor"; do
 done
 [[ -s $T/err.txt ]] && { echo "FAIL unexpected stderr: $(cat "$T/err.txt")"; fail=1; }
 # No staging left behind.
-[[ $(ls -A "$T/all" | wc -l) == 12 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
+[[ $(ls -A "$T/all" | wc -l) == 14 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
 
 # Only pair and bpf rows: the other three kinds are skipped with a note each.
 "$R" plot "$FX/ab-base.csv" --out "$T/some" > "$T/out.txt" 2> "$T/err.txt"
 [[ $(ls "$T/some" | tr '\n' ' ') == "bpf.png bpf.svg pair-ns.png pair-ns.svg " ]] ||
 	{ echo "FAIL some: $(ls "$T/some")"; fail=1; }
-for k in threads duty latency-cdf kmod-ns; do
+for k in threads duty latency-cdf kmod-ns fleet; do
 	grep -q "^note: $k: skipped" "$T/err.txt" || { echo "FAIL no note for $k"; fail=1; }
 done
 

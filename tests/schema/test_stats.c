@@ -1,53 +1,103 @@
 // SPDX-License-Identifier: MIT
-/* The paired difference and its bootstrap interval: exact medians, ordered and reproducible intervals. */
+/* The paired difference and its order-statistic interval: exact k and levels, exact intervals, n/a below the floor. */
 #include <math.h>
+#include <string.h>
 
 #include "rg/schema.h"
 #include "../check.h"
 
+/* k and level of the median's interval for n samples, against values computed by hand. */
+static void check_k(size_t n, size_t want_k, double want_level, double tol)
+{
+	double level;
+	size_t k = rg_stat_median_ci_k(n, &level);
+
+	CHECK(k == want_k && fabs(level - want_level) <= tol,
+	      "n=%zu: k %zu level %.17g, want k %zu level %.17g", n, k, level, want_k, want_level);
+}
+
 int main(void)
 {
-	double x[9], b[9], m, lo, hi, m2, lo2, hi2;
+	double x[20], b[20], m, lo, hi, lvl;
 	struct rg_result r = { 0 };
+	char tag[16];
 
-	/* Differences 1..9 in shuffled rounds: median 5, the interval brackets it. */
+	/*
+	 * level(k) = 1 - 2 sum_{i<k} C(n,i) / 2^n. n = 3, 5: no k reaches 95%, so
+	 * [min, max] (k = 1) with 1 - 2/2^n; 6: 1 - 2/64; 11: k = 2, 1 - 2*12/2048
+	 * (k = 3 would be 1 - 2*67/2048 = 0.9346); 20: k = 6, 1 - 2*21700/2^20.
+	 */
+	check_k(3, 1, 0.75, 0);
+	check_k(4, 1, 0.875, 0);
+	check_k(5, 1, 0.9375, 0);
+	check_k(6, 1, 0.96875, 0);
+	check_k(9, 2, 123.0 / 128, 0);
+	check_k(11, 2, 253.0 / 256, 0);
+	check_k(20, 6, 125647.0 / 131072, 0);
+	/* n = 100: k = 40 (exact rational level 0.96479979978229...; fractions in Python). */
+	check_k(100, 40, 0.9647997997822951, 1e-13);
+	/* Past n = 1000 the terms come from logarithms: n = 2000 gives k = 956. */
+	check_k(2000, 956, 0.9534471795082162, 1e-9);
+	/* The floor: 1 or 2 samples have no interval (2 would be 50% at best). */
+	CHECK(rg_stat_median_ci_k(2, &lvl) == 0 && isnan(lvl), "n=2: an interval");
+	CHECK(rg_stat_median_ci_k(0, &lvl) == 0 && isnan(lvl), "n=0: an interval");
+
+	/* Differences 1..9 in shuffled rounds against a drifting baseline: median 5, [d(2), d(8)]. */
 	static const double d[9] = { 7, 2, 9, 4, 1, 8, 3, 6, 5 };
 	for (int i = 0; i < 9; i++) {
-		b[i] = 100.0 + 10.0 * i;	/* a drifting baseline: drift cancels in pairs */
+		b[i] = 100.0 + 10.0 * i;	/* drift cancels in pairs */
 		x[i] = b[i] + d[i];
 	}
-	CHECK(!rg_stat_paired_delta(x, b, 9, &m, &lo, &hi), "paired_delta failed");
-	CHECK(m == 5.0, "median %g, want 5", m);
-	CHECK(lo >= 1.0 && lo <= 5.0 && hi >= 5.0 && hi <= 9.0 && lo < hi,
-	      "interval [%g, %g] does not bracket 5 within [1, 9]", lo, hi);
-	/* Fixed seed: the same data gives the same interval. */
-	CHECK(!rg_stat_paired_delta(x, b, 9, &m2, &lo2, &hi2), "paired_delta failed");
-	CHECK(m2 == m && lo2 == lo && hi2 == hi, "not reproducible: [%g, %g] vs [%g, %g]",
-	      lo, hi, lo2, hi2);
+	CHECK(!rg_stat_paired_delta(x, b, 9, &m, &lo, &hi, &lvl), "paired_delta failed");
+	CHECK(m == 5.0 && lo == 2.0 && hi == 8.0 && lvl == 123.0 / 128,
+	      "1..9: %g [%g, %g] level %g, want 5 [2, 8] 0.9609375", m, lo, hi, lvl);
+
+	/* Twenty known differences (0.1 .. 2.0 reversed): [d(6), d(15)] = [0.6, 1.5], median 1.05. */
+	for (int i = 0; i < 20; i++) {
+		b[i] = 3.0;
+		x[i] = 3.0 + (20 - i) / 10.0;
+	}
+	CHECK(!rg_stat_paired_delta(x, b, 20, &m, &lo, &hi, &lvl), "paired_delta failed");
+	CHECK(fabs(m - 1.05) < 1e-12 && fabs(lo - 0.6) < 1e-12 && fabs(hi - 1.5) < 1e-12 &&
+	      lvl == 125647.0 / 131072, "n=20: %g [%g, %g] level %g", m, lo, hi, lvl);
 
 	/* Identical differences: a zero-width interval at that value, negative allowed. */
 	for (int i = 0; i < 9; i++)
 		x[i] = b[i] - 0.5;
-	CHECK(!rg_stat_paired_delta(x, b, 9, &m, &lo, &hi), "paired_delta failed");
+	CHECK(!rg_stat_paired_delta(x, b, 9, &m, &lo, &hi, NULL), "paired_delta failed");
 	CHECK(m == -0.5 && lo == -0.5 && hi == -0.5, "constant: %g [%g, %g]", m, lo, hi);
 
-	/* Even count: the median is the mean of the middle two. */
+	/* Three rounds (the floor): [min, max] at 75%, said by the tag. */
+	CHECK(!rg_stat_paired_delta((double[]){ 3, 9, 5 }, (double[]){ 1, 1, 1 }, 3, &m, &lo, &hi,
+				    &lvl), "paired_delta failed");
+	CHECK(m == 4.0 && lo == 2.0 && hi == 8.0 && lvl == 0.75, "n=3: %g [%g, %g] %g", m, lo, hi, lvl);
+	CHECK(!strcmp(rg_ci_level_tag(lvl, tag, sizeof(tag)), " 75.0%"), "tag '%s'", tag);
+	CHECK(!strcmp(rg_ci_level_tag(0.9375, tag, sizeof(tag)), " 93.8%"), "tag '%s'", tag);
+	CHECK(!strcmp(rg_ci_level_tag(0.96875, tag, sizeof(tag)), ""), "tag '%s' at 96.9%%", tag);
+	CHECK(!strcmp(rg_ci_level_tag(NAN, tag, sizeof(tag)), ""), "tag '%s' at n/a", tag);
+
+	/* Even count: the median is the mean of the middle two; 4 rounds: [min, max] at 87.5%. */
 	CHECK(!rg_stat_paired_delta((double[]){ 3, 1, 4, 2 }, (double[]){ 0, 0, 0, 0 }, 4,
-				    &m, &lo, &hi), "paired_delta failed");
-	CHECK(m == 2.5, "even median %g, want 2.5", m);
+				    &m, &lo, &hi, &lvl), "paired_delta failed");
+	CHECK(m == 2.5 && lo == 1.0 && hi == 4.0 && lvl == 0.875, "n=4: %g [%g, %g] %g", m, lo, hi, lvl);
 
-	/* One round: the difference, no interval; none: all n/a. */
-	CHECK(!rg_stat_paired_delta((double[]){ 3 }, (double[]){ 1 }, 1, &m, &lo, &hi), "n=1");
-	CHECK(m == 2.0 && isnan(lo) && isnan(hi), "n=1: %g [%g, %g]", m, lo, hi);
-	CHECK(!rg_stat_paired_delta(NULL, NULL, 0, &m, &lo, &hi), "n=0");
-	CHECK(isnan(m) && isnan(lo) && isnan(hi), "n=0: %g [%g, %g]", m, lo, hi);
+	/* Below the floor: the difference, no interval and no level; none: all n/a. */
+	CHECK(!rg_stat_paired_delta((double[]){ 3, 4 }, (double[]){ 1, 1 }, 2, &m, &lo, &hi, &lvl), "n=2");
+	CHECK(m == 2.5 && isnan(lo) && isnan(hi) && isnan(lvl), "n=2: %g [%g, %g] %g", m, lo, hi, lvl);
+	CHECK(!rg_stat_paired_delta((double[]){ 3 }, (double[]){ 1 }, 1, &m, &lo, &hi, &lvl), "n=1");
+	CHECK(m == 2.0 && isnan(lo) && isnan(hi) && isnan(lvl), "n=1: %g [%g, %g] %g", m, lo, hi, lvl);
+	CHECK(!rg_stat_paired_delta(NULL, NULL, 0, &m, &lo, &hi, &lvl), "n=0");
+	CHECK(isnan(m) && isnan(lo) && isnan(hi) && isnan(lvl), "n=0: %g [%g, %g]", m, lo, hi);
 
-	/* The row helper names the baseline and fills the three columns. */
-	for (int i = 0; i < 9; i++)
+	/* The row helper names the baseline and fills the four columns. */
+	for (int i = 0; i < 9; i++) {
+		b[i] = 100.0 + 10.0 * i;
 		x[i] = b[i] + d[i];
+	}
 	CHECK(!rg_result_set_delta(&r, "noop", x, b, 9), "set_delta failed");
-	CHECK(!strcmp(r.baseline, "noop") && r.delta_ns == 5.0 && r.delta_ci_lo <= 5.0 &&
-	      r.delta_ci_hi >= 5.0, "row: %s %g [%g, %g]", r.baseline, r.delta_ns, r.delta_ci_lo,
-	      r.delta_ci_hi);
+	CHECK(!strcmp(r.baseline, "noop") && r.delta_ns == 5.0 && r.delta_ci_lo == 2.0 &&
+	      r.delta_ci_hi == 8.0 && r.delta_ci_level == 123.0 / 128,
+	      "row: %s %g [%g, %g] %g", r.baseline, r.delta_ns, r.delta_ci_lo, r.delta_ci_hi,
+	      r.delta_ci_level);
 	return rg_test_done("bench stats");
 }

@@ -108,6 +108,13 @@ typedef void (*rg_gb_report_fn)(const struct rg_gb_run *run, bool last_of_benchm
 size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx);
 
 /*
+ * How many registered benchmarks --benchmark_filter selects, running none
+ * (with --benchmark_list_tests, how many are registered: the filter is the
+ * listing's business).
+ */
+size_t rg_gb_count_selected(void);
+
+/*
  * rg_gb_run_all() may be called many times (e.g. one round of registrations
  * at a time): the library's display and the --benchmark_out file get the
  * context once and every run of every call; rg_gb_finish() ends them (the

@@ -10,6 +10,12 @@
 
 /* Load the topology and remember the process's CPU binding. 0 or -1 (err filled). */
 int rg_topo_init(char *err, size_t errlen);
+/*
+ * Before rg_topo_init(): load another machine's topology instead, from an
+ * hwloc XML file or a synthetic description (what HWLOC_XMLFILE and
+ * HWLOC_SYNTHETIC name; the caller reads them). NULL or "": this machine.
+ */
+void rg_topo_set_source(const char *xml, const char *synthetic);
 void rg_topo_fini(void);
 
 /*
@@ -31,9 +37,9 @@ int rg_topo_where(int cpu, struct rg_topo_where *w);	/* 0, or -1 for an unknown 
 int rg_topo_count(int what);
 
 /*
- * True when the topology came from HWLOC_XMLFILE or HWLOC_SYNTHETIC (another
- * machine): only --plan and --list may use it; rg_topo_init() refuses a file
- * hwloc cannot use (missing, malformed) instead of falling back to this machine.
+ * True when the topology came from rg_topo_set_source() (another machine):
+ * only --plan and --list may use it; rg_topo_init() refuses a source hwloc
+ * cannot use (missing, malformed) instead of falling back to this machine.
  */
 bool rg_topo_foreign(void);
 
