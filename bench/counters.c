@@ -310,6 +310,9 @@ const char *rg_events_probe(void)
 
 #else /* !RG_HAVE_LIBPERF */
 
+/* Why libperf is missing, from cmake/libperf.cmake (also in the configure log). */
+#define NO_LIBPERF "n/a: built without libperf (" RG_LIBPERF_WHY ")"
+
 void rg_counters_configure(bool software, const char *sysfs_root)
 {
 	(void)software;
@@ -323,7 +326,7 @@ const char *rg_counters_kind(void)
 
 const char *rg_counters_probe(void)
 {
-	return "n/a: built without libperf";
+	return NO_LIBPERF;
 }
 
 int rg_counters_open(struct rg_counters *c)
@@ -359,7 +362,7 @@ const struct rg_pmu_events *rg_events_list(void)
 
 const char *rg_events_probe(void)
 {
-	return "n/a: built without libperf";
+	return NO_LIBPERF;
 }
 
 int rg_events_open(struct rg_events *e)

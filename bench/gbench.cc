@@ -122,8 +122,13 @@ private:
 		out.iterations = r.iterations;
 		out.real_time_s = r.real_accumulated_time;
 		out.cpu_time_s = r.cpu_accumulated_time;
+#if RG_GB_HAS_SKIPPED	/* 1.8+: a run that did not measure is "skipped" */
+		out.error = r.skipped != benchmark::internal::NotSkipped;
+		out.error_message = r.skip_message.c_str();
+#else
 		out.error = r.error_occurred;
 		out.error_message = r.error_message.c_str();
+#endif
 		out.counters = counters.data();
 		out.ncounters = counters.size();
 		if (fn_)

@@ -1,19 +1,35 @@
 # SPDX-License-Identifier: MIT
-# libperf for the cycle/instruction counters: the system's when packaged, else
-# built from Debian's linux-source-6.1 tarball into the build tree.
+# libperf for the cycle/instruction counters: the system's when packaged (pkg-config), else
+# built from the newest kernel source tarball in /usr/src (Debian/Ubuntu: linux-source).
 #
 # Defines the INTERFACE target rg_libperf and RG_HAVE_LIBPERF (0/1), and
-# RG_LIBPERF_HOW (a short "why/how" string for the configure log).
+# RG_LIBPERF_HOW (a short "why/how" string for the configure log). Without libperf the
+# counters say why in `rgbench --list` and in every row (RG_LIBPERF_WHY).
 #
 #   -DRG_LIBPERF=AUTO (default) system libperf, else source build, else none
 #   -DRG_LIBPERF=OFF            never (counters report "n/a: built without libperf")
-#   -DRG_LINUX_SOURCE=<tar.xz>  kernel source tarball (default: Debian's linux-source-6.1)
+#   -DRG_LINUX_SOURCE=<tar.*>   kernel source tarball (default: the newest
+#                               /usr/src/linux-source-<version>.tar.{xz,gz,bz2})
 #
 # Nothing from the kernel tree is committed: the needed tools/ subtrees are
 # extracted into ${CMAKE_BINARY_DIR}/libperf-src at build time.
 set(RG_LIBPERF AUTO CACHE STRING "libperf for counters: AUTO or OFF")
-set(RG_LINUX_SOURCE /usr/src/linux-source-6.1.tar.xz CACHE FILEPATH
-    "kernel source tarball that tools/lib/perf is built from")
+set(RG_LINUX_SOURCE "" CACHE FILEPATH
+    "kernel source tarball that tools/lib/perf is built from (empty: the newest in /usr/src)")
+
+# The newest /usr/src/linux-source-<version>.tar.* by version (6.12 after 6.1), or "".
+function(rg_newest_linux_source out)
+  file(GLOB _tars LIST_DIRECTORIES false /usr/src/linux-source-*.tar.xz
+       /usr/src/linux-source-*.tar.gz /usr/src/linux-source-*.tar.bz2)
+  list(SORT _tars COMPARE NATURAL ORDER DESCENDING)
+  list(LENGTH _tars _n)
+  if(_n GREATER 0)
+    list(GET _tars 0 _tar)
+  else()
+    set(_tar "")
+  endif()
+  set(${out} "${_tar}" PARENT_SCOPE)
+endfunction()
 
 add_library(rg_libperf INTERFACE)
 set(RG_HAVE_LIBPERF 0)
@@ -25,13 +41,17 @@ if(NOT RG_LIBPERF STREQUAL "OFF")
   if(PKG_CONFIG_FOUND)
     pkg_check_modules(RG_SYS_LIBPERF QUIET IMPORTED_TARGET libperf)
   endif()
+  set(_tarball "${RG_LINUX_SOURCE}")
+  if(_tarball STREQUAL "")
+    rg_newest_linux_source(_tarball)
+  endif()
   if(RG_SYS_LIBPERF_FOUND)
     target_link_libraries(rg_libperf INTERFACE PkgConfig::RG_SYS_LIBPERF)
     set(RG_HAVE_LIBPERF 1)
-    set(RG_LIBPERF_HOW "system libperf ${RG_SYS_LIBPERF_VERSION}")
-  elseif(EXISTS "${RG_LINUX_SOURCE}")
+    set(RG_LIBPERF_HOW "system libperf ${RG_SYS_LIBPERF_VERSION} (pkg-config)")
+  elseif(NOT _tarball STREQUAL "" AND EXISTS "${_tarball}")
     # 2. Build it from the kernel source tarball.
-    get_filename_component(_tarname "${RG_LINUX_SOURCE}" NAME)
+    get_filename_component(_tarname "${_tarball}" NAME)
     string(REGEX REPLACE "\\.tar\\.(xz|gz|bz2)$" "" _top "${_tarname}")
     set(_root "${CMAKE_BINARY_DIR}/libperf-src")
     set(_src "${_root}/${_top}")
@@ -55,9 +75,9 @@ if(NOT RG_LIBPERF STREQUAL "OFF")
     add_custom_command(
       OUTPUT "${_src}/.extracted"
       COMMAND ${CMAKE_COMMAND} -E make_directory "${_root}"
-      COMMAND tar -C "${_root}" -xf "${RG_LINUX_SOURCE}" ${_members}
+      COMMAND tar -C "${_root}" -xf "${_tarball}" ${_members}
       COMMAND ${CMAKE_COMMAND} -E touch "${_src}/.extracted"
-      DEPENDS "${RG_LINUX_SOURCE}"
+      DEPENDS "${_tarball}"
       COMMENT "Extracting tools/lib/perf from ${_tarname}"
       VERBATIM)
     # libperf's Makefile also builds libapi.a (its dependency).
@@ -74,10 +94,20 @@ if(NOT RG_LIBPERF STREQUAL "OFF")
     target_include_directories(rg_libperf SYSTEM INTERFACE "${_src}/tools/lib/perf/include")
     target_link_libraries(rg_libperf INTERFACE "${_libperf}" "${_libapi}")
     set(RG_HAVE_LIBPERF 1)
-    set(RG_LIBPERF_HOW "built from ${_tarname}")
+    set(RG_LIBPERF_HOW "built from ${_tarball} (no system libperf: pkg-config libperf not found)")
+  elseif(NOT RG_LINUX_SOURCE STREQUAL "")
+    set(_why "no system libperf and RG_LINUX_SOURCE=${RG_LINUX_SOURCE} does not exist")
   else()
-    set(RG_LIBPERF_HOW "not found: no system libperf and no ${RG_LINUX_SOURCE} (apt-get install linux-source-6.1)")
+    set(_why "no system libperf (pkg-config libperf) and no /usr/src/linux-source-*.tar.*")
   endif()
+endif()
+if(NOT RG_HAVE_LIBPERF)
+  if(RG_LIBPERF STREQUAL "OFF")
+    set(_why "RG_LIBPERF=OFF")
+  else()
+    set(RG_LIBPERF_HOW "not found: ${_why}; counters off (scripts/deps.sh installs linux-source or libperf-devel)")
+  endif()
+  target_compile_definitions(rg_libperf INTERFACE "RG_LIBPERF_WHY=\"${_why}\"")
 endif()
 target_compile_definitions(rg_libperf INTERFACE RG_HAVE_LIBPERF=${RG_HAVE_LIBPERF})
 message(STATUS "rgbench: libperf ${RG_LIBPERF_HOW}")

@@ -1,83 +1,222 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Install everything rgbench needs on Debian 12 / Ubuntu (idempotent; root or sudo).
+# Install what rgbench needs, by distribution family and release (idempotent; root or sudo).
 # Both quick-start commands call this first, so a fresh machine needs nothing else.
 #
-# What is installed depends on this machine's architecture (dpkg --print-architecture):
+# The needs are one table (below): build, bpf, counters, plots, cross, vm, each with package
+# names per family: apt (Debian, Ubuntu) and dnf (Fedora, RHEL, Amazon Linux). A row is for
+# every architecture (any) or for amd64 / arm64 only:
 #   amd64  native build + aarch64 cross toolchain and arm64 libraries (incl. libbpf for the
 #          arm64 BPF bench) + qemu (user and system) for the aarch64 tests + mmdebstrap and
 #          qemu-user-static for tests/arm64 (a Debian arm64 system under binfmt)
 #   arm64  native build + the qemu/busybox/linux-headers-arm64 VM-test packages; no cross
 #          toolchain and no qemu-user (they would only emulate what runs natively here)
-# RG_DEPS_ARCH=arm64|amd64 picks another architecture's list (with --list);
-# RG_DEPS_CROSS=0 / RG_DEPS_VM=0 leave out the cross / VM-test packages.
-# `scripts/deps.sh --list` prints the package list, one a line, and installs nothing.
+# A name A|B is the first of A, B that is installed, else the first the release has (asked
+# of apt-cache); NAME-VERSION is the newest NAME-<version> installed, else the newest the
+# release has (apt-cache pkgnames NAME-). Every other name is installed exactly as written.
+#
+#   scripts/deps.sh          install what is missing (apt-get or dnf), or say all present
+#   scripts/deps.sh --list   print the package names for this machine, one a line; install nothing
+#   scripts/deps.sh --table  print the table itself (NEED FAMILY ARCH NAMES...)
+# RG_DEPS_ARCH=arm64|amd64 lists another architecture's names (with --list);
+# RG_DEPS_RESOLVE=first takes the first name of each A|B without asking apt (--list for
+# another release's root filesystem, tests/arm64/rootfs.sh); RG_DEPS_CROSS=0 / RG_DEPS_VM=0
+# leave out the cross / VM-test packages; RG_DEPS_OS_RELEASE names another os-release file.
+# Exit: 0 done or all present, 1 install failed or a name is missing from this release
+# (nothing installed then), 2 usage, or a distribution that is neither apt nor dnf.
 set -euo pipefail
 
-arch=${RG_DEPS_ARCH:-$(dpkg --print-architecture 2>/dev/null || uname -m)}
-case "$arch" in
-  amd64|x86_64) arch=amd64 ;;
-  arm64|aarch64) arch=arm64 ;;
-  *) echo "rgbench deps: unsupported architecture '$arch' (amd64 or arm64)" >&2; exit 2 ;;
+table() {
+	cat <<'EOF'
+build    apt any   build-essential cmake pkg-config git libbenchmark-dev libhwloc-dev hwloc libjansson-dev
+build    dnf any   gcc gcc-c++ make cmake pkgconf-pkg-config git google-benchmark-devel hwloc-devel hwloc jansson-devel
+bpf      apt any   libbpf-dev bpftool|linux-tools-common clang llvm libelf-dev zlib1g-dev
+bpf      dnf any   libbpf-devel bpftool clang llvm elfutils-libelf-devel zlib-devel
+counters apt any   linux-source|linux-source-VERSION flex bison bc xz-utils
+counters dnf any   libperf-devel
+plots    apt any   python3 python3-matplotlib python3-numpy python3-scipy
+plots    dnf any   python3 python3-matplotlib python3-numpy python3-scipy
+cross    apt amd64 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu qemu-user libbenchmark-dev:arm64 libhwloc-dev:arm64 libjansson-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
+cross    dnf amd64 gcc-aarch64-linux-gnu gcc-c++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static-aarch64
+vm       apt amd64 qemu-system-x86 qemu-system-arm busybox-static cpio linux-headers-amd64 mmdebstrap qemu-user-static binfmt-support arch-test
+vm       apt arm64 qemu-system-arm busybox-static cpio linux-headers-arm64
+vm       dnf amd64 qemu-system-x86 qemu-system-aarch64 busybox cpio kernel-devel
+vm       dnf arm64 qemu-system-aarch64 busybox cpio kernel-devel
+EOF
+}
+die() { echo "rgbench deps: $2" >&2; exit "$1"; }
+
+mode=install
+case "${1:-}" in
+'') ;;
+--list) mode=list ;;
+--table) table; exit 0 ;;
+*) die 2 "unknown argument '$1' (--list or --table)" ;;
 esac
+(($# <= 1)) || die 2 "one argument at most (--list or --table)"
 
-native=(
-  build-essential cmake pkg-config git
-  libbenchmark-dev libhwloc-dev hwloc libjansson-dev
-  libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev
-  linux-source-6.1 flex bison bc xz-utils
-  python3 python3-matplotlib python3-numpy python3-scipy
-)
-cross=() vm=()
-if [[ $arch == amd64 ]]; then
-  cross=(
-    gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
-    binutils-aarch64-linux-gnu qemu-user
-    libbenchmark-dev:arm64 libhwloc-dev:arm64 libjansson-dev:arm64
-    libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
-  )
-  vm=(qemu-system-x86 qemu-system-arm busybox-static cpio linux-headers-amd64
-      mmdebstrap qemu-user-static binfmt-support arch-test)
+# The family from os-release (ID, then ID_LIKE), and its package tool.
+osr=${RG_DEPS_OS_RELEASE:-/etc/os-release}
+ID=unknown ID_LIKE= PRETTY_NAME=
+[[ -r $osr ]] && . "$osr"
+family=
+for id in $ID $ID_LIKE; do
+	case "$id" in
+	debian|ubuntu) family=apt; break ;;
+	fedora|rhel|centos|amzn) family=dnf; break ;;
+	esac
+done
+if [[ -z $family ]] || ! command -v "${family/apt/apt-get}" >/dev/null; then
+	# Unsupported: the needs, then one line saying what to install; nothing is installed.
+	echo "rgbench needs (names as Debian calls them; install your distribution's equivalents):"
+	table | awk '$2 == "apt" && $3 != "arm64" {
+		printf "  %-9s", $1
+		for (i = 4; i <= NF; i++) {
+			n = split($i, alt, "|"); out = ""
+			for (j = 1; j <= n; j++)
+				if (alt[j] !~ /-VERSION$/) out = out (out == "" ? "" : " or ") alt[j]
+			printf " %s", out
+		}
+		print ""
+	}'
+	die 2 "unsupported distribution '${PRETTY_NAME:-$ID}' (no apt-get or dnf): install the needs listed above (build and counters at least), then run the README's commands"
+fi
+
+if [[ -n ${RG_DEPS_ARCH:-} ]]; then
+	arch=$RG_DEPS_ARCH
+elif [[ $family == apt ]]; then
+	arch=$(dpkg --print-architecture)
 else
-  # qemu-system-arm carries qemu-system-aarch64; the x86 guest tests do not run here.
-  vm=(qemu-system-arm busybox-static cpio linux-headers-arm64)
+	arch=$(uname -m)
+fi
+case "$arch" in
+amd64|x86_64) arch=amd64 ;;
+arm64|aarch64) arch=arm64 ;;
+*) die 2 "unsupported architecture '$arch' (amd64 or arm64)" ;;
+esac
+if [[ $mode == install && -n ${RG_DEPS_ARCH:-} ]]; then
+	[[ $family == apt ]] && here=$(dpkg --print-architecture) || here=$(uname -m)
+	[[ $arch == "$here" || ($arch == amd64 && $here == x86_64) || ($arch == arm64 && $here == aarch64) ]] ||
+		die 2 "RG_DEPS_ARCH=$arch is for --list only; this machine is $here"
 fi
 
-want=("${native[@]}")
-[[ "${RG_DEPS_CROSS:-1}" == 1 ]] && want+=("${cross[@]}")
-[[ "${RG_DEPS_VM:-1}" == 1 ]] && want+=("${vm[@]}")
-
-if [[ ${1:-} == --list ]]; then
-  printf '%s\n' "${want[@]}"
-  exit 0
-elif (($#)); then
-  echo "rgbench deps: unknown argument '$1' (only --list)" >&2
-  exit 2
+# Ubuntu's amd64 archive has no arm64 packages (they are on its ports mirror): the cross
+# need is left out there unless arm64 is already a dpkg architecture; test.sh then skips it.
+cross=${RG_DEPS_CROSS:-1}
+if [[ $cross == 1 && $family == apt && $arch == amd64 && " $ID " == *" ubuntu "* && $mode == install ]] &&
+   [[ $'\n'$(dpkg --print-foreign-architectures)$'\n' != *$'\narm64\n'* ]]; then
+	echo "rgbench deps: cross left out: Ubuntu's archive has no arm64 packages (add the ports sources and 'dpkg --add-architecture arm64', then run again)"
+	cross=0
 fi
-if [[ -n ${RG_DEPS_ARCH:-} && $arch != "$(dpkg --print-architecture 2>/dev/null)" ]]; then
-  echo "rgbench deps: RG_DEPS_ARCH=$arch is for --list only; this machine is $(dpkg --print-architecture)" >&2
-  exit 2
+needs=(build bpf counters plots)
+[[ $cross == 1 ]] && needs+=(cross)
+[[ ${RG_DEPS_VM:-1} == 1 ]] && needs+=(vm)
+
+# The names of the wanted needs for this family and architecture, table order.
+wanted=()
+while read -r need fam rarch names; do
+	[[ $fam == "$family" && ($rarch == any || $rarch == "$arch") ]] || continue
+	[[ " ${needs[*]} " == *" $need "* ]] || continue
+	read -ra ns <<<"$names"
+	wanted+=("${ns[@]}")
+done < <(table)
+
+# (Output is read whole, never piped to grep -q: with pipefail, a writer cut off by SIGPIPE
+# would turn a match into a failure.)
+installed() {	# NAME
+	if [[ $family == apt ]]; then
+		[[ $(dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null) == *"install ok installed"* ]]
+	else
+		rpm -q --quiet "$1" 2>/dev/null
+	fi
+}
+available() {	# NAME: the release has a candidate for it
+	if [[ $family == apt ]]; then
+		[[ $'\n'$(apt-cache policy "$1" 2>/dev/null) =~ $'\n'"  Candidate: "[^\(] ]]
+	else
+		dnf -q info "$1" >/dev/null 2>&1
+	fi
+}
+# newest_versioned PREFIX installed|available: PREFIX<digits and dots>, highest version.
+newest_versioned() {
+	local n best=
+	while read -r n; do
+		[[ ${n#"$1"} =~ ^[0-9][0-9.]*$ ]] || continue
+		if [[ $2 == installed ]]; then installed "$n" || continue; fi
+		best+="$n"$'\n'
+	done < <(apt-cache pkgnames "$1" 2>/dev/null)
+	printf '%s' "$best" | sort -V | tail -n 1
+}
+# resolve GROUP: the one name to use for A|B|NAME-VERSION, "" when the release has none.
+resolve() {
+	local alts a n pass
+	IFS='|' read -ra alts <<<"$1"
+	if [[ ${RG_DEPS_RESOLVE:-} == first ]]; then echo "${alts[0]}"; return; fi
+	for pass in installed available; do
+		for a in "${alts[@]}"; do
+			if [[ $a == *-VERSION ]]; then
+				[[ $family == apt ]] || continue
+				n=$(newest_versioned "${a%VERSION}" "$pass")
+			else
+				n=$a
+				"$pass" "$n" || n=
+			fi
+			[[ -n $n ]] && { echo "$n"; return; }
+		done
+	done
+	echo ""
+}
+
+# Apt's lists are needed to ask about alternatives (a fresh system or chroot has none).
+updated=0
+SUDO=
+if [[ $(id -u) != 0 ]] && command -v sudo >/dev/null; then SUDO=sudo; fi
+apt_update() {
+	[[ $updated == 1 ]] && return 0
+	if [[ " ${wanted[*]} " == *":arm64"* && $'\n'$(dpkg --print-foreign-architectures)$'\n' != *$'\narm64\n'* ]]; then
+		$SUDO dpkg --add-architecture arm64
+	fi
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	updated=1
+}
+want=() unres=()
+for w in "${wanted[@]}"; do
+	if [[ $w != *'|'* && $w != *-VERSION ]]; then want+=("$w"); continue; fi
+	n=$(resolve "$w")
+	if [[ -z $n && $family == apt && $mode == install ]]; then
+		[[ $(id -u) == 0 || -n $SUDO ]] || die 1 "need root or sudo (apt-get update, to find a package for '$w')"
+		apt_update
+		n=$(resolve "$w")
+	fi
+	[[ -n $n ]] && want+=("$n") || unres+=("$w")
+done
+((${#unres[@]} == 0)) ||
+	die 1 "this release has no package for: ${unres[*]} (apt-get update first?); nothing installed"
+
+if [[ $mode == list ]]; then
+	printf '%s\n' "${want[@]}"
+	exit 0
 fi
 
 missing=()
-for p in "${want[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+for p in "${want[@]}"; do installed "$p" || missing+=("$p"); done
 if ((${#missing[@]} == 0)); then
-  echo "rgbench deps: all ${#want[@]} packages present ($arch)"
-  exit 0
+	echo "rgbench deps: all ${#want[@]} packages present ($arch)"
+	exit 0
 fi
-
-SUDO=
-if [[ $(id -u) != 0 ]]; then
-  command -v sudo >/dev/null || { echo "rgbench deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  SUDO=sudo
+[[ $(id -u) == 0 || -n $SUDO ]] || die 1 "need root or sudo to install: ${missing[*]}"
+echo "rgbench deps: installing ($family, $arch) ${missing[*]}"
+if [[ $family == apt ]]; then
+	apt_update
+	# Every name must exist in this release before anything is installed.
+	absent=()
+	for p in "${missing[@]}"; do available "$p" || absent+=("$p"); done
+	((${#absent[@]} == 0)) ||
+		die 1 "${PRETTY_NAME:-this release} has no package named: ${absent[*]}; nothing installed"
+	$SUDO env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+	# dnf resolves the whole transaction first: a missing name installs nothing.
+	$SUDO dnf install -y -q "${missing[@]}"
 fi
-echo "rgbench deps: installing ($arch) ${missing[*]}"
-if [[ " ${missing[*]} " == *":arm64"* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-  $SUDO dpkg --add-architecture arm64
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "rgbench deps: done"

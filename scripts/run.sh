@@ -20,7 +20,11 @@ result_base() {	# DIR HOST STAMP
 
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The configure log stays in build/; its rgbench lines say what is built and what is off, and why.
+mkdir -p build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log ||
+  { cat build/configure.log >&2; exit 1; }
+grep '^-- rgbench: ' build/configure.log || true
 cmake --build build -j"$(nproc)"
 
 host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')

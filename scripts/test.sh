@@ -7,7 +7,9 @@
 # RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
 # RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds.
 # RG_TEST_ARM64_NATIVE=1 also runs both README commands in a Debian arm64 system under
-# qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh).
+# qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh;
+# RG_ROOTFS_RELEASE=trixie for Debian 13). RG_TEST_DISTRO=1 runs the README's first command
+# and this one in a pristine Debian 13 amd64 chroot (test distro.debian13_amd64, label distro).
 # scripts/test.sh --quick: the edit-build-test loop (native build, labels unit and smoke,
 # no sanitizer or aarch64 builds): about a minute on 2 cores.
 set -euo pipefail
@@ -23,7 +25,10 @@ esac
 bash scripts/deps.sh
 
 echo "== native build ($(uname -m))"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+mkdir -p build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log ||
+  { cat build/configure.log >&2; exit 1; }
+grep '^-- rgbench: ' build/configure.log || true
 cmake --build build -j"$jobs"
 if [[ $quick == 1 ]]; then
   (cd build && ctest --output-on-failure -j"$jobs" -L '^(unit|smoke)$')
@@ -60,10 +65,20 @@ if [[ "$sanitize" == 1 ]]; then
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
 fi
 
-if [[ "${RG_TEST_CROSS:-1}" == 1 && "$(uname -m)" != aarch64 ]]; then
+# The cross build needs the arm64 libraries deps.sh installs on Debian (multiarch); a system
+# without them (Ubuntu without its ports sources, Fedora) says so and skips it.
+cross=${RG_TEST_CROSS:-1}
+if [[ $cross == 1 && "$(uname -m)" != aarch64 && ! -d /usr/lib/aarch64-linux-gnu/cmake/benchmark ]]; then
+  echo "== aarch64 cross build skipped: no arm64 Google Benchmark (/usr/lib/aarch64-linux-gnu/cmake/benchmark; RG_TEST_CROSS=0 says this on purpose)"
+  cross=0
+fi
+if [[ $cross == 1 && "$(uname -m)" != aarch64 ]]; then
   echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
+  mkdir -p build-aarch64
   cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake >/dev/null
+        -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake >build-aarch64/configure.log ||
+    { cat build-aarch64/configure.log >&2; exit 1; }
+  grep '^-- rgbench: ' build-aarch64/configure.log || true
   cmake --build build-aarch64 -j"$jobs"
   (cd build-aarch64 && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
 fi

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Shared helpers of the arm64 tests (sourced): binfmt_misc set-up for qemu-user and the rootfs cache key.
+# Shared helpers of the root filesystem tests (sourced): binfmt_misc set-up for qemu-user, the rootfs parameters and cache key.
 
 # rg_binfmt_aarch64: make sure aarch64 ELF files run through qemu-user-static with the
 # F (fix binary) flag, so they also run inside a chroot that has no qemu binary.
@@ -25,10 +25,47 @@ rg_binfmt_aarch64() {
   return 0
 }
 
-# rg_rootfs_key SRC: short hash of everything the cached rootfs is built from
-# (the arm64 package list of scripts/deps.sh and the recipe line of rootfs.sh), so a stale
-# cache is never reused.
+# rg_rootfs_params: check and complete the root filesystem's parameters (environment):
+#   RG_ROOTFS_RELEASE  bookworm or trixie (12 and 13 work too; default bookworm)
+#   RG_ROOTFS_ARCH     arm64 or amd64 (default arm64)
+#   RG_ROOTFS_PRISTINE 1: only apt and git (the user's fresh system: deps.sh installs the rest
+#                      from the network); default 0: every package deps.sh --list names for
+#                      that architecture, so deps.sh finds them all and needs no network
+# Sets rg_release (codename), rg_debver (12, 13), rg_rarch, rg_pristine, rg_rname
+# (debian13-amd64[-pristine]); prints one line on stderr and returns 2 on a bad value.
+rg_rootfs_params() {
+  case "${RG_ROOTFS_RELEASE:-bookworm}" in
+    bookworm|12) rg_release=bookworm rg_debver=12 ;;
+    trixie|13) rg_release=trixie rg_debver=13 ;;
+    *) echo "rootfs: RG_ROOTFS_RELEASE='$RG_ROOTFS_RELEASE': bookworm (12) or trixie (13)" >&2; return 2 ;;
+  esac
+  case "${RG_ROOTFS_ARCH:-arm64}" in
+    arm64|amd64) rg_rarch=${RG_ROOTFS_ARCH:-arm64} ;;
+    *) echo "rootfs: RG_ROOTFS_ARCH='$RG_ROOTFS_ARCH': arm64 or amd64" >&2; return 2 ;;
+  esac
+  case "${RG_ROOTFS_PRISTINE:-0}" in
+    0|1) rg_pristine=${RG_ROOTFS_PRISTINE:-0} ;;
+    *) echo "rootfs: RG_ROOTFS_PRISTINE='$RG_ROOTFS_PRISTINE': 0 or 1" >&2; return 2 ;;
+  esac
+  rg_rname=debian$rg_debver-$rg_rarch
+  [[ $rg_pristine == 0 ]] || rg_rname+=-pristine
+  return 0
+}
+
+# rg_rootfs_pkgs SRC: the packages the root filesystem is made with, one a line: scripts/deps.sh's
+# list for its architecture (the first name of each alternative: apt here is another release's),
+# or only git when pristine.
+rg_rootfs_pkgs() {
+  if [[ $rg_pristine == 1 ]]; then
+    echo git
+  else
+    RG_DEPS_RESOLVE=first RG_DEPS_ARCH=$rg_rarch bash "$1/scripts/deps.sh" --list
+  fi
+}
+
+# rg_rootfs_key SRC: short hash of everything the cached rootfs is built from (its package
+# list, release, architecture and the recipe line of rootfs.sh), so a stale cache is never reused.
 rg_rootfs_key() {
-  { RG_DEPS_ARCH=arm64 bash "$1/scripts/deps.sh" --list; grep '^recipe=' "$1/tests/arm64/rootfs.sh"; } |
+  { rg_rootfs_pkgs "$1"; echo "$rg_release $rg_rarch"; grep '^recipe=' "$1/tests/arm64/rootfs.sh"; } |
     sha256sum | cut -c1-12
 }

@@ -114,7 +114,13 @@ def main():
     cell = "+%.1f [+%.1f,+%.1f]" % (ld["delta_ns"], ld["delta_ci_lo"], ld["delta_ci_hi"])
     check(any(cell in line and line.startswith("this-cpu-6.18") for g in groups for line in g),
           f"V2's this-cpu-6.18 cell is {cell}")
-    check("In reference cycles: n/a" in flat, "no ref_ns_per_cycle: cycles n/a")
+    # the rows carry the cycle reference: a second matrix gives each cell in reference cycles
+    check("The same in reference cycles" in flat, "rows with ref_ns_per_cycle: a matrix in reference cycles")
+    cyc = ld["delta_ns"] / ld["ref_ns_per_cycle"]
+    cyc_cell = ("+%.1f" % cyc) if cyc < 99.95 else ("+%.0f" % cyc)
+    check(any(cyc_cell in line and line.startswith("this-cpu-6.18") and cell not in line
+              for g in groups for line in g),
+          f"V2's this-cpu-6.18 cell in reference cycles is {cyc_cell} (delta_ns / ref_ns_per_cycle)")
 
     # the README's example is this command's output on these fixtures
     readme = os.path.join(HERE, "..", "..", "README.md")
@@ -133,7 +139,8 @@ def main():
     am = rows_of(f("ampere.json"))
     cur = row(am, "pcpu-stadd-kernel")
     cands = {"this-cpu-6.18": "pcpu-ldadd-kernel", "this-cpu-llsc": "pcpu-llsc-kernel",
-             "this-cpu-prfm-stadd": "pcpu-prfm-stadd-kernel", "this-cpu-ldadd-llsc": "pcpu-ldadd-llsc-kernel"}
+             "this-cpu-prfm-stadd": "pcpu-prfm-stadd-kernel", "this-cpu-ldadd-llsc": "pcpu-ldadd-llsc-kernel",
+             "merged-rctx": "rctx-kernel"}
     if ampere:
         _, ch = parse_decision(ampere[0])
         check([c[0] for c in ch] and sorted(c[0] for c in ch) == sorted(cands), f"ampere's candidates: {ch}")
@@ -155,11 +162,11 @@ def main():
 
     # --- the prediction reproduces its inputs ----------------------------------------------------
     pred = section(t, "Prediction")
-    # the first file read wins: vm-x86-again.json holds the pcpu-xadd and rctx rows used
+    # the first file read wins: vm-x86-again.json holds the pcpu-xadd and rctx-kernel rows used
     again = rows_of(f("vm-x86-again.json"))
     bpf = rows_of(f("vm-x86-bpf.json"))
     rt = row(bpf, "raw_tp", "driver")
-    xadd, rctx = row(again, "pcpu-xadd"), row(again, "rctx")
+    xadd, rctx = row(again, "pcpu-xadd"), row(again, "rctx-kernel")
     lines = [l.split() for b in fenced_all(pred) for l in b]
     i = next((k for k, l in enumerate(lines) if l and l[0] == "raw_tp/driver"), None)
     check(i is not None, "prediction has raw_tp/driver")
@@ -174,7 +181,7 @@ def main():
         check(abs(float(other[-1]) - rt["mops_median"] * rt["ns_median"] / float(other[1])) < 0.002, "M/s scaled by 1/ns")
     check("PREDICTION, not a measurement" in " ".join((pred or "").split()), "labelled as a prediction")
     check(re.search(r"Rows used: BPF rows that run prog->active \(\S*vm-x86-bpf\.json\); guard rows of suite user: "
-                    r"this-cpu-6\.18=pcpu-xadd, merged-rctx=rctx", " ".join((pred or "").split())) is not None,
+                    r"this-cpu-6\.18=pcpu-xadd, merged-rctx=rctx-kernel", " ".join((pred or "").split())) is not None,
           "the prediction names the rows it used")
 
     # --- emulated host with --allow-emulated; widths ---------------------------------------------
@@ -188,7 +195,8 @@ def main():
     # --- one host: one column, no error -------------------------------------------------------------
     p = run(r, "report", f("xeon.json"))
     g = fenced_all(section(p.stdout, "Guard cost by role and host"))
-    check(p.returncode == 0 and len(g) == 1 and g[0][0].split() == ["role", "xeon"], f"one host: one column: {g[:1]}")
+    check(p.returncode == 0 and len(g) == 2 and all(b[0].split() == ["role", "xeon"] for b in g),
+          f"one host: one column (ns, and reference cycles): {g[:2]}")
     p = run(r, "compare", "--across-hosts", f("xeon.json"))
     check(p.returncode == 0 and "role" in p.stdout and "xeon" in p.stdout, f"compare --across-hosts one file: {p.stderr}")
 
@@ -202,7 +210,8 @@ def main():
     check(p.returncode == 0 and rows and len({x["label"] for x in rows}) == 5, f"--csv: five hosts: {p.stderr}")
     cellrow = [x for x in rows if x["label"] == "vm (aarch64, Neoverse-V2)" and x["role"] == "this-cpu-6.18"]
     check(cellrow and cellrow[0]["guard"] == "pcpu-ldadd-kernel" and abs(float(cellrow[0]["delta_ns"]) - ld["delta_ns"]) < 1e-4
-          and cellrow[0]["current_role"] == "this-cpu-6.18" and cellrow[0]["delta_cycles"] == "", f"--csv cell: {cellrow}")
+          and cellrow[0]["current_role"] == "this-cpu-6.18"
+          and abs(float(cellrow[0]["delta_cycles"]) - ld["delta_ns"] / ld["ref_ns_per_cycle"]) < 1e-3, f"--csv cell: {cellrow}")
     p = run(r, "compare", "--across-hosts", "--allow-emulated", "--csv", fx)
     check(p.returncode == 0 and len({x["label"] for x in csv.DictReader(p.stdout.splitlines())}) == 5,
           f"compare --across-hosts DIR: each run of the directory read on its own: {p.stderr}")
@@ -235,26 +244,29 @@ def main():
         check(p.returncode == 0, f"schema 2 + 4: {p.stderr}")
         dd = [b for b in bullets(section(p.stdout, "Decision")) if b.startswith("xeon,")]
         x_old = {x["guard"]: x for x in doc["results"] if x["scenario"] == "pair" and x["status"] in ("ok", "noisy")}
-        diff = (x_old["rctx"]["ns_median"] - x_old["noop"]["ns_median"]) - (x_old["pcpu-xadd"]["ns_median"] - x_old["noop"]["ns_median"])
-        m = re.search(r"merged-rctx ([+-][\d.]+) ns \(no interval\)$", dd[0]) if dd else None
-        check(dd and "runs this-cpu-6.18 (pcpu-xadd, user rows)" in dd[0] and m and abs(float(m.group(1)) - diff) < 0.006 * max(1, abs(diff))
-              and "cheaper" not in dd[0] and "dearer" not in dd[0],
-              f"schema 2 (roles from the built-in table, differences of medians): no interval, no verdict: {dd} {diff}")
+        # rctx-kernel did not exist in schema 2: the built-in table knows pcpu-xadd (the current
+        # design) and reads rctx as its rseq form, so no kernel-form candidate is left.
+        check(dd and dd[0].endswith("runs this-cpu-6.18 (pcpu-xadd, user rows): no other kernel-form design measured"),
+              f"schema 2 (roles from the built-in table): pcpu-xadd current, rctx not a kernel-form candidate: {dd}")
+        diff = x_old["rctx"]["ns_median"] - x_old["noop"]["ns_median"]
         g = fenced_all(section(p.stdout, "Guard cost by role and host"))
-        check(any(l.startswith("merged-rctx") and "[" not in l.split()[-1] for b in g for l in b),
-              "schema 2: the matrix cell has no interval")
+        line = next((l.split()[1:] for b in g[:1] for l in b if l.startswith("rseq-rctx ")), [])
+        near = [i for i, x in enumerate(line) if re.fullmatch(r"[+-][\d.]+", x)
+                and abs(float(x) - diff) < 0.006 * max(1, abs(diff))]
+        check(near and (near[0] + 1 == len(line) or not line[near[0] + 1].startswith("[")),
+              f"schema 2: the matrix cell is the difference of medians, with no interval: {line} vs {diff}")
 
         # --- module rows are preferred for the guard differences; cycles where rows carry the reference ---
         doc = json.load(open(f("vm-x86.json")))
         km = []
         for x in doc["results"]:
-            if x["scenario"] == "pair" and x["guard"] in ("noop", "pcpu-xadd", "rctx"):
+            if x["scenario"] == "pair" and x["guard"] in ("noop", "pcpu-xadd", "rctx-kernel"):
                 y = dict(x, suite="kmod", scenario="loop", pinning="kthread")
                 y.pop("samples_ns", None), y.pop("samples_wall_ns", None), y.pop("samples_delta_ns", None)
                 if y["guard"] == "pcpu-xadd":
                     y["role"] = "this-cpu-pre-6.18"   # as the module's table has it
                 if y["delta_ns"] is not None:
-                    y["delta_ns"] += 1.0 if y["guard"] == "rctx" else 0.25
+                    y["delta_ns"] += 1.0 if y["guard"] == "rctx-kernel" else 0.25
                 km.append(y)
             if x["scenario"] == "pair" and x["delta_ns"] is not None:
                 x["ref_ns_per_cycle"] = 0.25
@@ -263,11 +275,11 @@ def main():
         json.dump(doc, open(kfile, "w"))
         p = run(r, "report", kfile, f("vm-x86-bpf.json"))
         dd = bullets(section(p.stdout, "Decision"))
-        kx, kr = [x for x in km if x["guard"] == "pcpu-xadd"][0], [x for x in km if x["guard"] == "rctx"][0]
+        kx, kr = [x for x in km if x["guard"] == "pcpu-xadd"][0], [x for x in km if x["guard"] == "rctx-kernel"][0]
         m = re.search(r"runs this-cpu-6\.18 \(pcpu-xadd, kmod rows\): merged-rctx ([+-][\d.]+) ", dd[0]) if dd else None
         check(p.returncode == 0 and m and abs(float(m.group(1)) - (kr["delta_ns"] - kx["delta_ns"])) < 0.006,
               f"kmod rows preferred for the decision: {dd}")
-        check("guard rows of suite kmod: this-cpu-6.18=pcpu-xadd, merged-rctx=rctx" in " ".join((section(p.stdout, "Prediction") or "").split()),
+        check("guard rows of suite kmod: this-cpu-6.18=pcpu-xadd, merged-rctx=rctx-kernel" in " ".join((section(p.stdout, "Prediction") or "").split()),
               "the prediction names the kmod rows")
         g = fenced_all(section(p.stdout, "Guard cost by role and host"))
         ux = [x for x in doc["results"] if x["suite"] == "user" and x["guard"] == "pcpu-xadd" and x["scenario"] == "pair"][0]

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Checks scripts/deps.sh's table of needs and its answers: names per family, no patterns, exact lists, bad input.
+
+Usage: deps_table.py PATH/TO/deps.sh
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+NEEDS = ["build", "bpf", "counters", "plots", "cross", "vm"]
+FAMILIES = ["apt", "dnf"]
+PATTERN = set("*?[]^$")
+bad = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        bad.append(what)
+
+
+def deps(script, *args, env=None):
+    e = dict(os.environ)
+    for k in list(e):
+        if k.startswith("RG_DEPS_"):
+            del e[k]
+    e.update(env or {})
+    return subprocess.run(["bash", script, *args], capture_output=True, text=True, env=e, timeout=240)
+
+
+def main():
+    script = sys.argv[1]
+    r = deps(script, "--table")
+    check(r.returncode == 0, "--table exits 0")
+    rows = [line.split() for line in r.stdout.splitlines() if line.strip()]
+    check(all(len(f) >= 4 for f in rows), "every row: NEED FAMILY ARCH and at least one name")
+    check({f[0] for f in rows} == set(NEEDS), f"needs are exactly {NEEDS}")
+    check({f[1] for f in rows} == set(FAMILIES), f"families are exactly {FAMILIES}")
+    check({f[2] for f in rows} <= {"any", "amd64", "arm64"}, "architectures: any, amd64, arm64")
+    for need in NEEDS:
+        for fam in FAMILIES:
+            archs = {f[2] for f in rows if f[0] == need and f[1] == fam}
+            check(archs != set(), f"{need}: names for {fam}")
+    names = [n for f in rows for n in f[3:]]
+    for n in names:
+        for alt in n.split("|"):
+            check(not (set(alt) & PATTERN), f"{alt}: no pattern characters")
+            check(re.fullmatch(r"[a-z0-9][a-z0-9+.-]*(:arm64)?|[a-z0-9][a-z0-9+.-]*-VERSION", alt)
+                  is not None, f"{alt}: a package name (or NAME-VERSION)")
+    # Each (need, family, arch) once, so a name cannot hide in a second row.
+    keys = [(f[0], f[1], f[2]) for f in rows]
+    check(len(keys) == len(set(keys)), "no (need, family, arch) twice")
+
+    # The list for another architecture without asking apt: exactly the table's first names.
+    def first_names(fam, arch):
+        return [n.split("|")[0] for f in rows if f[1] == fam and f[2] in ("any", arch) for n in f[3:]]
+
+    for arch in ("amd64", "arm64"):
+        r = deps(script, "--list", env={"RG_DEPS_RESOLVE": "first", "RG_DEPS_ARCH": arch})
+        if shutil.which("apt-get"):
+            check(r.returncode == 0 and r.stdout.split() == first_names("apt", arch),
+                  f"RG_DEPS_ARCH={arch} --list (first names): the table's apt names for {arch}")
+    r = deps(script, "--list", env={"RG_DEPS_RESOLVE": "first", "RG_DEPS_ARCH": "amd64",
+                                    "RG_DEPS_CROSS": "0", "RG_DEPS_VM": "0"})
+    if shutil.which("apt-get"):
+        want = [n.split("|")[0] for f in rows if f[1] == "apt" and f[2] in ("any", "amd64")
+                and f[0] not in ("cross", "vm") for n in f[3:]]
+        check(r.stdout.split() == want, "RG_DEPS_CROSS=0 RG_DEPS_VM=0: without cross and vm")
+
+    # This machine's list: every alternative resolved to one plain name, by asking apt.
+    if shutil.which("dpkg"):
+        r = deps(script, "--list")
+        got = r.stdout.split()
+        check(r.returncode == 0, f"--list exits 0 here ({r.stderr.strip()})")
+        check(all("|" not in n and "VERSION" not in n and not set(n) & PATTERN for n in got),
+              "--list: plain names only")
+        arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+        check(len(got) == len(first_names("apt", arch)), f"--list: one name per table entry ({len(got)})")
+        src = [n for n in got if n.startswith("linux-source")]
+        check(len(src) == 1 and re.fullmatch(r"linux-source(-[0-9][0-9.]*)?", src[0]) is not None,
+              f"linux-source resolved to one package ({src})")
+
+    # Bad input: one line on stderr starting with the command, exit 2, nothing installed.
+    with tempfile.TemporaryDirectory() as d:
+        osr = os.path.join(d, "os-release")
+        with open(osr, "w") as f:
+            f.write('ID=gentoo\nPRETTY_NAME="Gentoo Linux"\n')
+        r = deps(script, env={"RG_DEPS_OS_RELEASE": osr})
+        err = r.stderr.splitlines()
+        check(r.returncode == 2, f"unknown distribution: exit 2 (got {r.returncode})")
+        check(len(err) == 1 and err[0].startswith("rgbench deps: unsupported distribution 'Gentoo Linux'"),
+              f"unknown distribution: one line on stderr ({err})")
+        check(re.search(r"^  counters +linux-source flex bison bc xz-utils$", r.stdout, re.M) is not None,
+              "unknown distribution: the needs are listed (counters: linux-source ...)")
+        check("installing" not in r.stdout, "unknown distribution: nothing installed")
+    for args, env, what in ((["--bogus"], {}, "unknown argument '--bogus'"),
+                            (["--list", "x"], {}, "one argument at most"),
+                            (["--list"], {"RG_DEPS_ARCH": "s390x"}, "unsupported architecture 's390x'")):
+        r = deps(script, *args, env=env)
+        err = r.stderr.splitlines()
+        check(r.returncode == 2 and len(err) == 1 and err[0].startswith("rgbench deps: " + what),
+              f"{' '.join(args)} {env}: exit 2, one line ({r.returncode}, {err})")
+    print("PASS" if not bad else f"{len(bad)} check(s) failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
