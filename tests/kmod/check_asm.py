@@ -54,7 +54,9 @@ if arch == "amd64":
     mul = r"^imul\s"
     has = {
         # through a pointer loaded first (prog->active, as the user row's g->off): %gs:(%reg)
-        "this_cpu": [r"^xadd\s+%\w+,%gs:\(%\w+\)", r"^decl\s+%gs:\(%\w+\)|^addl\s+\$0xffffffff,%gs:\(%\w+\)"],
+        # %gs: on the per-CPU pointer in a register (objdump writes %rbp/%r13 as 0x0(%reg))
+        "this_cpu": [r"^xadd\s+%\w+,%gs:(0x0)?\(%\w+\)",
+                     r"^decl\s+%gs:(0x0)?\(%\w+\)|^addl\s+\$0xffffffff,%gs:(0x0)?\(%\w+\)"],
         "this_cpu_inc": [r"^incl\s+%gs:", r"^decl\s+%gs:"],
         "pcpu_lock_xadd": [r"^lock xadd\s+%\w+,%gs:", r"^lock decl\s+%gs:"],
         "pcpu_lock_inc": [r"^lock incl\s+%gs:", r"^lock decl\s+%gs:"],
