@@ -54,6 +54,20 @@ struct rg_loops {
 extern const struct rg_loops rg_loops[RG_GUARD__COUNT];
 
 /*
+ * Count a refused enter through a branch that is predicted not taken, the
+ * way the kernel consumes a guard's result (if (this_cpu_inc_return() != 1)
+ * goto skip), never as data: the empty volatile asm on the cold side keeps
+ * the compiler from turning the branch into a setcc/adc on the loop's path.
+ */
+static rg_always_inline void rg_count_refusal(bool ok, uint64_t *refused)
+{
+	if (rg_unlikely(!ok)) {
+		__asm__ __volatile__("");
+		(*refused)++;
+	}
+}
+
+/*
  * ONE WORK UNIT is one 64-bit multiply-add on the loop-carried value
  * (x = x * K + 1: imul + add on x86-64, madd on arm64), about 4 cycles of
  * latency on current x86 and Neoverse cores, with an empty asm between
