@@ -52,9 +52,12 @@ if arch == "amd64":
                          r"__preempt_schedule\w*|pv_ops)$")
     is_call = lambda i: i.startswith("call")
     mul = r"^imul\s"
+    gs_reg = r"%gs:(\(%\w+\)|0x0\(%(rbp|r13)\))$"
     has = {
-        # through a pointer loaded first (prog->active, as the user row's g->off): %gs:(%reg)
-        "this_cpu": [r"^xadd\s+%\w+,%gs:\(%\w+\)", r"^decl\s+%gs:\(%\w+\)|^addl\s+\$0xffffffff,%gs:\(%\w+\)"],
+        # through a pointer loaded first (prog->active, as the user row's g->off): %gs:(%reg),
+        # written %gs:0x0(%rbp) / %gs:0x0(%r13) when the compiler picks one of the two base
+        # registers that x86 cannot encode without a displacement (seen with gcc-14 on 6.12)
+        "this_cpu": [r"^xadd\s+%\w+," + gs_reg, r"^decl\s+" + gs_reg + r"|^addl\s+\$0xffffffff," + gs_reg],
         "this_cpu_inc": [r"^incl\s+%gs:", r"^decl\s+%gs:"],
         "pcpu_lock_xadd": [r"^lock xadd\s+%\w+,%gs:", r"^lock decl\s+%gs:"],
         "pcpu_lock_inc": [r"^lock incl\s+%gs:", r"^lock decl\s+%gs:"],
