@@ -8,17 +8,23 @@
 
 #include "rg/arch.h"
 #include "rg/env.h"
+#include "rg/input.h"
 #include "rg/rseq.h"
 #include "env_arch.h"
 
 /* First line of a file without its newline; false when it cannot be read. */
 bool rg_env_read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	char why[128];
+	int fd = rg_input_open(path, len, RG_IN_PSEUDO, why, sizeof(why));
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 	bool ok;
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
 	ok = fgets(buf, (int)len, f) != NULL;
 	fclose(f);
 	if (ok)

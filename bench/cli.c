@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <regex.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,43 +93,111 @@ static const struct option *find_word(const char *flag)
 	return NULL;
 }
 
-/* The flags Google Benchmark (1.7 and 1.8) knows: a leftover one had a bad value. */
-static bool gb_flag_known(const char *a, int n)
-{
-	static const char *const known[] = {
-		"list_tests", "filter", "min_time", "min_warmup_time", "repetitions",
-		"enable_random_interleaving", "report_aggregates_only",
-		"display_aggregates_only", "format", "out_format", "out", "color",
-		"counters_tabular", "perf_counters", "context", "time_unit", "dry_run",
-	};
+/*
+ * Every flag Google Benchmark (1.7 and 1.8) knows, with the rule rgbench
+ * checks its value by before anything runs: passed on only when valid,
+ * or refused with the reason when rgbench cannot honour it.
+ */
+enum gb_rule { GB_BOOL, GB_REGEX, GB_SECONDS, GB_REPS, GB_WORD, GB_PATH, GB_CONTEXT, GB_REFUSE };
 
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (n == 12 + (int)strlen(known[i]) && !strncmp(a + 12, known[i], (size_t)(n - 12)))
+struct gb_flag_rule {
+	const char *name;
+	enum gb_rule rule;
+	const char *arg;	/* GB_WORD: the values, "|"-separated; GB_REFUSE: why */
+};
+
+static const struct gb_flag_rule gb_rules[] = {
+	{ "filter", GB_REGEX, NULL },
+	{ "min_time", GB_SECONDS, NULL },
+	{ "repetitions", GB_REPS, NULL },
+	{ "enable_random_interleaving", GB_BOOL, NULL },
+	{ "report_aggregates_only", GB_BOOL, NULL },
+	{ "display_aggregates_only", GB_BOOL, NULL },
+	{ "counters_tabular", GB_BOOL, NULL },
+	{ "format", GB_WORD, "console|json" },
+	{ "out_format", GB_WORD, "json|console" },
+	{ "time_unit", GB_WORD, "ns|us|ms|s" },
+	{ "color", GB_WORD, "auto|true|false|yes|no|1|0" },
+	{ "out", GB_PATH, NULL },
+	{ "context", GB_CONTEXT, NULL },
+	{ "list_tests", GB_REFUSE, "listing writes no results: use rgbench --list" },
+	{ "dry_run", GB_REFUSE, "a dry run writes no results: use rgbench --plan" },
+	{ "min_warmup_time", GB_REFUSE,
+	  "not passed on: rgbench's rounds and time estimate do not account for a warm-up "
+	  "(use --duration)" },
+	{ "perf_counters", GB_REFUSE,
+	  "not passed on: rgbench reads its own counters (see rgbench --list, 'counters:')" },
+};
+
+/* The rule of "--benchmark_<name>" (n: length of the flag before '='), or NULL. */
+static const struct gb_flag_rule *gb_rule_of(const char *a, size_t n)
+{
+	for (size_t i = 0; i < sizeof(gb_rules) / sizeof(gb_rules[0]); i++)
+		if (n == 12 + strlen(gb_rules[i].name) && !strncmp(a + 12, gb_rules[i].name, n - 12))
+			return &gb_rules[i];
+	return NULL;
+}
+
+/* v is one of the "|"-separated words. */
+static bool one_of(const char *v, const char *list)
+{
+	size_t n = strlen(v);
+
+	for (const char *w = list; *w; w += strcspn(w, "|"), w += *w == '|')
+		if (n && strcspn(w, "|") == n && !strncmp(w, v, n))
 			return true;
 	return false;
+}
+
+/* --benchmark_context=key=value[,key=value...]: keys and values printable, no empty key. */
+static bool context_ok(const char *v)
+{
+	if (!*v)
+		return false;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	for (const char *kv = v; *kv; kv += strcspn(kv, ","), kv += *kv == ',') {
+		size_t len = strcspn(kv, ","), key = strcspn(kv, "=");
+
+		if (!key || key >= len)
+			return false;
+	}
+	return true;
 }
 
 /*
  * Values rgbench passes on must be ones the run can use: the same rules as
  * --repetitions and --duration (the library would abort on -1 repetitions and
- * run one iteration for a min time of 0), and a filter that compiles.
+ * run one iteration for a min time of 0), a filter that compiles, known
+ * words; the rest is refused with the reason. One line, exit 2.
  */
 static void check_gb_flag(const char *a)
 {
-	const char *v = strchr(a, '=');
+	const char *eq = strchr(a, '='), *v = eq ? eq + 1 : NULL;
+	const struct gb_flag_rule *r = gb_rule_of(a, eq ? (size_t)(eq - a) : strlen(a));
 	char *end;
 
+	if (!r)
+		exit(rg_cl_usage_error("unknown Google Benchmark flag '%s'", a));
+	if (r->rule == GB_REFUSE)
+		exit(rg_cl_usage_error("%.*s: %s", eq ? (int)(eq - a) : (int)strlen(a), a, r->arg));
+	if (!v && r->rule == GB_BOOL)
+		return;	/* a bare boolean flag is true */
 	if (!v)
-		return;
-	v++;
-	if (!strncmp(a, "--benchmark_repetitions=", 24)) {
+		exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': none "
+				       "(give it as --benchmark_x=value)", a));
+	switch (r->rule) {
+	case GB_REPS: {
 		long n;
 
 		errno = 0;
 		n = strtol(v, &end, 10);
 		if (!*v || *end || errno || n < 1 || n > 1000)
 			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected an integer in [1, 1000]", a));
-	} else if (!strncmp(a, "--benchmark_min_time=", 21)) {
+		break;
+	}
+	case GB_SECONDS: {
 		double t;
 
 		errno = 0;
@@ -137,12 +206,35 @@ static void check_gb_flag(const char *a)
 			end++;	/* 1.8 spells seconds "0.5s" */
 		if (!*v || *end || errno || !(t >= 1e-6 && t <= 3600) || strpbrk(v, "xXnN"))
 			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected seconds in [1e-06, 3600]", a));
-	} else if (!strncmp(a, "--benchmark_filter=", 19)) {
+		break;
+	}
+	case GB_REGEX: {
 		regex_t re;
 
 		if (regcomp(&re, v[0] == '-' ? v + 1 : v, REG_EXTENDED | REG_NOSUB))
 			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': not a regular expression", a));
 		regfree(&re);
+		break;
+	}
+	case GB_BOOL:
+		if (!one_of(v, "true|false|yes|no|1|0"))
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected true or false", a));
+		break;
+	case GB_WORD:
+		if (!one_of(v, r->arg))
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected one of %s", a,
+					       r->arg));
+		break;
+	case GB_PATH:
+		if (!*v)
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': an empty file name", a));
+		break;
+	case GB_CONTEXT:
+		if (!context_ok(v))
+			exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s': expected key=value[,key=value]", a));
+		break;
+	case GB_REFUSE:
+		break;
 	}
 }
 
@@ -208,10 +300,14 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 		rc = o->nduty = rg_cl_duty_list(flag, v, o->duty, o->duty_in, RG_MAX_DUTY, 100000);
 		break;
 	case RG_CL_O_OUT:
+		if (!*v)	/* not the default name: the user gave one, and it is empty */
+			return rg_cl_usage_error("--out: an empty file name"), -1;
 		snprintf(o->out_csv, sizeof(o->out_csv), "%s", v);
 		break;
 	case RG_CL_O_JSON:
 		o->want_json = true;
+		if (v && !*v)
+			return rg_cl_usage_error("--json: an empty file name"), -1;
 		if (v)
 			snprintf(o->out_json, sizeof(o->out_json), "%s", v);
 		break;
@@ -228,9 +324,6 @@ static void gb_flag(struct rg_bench_opts *o, char *a)
 {
 	char *end;
 
-	if (!strncmp(a, "--benchmark_format=", 19) && strcmp(a + 19, "console") &&
-	    strcmp(a + 19, "json"))
-		exit(rg_cl_usage_error("%s: rgbench shows the library's report as console or json only", a));
 	check_gb_flag(a);	/* a bad value: one line, exit 2 */
 	/* Read here too: they set rgbench's rounds and chunk time. */
 	if (!strncmp(a, "--benchmark_min_time=", 21) &&
@@ -242,6 +335,8 @@ static void gb_flag(struct rg_bench_opts *o, char *a)
 		exit(RG_EXIT_USAGE);
 	if (!strncmp(a, "--benchmark_filter=", 19))
 		o->gb_filter = a + 19;
+	if (!strncmp(a, "--benchmark_out=", 16))
+		o->gb_out = a + 16;
 	o->gb_argv[o->gb_argc++] = a;
 }
 
@@ -255,7 +350,7 @@ static void gb_initialize(struct rg_bench_opts *o)
 		return;
 	eq = strchr(o->gb_argv[1], '=');
 	n = eq ? (int)(eq - o->gb_argv[1]) : (int)strlen(o->gb_argv[1]);
-	if (gb_flag_known(o->gb_argv[1], n))
+	if (gb_rule_of(o->gb_argv[1], (size_t)n))
 		exit(rg_cl_usage_error("bad value for Google Benchmark flag '%s'%s", o->gb_argv[1],
 				       eq ? "" : " (give it as --benchmark_x=value)"));
 	exit(rg_cl_usage_error("unknown Google Benchmark flag '%s'", o->gb_argv[1]));

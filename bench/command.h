@@ -34,6 +34,7 @@ struct rg_bench_opts {
 	long gb_reps;			/* --benchmark_repetitions, 0 */
 	double gb_min_time;		/* --benchmark_min_time in seconds, 0 */
 	const char *gb_filter;		/* --benchmark_filter */
+	const char *gb_out;		/* --benchmark_out: an output like --out */
 };
 
 /* The default run (no --guards, --scenarios or --no-bpf) also runs the BPF suite. */

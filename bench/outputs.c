@@ -26,6 +26,8 @@ static void default_base(char *buf, size_t len)
 		      (host[i] >= '0' && host[i] <= '9') || host[i] == '-' || host[i] == '.' ||
 		      host[i] == '_'))
 			host[i] = '_';
+	if (host[0] == '.')
+		host[0] = '_';	/* visible: a host name ".x" would hide the results */
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(buf, len, "results/%s-%s", host, ts);
@@ -111,6 +113,15 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 			return rg_cl_error("cannot create results/: %s", strerror(errno));
 		rc = default_output(base, cfg->out_csv, cfg->out_json, sizeof(cfg->out_csv),
 				    o->out_json[0] != 0);
+		if (!rc && o->gb_out) {	/* --benchmark_out under the same check */
+			const char *p[3] = { cfg->out_csv, cfg->out_json[0] ? cfg->out_json : NULL,
+					     o->gb_out };
+
+			rg_output_release();
+			rc = rg_output_checkv(p, 3, err, sizeof(err));
+			if (rc)
+				fprintf(stderr, "rgbench: %s\n", err);
+		}
 		if (rc && made)
 			rmdir("results");
 		return rc;
@@ -119,7 +130,12 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 		json_beside(cfg->out_json, sizeof(cfg->out_json), o->out_csv);
 	if (!lock)
 		return RG_EXIT_OK;
-	rc = rg_output_check(cfg->out_csv, cfg->out_json[0] ? cfg->out_json : NULL, err, sizeof(err));
+	{
+		/* --out, --json and --benchmark_out under one check. */
+		const char *p[3] = { cfg->out_csv, cfg->out_json[0] ? cfg->out_json : NULL, o->gb_out };
+
+		rc = rg_output_checkv(p, 3, err, sizeof(err));
+	}
 	if (rc)
 		fprintf(stderr, "rgbench: %s\n", err);
 	return rc;

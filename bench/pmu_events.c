@@ -10,14 +10,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rg/input.h"
+
 #include "pmu_events.h"
 
 #define DEVICES "/sys/bus/event_source/devices"
 
-/* Read a small sysfs file, trailing whitespace removed. 0 or -errno. */
+/*
+ * Read a small sysfs file, trailing whitespace removed. 0 or -errno; a FIFO,
+ * device or directory where a file should be (the input policy, rg/input.h:
+ * never blocks) is -EINVAL.
+ */
 static int read_small(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[128];
+	int fd = rg_input_open(path, size, RG_IN_PSEUDO, why, sizeof(why));
 	ssize_t n;
 	size_t len;
 

@@ -13,6 +13,7 @@
 
 #include "command.h"
 #include "rg/env.h"
+#include "rg/gbench.h"
 #include "rg/platform.h"
 #include "rg/schema.h"
 
@@ -54,8 +55,17 @@ static int write_results(const struct rg_suite_cfg *cfg, struct rg_resultset *rs
 	char err[PATH_MAX + 256];
 	size_t nerr = 0;
 
+	const char *gb_path, *gb_text;
+	size_t gb_len;
+
 	if (rg_results_write(rs, cfg->out_csv, json, err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
+		return RG_EXIT_FAIL;
+	}
+	/* Google Benchmark's own report, kept in memory by the binding, the same way. */
+	gb_text = rg_gb_out_report(&gb_path, &gb_len);
+	if (gb_text && rg_output_write(gb_path, gb_text, gb_len, err, sizeof(err))) {
+		fprintf(stderr, "rgbench: --benchmark_out: %s\n", err);
 		return RG_EXIT_FAIL;
 	}
 	rg_output_release();
@@ -91,8 +101,11 @@ int rg_bench_run(const struct rg_suite_cfg *cfg)
 		run_bpf(cfg, &rs);
 	if (*cfg->stop) {
 		fprintf(stderr, "rgbench: interrupted by %s; no results written\n",
-			*cfg->stop == SIGINT ? "SIGINT" : "SIGTERM");
+			rg_cl_signal_name(*cfg->stop));
 		rg_results_free(&rs);
+		rg_output_release();	/* the lock files go, then an empty default results/ */
+		if (cfg->out_default)
+			rmdir("results");
 		return RG_EXIT_SIGNAL + *cfg->stop;
 	}
 	rc = write_results(cfg, &rs);

@@ -242,9 +242,28 @@ int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cl_on_stop;	/* sa_flags 0: no SA_RESTART */
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL) || sigaction(SIGQUIT, &sa, NULL))
 		return -1;
-	return 0;
+	/*
+	 * A closed progress stream (rgbench ... | head -1) must not end a run
+	 * that has measured: writes there fail with EPIPE instead, and the
+	 * results are still written.
+	 */
+	sa.sa_handler = SIG_IGN;
+	return sigaction(SIGPIPE, &sa, NULL) ? -1 : 0;
+}
+
+const char *rg_cl_signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGPIPE: return "SIGPIPE";
+	}
+	return "a signal";
 }
 
 int rg_cl_signal_status(void)
@@ -268,4 +287,17 @@ int rg_cl_option_error(int c, char *const *argv)
 	if (strncmp(a, "--", 2) && optopt > 0 && optopt < 256)
 		return rg_cl_usage_error("unknown option '-%c'", optopt);
 	return rg_cl_usage_error("unknown option '%s'", a);
+}
+
+int rg_cl_stdout_status(int rc)
+{
+	/* fflush() first: buffered output not yet written fails only now. */
+	int e = fflush(stdout) ? errno : 0;
+
+	if (!e && !ferror(stdout))
+		return rc;
+	if (rc == RG_EXIT_OK)
+		rc = rg_cl_error("cannot write the standard output: %s",
+				 e ? strerror(e) : "a write failed");
+	return rc;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The command-line kit's lists: integers with ranges, CPU lists, names against a table. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rg/cmdline.h"
@@ -116,13 +117,13 @@ static int cl_duty(const char *flag, const char *s, char *text, long hi, long *t
 	return 0;
 }
 
-int rg_cl_duty_list(const char *flag, const char *s, int *total, int *in, int max, long hi)
+/* rg_cl_duty_list() into tt[] and ti[] (max each), copied out on success only. */
+static int cl_duty_list(const char *flag, const char *s, int *total, int *in, int max, long hi,
+			int *tt, int *ti)
 {
 	const char *p = s;
-	int n = 0, tt[max > 0 ? max : 1], ti[max > 0 ? max : 1];	/* stored on success only */
+	int n = 0;
 
-	if (cl_check_list(flag, s))
-		return -1;
 	for (;;) {
 		size_t len = strcspn(p, ",");
 		char text[64];
@@ -148,6 +149,21 @@ int rg_cl_duty_list(const char *flag, const char *s, int *total, int *in, int ma
 		}
 		p += len + 1;
 	}
+}
+
+int rg_cl_duty_list(const char *flag, const char *s, int *total, int *in, int max, long hi)
+{
+	/* On the heap, not a VLA (the build refuses them): max is the caller's. */
+	int *buf = calloc((size_t)(max > 0 ? max : 1) * 2, sizeof(int)), n;
+
+	if (!buf)
+		return rg_cl_bad_value(flag, s, "out of memory");
+	if (cl_check_list(flag, s))
+		n = -1;
+	else
+		n = cl_duty_list(flag, s, total, in, max, hi, buf, buf + (max > 0 ? max : 1));
+	free(buf);
+	return n;
 }
 
 int rg_cl_cpu_list(const char *flag, const char *s, int *out, int max)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rg/input.h"
 #include "rg/platform.h"
 
 static hwloc_topology_t topo;
@@ -63,9 +64,19 @@ int rg_topo_init(char *err, size_t errlen)
 
 	if (topo)
 		return 0;
-	if (src_xml[0] && access(src_xml, R_OK)) {
-		snprintf(err, errlen, "HWLOC_XMLFILE=%s: %s", src_xml, strerror(errno));
-		return -1;
+	if (src_xml[0]) {
+		/*
+		 * The input policy before hwloc opens it: a FIFO would block
+		 * hwloc's read and /dev/zero would never end.
+		 */
+		char why[256];
+		int fd = rg_input_open(src_xml, RG_INPUT_MAX_BYTES, 0, why, sizeof(why));
+
+		if (fd < 0) {
+			snprintf(err, errlen, "HWLOC_XMLFILE=%.200s: %s", src_xml, why);
+			return -1;
+		}
+		close(fd);
 	}
 	rc = hwloc_topology_init(&topo);
 	if (!rc && src_xml[0])

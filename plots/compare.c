@@ -132,7 +132,7 @@ static void unit_lines(const struct opts *o, struct lines *hl)
 static int put_stdout(const char *buf, size_t len)
 {
 	fwrite(buf, 1, len, stdout);
-	return fflush(stdout) ? RG_EXIT_FAIL : RG_EXIT_OK;
+	return rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
 }
 
 /* --across-suites: the files' timed user and kmod rows side by side. 0, or 1 with err set. */

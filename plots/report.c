@@ -244,6 +244,16 @@ int rg_report_main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	/*
+	 * The output policy before any work: --out is no device, FIFO or link,
+	 * and none of the inputs (nor an input's CSV/JSON twin). Exit 2.
+	 */
+	if (o.out && rg_output_checkv_in((const char *const *)&o.out, 1,
+					 (const char *const *)argv + o.first,
+					 (size_t)(argc - o.first), err, sizeof(err))) {
+		rg_cl_error("%s", err);
+		return RG_EXIT_USAGE;
+	}
 	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));
 	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)))
@@ -272,7 +282,7 @@ int rg_report_main(int argc, char **argv)
 	} else {
 		fwrite(buf, 1, blen, stdout);
 	}
-	ret = fflush(stdout) ? RG_EXIT_FAIL : RG_EXIT_OK;
+	ret = rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
 out:
 	if (err[0])
 		rg_cl_error("%s", err);

@@ -7,6 +7,7 @@
 
 #include "rg/schema.h"
 #include "report.h"
+#include "fleet.h"
 
 /* One cell of the matrix: a host's row for a role and its cost over noop. */
 struct cell {
@@ -27,12 +28,6 @@ struct fleet {
 	char left[600];		/* hosts left out as emulated */
 };
 
-/* The kernel-form candidates for the trampoline's guard, by role. */
-static const char *const candidates[] = {
-	"this-cpu-6.18", "this-cpu-pre-6.18", "merged-rctx", "this-cpu-llsc", "this-cpu-prfm-stadd",
-	"this-cpu-ldadd-llsc",
-};
-#define NCAND (sizeof(candidates) / sizeof(candidates[0]))
 
 static struct cell *cell_at(const struct fleet *f, size_t role, size_t host)
 {
@@ -176,140 +171,6 @@ static void fmt_cell(char *buf, size_t size, double v, double lo, double hi)
 	snprintf(buf, size, "%s [%s,%s]", a, b, d);
 }
 
-/* ---- the design each host's kernel runs ---------------------------------------------- */
-
-/*
- * The role of the guard the host's kernel runs in the BPF trampoline, from
- * the arch and the kernel release: x86-64 this_cpu_inc_return (one xadd
- * %gs:, every release); arm64 before 6.18 the STADD exit, 6.18 and later
- * the LDADD exit, and from 7.0 (or a release naming bpf-next) the merged
- * per-context check. NULL when the release cannot be read (why says so).
- */
-static const char *current_role(const struct host *h, char *why, size_t size)
-{
-	int major = 0, minor = 0;
-
-	if (!strcmp(h->arch, "x86_64")) {
-		snprintf(why, size, "x86-64: this_cpu_inc_return, xadd %%gs:");
-		return "this-cpu-6.18";
-	}
-	if (strcmp(h->arch, "aarch64")) {
-		snprintf(why, size, "arch '%s' has no known kernel design", h->arch);
-		return NULL;
-	}
-	if (sscanf(h->kernel, "%d.%d", &major, &minor) != 2) {
-		snprintf(why, size, "kernel release '%s' is not MAJOR.MINOR...", h->kernel);
-		return NULL;
-	}
-	if (strstr(h->kernel, "bpf-next") || major >= 7) {
-		snprintf(why, size, "arm64 %s: the merged per-context check (bpf-next, 7.0+)", h->kernel);
-		return "merged-rctx";
-	}
-	if (major > 6 || (major == 6 && minor >= 18)) {
-		snprintf(why, size, "arm64 %s: LDADD exit (6.18+)", h->kernel);
-		return "this-cpu-6.18";
-	}
-	snprintf(why, size, "arm64 %s: STADD exit (before 6.18)", h->kernel);
-	return "this-cpu-pre-6.18";
-}
-
-/* The row of a role in a suite: kmod loop rows (irqs on first), or user one-thread pair rows. */
-static const struct rg_row *guard_row(const struct host *h, const char *suite, const char *role)
-{
-	const struct rg_row *best = NULL;
-
-	if (!strcmp(suite, "user"))
-		return rp_by_role(h, role);
-	for (size_t i = 0; i < h->n; i++) {
-		const struct rg_row *r = h->rows[i];
-		const char *sc = rg_row_s(r, RG_COL_scenario);
-
-		if (!rp_row_ok(r) || strcmp(rg_row_s(r, RG_COL_suite), "kmod") ||
-		    (strcmp(sc, "loop") && strcmp(sc, "loop-irqsoff")) ||
-		    !rg_role_has(rg_row_role(r, NULL), role))
-			continue;
-		if (!best || (!strcmp(sc, "loop") && strcmp(rg_row_s(best, RG_COL_scenario), "loop")) ||
-		    (!strcmp(sc, rg_row_s(best, RG_COL_scenario)) &&
-		     rg_row_i(r, RG_COL_threads) < rg_row_i(best, RG_COL_threads)))
-			best = r;
-	}
-	return best;
-}
-
-/* One candidate design as a change against the current one. */
-struct change {
-	const char *role;
-	const struct rg_row *r;
-	double v, lo, hi;	/* candidate - current, ns per pair; lo/hi NAN without intervals */
-};
-
-/* The host's current design and its candidates ranked by change. */
-struct decision {
-	const char *role;	/* current design's role, NULL when unknown */
-	char why[160];
-	const char *suite;	/* where the guard rows come from: kmod or user */
-	const struct rg_row *cur;
-	struct cost kcur;
-	struct change c[NCAND];
-	size_t n;
-};
-
-static int cmp_change(const void *a, const void *b)
-{
-	const struct change *x = a, *y = b;
-
-	return x->v < y->v ? -1 : x->v > y->v;
-}
-
-/* Fill d for h. False when there is nothing to decide (d->why says why). */
-static bool decide(const struct host *h, struct decision *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->role = current_role(h, d->why, sizeof(d->why));
-	if (!d->role)
-		return false;
-	for (int s = 0; s < 2 && !d->cur; s++) {
-		d->suite = s ? "user" : "kmod";
-		d->cur = guard_row(h, d->suite, d->role);
-		/* x86-64's one this_cpu sequence carries both this-cpu roles, kmod's only the older one */
-		if (!d->cur && !strcmp(h->arch, "x86_64"))
-			d->cur = guard_row(h, d->suite, "this-cpu-pre-6.18");
-	}
-	if (!d->cur) {
-		size_t l = strlen(d->why);
-
-		snprintf(d->why + l, sizeof(d->why) - l, "; no measured row has role %s", d->role);
-		return false;
-	}
-	d->kcur = rp_cost_of(h, d->cur);
-	for (size_t i = 0; i < NCAND; i++) {
-		const struct rg_row *r = guard_row(h, d->suite, candidates[i]);
-		struct cost k;
-
-		if (!r || r == d->cur || !strcmp(candidates[i], d->role))
-			continue;
-		k = rp_cost_of(h, r);
-		if (isnan(k.v) || isnan(d->kcur.v))
-			continue;
-		d->c[d->n] = (struct change){ candidates[i], r, k.v - d->kcur.v, NAN, NAN };
-		if (!isnan(k.lo) && !isnan(k.hi) && !isnan(d->kcur.lo) && !isnan(d->kcur.hi)) {
-			d->c[d->n].lo = k.lo - d->kcur.hi;
-			d->c[d->n].hi = k.hi - d->kcur.lo;
-		}
-		d->n++;
-	}
-	qsort(d->c, d->n, sizeof(d->c[0]), cmp_change);
-	return true;
-}
-
-/* "cheaper" / "dearer" when the interval excludes zero, else "". */
-static const char *verdict(const struct change *c)
-{
-	if (isnan(c->lo) || isnan(c->hi))
-		return "";
-	return c->hi < 0 ? " cheaper" : c->lo > 0 ? " dearer" : "";
-}
-
 /* ---- sections ----------------------------------------------------------------------------- */
 
 static const char *tag_of(size_t i, char *buf, size_t size)
@@ -422,7 +283,7 @@ static void sec_matrix(struct ctx *c, const struct fleet *f)
 		return;
 	}
 	for (size_t i = 0; i < f->nh; i++) {
-		const char *role = current_role(f->h[i], why, sizeof(why));
+		const char *role = rp_fleet_current_role(f->h[i], why, sizeof(why));
 
 		rp_bullet(c, "%s = %s%s: %s %s (%s), kernel %s; runs %s", tag_of(i, tag, sizeof(tag)),
 			  f->h[i]->name, f->h[i]->emulated ? " [EMULATED]" : "", f->h[i]->vendor,
@@ -453,7 +314,7 @@ static void sec_decision(struct ctx *c, const struct fleet *f)
 		char line[2048], a[24], b[24], v[24];
 		size_t l;
 
-		if (!decide(f->h[i], &d)) {
+		if (!rp_fleet_decide(f->h[i], &d)) {
 			rp_bullet(c, "%s: n/a (%s)", f->h[i]->name, d.why);
 			continue;
 		}
@@ -470,7 +331,7 @@ static void sec_decision(struct ctx *c, const struct fleet *f)
 			rp_fmt_signed(a, sizeof(a), d.c[k].lo);
 			rp_fmt_signed(b, sizeof(b), d.c[k].hi);
 			l += (size_t)snprintf(line + l, sizeof(line) - l, "%s %s %s [%s, %s] ns%s",
-					      k ? ";" : "", d.c[k].role, v, a, b, verdict(&d.c[k]));
+					      k ? ";" : "", d.c[k].role, v, a, b, rp_fleet_verdict(&d.c[k]));
 		}
 		if (!d.n && l < sizeof(line))
 			snprintf(line + l, sizeof(line) - l, " no other kernel-form design measured");
@@ -541,7 +402,7 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 		for (size_t k = 0; k < h->n; k++)
 			if (prog_active_row(h->rows[k]) && !nev++)
 				bpf_file = h->rows[k]->file;
-		if (!nev || !decide(h, &d))
+		if (!nev || !rp_fleet_decide(h, &d))
 			continue;
 		rg_table_init(&t, 4);
 		rg_table_add(&t, hdr);
@@ -629,7 +490,7 @@ void rp_fleet_csv(FILE *o, const struct host *hosts, size_t nh, bool allow_emula
 			continue;
 		for (size_t i = 0; i < f.nh; i++) {
 			const struct cell *x = cell_at(&f, r, i);
-			const char *cur = current_role(f.h[i], why, sizeof(why));
+			const char *cur = rp_fleet_current_role(f.h[i], why, sizeof(why));
 			const char *s[] = { f.h[i]->hostname, f.h[i]->name, f.h[i]->arch, f.h[i]->model,
 					    f.h[i]->kernel };
 
@@ -662,7 +523,7 @@ void rp_fleet_heat_csv(FILE *o, const struct host *hosts, size_t nh)
 	}
 	fputs("label,emulated,current_role,role,relative_ns,now\n", o);
 	for (size_t i = 0; i < f.nh; i++) {
-		const char *cur = current_role(f.h[i], why, sizeof(why));
+		const char *cur = rp_fleet_current_role(f.h[i], why, sizeof(why));
 		const struct rg_row *now = NULL;
 		double base = NAN;
 

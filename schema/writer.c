@@ -68,10 +68,12 @@ static int side_name(char *buf, size_t len, const char *path, const char *suffix
 
 int rg_output_tmp_name(char *buf, size_t len, const char *path)
 {
-	char sfx[32];
-
-	snprintf(sfx, sizeof(sfx), ".%d.tmp", (int)getpid());
-	return side_name(buf, len, path, sfx);
+	/*
+	 * A template: open_tmp() fills the X's with random characters and
+	 * creates the file exclusively, so a leftover of a killed run (a
+	 * predictable ".NAME.PID.tmp" plus PID reuse) can never fail a run.
+	 */
+	return side_name(buf, len, path, ".XXXXXX.tmp");
 }
 
 /* 0 when path does not exist or is a regular file; else why not to replace it. */
@@ -89,15 +91,24 @@ static int replaceable(const char *path)
 /* A fresh temporary file beside path, its name in tmp; NULL with -errno in *err. */
 static FILE *open_tmp(const char *path, char *tmp, size_t tmplen, int *err)
 {
+	mode_t mask;
 	FILE *f;
 	int fd;
 
 	*err = rg_output_tmp_name(tmp, tmplen, path);
 	if (*err)
 		return NULL;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = mkostemps(tmp, 4, O_CLOEXEC);	/* O_EXCL, mode 0600 */
 	if (fd < 0) {
 		*err = -errno;
+		return NULL;
+	}
+	mask = umask(022);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask)) {	/* what open(..., 0644) gave before */
+		*err = -errno;
+		close(fd);
+		unlink(tmp);
 		return NULL;
 	}
 	f = fdopen(fd, "w");
@@ -262,6 +273,7 @@ static int take_lock(const char *path, char *err, size_t errlen)
 	static bool registered;
 	char lock[PATH_MAX + 64], pid[32];
 	struct stat a, b;
+	ssize_t got;
 	int fd;
 
 	if (g_nlocks == RG_MAX_OUTPUT_LOCKS) {
@@ -281,7 +293,7 @@ static int take_lock(const char *path, char *err, size_t errlen)
 	for (int tries = 0; tries < 100; tries++) {
 		ssize_t n;
 
-		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
 		if (fd < 0) {
 			int e = errno;
 
@@ -316,6 +328,20 @@ static int take_lock(const char *path, char *err, size_t errlen)
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot lock %s: it keeps changing", path, lock);
 		errno = EAGAIN;
+		return 1;
+	}
+	/*
+	 * Never truncate a file rgbench did not create: an existing lock file
+	 * must be a regular file holding nothing or a dead holder's pid line.
+	 */
+	got = fstat(fd, &a) ? -1 : pread(fd, pid, sizeof(pid) - 1, 0);
+	pid[got > 0 ? got : 0] = '\0';
+	if (got < 0 || !S_ISREG(a.st_mode) || a.st_size >= (off_t)sizeof(pid) - 1 ||
+	    strspn(pid, "0123456789") + (got && pid[got - 1] == '\n') != (size_t)got) {
+		snprintf(err, errlen, "%s: %s is not an rgbench lock file (it is left alone: "
+			 "remove it or choose another output)", path, lock);
+		close(fd);
+		errno = EEXIST;
 		return 1;
 	}
 	/* Whatever a dead holder left in it, the file now says who holds it. */
@@ -393,7 +419,55 @@ static int check_path(const char *path, struct out_id *id, char *err, size_t err
 	return 0;
 }
 
-int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen)
+/* The CSV/JSON twin of a result file's name (x.csv <-> x.json) into buf. 0, or -1 for neither. */
+static int twin_name(const char *path, char *buf, size_t size)
+{
+	size_t len = strlen(path);
+
+	if (len > 4 && !strcmp(path + len - 4, ".csv"))
+		return snprintf(buf, size, "%.*s.json", (int)(len - 4), path) < (int)size ? 0 : -1;
+	if (len > 5 && !strcmp(path + len - 5, ".json"))
+		return snprintf(buf, size, "%.*s.csv", (int)(len - 5), path) < (int)size ? 0 : -1;
+	return -1;
+}
+
+/* path names the same entry as id (same directory and name), or the same existing file. */
+static bool names_same(const char *path, const char *out, const struct out_id *id)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	struct stat a, b;
+
+	if (strlen(path) >= PATH_MAX)
+		return false;
+	base = split_path(path, dir, sizeof(dir));
+	if (!stat(dir, &a) && a.st_dev == id->dev && a.st_ino == id->ino && !strcmp(base, id->base))
+		return true;
+	return !stat(path, &a) && !stat(out, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* An output that would replace an input of the same command, or that input's twin. 0 or 2. */
+static int check_not_input(const char *out, const struct out_id *id, const char *const *in,
+			   size_t nin, char *err, size_t errlen)
+{
+	char twin[PATH_MAX];
+	struct stat st;
+
+	for (size_t k = 0; k < nin; k++) {
+		if (!in[k] || (!stat(in[k], &st) && S_ISDIR(st.st_mode)))
+			continue;
+		if (names_same(in[k], out, id))
+			return snprintf(err, errlen, "%s: is an input of this command (%s): "
+					"rgbench never replaces what it reads", out, in[k]), 2;
+		if (!twin_name(in[k], twin, sizeof(twin)) && names_same(twin, out, id))
+			return snprintf(err, errlen, "%s: is the CSV/JSON twin of the input %s: "
+					"rgbench never replaces what it reads", out, in[k]), 2;
+	}
+	return 0;
+}
+
+int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *in, size_t nin,
+			char *err, size_t errlen)
 {
 	struct out_id id[RG_MAX_OUTPUT_LOCKS];
 	int held = g_nlocks;
@@ -403,7 +477,8 @@ int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errle
 	for (size_t i = 0; i < n; i++) {
 		if (!paths[i])
 			continue;
-		if (check_path(paths[i], &id[i], err, errlen))
+		if (check_path(paths[i], &id[i], err, errlen) ||
+		    check_not_input(paths[i], &id[i], in, nin, err, errlen))
 			return 2;
 		for (size_t k = 0; k < i; k++)
 			if (paths[k] && id[k].dev == id[i].dev && id[k].ino == id[i].ino &&
@@ -421,6 +496,11 @@ int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errle
 		}
 	}
 	return 0;
+}
+
+int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen)
+{
+	return rg_output_checkv_in(paths, n, NULL, 0, err, errlen);
 }
 
 int rg_output_check(const char *csv, const char *json, char *err, size_t errlen)

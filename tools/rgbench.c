@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rg/bench.h"
+#include "rg/cmdline.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
 #if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_PLOTS)
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "rgbench: %s not built: %s\n", c->name, c->missing);
 				return 1;
 			}
-			return c->main(argc - 1, argv + 1);
+			return rg_cl_stdout_status(c->main(argc - 1, argv + 1));
 		}
 		fprintf(stderr, "rgbench: unknown subcommand '%s' (", argv[1]);
 		for (size_t i = 0; i < NSUBCMDS; i++)
@@ -94,5 +95,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "; or see --help)\n");
 		return 2;
 	}
-	return rg_bench_main(argc, argv, &hooks);
+	return rg_cl_stdout_status(rg_bench_main(argc, argv, &hooks));
 }

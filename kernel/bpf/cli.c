@@ -306,7 +306,7 @@ int rg_bpf_main(int argc, char **argv)
 	err = trig_run_all(&c);
 	if (trig_stopped()) {
 		rg_cl_error("interrupted by %s; programs detached, no results written",
-			    *trig_stop == SIGINT ? "SIGINT" : "SIGTERM");
+			    rg_cl_signal_name(*trig_stop));
 		rg_results_free(&rs);
 		return rg_cl_signal_status();
 	}

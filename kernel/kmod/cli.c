@@ -182,12 +182,78 @@ static int set_option(int c, struct opts *o, struct seen *seen, char **argv)
 	return rg_cl_option_error(c, argv);
 }
 
+/*
+ * The names the module accepts, from its own source (the one list, read
+ * where load.c builds it from): every X(id, "name", ...) entry of its guard
+ * table and every name of rg_other_arch[]. Appended to names[] as quoted
+ * strings ("\"noop\"", ...) for strstr(); NULL when the source cannot be read
+ * (the build then says why).
+ */
+static char *module_guard_names(void)
+{
+	const char *src = getenv("RG_KMOD_SRC") ? getenv("RG_KMOD_SRC") : RG_KMOD_SRC_DIR;
+	char path[4200], err[256], *text, *names, *o;
+	const char *p, *end;
+
+	snprintf(path, sizeof(path), "%.4000s/" RG_KMOD_NAME ".c", src);
+	if (rg_kmod_read_file(path, 0, &text, err, sizeof(err)))
+		return NULL;
+	names = o = calloc(1, strlen(text) + 1);
+	for (p = text; names && (p = strstr(p, "X(")); p += 2) {
+		const char *q = p + 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+		if (strncmp(q, ", \"", 3))
+			continue;
+		end = strchr(q + 3, '"');
+		if (end) {
+			memcpy(o, q + 2, (size_t)(end - q - 1));	/* "name" with its quotes */
+			o += end - q - 1;
+		}
+	}
+	p = names ? strstr(text, "rg_other_arch[] = {") : NULL;
+	end = p ? strstr(p, "};") : NULL;
+	while (p && end && (p = strchr(p, '"')) && p < end) {
+		const char *e = strchr(p + 1, '"');	/* copy "name" with its quotes */
+
+		if (!e || e > end)
+			break;
+		memcpy(o, p, (size_t)(e - p + 1));
+		o += e - p + 1;
+		p = e + 1;
+	}
+	free(text);
+	return names;
+}
+
+/* Each --guards name is one the module knows, before anything is built. 0 or RG_EXIT_USAGE. */
+static int check_guard_names(const char *list)
+{
+	char *names, *copy, *save = NULL, *tok, q[80];
+	int ret = 0;
+
+	if (!strcmp(list, "all") || !(names = module_guard_names()))
+		return 0;
+	copy = strdup(list);
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		snprintf(q, sizeof(q), "\"%.64s\"", tok);
+		if (strcmp(tok, "all") && !strstr(names, q))
+			ret = rg_cl_usage_error("--guards: the module has no guard '%s' "
+						"(its guards: docs/kmod.md)", tok);
+	}
+	free(copy);
+	free(names);
+	return ret;
+}
+
 /* What no single option can check. 0 or RG_EXIT_USAGE (message printed). */
 static int check_opts(const struct opts *o, const struct seen *seen)
 {
 	if (!list_ok(o->run.guards))
 		return rg_cl_usage_error("--guards takes comma-separated guard names, "
 					 "e.g. --guards rctx,noop (got '%s')", o->run.guards);
+	if (!o->from_raw && !o->run.module && check_guard_names(o->run.guards))
+		return RG_EXIT_USAGE;
 	if (o->run.kdir && o->run.module)
 		return rg_cl_usage_error("give --kdir or --module, not both");
 	if (seen->batch && o->run.run_ns)
@@ -293,7 +359,7 @@ static int get_csv(const struct opts *o, char **csv)
 	int ret;
 
 	if (o->from_raw) {
-		if (rg_kmod_read_file(o->from_raw, csv, err, sizeof(err))) {
+		if (rg_kmod_read_file(o->from_raw, 0, csv, err, sizeof(err))) {
 			rg_cl_error("%s", err);
 			return RG_EXIT_FAIL;
 		}
@@ -327,7 +393,8 @@ int rg_kmod_main(int argc, char **argv)
 	outs[0] = o.out;
 	outs[1] = o.json;
 	outs[2] = o.raw;
-	ret = rg_output_checkv(outs, 3, why, sizeof(why));
+	/* Also never over --from-raw's file (or its twin): rgbench does not replace its input. */
+	ret = rg_output_checkv_in(outs, 3, &o.from_raw, 1, why, sizeof(why));
 	if (ret) {	/* RG_EXIT_USAGE: unusable path; RG_EXIT_FAIL: another run is writing it */
 		rg_cl_error("%s", why);
 		return ret;

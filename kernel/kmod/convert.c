@@ -107,9 +107,15 @@ static int keep_timed(struct timed_list *tl, size_t row, const double *ns, long 
 static int set_timed(struct rg_resultset *rs, struct rg_result *r, const struct group *g,
 		     struct timed_list *tl)
 {
-	double ns[g->nruns], mops[g->nruns];
+	double *ns, *mops;
 	long n = 0;
+	int ret = -1;
 
+	/* On the heap: the run index comes from the input (up to 1e6 runs). */
+	ns = malloc((g->nruns ? g->nruns : 1) * sizeof(double));
+	mops = malloc((g->nruns ? g->nruns : 1) * sizeof(double));
+	if (!ns || !mops)
+		goto out;
 	for (long i = 0; i < g->nruns; i++) {
 		if (!g->ncpu[i])
 			continue;
@@ -118,7 +124,7 @@ static int set_timed(struct rg_resultset *rs, struct rg_result *r, const struct 
 		n++;
 	}
 	if (n && rg_result_set_samples(r, ns, mops, (size_t)n))
-		return -1;
+		goto out;
 	snprintf(r->interleave, sizeof(r->interleave), "rounds");
 	r->discarded = g->discarded;
 	if (g->disturbed && !strcmp(r->status, "ok")) {
@@ -127,7 +133,11 @@ static int set_timed(struct rg_resultset *rs, struct rg_result *r, const struct 
 			 "%ld run(s) on a kthread still saw an interrupt or context switch "
 			 "after the retries", g->disturbed);
 	}
-	return keep_timed(tl, rs->n - 1, ns, n);
+	ret = keep_timed(tl, rs->n - 1, ns, n);
+out:
+	free(ns);
+	free(mops);
+	return ret;
 }
 
 /* The group as one row. 0, or -1 with "out of memory" in c->err. */

@@ -33,7 +33,12 @@ struct rg_kmod_run_opts {
  */
 int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv);
 
-/* A whole file into a NUL-terminated buffer (free() it). 0, or -1 with the reason in err. */
-int rg_kmod_read_file(const char *path, char **out, char *err, size_t errlen);
+/*
+ * A whole file into a NUL-terminated buffer (free() it) under the input
+ * policy (rg/input.h; flags RG_IN_PSEUDO for debugfs and logs). 0, or -1
+ * with "PATH: why" in err.
+ */
+int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *err,
+		      size_t errlen);
 
 #endif /* RG_KMOD_INT_H */

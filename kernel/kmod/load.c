@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rg/cmdline.h"
+#include "rg/input.h"
 #include "rg/kmod.h"
 #include "rg/schema.h"
 #include "kmod_int.h"
@@ -25,51 +26,25 @@
 #define DEBUGFS "/sys/kernel/debug"
 #define MOD_DIR DEBUGFS "/" MOD_NAME
 
-int rg_kmod_read_file(const char *path, char **out, char *err, size_t errlen)
+int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *err,
+		      size_t errlen)
 {
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[256];
+	size_t len;
 
-	if (fd < 0 || !buf) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(fd < 0 ? errno : ENOMEM));
-		free(buf);
-		if (fd >= 0)
-			close(fd);
+	/* The input policy: never blocks on a FIFO, regular files only, size-capped. */
+	if (rg_input_read(path, RG_INPUT_MAX_BYTES, flags, out, &len, why, sizeof(why))) {
+		const char *parts[3] = { path, ": ", why };
+		size_t n = 0;
+
+		for (int i = 0; i < 3; i++)	/* "PATH: why", cut to errlen */
+			for (const char *p = parts[i]; *p && n + 1 < errlen; p++)
+				err[n++] = *p;
+		if (errlen)
+			err[n] = '\0';
 		return -1;
 	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				snprintf(err, errlen, "out of memory reading %s", path);
-				goto fail;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*out = buf;
 	return 0;
-fail:
-	close(fd);
-	free(buf);
-	return -1;
 }
 
 static bool is_dir(const char *p)
@@ -116,7 +91,7 @@ static int copy_file(const char *from, const char *to)
 	char *data, err[256];
 	int ret;
 
-	if (rg_kmod_read_file(from, &data, err, sizeof(err)))
+	if (rg_kmod_read_file(from, 0, &data, err, sizeof(err)))
 		return -1;
 	ret = rg_output_write(to, data, strlen(data), err, sizeof(err));
 	free(data);
@@ -148,7 +123,7 @@ static void show_build_log(const char *log)
 {
 	char *text = NULL, err[64];
 
-	if (!rg_kmod_read_file(log, &text, err, sizeof(err))) {
+	if (!rg_kmod_read_file(log, RG_IN_PSEUDO, &text, err, sizeof(err))) {
 		size_t n = strlen(text);
 
 		fputs(n > 2000 ? text + n - 2000 : text, stderr);
@@ -361,7 +336,7 @@ static int load_run_unload(const char *ko, const char *params, char **csv)
 	if (ret)
 		return ret;
 	fprintf(stderr, "rgbench kmod: loaded %s (%s); running\n", ko, params);
-	if (trigger_run() == 0 && rg_kmod_read_file(MOD_DIR "/results", csv, err, sizeof(err)))
+	if (trigger_run() == 0 && rg_kmod_read_file(MOD_DIR "/results", RG_IN_PSEUDO, csv, err, sizeof(err)))
 		fprintf(stderr, "rgbench kmod: %s\n", err);
 	unload_module();
 	return *csv ? 0 : -1;

@@ -238,12 +238,32 @@ static void test_emulated_and_live(void)
 		CHECK(!strcmp(env.virt, want), "this machine: virt '%s', expected '%s'", env.virt, want);
 }
 
+/* The input policy under the fake tree: a FIFO where a file should be is skipped, never waited on. */
+static void test_fifo(void)
+{
+	struct rg_virt_cpu c = x86(true, "");
+	char path[512];
+
+	fresh_root();
+	put("sys/class/dmi/id/product_name", "Standard PC\n");
+	snprintf(path, sizeof(path), "%s/sys/class/dmi/id/sys_vendor", root);
+	CHECK(mkfifo(path, 0600) == 0, "mkfifo: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/sys/hypervisor", root);
+	CHECK(mkdir(path, 0700) == 0, "mkdir");
+	snprintf(path, sizeof(path), "%s/sys/hypervisor/type", root);
+	CHECK(mkfifo(path, 0600) == 0, "mkfifo: %s", strerror(errno));
+	alarm(20);	/* a blocking open fails the test instead of hanging it */
+	expect(&c, "unknown", "x86 hypervisor bit, FIFOs for DMI and /sys/hypervisor/type");
+	alarm(0);
+}
+
 int main(void)
 {
 	test_x86();
 	test_arm64_emulated();
 	test_arm64_hypervisors();
 	test_emulated_and_live();
+	test_fifo();
 	if (root[0]) {
 		char cmd[300];
 

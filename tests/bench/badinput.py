@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Bad input: every flag's invalid values give one line on stderr, exit 2, and write nothing."""
 import os
-import tempfile
+import subprocess
 
 import rgtest
 
@@ -52,7 +52,26 @@ cases = [
     (["--json", "/nonexistent-dir/x.json"], "does not exist"),
     (["--list=yes"], "unknown option"),
     (["--benchmark_frobnicate=1"], "unknown Google Benchmark flag"),
-    (["--benchmark_format=xml"], "console or json"),
+    (["--benchmark_format=xml"], "expected one of console|json"),
+    # Every pass-through flag has rgbench's rule (issue 19 item 4): range, finite, known words,
+    # or refused with the reason before anything runs.
+    (["--benchmark_min_warmup_time=1e308"], "--benchmark_min_warmup_time: not passed on"),
+    (["--benchmark_min_warmup_time=-1"], "--benchmark_min_warmup_time: not passed on"),
+    (["--benchmark_min_warmup_time=nan"], "--benchmark_min_warmup_time: not passed on"),
+    (["--benchmark_min_time=nan"], "bad value for Google Benchmark flag"),
+    (["--benchmark_min_time=1e308"], "bad value for Google Benchmark flag"),
+    (["--benchmark_time_unit=parsec"], "expected one of ns|us|ms|s"),
+    (["--benchmark_out_format=csv"], "expected one of json|console"),
+    (["--benchmark_out_format=xml"], "expected one of json|console"),
+    (["--benchmark_perf_counters=CYCLES"], "--benchmark_perf_counters: not passed on"),
+    (["--benchmark_list_tests=true"], "--benchmark_list_tests: listing writes no results: use rgbench --list"),
+    (["--benchmark_list_tests"], "--benchmark_list_tests: listing writes no results"),
+    (["--benchmark_dry_run=true"], "--benchmark_dry_run: a dry run writes no results"),
+    (["--benchmark_color=maybe"], "expected one of auto|true|false"),
+    (["--benchmark_counters_tabular=perhaps"], "expected true or false"),
+    (["--benchmark_report_aggregates_only=2"], "expected true or false"),
+    (["--benchmark_context=novalue"], "expected key=value"),
+    (["--benchmark_out="], "an empty file name"),
     # Values passed on to Google Benchmark follow --repetitions/--min-time's rules (issue 11 item 7).
     (["--benchmark_repetitions=lots"], "bad value for Google Benchmark flag"),
     (["--benchmark_repetitions=-1"], "bad value for Google Benchmark flag"),
@@ -74,7 +93,7 @@ if ncpus >= 1024:
     cases = [x for x in cases if x[0] != ["--cpus", "1023"]]
 
 for argv, want in cases:
-    tmp = tempfile.mkdtemp(prefix="rgbench-bad-")
+    tmp = rgtest.mkdtemp(prefix="rgbench-bad-")
     old = os.path.join(tmp, "old.csv")
     with open(old, "w") as f:
         f.write("OLD\n")
@@ -95,5 +114,32 @@ for sub in ("bpf", "kmod", "compare", "plot"):
         r = rgtest.run(a, sub)
         c.check(r.returncode == 1 and r.stderr.startswith(f"rgbench: {sub} not built: ") and
                 len(r.stderr.splitlines()) == 1, f"{sub}: {r.returncode} {r.stderr!r}")
+# Output lost on stdout is a failure of every command (one line, exit 1), --list, --plan and
+# --help included; and an empty --out or --json is a usage error, not the default name.
+tmp = rgtest.mkdtemp(prefix="rgbench-bad-")
+res = os.path.join(tmp, "r.csv")
+r = rgtest.run(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf", "--repetitions", "1",
+               "--min-time", "0.001", "--out", res, cwd=tmp, timeout=300)
+c.check(r.returncode == 0, f"a small run: {r.returncode} {r.stderr!r}")
+full_cases = [["--list"], ["--plan", "--quick"], ["--help"], ["compare", "--help"], ["report", "--help"],
+              ["kmod", "--help"], ["bpf", "--help"], ["compare", res, res], ["report", res]]
+lst = rgtest.run(a, "--list").stdout
+for argv in full_cases:
+    if f"{argv[0]} (not built)" in lst:
+        continue
+    with open("/dev/full", "w") as full:
+        p = subprocess.run(rgtest.command(a, *argv), stdout=full, stderr=subprocess.PIPE, text=True,
+                           cwd=tmp, timeout=120)
+    err = rgtest.EMULATED_WARNING.sub("", p.stderr)
+    prog = "rgbench " + argv[0] if argv[0][0] != "-" else "rgbench"
+    c.check(p.returncode == 1 and err == f"{prog}: cannot write the standard output: "
+            "No space left on device\n", f"{argv} >/dev/full: exit {p.returncode} {err!r}")
+for argv, want in ((["--out", ""], "--out: an empty file name"),
+                   (["--out", "x.csv", "--json", ""], "--json: an empty file name"),
+                   (["--out="], "--out: an empty file name")):
+    r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+    c.check(r.returncode == 2 and r.stderr.startswith(f"rgbench: {want}") and
+            len(r.stderr.splitlines()) == 1, f"{argv}: {r.returncode} {r.stderr!r}")
+c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"files left: {os.listdir(tmp)}")
 print(f"bench.badinput: {len(cases)} bad command lines checked")
 c.done()

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""Interrupted runs: SIGINT/SIGTERM mid-run stop cleanly, leave the old result untouched and no temp files."""
+"""Interrupted runs: SIGINT/SIGTERM/SIGHUP/SIGQUIT mid-run stop cleanly, leave the old results
+(--benchmark_out's too) untouched, no temp or lock files, and no results/ a first run made; a
+closed progress pipe does not stop a run."""
 import os
 import signal
 import subprocess
-import tempfile
 import time
 
 import rgtest
@@ -12,15 +13,18 @@ a = rgtest.args()
 c = rgtest.Checker("bench.interrupt")
 ncpus = min(2, len(os.sched_getaffinity(0)))
 
-for sig, scenarios in ((signal.SIGINT, "threads"), (signal.SIGTERM, "pair,duty,nested")):
-    tmp = tempfile.mkdtemp(prefix="rgbench-int-")
+for sig, scenarios in ((signal.SIGINT, "threads"), (signal.SIGTERM, "pair,duty,nested"),
+                       (signal.SIGHUP, "pair"), (signal.SIGQUIT, "pair")):
+    tmp = rgtest.mkdtemp(prefix="rgbench-int-")
     out_csv, out_json = os.path.join(tmp, "r.csv"), os.path.join(tmp, "r.json")
-    for p in (out_csv, out_json):
+    gb_out = os.path.join(tmp, "gb.json")
+    for p in (out_csv, out_json, gb_out):
         with open(p, "w") as f:
             f.write("OLD\n")
     # Long enough that the signal lands mid-run: 50 repetitions of 50 ms per benchmark.
     cmd = rgtest.command(a, "--scenarios", scenarios, "--min-time", "0.05", "--repetitions", "50",
-                         "--threads", str(ncpus), "--out", out_csv, "--json", out_json)
+                         "--threads", str(ncpus), "--out", out_csv, "--json", out_json,
+                         "--benchmark_out=" + gb_out)
     p = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Wait for the first benchmark to start (the header line precedes it), then signal.
     first = p.stdout.readline()
@@ -36,7 +40,45 @@ for sig, scenarios in ((signal.SIGINT, "threads"), (signal.SIGTERM, "pair,duty,n
     c.check(p.returncode == 128 + sig.value,
             f"{sig.name}: exit {p.returncode}, expected {128 + sig.value} (stderr {err!r})")
     c.check(f"interrupted by {sig.name}; no results written" in err, f"{sig.name}: stderr {err!r}")
-    for path in (out_csv, out_json):
+    for path in (out_csv, out_json, gb_out):
         c.check(open(path).read() == "OLD\n", f"{sig.name}: {path} changed")
-    c.check(sorted(os.listdir(tmp)) == ["r.csv", "r.json"], f"{sig.name}: left {os.listdir(tmp)}")
+    c.check(sorted(os.listdir(tmp)) == ["gb.json", "r.csv", "r.json"],
+            f"{sig.name}: left {os.listdir(tmp)}")
+
+
+def start(tmp, *extra):
+    cmd = rgtest.command(a, "--scenarios", "pair", "--guards", "tls", "--min-time", "0.05",
+                         "--repetitions", "20", *extra)
+    return subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+# An interrupted first run in a fresh directory leaves no empty results/ behind.
+tmp = rgtest.mkdtemp(prefix="rgbench-int-")
+p = start(tmp)
+first = p.stdout.readline()
+time.sleep(0.3)
+p.send_signal(signal.SIGINT)
+out, err = p.communicate(timeout=120)
+c.check(p.returncode == 130 and os.listdir(tmp) == [],
+        f"first run: exit {p.returncode}, left {os.listdir(tmp)} ({err!r})")
+
+# rgbench ... | head -1: the progress pipe closes after one line; the run still writes its results.
+tmp = rgtest.mkdtemp(prefix="rgbench-int-")
+out_csv = os.path.join(tmp, "r.csv")
+p = start(tmp, "--out", out_csv, "--benchmark_min_time=0.001")
+first = p.stdout.readline()
+p.stdout.close()
+try:
+    p.wait(timeout=300)
+    err = p.stderr.read()
+except subprocess.TimeoutExpired:
+    p.kill()
+    err = ""
+# The lost progress lines are reported once the results are written (one line, exit 1).
+c.check(p.returncode == 1 and first.startswith("rgbench ") and
+        err.endswith("rgbench: cannot write the standard output: Broken pipe\n"),
+        f"| head -1: exit {p.returncode} {err!r}")
+rows = rgtest.read_csv(out_csv)[1] if os.path.exists(out_csv) else []
+c.check(len(rows) >= 2, f"| head -1: {len(rows)} rows written")
+c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"| head -1: left {os.listdir(tmp)}")
 c.done()

@@ -5,7 +5,7 @@ import os
 import socket
 import stat
 import subprocess
-import tempfile
+import sys
 import time
 
 import rgtest
@@ -31,7 +31,7 @@ def listing_of(d):
 
 
 # Item 1: an existing output that is not a regular file is refused before the run, unchanged.
-tmp = tempfile.mkdtemp(prefix="rgbench-out-")
+tmp = rgtest.mkdtemp(prefix="rgbench-out-")
 os.mkfifo(os.path.join(tmp, "fifo"))
 os.mkdir(os.path.join(tmp, "dir"))
 os.symlink("target.csv", os.path.join(tmp, "dangling.csv"))
@@ -53,8 +53,10 @@ else:
     cases.append(("null", "not a regular file (a character device)"))
 for sub in [None] + subs:
     for path, want in cases:
-        for flag in ("--out", "--json"):
-            if sub is None:
+        for flag in ("--out", "--json") + (("--benchmark_out",) if sub is None else ()):
+            if flag == "--benchmark_out":
+                argv = Q + ["--out", "ok.csv", f"--benchmark_out={path}"]
+            elif sub is None:
                 argv = Q + ([flag, path] if flag == "--out" else ["--out", "ok.csv", flag, path])
             else:
                 argv = [sub, flag, path]
@@ -69,8 +71,23 @@ c.check(os.path.islink(os.path.join(tmp, "link.csv")) and
         open(os.path.join(tmp, "real.csv")).read() == "OLD\n", "the link or its target changed")
 sock.close()
 
+# --benchmark_out goes through the same policy: the same file as --out is refused first; a
+# finished run publishes the library's report atomically, valid JSON, beside the results.
+tmp = rgtest.mkdtemp(prefix="rgbench-gbout-")
+r = rgtest.run(a, *Q, "--out", "r.csv", "--benchmark_out=./r.csv", cwd=tmp, timeout=120)
+one_line(r, "are the same file", 2, "--benchmark_out same as --out")
+c.check(listing_of(tmp) == [], f"--benchmark_out same as --out: files {listing_of(tmp)}")
+r = rgtest.run(a, *Q, "--out", "r.csv", "--benchmark_out=gb.json", cwd=tmp, timeout=120)
+c.check(r.returncode == 0 and listing_of(tmp) == ["gb.json", "r.csv"],
+        f"--benchmark_out: exit {r.returncode} {r.stderr!r} files {listing_of(tmp)}")
+try:
+    gb = json.load(open(os.path.join(tmp, "gb.json")))
+    c.check(len(gb["benchmarks"]) >= 2 and "context" in gb, f"--benchmark_out: {str(gb)[:200]}")
+except (OSError, ValueError, KeyError) as e:
+    c.check(False, f"--benchmark_out: not the library's JSON: {e}")
+
 # Item 2: one file for both outputs, however spelled, is refused before the run.
-tmp = tempfile.mkdtemp(prefix="rgbench-same-")
+tmp = rgtest.mkdtemp(prefix="rgbench-same-")
 os.mkdir(os.path.join(tmp, "sub"))
 for out, js in (("x.csv", "x.csv"), ("x.csv", "./x.csv"), ("sub/../x.csv", "x.csv"),
                 (os.path.join(tmp, "x.csv"), "x.csv")):
@@ -84,7 +101,7 @@ if "kmod" in subs:
     one_line(r, "are the same file", 2, "kmod --out x.csv --raw ./x.csv")
 
 # Item 9: the output name is checked before measuring; a legal 255-byte name is written.
-tmp = tempfile.mkdtemp(prefix="rgbench-name-")
+tmp = rgtest.mkdtemp(prefix="rgbench-name-")
 name_max = os.pathconf(tmp, "PC_NAME_MAX")
 long_csv = "a" * (name_max - 4) + ".csv"
 r = rgtest.run(a, *Q, "--out", long_csv, cwd=tmp, timeout=300)
@@ -109,7 +126,7 @@ for sub in [None] + subs:
 c.check(sorted(x for x in listing_of(tmp) if x != "ro") == [long_csv], f"left {listing_of(tmp)}")
 
 # Item 3: a second run on an output another run is writing fails at once; a stale lock is no lock.
-tmp = tempfile.mkdtemp(prefix="rgbench-lock-")
+tmp = rgtest.mkdtemp(prefix="rgbench-lock-")
 first = subprocess.Popen(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--no-bpf",
                                         "--repetitions", "3", "--min-time", "0.2",
                                         "--out", "r.csv", "--json", "r.json"),
@@ -136,7 +153,7 @@ c.check(r.returncode == 0 and r.stderr == "", f"stale lock: exit {r.returncode} 
 c.check(listing_of(tmp) == ["r.csv", "r.json"], f"stale lock: files {listing_of(tmp)}")
 
 # Item 13: default names never overwrite: runs started in the same second all keep their results.
-tmp = tempfile.mkdtemp(prefix="rgbench-default-")
+tmp = rgtest.mkdtemp(prefix="rgbench-default-")
 procs = [subprocess.Popen(rgtest.command(a, *Q), cwd=tmp, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True) for _ in range(3)]
 for p in procs:
@@ -154,4 +171,43 @@ for x in csvs:
     c.check(all(r["run_id"] == doc["run_id"] for r in rows), f"{x}: CSV and JSON run ids differ")
     ids.add(doc["run_id"])
 c.check(len(ids) == 4, f"run ids {ids}")
+# Issue 19: an output never replaces an input of the same command (nor its CSV/JSON twin), and
+# report --out is refused like any output (device, FIFO, link): exit 2 with the reason, first.
+tmp = rgtest.mkdtemp(prefix="rgbench-inout-")
+r = rgtest.run(a, *Q, "--out", "in.csv", "--json", "in.json", cwd=tmp, timeout=120)
+c.check(r.returncode == 0, f"a small run: {r.returncode} {r.stderr!r}")
+os.mkfifo(os.path.join(tmp, "fifo"))
+os.symlink("in.json", os.path.join(tmp, "lnk"))
+keep = {n: open(os.path.join(tmp, n), "rb").read() for n in ("in.csv", "in.json")}
+raw = os.path.join(a.source, "tests/kmod/data/raw_good.csv")
+with open(os.path.join(tmp, "x.csv"), "wb") as f:
+    f.write(open(raw, "rb").read())
+keep["x.csv"] = open(os.path.join(tmp, "x.csv"), "rb").read()
+cases = [(["report", "in.json", "--out", "in.json"], "in.json: is an input of this command (in.json)"),
+         (["report", "in.json", "--out", "./in.csv"], "./in.csv: is the CSV/JSON twin of the input in.json"),
+         (["report", "in.csv", "--out", os.path.join(tmp, "in.csv")], "is an input of this command"),
+         (["report", "in.json", "--out", "fifo"], "fifo: exists and is not a regular file (a FIFO)"),
+         (["report", "in.json", "--out", "lnk"], "lnk: is a symbolic link"),
+         (["report", "in.json", "--out", "/dev/null"], "/dev/null: exists and is not a regular file")]
+if "kmod" in subs:
+    cases += [(["kmod", "--from-raw", "x.csv", "--out", "x.csv"], "x.csv: is an input of this command"),
+              (["kmod", "--from-raw", "x.csv", "--json", "x.json"], "x.json: is the CSV/JSON twin")]
+for argv, want in cases:
+    r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+    c.check(r.returncode == 2 and r.stderr.startswith(f"rgbench {argv[0]}: ") and want in r.stderr
+            and len(r.stderr.splitlines()) == 1, f"{argv}: exit {r.returncode} {r.stderr!r}")
+    for n, data in keep.items():
+        c.check(open(os.path.join(tmp, n), "rb").read() == data, f"{argv}: {n} changed")
+c.check(listing_of(tmp) == ["fifo", "in.csv", "in.json", "lnk", "x.csv"], f"in/out: left {listing_of(tmp)}")
+# Default names are visible and safe whatever the host name (a leading dot, '/', '$', bytes
+# that are not UTF-8): run in a UTS namespace of its own where that is allowed (root).
+if os.geteuid() == 0 and not a.emulator and subprocess.run(["unshare", "-u", "true"]).returncode == 0:
+    tmp = rgtest.mkdtemp(prefix="rgbench-host-")
+    code = ("import socket, os, sys; socket.sethostname(b'.h\\xc3(d/$n');"
+            "os.execv(sys.argv[1], sys.argv[1:])")
+    r = subprocess.run(["unshare", "-u", sys.executable, "-c", code, a.rgbench, *Q], cwd=tmp,
+                       capture_output=True, text=True, timeout=120)
+    names = listing_of(os.path.join(tmp, "results")) if os.path.isdir(os.path.join(tmp, "results")) else []
+    c.check(r.returncode == 0 and len(names) == 2 and all(n.startswith("_h__d__n-") for n in names),
+            f"host name '.h\\xc3(d/$n': exit {r.returncode} {r.stderr!r} names {names}")
 c.done()

@@ -121,6 +121,17 @@ def main():
         check(r.returncode == 2, f"{name}: exit {r.returncode}, want 2")
         check(len(lines) == 1 and lines[0].startswith("rgbench: "), f"{name}: stderr {r.stderr!r}")
         check(r.stdout == "", f"{name}: stdout not empty")
+    # The input policy: a topology file that is no regular file is refused before hwloc
+    # reads it (a FIFO hung --plan, /dev/zero and /dev/urandom never ended).
+    with rgtest.tempdir() as d:
+        fifo = os.path.join(d, "topo.xml")
+        os.mkfifo(fifo)
+        for path, kind in ((fifo, "a FIFO"), ("/dev/zero", "a character device"),
+                           ("/dev/urandom", "a character device")):
+            r = plan(a, {"HWLOC_XMLFILE": path})
+            check(r.returncode == 2 and r.stdout == "" and r.stderr ==
+                  f"rgbench: HWLOC_XMLFILE={path}: not a regular file ({kind})\n",
+                  f"HWLOC_XMLFILE={path}: exit {r.returncode} {r.stderr!r}")
     # A foreign topology is for --plan and --list only: a run refuses it.
     r = plan(a, {"HWLOC_SYNTHETIC": syn["grace-2x72"]}, "--scenarios", "pair")
     import subprocess

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: MIT
 """Helpers shared by the rgbench command tests: run it (under qemu when cross-built), parse its outputs."""
 import argparse
+import atexit
+import contextlib
 import csv
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 
 def args():
@@ -23,6 +27,24 @@ def args():
     a.source = os.path.abspath(a.source)
     a.guards_def = os.path.abspath(a.guards_def or os.path.join(a.source, "guards/guards.def"))
     return a
+
+
+def mkdtemp(prefix="rgbench-"):
+    """A temporary directory removed when the test exits, pass or fail (what is left
+    to see on a failure is printed by the test itself)."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, ignore_errors=True)
+    return d
+
+
+@contextlib.contextmanager
+def tempdir(prefix="rgbench-"):
+    """A temporary directory for a with-block, removed at its end."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def command(a, *extra):

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Schema: the columns may only change together with RG_SCHEMA_VERSION; the writers emit exactly them."""
 import os
-import tempfile
 
 import rgtest
 
@@ -50,7 +49,7 @@ c.check(columns == EXPECTED[version],
         f"  added   {[x for x in columns if x not in EXPECTED[version]]}\n"
         f"  removed {[x for x in EXPECTED[version] if x not in columns]}")
 
-tmp = tempfile.mkdtemp(prefix="rgbench-schema-")
+tmp = rgtest.mkdtemp(prefix="rgbench-schema-")
 out_csv, out_json = os.path.join(tmp, "x.csv"), os.path.join(tmp, "x.json")
 r = rgtest.run(a, "--guards", "noop", "--scenarios", "pair", "--duration", "1ms",
                "--repetitions", "1", "--quiet", "--out", out_csv, "--json", out_json, cwd=tmp)

@@ -4,7 +4,6 @@ import math
 import os
 import re
 import statistics
-import tempfile
 
 import rgtest
 
@@ -27,7 +26,7 @@ N = len(cpus)
 thread_counts = sorted({1, N})
 REPS, BATCH, DUTY = 2, 512, [0, 20]
 
-tmp = tempfile.mkdtemp(prefix="rgbench-smoke-")
+tmp = rgtest.mkdtemp(prefix="rgbench-smoke-")
 csv_path, json_path = os.path.join(tmp, "s.csv"), os.path.join(tmp, "s.json")
 r = rgtest.run(a, "--scenarios", "pair,duty,nested,threads,falseshare", "--guards", "all",
                "--min-time", "0.001", "--repetitions", str(REPS), "--batch", str(BATCH),

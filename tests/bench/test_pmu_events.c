@@ -184,6 +184,30 @@ static void test_x86_and_none(void)
 	CHECK(!strncmp(e.why, "n/a: no hardware PMU", 20), "%s", e.why);
 }
 
+/* The input policy: a FIFO where a sysfs file should be is refused at once, not read. */
+static void test_fifo(void)
+{
+	struct rg_pmu_events e;
+	char path[512];
+
+	fresh_root();
+	put("cpu/type", "4\n");
+	put("cpu/format/event", "config:0-7\n");
+	put("cpu/events/cycles", "event=0x3c\n");
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/cpu/events/cache-misses", root);
+	CHECK(mkfifo(path, 0600) == 0, "mkfifo");
+	alarm(20);	/* a blocking open or read fails the test instead of hanging it */
+	CHECK(rg_pmu_discover(root, "cache-misses", &e) == 0, "n = %zu", e.n);
+	CHECK_STR(e.why, "n/a: PMU cpu: cache-misses: EINVAL");
+	CHECK(rg_pmu_discover(root, "cache-misses,cycles", &e) == 1, "n = %zu (%s)", e.n, e.why);
+	CHECK_STR(e.why, "cache-misses: EINVAL");
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/cpu/type", root);
+	CHECK(unlink(path) == 0 && mkfifo(path, 0600) == 0, "mkfifo type");
+	CHECK(rg_pmu_discover(root, "cycles", &e) == 0, "n = %zu", e.n);
+	CHECK_STR(e.why, "n/a: PMU cpu: cannot read type (EINVAL)");
+	alarm(0);
+}
+
 int main(void)
 {
 	char cmd[512];
@@ -191,6 +215,7 @@ int main(void)
 	test_format();
 	test_arm64();
 	test_x86_and_none();
+	test_fifo();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd))
 		rg_test_failures++;

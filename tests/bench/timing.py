@@ -5,7 +5,6 @@ import os
 import re
 import signal
 import subprocess
-import tempfile
 
 import rgtest
 
@@ -15,7 +14,7 @@ version, columns = rgtest.schema_columns(a.source)
 RETRIES = int(re.search(r"#define RG_SUITE_RETRIES (\d+)",
                         open(os.path.join(a.source, "bench/suite.h")).read()).group(1))
 cpus = sorted(os.sched_getaffinity(0))[:2]
-tmp = tempfile.mkdtemp(prefix="rgbench-timing-")
+tmp = rgtest.mkdtemp(prefix="rgbench-timing-")
 
 
 def run(name, *extra, env=None, reps=3):

@@ -380,11 +380,23 @@ static void test_signals(void)
 	CHECK_EQ(rg_cl_catch_stop_signals(&stop), 0);
 	CHECK_EQ(stop, 0);
 	CHECK_EQ(rg_cl_signal_status(), 0);
-	for (int s = 0; s < 2; s++) {
-		sigaction(s ? SIGTERM : SIGINT, NULL, &sa);
-		CHECK(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN, "no handler for %d", s);
+	static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+	for (int s = 0; s < 4; s++) {
+		sigaction(caught[s], NULL, &sa);
+		CHECK(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN, "no handler for %d", caught[s]);
 		CHECK(!(sa.sa_flags & SA_RESTART), "SA_RESTART set: blocking calls would not stop");
 	}
+	sigaction(SIGPIPE, NULL, &sa);
+	CHECK(sa.sa_handler == SIG_IGN, "SIGPIPE not ignored: a closed progress pipe would kill a run");
+	raise(SIGHUP);
+	CHECK_EQ(stop, SIGHUP);
+	CHECK_EQ(rg_cl_signal_status(), 129);
+	raise(SIGQUIT);
+	CHECK_EQ(stop, SIGQUIT);
+	CHECK_EQ(rg_cl_signal_status(), 131);
+	CHECK(!strcmp(rg_cl_signal_name(SIGHUP), "SIGHUP"), "SIGHUP name");
+	CHECK(!strcmp(rg_cl_signal_name(SIGQUIT), "SIGQUIT"), "SIGQUIT name");
 	raise(SIGTERM);
 	CHECK_EQ(stop, SIGTERM);
 	CHECK_EQ(rg_cl_signal_status(), 143);

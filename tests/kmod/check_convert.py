@@ -151,6 +151,39 @@ with tempfile.TemporaryDirectory() as d:
     p = run("--from-raw", os.path.join(d, "missing.csv"), "--out", csv3)
     check(p.returncode == 1 and p.stderr.count("\n") == 1, f"missing: {p.returncode} {p.stderr!r}")
 
+    # The input policy (rg/input.h): no hang on a FIFO, no endless read of a
+    # device, a size cap, and a run index from the input never sizes the stack.
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    big = os.path.join(d, "big.csv")
+    with open(big, "wb") as f:
+        f.truncate(65 << 20)
+    for src, why in ((fifo, "not a regular file (a FIFO)"),
+                     ("/dev/zero", "not a regular file (a character device)"),
+                     (big, "file is 68157440 bytes, over the 64 MiB limit")):
+        try:
+            p = subprocess.run(tool + ["--from-raw", src, "--out", csv3], capture_output=True,
+                               text=True, timeout=60)
+            check(p.returncode == 1 and p.stderr == f"rgbench kmod: {src}: {why}\n",
+                  f"input {src}: {p.returncode} {p.stderr!r}")
+        except subprocess.TimeoutExpired:
+            errors.append(f"input {src}: hangs")
+        check(not os.path.exists(csv3), f"input {src}: output written")
+    os.unlink(fifo)
+    os.unlink(big)
+    hi = os.path.join(d, "hirun.csv")
+    with open(os.path.join(data, "raw_good.csv")) as f:
+        head = f.readline()
+    with open(hi, "w") as f:
+        f.write(head + 'kmod,noop,loop,1,"0",0,500000,1000,0,0,1000,1.000,3000,1000,0,,,,,ok,\n')
+    p = run("--from-raw", hi, "--quiet", "--out", csv3)
+    rows = list(csv.DictReader(open(csv3))) if os.path.exists(csv3) else []
+    check(p.returncode == 0 and len(rows) == 1 and rows[0]["repetitions"] == "1"
+          and close(rows[0]["ns_median"], 1.0), f"run 500000: {p.returncode} {p.stderr!r} {rows}")
+    for x in (hi, csv3):
+        if os.path.exists(x):
+            os.unlink(x)
+
     # Bad options: one line that starts with the program name, exit 2.
     for args in (["--loops", "x"], ["--runs", "0"], ["--guards", "a;b"], ["--nope"],
                  ["--kdir", "/x", "--module", "/y"], ["extra"], ["--batch", "0"],
@@ -160,7 +193,7 @@ with tempfile.TemporaryDirectory() as d:
                  ["--duty", "10,20"], ["--duty", "600000+600000"], ["--duration", "11"],
                  ["--duration", "5min"], ["--threads", "4097"], ["--irq-iters", "10000001"],
                  ["--cpus", "3-1"], ["--cpus", "0,0"], ["--cpus", "1024"], ["--cpus", "0,,1"],
-                 ["--json"], ["-x"]):
+                 ["--json"], ["-x"], ["--guards", "rctx-kernel,nosuch"], ["--guards", "loop"]):
         p = run(*args)
         check(p.returncode == 2 and p.stderr.count("\n") == 1
               and p.stderr.startswith("rgbench kmod: "), f"{args}: {p.returncode} {p.stderr!r}")
@@ -172,6 +205,14 @@ with tempfile.TemporaryDirectory() as d:
                         (["--duty", "20+"], ("--duty", "IN+OUT", "'20+'"))):
         p = run(*args)
         check(all(w in p.stderr for w in words), f"{args}: message {p.stderr!r} lacks {words}")
+    # --guards names are checked against the module source's own table before anything is built.
+    p = run("--guards", "rctx-kernel,nosuch", "--out", os.path.join(d, "g.csv"))
+    check(p.stderr == "rgbench kmod: --guards: the module has no guard 'nosuch' (its guards: "
+          "docs/kmod.md) (see rgbench kmod --help)\n", f"--guards nosuch: {p.stderr!r}")
+    p = run("--guards", "rctx-kernel,noop,pcpu-llsc,pcpu-lock-xadd", "--out", os.path.join(d, "g.csv"))
+    check(p.returncode != 2, f"--guards of both architectures refused: {p.returncode} {p.stderr!r}")
+    if os.path.exists(os.path.join(d, "g.csv")):
+        os.unlink(os.path.join(d, "g.csv"))
     # Accepted: old and new spellings, durations with a unit, CPU lists; --help is exit 0.
     good = os.path.join(data, "raw_good.csv")
     for args in (["--runs", "3", "--loops", "10", "--duty-ns", "5", "--irqs-off", "--threads", "2"],

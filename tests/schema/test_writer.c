@@ -167,6 +167,44 @@ int main(void)
 	CHECK(rg_output_check(at(name), NULL, err, sizeof(err)) == 2 &&
 	      strstr(err, "file name longer than"), "NAME_MAX + 1: %s", err);
 
+	/*
+	 * A leftover temporary file of a killed run whose PID is ours now (the
+	 * old predictable ".NAME.PID.tmp"): the write still succeeds, with a
+	 * name of its own, and leaves the leftover alone.
+	 */
+	{
+		char old[64];
+		int n = entries();
+
+		snprintf(old, sizeof(old), ".left.csv.%d.tmp", (int)getpid());
+		fd = open(at(old), O_WRONLY | O_CREAT | O_EXCL, 0644);
+		CHECK(fd >= 0 && write(fd, "old", 3) == 3, "leftover");
+		close(fd);
+		CHECK(!rg_results_write(&rs, at("left.csv"), at("left.json"), err, sizeof(err)),
+		      "write beside a leftover: %s", err);
+		CHECK(entries() == n + 3, "leftover: %d entries, want %d", entries(), n + 3);
+		csv = slurp(at(old));
+		CHECK(csv && !strcmp(csv, "old"), "the leftover changed");
+		free(csv);
+		rg_output_release();
+	}
+
+	/* A file named like a lock that rgbench did not write is neither truncated nor removed. */
+	fd = open(at(".mine.csv.lock"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CHECK(fd >= 0 && write(fd, "my notes\n", 9) == 9, "user's file");
+	close(fd);
+	CHECK(rg_output_check(at("mine.csv"), NULL, err, sizeof(err)) == 1 && errno == EEXIST &&
+	      strstr(err, "is not an rgbench lock file"), "foreign lock file: %s", err);
+	csv = slurp(at(".mine.csv.lock"));
+	CHECK(csv && !strcmp(csv, "my notes\n"), "the user's file changed");
+	free(csv);
+	/* A dead run's lock (a pid line) is taken over. */
+	fd = open(at(".dead.csv.lock"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CHECK(fd >= 0 && write(fd, "999999\n", 7) == 7, "dead lock");
+	close(fd);
+	CHECK(rg_output_check(at("dead.csv"), NULL, err, sizeof(err)) == 0, "dead lock: %s", err);
+	rg_output_release();
+
 	rg_results_free(&rs);
 	{
 		char cmd[128];

@@ -101,7 +101,8 @@ typedef void (*rg_gb_report_fn)(const struct rg_gb_run *run, bool last_of_benchm
 /*
  * Run every registered benchmark (honouring --benchmark_filter). The
  * library's own display (console/json/csv) is printed only when
- * --benchmark_format was given; --benchmark_out works as usual.
+ * --benchmark_format was given; --benchmark_out's report is kept for
+ * rg_gb_out_report().
  * Returns the number of benchmarks run.
  */
 size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx);
@@ -120,6 +121,14 @@ size_t rg_gb_count_selected(void);
  * closing of the JSON file). Call it once after the last rg_gb_run_all().
  */
 void rg_gb_finish(void);
+
+/*
+ * --benchmark_out's report after rg_gb_finish(): the text (*len bytes) and
+ * the path it is for (*path), or NULL when the flag was not given. The
+ * binding writes no file itself: the caller publishes the text with its
+ * results through the output policy, or not at all.
+ */
+const char *rg_gb_out_report(const char **path, size_t *len);
 
 /* True when --benchmark_format made the library print its own report to stdout. */
 bool rg_gb_library_display(void);

@@ -16,7 +16,8 @@
  *   1        failure: I/O error, a check failed, the run could not complete
  *   2        usage: a bad option or value, rejected before any work
  *   77       skipped: nothing could run here (no privilege, no kernel headers)
- *   128+sig  interrupted by SIGINT (130) or SIGTERM (143); nothing written
+ *   128+sig  interrupted by SIGINT (130), SIGTERM (143), SIGHUP (129) or
+ *            SIGQUIT (131); nothing written
  */
 enum rg_exit {
 	RG_EXIT_OK = 0,
@@ -93,19 +94,33 @@ int rg_cl_cpu_list(const char *flag, const char *s, int *out, int max);
 int rg_cl_names(const char *flag, const char *s, const char *const *names, int count,
 		bool *sel);
 
+/*
+ * The exit status after flushing stdout: rc, or RG_EXIT_FAIL after
+ * "<prog>: cannot write the standard output: <why>" when a write to stdout
+ * failed (>/dev/full, a closed pipe) and rc did not already say something
+ * worse. Every command returns through it (tools/rgbench.c), so --list,
+ * --plan and --help lose no output silently.
+ */
+int rg_cl_stdout_status(int rc);
+
 /* Seconds on CLOCK_MONOTONIC (never goes back; unrelated to wall time). */
 double rg_now_s(void);
 
 /*
- * Stop signals. Installs one handler for SIGINT and SIGTERM (sigaction, no
- * SA_RESTART, so a blocking call returns EINTR) that stores the signal
- * number in *stop (if stop is not NULL) and in the kit's own record; both
- * start at 0 here. The handler only stores a sig_atomic_t: async-signal-safe.
+ * Stop signals. Installs one handler for SIGINT, SIGTERM, SIGHUP (a dropped
+ * SSH session) and SIGQUIT (sigaction, no SA_RESTART, so a blocking call
+ * returns EINTR) that stores the signal number in *stop (if stop is not
+ * NULL) and in the kit's own record; both start at 0 here. The handler only
+ * stores a sig_atomic_t: async-signal-safe. SIGPIPE is ignored: a closed
+ * output stream makes writes fail with EPIPE (reported where it matters)
+ * instead of killing a run that has measured.
  * Returns 0, or -1 with errno from sigaction.
  */
 int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop);
-/* 128 + the last stop signal caught (130 SIGINT, 143 SIGTERM), or 0. */
+/* 128 + the last stop signal caught (130 SIGINT, 143 SIGTERM, 129, 131), or 0. */
 int rg_cl_signal_status(void);
+/* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", else "a signal": for messages. */
+const char *rg_cl_signal_name(int sig);
 
 /*
  * getopt_long. rg_cl_getopt_reset() before a subcommand's getopt_long loop

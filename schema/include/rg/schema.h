@@ -182,7 +182,7 @@ int rg_result_set_samples(struct rg_result *r, const double *ns,
 
 /*
  * Write the set to path, atomically: the data goes to a temporary file beside
- * it (".NAME.PID.tmp", or ".rgbench-HASH.PID.tmp" when that would exceed
+ * it (".NAME.XXXXXX.tmp", random and created exclusively, or ".rgbench-HASH.XXXXXX.tmp" when that would exceed
  * NAME_MAX), is fsync'ed, then renamed over path. An interrupted run leaves
  * either the old file or the complete new one. A path that exists and is not a
  * regular file is never replaced (-EEXIST; -EISDIR for a directory).
@@ -232,9 +232,17 @@ int rg_output_write(const char *path, const char *data, size_t len, char *err, s
 int rg_output_check(const char *csv, const char *json, char *err, size_t errlen);
 /* The same for n paths (NULL entries are skipped), e.g. kmod's --out, --json and --raw. */
 int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen);
+/*
+ * The same, and no output may name one of the command's nin input files
+ * (NULL entries and directories skipped), by any spelling or hard link, nor
+ * that input's CSV/JSON twin (x.csv <-> x.json): "OUT: is an input of this
+ * command (IN)", 2. E.g. report's --out, kmod's outputs against --from-raw.
+ */
+int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *in, size_t nin,
+			char *err, size_t errlen);
 /* Drop every output lock this process holds (also done at exit). */
 void rg_output_release(void);
-/* The temporary name the writers use for path (fits NAME_MAX). 0 or -ENAMETOOLONG. */
+/* The temporary name template the writers use for path (".NAME.XXXXXX.tmp", fits NAME_MAX). 0 or -ENAMETOOLONG. */
 int rg_output_tmp_name(char *buf, size_t len, const char *path);
 
 /* Write one CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
