@@ -58,7 +58,8 @@ if arch == "amd64":
     gs_reg = r"%gs:(\(%\w+\)|0x0\(%(rbp|r13)\))$"
     has = {
         # through a pointer loaded first (prog->active, as the user row's g->off)
-        "this_cpu": [r"^xadd\s+%\w+," + gs_reg, r"^decl\s+" + gs_reg + r"|^addl\s+\$0xffffffff," + gs_reg],
+        "this_cpu": [r"^xadd\s+%\w+," + gs_reg,
+                     r"^decl\s+" + gs_reg + r"|^addl\s+\$0xffffffff," + gs_reg],
         "this_cpu_inc": [r"^incl\s+%gs:", r"^decl\s+%gs:"],
         # the slot itself, %rip-relative with its relocation, on 6.1 and 6.12 alike (on 6.12 only
         # if the operand is in the __seg_gs address space: a plain one lost the %gs:)
