@@ -174,6 +174,8 @@ static void remove_tmpdir(const char *dir)
 		"modules.order", "." MOD_NAME ".ko.cmd", "." MOD_NAME ".o.cmd",
 		"." MOD_NAME ".mod.cmd", "." MOD_NAME ".mod.o.cmd", ".Module.symvers.cmd",
 		".modules.order.cmd", "." MOD_NAME ".o.d",
+		/* kbuild since 6.11 (Debian 13's 6.12) */
+		".module-common.o", "..module-common.o.cmd",
 	};
 	char p[PATH_MAX];
 

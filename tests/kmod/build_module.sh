@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Build rgbench_kmod.ko for amd64 or arm64 against Debian's 6.1 headers (the ABI of linux-headers-amd64); print that ABI.
+# Build rgbench_kmod.ko for amd64 or arm64 against the ABI of the installed linux-headers-amd64 (Debian 12: 6.1, 13: 6.12); print that ABI.
 #
 # Usage: build_module.sh amd64|arm64 SRC_DIR OUT_DIR
 # amd64 uses the installed linux-headers-<abi>-amd64. arm64 fetches
@@ -8,7 +8,7 @@
 # default ~/.cache/rgbench-vm), points its scripts/ at the host's
 # linux-kbuild, and cross-compiles with aarch64-linux-gnu-.
 # RG_KMOD_KDIR overrides the kernel build directory.
-# Exit: 0 (stdout: the ABI, e.g. 6.1.0-57), 1 build failed or warned, 77 no headers/compiler.
+# Exit: 0 (stdout: the ABI, e.g. 6.1.0-57 or 6.12.118+deb13), 1 build failed or warned, 77 no headers/compiler.
 set -euo pipefail
 arch=$1; src=$2; out=$3
 skip() { echo "build_module: SKIP: $*" >&2; exit 77; }
@@ -18,6 +18,7 @@ abi=$(dpkg-query -W -f='${Depends}\n' linux-headers-amd64 2>/dev/null |
       grep -o 'linux-headers-[0-9][^ ,]*-amd64' | head -1 |
       sed -e 's/^linux-headers-//' -e 's/-amd64$//') || true
 [[ -n $abi ]] || skip "linux-headers-amd64 is not installed"
+# linux-kbuild-6.1 (ABI 6.1.0-N) on Debian 12, linux-kbuild-6.12.118+deb13 (the whole ABI) on 13
 kbuild=/usr/lib/linux-kbuild-${abi%%.0-*}
 make_args=()
 kdir=${RG_KMOD_KDIR:-}

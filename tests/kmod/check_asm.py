@@ -52,14 +52,19 @@ if arch == "amd64":
                          r"__preempt_schedule\w*|pv_ops)$")
     is_call = lambda i: i.startswith("call")
     mul = r"^imul\s"
+    # %gs: on the per-CPU pointer in a register; objdump writes the two base registers x86
+    # cannot encode without a displacement as %gs:0x0(%rbp) / %gs:0x0(%r13) (the compiler's
+    # choice of register, not the kernel's: the duty loop has it on 6.1 and 6.12 alike)
+    gs_reg = r"%gs:(\(%\w+\)|0x0\(%(rbp|r13)\))$"
     has = {
-        # through a pointer loaded first (prog->active, as the user row's g->off): %gs:(%reg)
-        # %gs: on the per-CPU pointer in a register (objdump writes %rbp/%r13 as 0x0(%reg))
-        "this_cpu": [r"^xadd\s+%\w+,%gs:(0x0)?\(%\w+\)",
-                     r"^decl\s+%gs:(0x0)?\(%\w+\)|^addl\s+\$0xffffffff,%gs:(0x0)?\(%\w+\)"],
+        # through a pointer loaded first (prog->active, as the user row's g->off)
+        "this_cpu": [r"^xadd\s+%\w+," + gs_reg,
+                     r"^decl\s+" + gs_reg + r"|^addl\s+\$0xffffffff," + gs_reg],
         "this_cpu_inc": [r"^incl\s+%gs:", r"^decl\s+%gs:"],
-        "pcpu_lock_xadd": [r"^lock xadd\s+%\w+,%gs:", r"^lock decl\s+%gs:"],
-        "pcpu_lock_inc": [r"^lock incl\s+%gs:", r"^lock decl\s+%gs:"],
+        # the slot itself, %rip-relative with its relocation, on 6.1 and 6.12 alike (on 6.12 only
+        # if the operand is in the __seg_gs address space: a plain one lost the %gs:)
+        "pcpu_lock_xadd": [r"^lock xadd\s+%\w+,%gs:0x0\(%rip\)$", r"^lock decl\s+%gs:0x0\(%rip\)$"],
+        "pcpu_lock_inc": [r"^lock incl\s+%gs:0x0\(%rip\)$", r"^lock decl\s+%gs:0x0\(%rip\)$"],
         "global_atomic": [r"^lock xadd", r"^lock decl"],
         "local_t": [r"^xadd\s"],
         # this_cpu_ptr(prog->active): add %gs:this_cpu_off to the loaded pointer
@@ -68,6 +73,8 @@ if arch == "amd64":
     hasnt = {g: [r"^lock\b"] for g in ("noop", "this_cpu", "this_cpu_inc", "rctx", "rctx_word",
                                         "preempt_raw", "irqsave", "local_t")}
     hasnt["rctx_word"] = hasnt["rctx_word"] + [r"^addb|^subb"]
+    # every locked op of the per-CPU asm guards is %gs:-relative
+    hasnt["pcpu_lock_xadd"] = hasnt["pcpu_lock_inc"] = [r"^lock (?!.*%gs:)"]
 else:
     a64 = {"pcpu_stadd", "pcpu_ldadd", "pcpu_prfm_stadd", "pcpu_ldadd_llsc", "pcpu_llsc"}
     # Built against 6.1: this_cpu is pcpu-stadd-kernel, so the asm -kernel set lacks it.

@@ -14,6 +14,15 @@ set -e
 [[ $rc == 7 ]] || { echo "FAIL: exit status $rc, want 7"; cat "$tmp/stdout"; exit 1; }
 grep -qx guest-says-hi "$tmp/stdout" || { echo "FAIL: command output missing"; cat "$tmp/stdout"; exit 1; }
 [[ "$(cat "$tmp/out/t.csv")" == $'a,b\n1,2' ]] || { echo "FAIL: /out/t.csv not copied back intact"; exit 1; }
-grep -Eq "^[0-9]+\.[0-9]+\.[0-9]+-[0-9]+-$(dpkg --print-architecture)\$" "$tmp/out/release" || { echo "FAIL: guest kernel $(cat "$tmp/out/release")"; exit 1; }
+arch=$(dpkg --print-architecture)
+# Debian's kernel release: X.Y.0-ABI-ARCH up to Debian 12 (6.1.0-57-amd64),
+# X.Y.Z+debN-ARCH since Debian 13 (6.12.118+deb13-amd64); nothing else.
+grep -Eq "^[0-9]+\.[0-9]+\.(0-[0-9]+|[0-9]+\+deb[0-9]+)-$arch\$" "$tmp/out/release" ||
+  { echo "FAIL: guest kernel $(cat "$tmp/out/release")"; exit 1; }
+# vm.sh boots the ABI of the installed linux-headers-<arch> when there is one: exactly that.
+want=$(dpkg-query -W -f='${Depends}\n' "linux-headers-$arch" 2>/dev/null |
+       grep -o "linux-headers-[0-9][^ ,]*-$arch" | head -1 | sed 's/^linux-headers-//') || true
+[[ -z $want || "$(cat "$tmp/out/release")" == "$want" ]] ||
+  { echo "FAIL: guest kernel $(cat "$tmp/out/release"), want $want (linux-headers-$arch)"; exit 1; }
 [[ "$(cat "$tmp/out/release")" != "$(uname -r)" ]] || { echo "FAIL: ran on the host kernel?"; exit 1; }
 echo "vm.sh ok: guest kernel $(cat "$tmp/out/release")"

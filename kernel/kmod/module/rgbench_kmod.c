@@ -329,22 +329,35 @@ static __always_inline void g_global_atomic_exit(bool ok) { atomic_dec(&rg_share
  * instruction, so no preempt_disable needed), lock decl to exit: the user
  * suite's pcpu-lock-xadd. pcpu-lock-inc: lock incl / lock decl, a counter
  * (every re-entry granted; module only).
+ *
+ * The memory operand is written as the kernel's own percpu ops write theirs.
+ * Before 6.8, __percpu_arg() prints "%gs:" and the operand is the variable.
+ * Since 6.8 with CONFIG_USE_X86_SEG_SUPPORT (Debian 13's 6.12), __percpu_arg()
+ * prints nothing: the operand itself must be in the __seg_gs address space
+ * (__my_cpu_var()) so that the compiler prints %gs:. The plain variable there
+ * gave "lock xadd %eax,rg_s(%rip)", the per-CPU offset used as an address:
+ * a page fault.
  */
+#ifdef __my_cpu_var
+#define rg_pcpu_var(v) __my_cpu_var(v)
+#else
+#define rg_pcpu_var(v) (v)
+#endif
 static __always_inline int rg_x86_lock_xadd(int v)
 {
 	asm volatile("# rg: lock xadd %%gs:\n\tlock xaddl %[v], " __percpu_arg([p])
-		     : [v] "+r" (v), [p] "+m" (rg_s[RG_S_ASM].v) : : "memory", "cc");
+		     : [v] "+r" (v), [p] "+m" (rg_pcpu_var(rg_s[RG_S_ASM].v)) : : "memory", "cc");
 	return v;
 }
 static __always_inline void rg_x86_lock_inc(void)
 {
 	asm volatile("# rg: lock incl %%gs:\n\tlock incl " __percpu_arg([p])
-		     : [p] "+m" (rg_s[RG_S_ASM].v) : : "memory", "cc");
+		     : [p] "+m" (rg_pcpu_var(rg_s[RG_S_ASM].v)) : : "memory", "cc");
 }
 static __always_inline void rg_x86_lock_dec(void)
 {
 	asm volatile("# rg: lock decl %%gs:\n\tlock decl " __percpu_arg([p])
-		     : [p] "+m" (rg_s[RG_S_ASM].v) : : "memory", "cc");
+		     : [p] "+m" (rg_pcpu_var(rg_s[RG_S_ASM].v)) : : "memory", "cc");
 }
 static __always_inline bool g_pcpu_lock_xadd_enter(void) { return rg_x86_lock_xadd(1) == 0; }
 static __always_inline void g_pcpu_lock_xadd_exit(bool ok) { rg_x86_lock_dec(); }
