@@ -62,15 +62,6 @@ static void progress_line(struct suite *s, const struct bcase *c, const struct r
 		!strcmp(r->status, "noisy") ? "  NOISY" : "", cpus);
 }
 
-/* A reason for a noisy row, appended to what it already says. */
-static void add_reason(struct rg_result *r, const char *fmt, double a, double b)
-{
-	size_t off = strlen(r->reason);
-
-	snprintf(r->status, sizeof(r->status), "noisy");
-	snprintf(r->reason + off, sizeof(r->reason) - off, fmt, off ? "; " : "", a, b);
-}
-
 /*
  * The cycle reference over the row's rounds: its median ns per add, its cv,
  * the row in reference cycles, and `noisy` when it moved by more than
@@ -78,22 +69,8 @@ static void add_reason(struct rg_result *r, const char *fmt, double a, double b)
  */
 static void ref_columns(struct rg_result *r, const struct bcase *ref)
 {
-	double lo, hi, move;
-
-	if (!ref || ref->error || !ref->nrep)
-		return;
-	r->ref_ns_per_cycle = rg_stat_median(ref->ns, ref->nrep);
-	r->ref_cv = rg_stat_stddev(ref->ns, ref->nrep) / rg_stat_mean(ref->ns, ref->nrep);
-	r->ref_cycles_per_pair = r->ns_median / r->ref_ns_per_cycle;
-	lo = hi = ref->ns[0];
-	for (size_t i = 1; i < ref->nrep; i++) {
-		lo = fmin(lo, ref->ns[i]);
-		hi = fmax(hi, ref->ns[i]);
-	}
-	move = (hi - lo) / r->ref_ns_per_cycle;
-	if (move > RG_REF_MAX_MOVE)
-		add_reason(r, "%sthe cycle reference moved %.0f%% across the rounds (more than %.0f%%)",
-			   move * 100, RG_REF_MAX_MOVE * 100);
+	if (ref && !ref->error)
+		rg_result_set_ref(r, ref->ns, ref->nrep);
 }
 
 /* Counters and events per pair, or why not. */

@@ -64,7 +64,7 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
  */
 #define RG_SUITE_RETRIES 3
 #define RG_SUITE_MIN_CPU_WALL 0.95
-#define RG_REF_MAX_MOVE 0.10
+/* RG_REF_MAX_MOVE: rg/schema.h (rg_result_set_ref(), shared with the module's rows). */
 
 /* RG_TEST_DISTURB (tests): fake disturbances, see rg_suite_cfg.test_disturb. */
 enum rg_test_disturb { RG_DISTURB_NONE, RG_DISTURB_FIRST, RG_DISTURB_EVERY, RG_DISTURB_REF };

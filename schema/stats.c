@@ -213,3 +213,28 @@ int rg_result_set_samples(struct rg_result *r, const double *ns,
 	}
 	return 0;
 }
+
+void rg_result_set_ref(struct rg_result *r, const double *ns, size_t n)
+{
+	double lo, hi, move;
+	size_t off;
+
+	if (!n)
+		return;
+	r->ref_ns_per_cycle = rg_stat_median(ns, n);
+	r->ref_cv = rg_stat_stddev(ns, n) / rg_stat_mean(ns, n);
+	r->ref_cycles_per_pair = r->ns_median / r->ref_ns_per_cycle;
+	lo = hi = ns[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = fmin(lo, ns[i]);
+		hi = fmax(hi, ns[i]);
+	}
+	move = (hi - lo) / r->ref_ns_per_cycle;
+	if (!(move > RG_REF_MAX_MOVE))
+		return;
+	off = strlen(r->reason);
+	snprintf(r->status, sizeof(r->status), "noisy");
+	snprintf(r->reason + off, sizeof(r->reason) - off,
+		 "%sthe cycle reference moved %.0f%% across the rounds (more than %.0f%%)",
+		 off ? "; " : "", move * 100, RG_REF_MAX_MOVE * 100);
+}

@@ -59,6 +59,9 @@ struct conv {
 	struct group g;
 	bool have;		/* g holds a group not yet emitted */
 	struct timed_list tl;
+	/* the cycle reference (modules since schema 4): per run, sum of ns per add over CPUs */
+	double *ref_sum;
+	long *ref_ncpu, ref_nruns;
 	int added, errors;
 	char *err;
 	size_t errlen;
@@ -330,6 +333,61 @@ static int group_add_run(struct conv *c, char **f, int line, unsigned long long 
 	return 0;
 }
 
+/*
+ * A cycle-ref line (the module's cycle reference: batch in adds): its ns per
+ * add into the run's sum. 0 or -1 (message in c->err).
+ */
+static int add_ref(struct conv *c, char **f, int line, unsigned long long adds)
+{
+	unsigned long long run, ns;
+
+	if (!rg_csv_u64(f[c->idx[C_RUN]], &run) || !rg_csv_u64(f[c->idx[C_NS_TOTAL]], &ns) ||
+	    run > 1000000 || !adds) {
+		snprintf(c->err, c->errlen, "module CSV line %d: bad cycle-ref run or time", line);
+		return -1;
+	}
+	if ((long)run >= c->ref_nruns) {
+		double *a = realloc(c->ref_sum, (run + 1) * sizeof(double));
+		long *n = a ? realloc(c->ref_ncpu, (run + 1) * sizeof(long)) : NULL;
+
+		if (a)
+			c->ref_sum = a;
+		if (!n) {
+			snprintf(c->err, c->errlen, "out of memory");
+			return -1;
+		}
+		c->ref_ncpu = n;
+		for (long i = c->ref_nruns; i <= (long)run; i++) {
+			c->ref_sum[i] = 0;
+			c->ref_ncpu[i] = 0;
+		}
+		c->ref_nruns = (long)run + 1;
+	}
+	c->ref_sum[run] += (double)ns / (double)adds;
+	c->ref_ncpu[run]++;
+	return 0;
+}
+
+/*
+ * Every timed row of the file (the module ran the reference in each of their
+ * rounds): the reference columns and the noisy rule, rg_result_set_ref().
+ */
+static void set_refs(struct conv *c)
+{
+	double *ref = c->ref_sum;	/* per-run means, in place */
+	size_t n = 0;
+
+	for (long i = 0; i < c->ref_nruns; i++)
+		if (c->ref_ncpu[i])
+			ref[n++] = c->ref_sum[i] / (double)c->ref_ncpu[i];
+	for (size_t i = 0; n && i < c->tl.n; i++) {
+		struct rg_result *r = &c->rs->rows[c->tl.v[i].row];
+
+		if (!strcmp(r->status, "ok") || !strcmp(r->status, "noisy"))
+			rg_result_set_ref(r, ref, n);
+	}
+}
+
 /* One data row: starts a new group when guard or scenario change. 0 or -1 (message in c->err). */
 static int add_row(struct conv *c, char **f, size_t nf, int line)
 {
@@ -349,6 +407,8 @@ static int add_row(struct conv *c, char **f, size_t nf, int line)
 			return -1;
 		}
 	}
+	if (!strcmp(f[c->idx[C_GUARD]], "cycle-ref"))
+		return strcmp(f[c->idx[C_STATUS]], "ok") ? 0 : add_ref(c, f, line, num[1]);
 	if (!c->have || strcmp(c->g.guard, guard_name(f[c->idx[C_GUARD]])) ||
 	    strcmp(c->g.scenario, f[c->idx[C_SCENARIO]])) {
 		if (c->have) {
@@ -398,6 +458,7 @@ static int convert(struct conv *c, const char *csv)
 		snprintf(c->err, c->errlen, "out of memory");
 		goto out;
 	}
+	set_refs(c);
 	ret = 0;
 out:
 	rg_csv_free(&s);
@@ -412,6 +473,8 @@ int rg_kmod_convert(struct rg_resultset *rs, const char *csv, int *nerrors,
 
 	timed_free(&c.tl);
 	group_free(&c.g);
+	free(c.ref_sum);
+	free(c.ref_ncpu);
 	if (ret)
 		return -1;
 	if (nerrors)

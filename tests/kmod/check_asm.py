@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# The module's timed loops contain the instructions each guard claims, the duty work only where due, and no call but preempt/paravirt irq ops.
+# The module's timed loops contain the instructions each guard claims, the duty work only where due, and no call but preempt/paravirt irq ops; its cycle reference is 16 dependent adds.
 # Usage: check_asm.py amd64|arm64 SRC_DIR   (builds the module with build_module.sh; 77 when it cannot)
 import os, re, subprocess, sys, tempfile
 
@@ -118,6 +118,34 @@ for (g, shape), body in loops.items():
     has_mul = any(re.search(mul, i) for i in text)
     if has_mul != (shape == "duty"):
         errors.append(f"{g}/{shape}: duty multiply {'missing' if shape == 'duty' else 'present'}")
+
+# The cycle reference (rg_ref_pair): its loop, from the back branch's target to
+# the branch, is 16 adds of 1 to one register, the counter's decrement and the
+# branch; no call in it (__fentry__ sits before it on x86).
+ref_body, addr = [], {}
+in_ref = False
+for line in dis.splitlines():
+    if re.match(r"^[0-9a-f]+ <", line):
+        in_ref = line.endswith("<rg_ref_pair>:")
+        continue
+    m = re.match(r"^\s+([0-9a-f]+):\s+(.*)$", line)
+    if in_ref and m and not m.group(2).startswith("R_"):
+        ins = m.group(2).split("//")[0]
+        ref_body.append((int(m.group(1), 16), (ins.split("#")[0] if arch == "amd64" else ins).strip()))
+back = [(a, i) for a, i in ref_body if re.match(r"^(jne|jnz|b\.ne)\s+([0-9a-f]+)", i)]
+if not back:
+    errors.append(f"rg_ref_pair: no loop ({[i for _, i in ref_body]})")
+else:
+    end, br = back[-1]
+    start = int(re.match(r"^\S+\s+([0-9a-f]+)", br).group(1), 16)
+    loop = [i for a, i in ref_body if start <= a < end]
+    add = r"^add\s+\$0x1,%(\w+)$" if arch == "amd64" else r"^add\s+(x\d+), \1, #0x1$"
+    regs = [re.match(add, i).group(1) for i in loop if re.match(add, i)]
+    dec = r"^dec\s+%\w+$" if arch == "amd64" else r"^subs\s+x\d+, x\d+, #0x1$"
+    if len(regs) != 16 or len(set(regs)) != 1 or len(loop) != 17 or not re.match(dec, loop[-1]):
+        errors.append(f"rg_ref_pair: loop is not 16 dependent adds and a decrement: {loop}")
+    if any(is_call(i) for i in loop):
+        errors.append(f"rg_ref_pair: call in the reference loop: {loop}")
 for e in errors:
     print("check_asm:", e, file=sys.stderr)
 print(f"check_asm ({arch}): {len(loops)} timed loops, {len(errors)} problem(s)")

@@ -133,6 +133,55 @@ with tempfile.TemporaryDirectory() as d:
     except (OSError, ValueError, KeyError) as e:
         errors.append(f"v4: JSON: {e}")
 
+    # The cycle reference (cycle-ref lines, batch in adds): per run the mean
+    # over CPUs of ns per add; every timed row gets its median, cv and itself
+    # in reference cycles; a move over 10% makes the row noisy. Older files
+    # (raw_v3, raw_v4 above) leave the columns n/a.
+    refcols = ("ref_ns_per_cycle", "ref_cv", "ref_cycles_per_pair")
+    for name, path in (("v3", c3), ("v4", c4)):
+        rows = list(csv.DictReader(open(path))) if os.path.exists(path) else []
+        check(rows and all(r[k] == "n/a" for r in rows for k in refcols),
+              f"{name}: an old module's rows have reference columns")
+
+    def with_ref(name, per_run):
+        out = os.path.join(d, name + ".raw")
+        with open(raw4) as f, open(out, "w", newline="") as o:
+            o.write(f.read())
+            w = csv.writer(o)
+            for rn, pair in enumerate(per_run):
+                for cpu, ns in zip((0, 2), pair):
+                    w.writerow(["kmod", "cycle-ref", "n/a", "cycle-ref", "2", "0,2", cpu, rn, 64000,
+                                50, "", "", "", 1, ns, "%.3f" % (ns / 64000), "", 64000, 0,
+                                "", "", "", 0, 0, "", "ok", ""])
+        conv = os.path.join(d, name + ".csv")
+        p = run("--from-raw", out, "--quiet", "--out", conv)
+        check(p.returncode == 0, f"{name}: exit {p.returncode}: {p.stderr}")
+        rows = list(csv.DictReader(open(conv))) if os.path.exists(conv) else []
+        for x in (out, conv):
+            if os.path.exists(x):
+                os.unlink(x)
+        check(not any(r["guard"] == "cycle-ref" for r in rows), f"{name}: the reference became a row")
+        return {(r["guard"], r["scenario"]): r for r in rows}
+
+    # per run 0.25, 0.26, 0.25 ns/add: median 0.25, sd sqrt(1/30000), mean 0.76/3, moved 4%
+    by = with_ref("ref", [(16000, 16000), (16000, 17280), (15360, 16640)])
+    n, k = by.get(("noop", "loop-irqsoff"), {}), by.get(("rctx-kernel", "loop-irqsoff"), {})
+    check(close(n.get("ref_ns_per_cycle", "nan"), 0.25) and math.isclose(float(n.get("ref_cv", "nan")), math.sqrt(1 / 30000) / (0.76 / 3), rel_tol=1e-5)
+          and close(n.get("ref_cycles_per_pair", "nan"), 8.0) and n.get("status") == "ok",
+          f"ref: noop {n}")
+    check(close(k.get("ref_cycles_per_pair", "nan"), 24.0) and k.get("status") == "noisy"
+          and "cycle reference" not in k.get("reason", ""), f"ref: rctx-kernel {k}")
+    check(all(r[c] == "n/a" for r in by.values() if r["status"] == "skipped" or
+              r["scenario"].endswith("-recursion") for c in refcols), "ref: untimed rows got reference columns")
+    # per run 0.25, 0.26, 0.30: median 0.26, (0.30 - 0.25) / 0.26 = 19% > 10%
+    by = with_ref("refmove", [(16000, 16000), (16000, 17280), (19200, 19200)])
+    n, k = by.get(("noop", "loop-irqsoff"), {}), by.get(("rctx-kernel", "loop-irqsoff"), {})
+    why = "the cycle reference moved 19% across the rounds (more than 10%)"
+    check(n.get("status") == "noisy" and n.get("reason") == why and close(n.get("ref_ns_per_cycle", "nan"), 0.26),
+          f"refmove: noop {n}")
+    check(k.get("status") == "noisy" and k.get("reason", "").startswith("2 run(s)")
+          and k.get("reason", "").endswith("; " + why), f"refmove: rctx-kernel {k}")
+
     # A failed hardirq check: rows still written, status error kept, exit 1.
     csv2 = os.path.join(d, "f.csv")
     p = run("--from-raw", os.path.join(data, "raw_irqfail.csv"), "--quiet", "--out", csv2)

@@ -619,6 +619,33 @@ struct rg_kguard {
 static const struct rg_kguard rg_kguards[] = { RG_KGUARDS(RG_ENTRY) };
 #define RG_NGUARDS ARRAY_SIZE(rg_kguards)
 
+/*
+ * The cycle reference (the user suite's bench/refloop.c): n iterations of 16
+ * dependent adds of 1 to one register, one cycle each, so its ns per add per
+ * round shows how fast the core ran in that round. No call inside.
+ *   x86-64: add $1, %reg (x16); dec; jnz     arm64: add x, x, #1 (x16); subs; b.ne
+ */
+#define RG_REF_ADDS 16
+static noinline u64 rg_ref_pair(u64 n)
+{
+	u64 x = 0;
+
+	if (!n)
+		return 0;
+#ifdef CONFIG_X86
+	asm volatile("1:\n\t.rept 16\n\tadd $1, %0\n\t.endr\n\tdec %1\n\tjnz 1b"
+		     : "+r" (x), "+r" (n) : : "cc");
+#else
+	asm volatile("1:\n\t.rept 16\n\tadd %0, %0, #1\n\t.endr\n\tsubs %1, %1, #1\n\tb.ne 1b"
+		     : "+r" (x), "+r" (n) : : "cc");
+#endif
+	return x & 0;	/* refused: none */
+}
+static u64 rg_ref_duty(u64 n, u32 in, u32 out, u64 *carry) { return rg_ref_pair(n); }
+static const struct rg_kguard rg_ref_kguard = {
+	.name = "cycle-ref", .role = "n/a", .pair = rg_ref_pair, .duty = rg_ref_duty,
+};
+
 /* Every slot back at 0 on cpu (a balanced sequence leaves nothing held). */
 static bool rg_slots_idle(int cpu)
 {
@@ -809,6 +836,10 @@ static unsigned int rg_nrun_sel;	/* guards that run */
 static u64 *rg_loops_of;		/* [sel]: pairs per timed run */
 static u32 *rg_discarded;		/* [sel]: runs discarded as disturbed */
 static bool *rg_dist;			/* [thread]: this attempt was disturbed */
+static struct rg_sample *rg_ref;	/* [run][thread]: the cycle reference */
+static u16 *rg_ref_pos;			/* [run]: its place among the round's guards */
+static u64 rg_ref_loops;		/* its iterations (RG_REF_ADDS adds each) per run */
+static u32 rg_ref_discarded;
 static u32 rg_units_in, rg_units_out;	/* duty work units per call: inside, after exit */
 static bool rg_have_results;
 static atomic_long_t rg_arrive;
@@ -957,64 +988,83 @@ static void rg_calibrate_units(int cpu)
 	rg_units_out = rg_units_for(duty_ns - in_ns, out_ps);
 }
 
+/*
+ * Untimed warm-up of g. With run_ns, each thread doubles its run until it
+ * takes an eighth of run_ns; thread 0's rate sizes the runs. Pairs per run.
+ */
+static u64 rg_warm_up(const struct rg_kguard *g, int cpu, u64 *carry, unsigned long *phase)
+{
+	struct rg_sample w;
+	u64 n = loops < 1000 ? loops : 1000;
+
+	rg_barrier(phase);
+	rg_timed_run(g, n, cpu, carry, &w);
+	while (run_ns && w.ns < run_ns / 8 && n < (1ull << 30)) {
+		n *= 2;
+		rg_timed_run(g, n, cpu, carry, &w);
+	}
+	if (run_ns)	/* once more at that size: the rate once warm */
+		rg_timed_run(g, n, cpu, carry, &w);
+	return run_ns ? clamp_t(u64, div64_u64((u64)run_ns * w.loops, max_t(u64, w.ns, 1)),
+				100, 1ull << 32) : loops;
+}
+
+/* One timed run of g on every thread, retried while any thread was disturbed. */
+static void rg_round_run(const struct rg_kguard *g, const u64 *n, int cpu, unsigned int t,
+			 u64 *carry, unsigned long *phase, u32 *discarded, struct rg_sample *x)
+{
+	unsigned int a, i;
+
+	for (a = 0; a <= retries; a++) {
+		bool any = false;
+
+		cond_resched();
+		rg_barrier(phase);
+		rg_timed_run(g, READ_ONCE(*n), cpu, carry, x);	/* set by thread 0 */
+		WRITE_ONCE(rg_dist[t], x->disturbed);
+		rg_barrier(phase);
+		for (i = 0; i < rg_ncpus; i++)
+			any |= READ_ONCE(rg_dist[i]);
+		x->disturbed = any;
+		if (!any || a == retries)
+			break;
+		if (t == 0)
+			(*discarded)++;
+	}
+}
+
 static int rg_timed_thread(void *arg)
 {
 	unsigned int t = (unsigned int)(uintptr_t)arg;
 	int cpu = rg_cpu_of[t];
 	unsigned long phase = 0;
-	unsigned int s, r, k, a, i;
-	u64 carry = t + 1;
+	unsigned int s, r, k;
+	u64 carry = t + 1, n;
 
 	if (t == 0 && duty_ns)
 		rg_calibrate_units(cpu);
-	/*
-	 * Untimed warm-up round. With run_ns, each thread doubles its run until
-	 * it takes an eighth of run_ns, and thread 0's rate sizes the runs.
-	 */
+	/* Untimed warm-up round: the guards, then the cycle reference. */
 	for (s = 0; s < rg_nsel; s++) {
-		const struct rg_kguard *g = rg_sel[s].g;
-		struct rg_sample w;
-		u64 n = loops < 1000 ? loops : 1000;
-
-		if (!g || rg_timed_skip(s))
+		if (!rg_sel[s].g || rg_timed_skip(s))
 			continue;
-		rg_barrier(&phase);
-		rg_timed_run(g, n, cpu, &carry, &w);
-		while (run_ns && w.ns < run_ns / 8 && n < (1ull << 30)) {
-			n *= 2;
-			rg_timed_run(g, n, cpu, &carry, &w);
-		}
-		if (run_ns)	/* once more at that size: the rate once warm */
-			rg_timed_run(g, n, cpu, &carry, &w);
+		n = rg_warm_up(rg_sel[s].g, cpu, &carry, &phase);
 		if (t == 0)
-			rg_loops_of[s] = run_ns ?
-				clamp_t(u64, div64_u64((u64)run_ns * w.loops, max_t(u64, w.ns, 1)),
-					100, 1ull << 32) : loops;
+			rg_loops_of[s] = n;
 	}
+	n = rg_warm_up(&rg_ref_kguard, cpu, &carry, &phase);
+	if (t == 0)
+		rg_ref_loops = n;
+	/* Each round: its guards in their shuffled order, the reference at rg_ref_pos[r]. */
 	for (r = 0; r < runs && !READ_ONCE(rg_abort); r++) {
-		for (k = 0; k < rg_nrun_sel && !READ_ONCE(rg_abort); k++) {
-			const struct rg_kguard *g;
-			struct rg_sample x;
-
-			s = rg_order[r * rg_nrun_sel + k];
-			g = rg_sel[s].g;
-			for (a = 0; a <= retries; a++) {
-				bool any = false;
-
-				cond_resched();
-				rg_barrier(&phase);
-				rg_timed_run(g, rg_loops_of[s], cpu, &carry, &x);
-				WRITE_ONCE(rg_dist[t], x.disturbed);
-				rg_barrier(&phase);
-				for (i = 0; i < rg_ncpus; i++)
-					any |= READ_ONCE(rg_dist[i]);
-				x.disturbed = any;
-				if (!any || a == retries)
-					break;
-				if (t == 0)
-					rg_discarded[s]++;
+		for (k = 0; k <= rg_nrun_sel && !READ_ONCE(rg_abort); k++) {
+			if (k == rg_ref_pos[r]) {
+				rg_round_run(&rg_ref_kguard, &rg_ref_loops, cpu, t, &carry,
+					     &phase, &rg_ref_discarded, &rg_ref[r * rg_ncpus + t]);
+				continue;
 			}
-			*rg_sample_at(s, r, t) = x;
+			s = rg_order[r * rg_nrun_sel + k - (k > rg_ref_pos[r])];
+			rg_round_run(rg_sel[s].g, &rg_loops_of[s], cpu, t, &carry, &phase,
+				     &rg_discarded[s], rg_sample_at(s, r, t));
 		}
 	}
 	if (atomic_dec_and_test(&rg_nrunning))
@@ -1066,7 +1116,7 @@ static int rg_run_timed(void)
 	return ret;
 }
 
-/* The guards that run, in a fresh random order for every round. */
+/* The guards that run, in a fresh random order for every round, the cycle reference among them. */
 static void rg_shuffle(void)
 {
 	unsigned int r, k, s, n = 0;
@@ -1087,6 +1137,7 @@ static void rg_shuffle(void)
 
 			swap(o[k - 1], o[j]);
 		}
+		rg_ref_pos[r] = get_random_u32() % (n + 1);
 	}
 }
 
@@ -1432,7 +1483,7 @@ static void rg_format_reentry(unsigned int s, int m)
 static int rg_format(void)
 {
 	const char *scen = irqs_on ? "loop" : "loop-irqsoff";
-	size_t rows = (size_t)rg_nsel * (runs * rg_ncpus + RG_M__COUNT + 1) + 4;
+	size_t rows = (size_t)(rg_nsel + 1) * (runs * rg_ncpus + RG_M__COUNT + 1) + 4;
 	unsigned int s, r, t;
 	char din[12] = "", dinu[12] = "";	/* the duty split; empty: the pair loop ran */
 	int m;
@@ -1484,6 +1535,19 @@ static int rg_format(void)
 			for (m = 0; m < RG_M__COUNT; m++)
 				rg_format_reentry(s, m);
 	}
+	/* The cycle reference: guard and scenario cycle-ref, batch and ops in adds, ns_per_pair per add. */
+	for (r = 0; r < runs; r++) {
+		for (t = 0; t < rg_ncpus; t++) {
+			struct rg_sample *x = &rg_ref[r * rg_ncpus + t];
+			u64 adds = x->loops * RG_REF_ADDS;
+			u64 milli = adds ? div64_u64(x->ns * 1000, adds) : 0;
+
+			rg_out("kmod,cycle-ref,n/a,cycle-ref,%u,\"%*pbl\",%d,%u,%llu,%u,,,,%d,%llu,%llu.%03llu,,%llu,0,,,,%d,%u,,ok,\n",
+			       rg_ncpus, cpumask_pr_args(rg_cpus), rg_cpu_of[t], r, adds, duty_ns,
+			       !irqs_on, x->ns, div_u64(milli, 1000), milli % 1000, adds,
+			       x->disturbed, rg_ref_discarded);
+		}
+	}
 	if (rg_csv_len >= rg_csv_cap) {
 		pr_err("result buffer too small\n");
 		return -ENOSPC;
@@ -1503,6 +1567,10 @@ static void rg_free_run(void)
 	rg_discarded = NULL;
 	kfree(rg_dist);
 	rg_dist = NULL;
+	kvfree(rg_ref);
+	rg_ref = NULL;
+	kfree(rg_ref_pos);
+	rg_ref_pos = NULL;
 	kfree(rg_re_results);
 	rg_re_results = NULL;
 }
@@ -1518,10 +1586,13 @@ static int rg_run_all(void)
 	rg_loops_of = kcalloc(rg_nsel, sizeof(*rg_loops_of), GFP_KERNEL);
 	rg_discarded = kcalloc(rg_nsel, sizeof(*rg_discarded), GFP_KERNEL);
 	rg_dist = kcalloc(rg_ncpus, sizeof(*rg_dist), GFP_KERNEL);
+	rg_ref = kvcalloc((size_t)runs * rg_ncpus, sizeof(*rg_ref), GFP_KERNEL);
+	rg_ref_pos = kcalloc(runs, sizeof(*rg_ref_pos), GFP_KERNEL);
+	rg_ref_discarded = 0;
 	rg_re_results = kcalloc((size_t)rg_nsel * RG_M__COUNT, sizeof(*rg_re_results),
 				GFP_KERNEL);
 	if (!rg_samples || !rg_order || !rg_loops_of || !rg_discarded || !rg_dist ||
-	    !rg_re_results)
+	    !rg_re_results || !rg_ref || !rg_ref_pos)
 		return -ENOMEM;
 	rg_have_results = false;
 	rg_units_in = rg_units_out = 0;

@@ -296,6 +296,17 @@ int rg_result_set_delta(struct rg_result *r, const char *baseline,
 			const double *x, const double *base, size_t n);
 
 /*
+ * The cycle reference that ran beside the row in each of its rounds (a
+ * dependent chain of single-cycle adds; ns holds its n per-round ns per add):
+ * fill ref_ns_per_cycle (their median), ref_cv and ref_cycles_per_pair
+ * (ns_median / ref_ns_per_cycle), and make r `noisy`, reason appended, when
+ * they moved by more than RG_REF_MAX_MOVE ((max - min) / median). Used by the
+ * user suite and the module's converter alike; nothing when n is 0.
+ */
+#define RG_REF_MAX_MOVE 0.10
+void rg_result_set_ref(struct rg_result *r, const double *ns, size_t n);
+
+/*
  * Keep n per-round wall-clock samples (fills wall_ns_median) and the per-round
  * differences x[i] - base[i] against the baseline (either may be NULL) for
  * the JSON keys samples_wall_ns and samples_delta_ns. n must be the row's
