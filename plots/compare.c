@@ -9,6 +9,7 @@
 #include "rg/cmdline.h"
 #include "rg/env.h"
 #include "compare.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -85,7 +86,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->unit = optarg;
 			break;
 		case 'w':
-			if (rg_cl_long("--width", optarg, 40, 400, &o->width))
+			if (rg_cl_long("--width", optarg, RG_REPORT_MIN_WIDTH, 400, &o->width))
 				return RG_EXIT_USAGE;
 			break;
 		case 'h': usage(stdout); return RG_EXIT_OK;

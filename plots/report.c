@@ -88,7 +88,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		switch (opt) {
 		case 'o': o->out = optarg; break;
 		case 'w':
-			if (rg_cl_long("--width", optarg, 40, 400, &o->width))
+			if (rg_cl_long("--width", optarg, RG_REPORT_MIN_WIDTH, 400, &o->width))
 				return RG_EXIT_USAGE;
 			break;
 		case 'a': o->across = true; break;

@@ -22,6 +22,12 @@
  */
 
 #define MAX_FILES 64
+/*
+ * The narrowest page whose tables fit (--width of report and of compare over
+ * several hosts): the widest fixed table (the ranking) takes 60 columns, so a
+ * narrower --width is refused rather than printed wider than asked.
+ */
+#define RG_REPORT_MIN_WIDTH 60
 #define MAX_LEFT 32
 #define DUTY_SHARE 0.05		/* "guard differences under 5% of a pair's total" */
 

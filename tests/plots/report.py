@@ -191,6 +191,7 @@ def main():
               and not p.stdout, f"bad file: one line, exit 1, nothing written: {p.returncode} {p.stderr!r}")
         check(not [f for f in os.listdir(d) if ".tmp" in f], "no temporary file left")
         for args, what in ((["report"], "no file"), (["report", arm, "--width", "10"], "width too small"),
+                           (["report", arm, "--width", "40"], "width under the 60 the tables need"),
                            (["report", arm, "--out", d], "--out a directory"), (["report", "--bogus", arm], "unknown option")):
             p = run(r, *args)
             check(p.returncode == 2 and p.stderr.startswith("rgbench report: ") and not p.stdout and
