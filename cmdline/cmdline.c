@@ -289,6 +289,15 @@ int rg_cl_option_error(int c, char *const *argv)
 	return rg_cl_usage_error("unknown option '%s'", a);
 }
 
+int rg_cl_stdout_write(const void *buf, size_t len)
+{
+	if (fwrite(buf, 1, len, stdout) == len && !fflush(stdout))
+		return RG_EXIT_OK;
+	rg_cl_error("cannot write the standard output: %s", strerror(errno));
+	clearerr(stdout);
+	return RG_EXIT_FAIL;
+}
+
 int rg_cl_stdout_status(int rc)
 {
 	/* fflush() first: buffered output not yet written fails only now. */

@@ -73,8 +73,7 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
-	fwrite(buf, 1, blen, stdout);
-	ret = fflush(stdout) ? RG_EXIT_FAIL : RG_EXIT_OK;
+	ret = rg_cl_stdout_write(buf, blen);
 out:
 	if (err[0])
 		rg_cl_error("%s", err);

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <jansson.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,17 +279,10 @@ int rg_report_main(int argc, char **argv)
 		if (rg_output_write(o.out, buf, blen, err, sizeof(err)))
 			goto out;
 		printf("wrote %s\n", o.out);
-	} else if (fwrite(buf, 1, blen, stdout) != blen || fflush(stdout)) {
-		/*
-		 * Said here with its errno: a block larger than stdout's buffer is
-		 * written at once and fails inside fwrite(), after which fflush()
-		 * has nothing left to fail on and the reason would be lost.
-		 */
-		snprintf(err, sizeof(err), "cannot write the standard output: %s", strerror(errno));
-		clearerr(stdout);
-		goto out;
+		ret = rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
+	} else {
+		ret = rg_cl_stdout_write(buf, blen);
 	}
-	ret = rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
 out:
 	if (err[0])
 		rg_cl_error("%s", err);

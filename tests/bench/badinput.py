@@ -122,7 +122,8 @@ r = rgtest.run(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf
                "--min-time", "0.001", "--out", res, cwd=tmp, timeout=300)
 c.check(r.returncode == 0, f"a small run: {r.returncode} {r.stderr!r}")
 full_cases = [["--list"], ["--plan", "--quick"], ["--help"], ["compare", "--help"], ["report", "--help"],
-              ["kmod", "--help"], ["bpf", "--help"], ["compare", "--allow-emulated", res, res], ["report", res]]
+              ["kmod", "--help"], ["bpf", "--help"], ["compare", "--allow-emulated", res, res],
+              ["compare", "--across-hosts", "--allow-emulated", res], ["report", res]]
 lst = rgtest.run(a, "--list").stdout
 for argv in full_cases:
     if f"{argv[0]} (not built)" in lst:

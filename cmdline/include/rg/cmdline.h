@@ -103,6 +103,16 @@ int rg_cl_names(const char *flag, const char *s, const char *const *names, int c
  */
 int rg_cl_stdout_status(int rc);
 
+/*
+ * Write a whole page (len bytes) to stdout and flush it: RG_EXIT_OK, or
+ * RG_EXIT_FAIL after "<prog>: cannot write the standard output: <errno>".
+ * A block larger than stdout's buffer fails inside fwrite(), after which a
+ * flush has nothing left to fail on: the errno is taken where it happens,
+ * and the stream's error is cleared so rg_cl_stdout_status() does not say
+ * it a second time.
+ */
+int rg_cl_stdout_write(const void *buf, size_t len);
+
 /* Seconds on CLOCK_MONOTONIC (never goes back; unrelated to wall time). */
 double rg_now_s(void);
 
