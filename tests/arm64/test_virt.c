@@ -27,18 +27,7 @@ static void put(const char *rel, const char *text)
 
 static void fresh_root(void)
 {
-	char cmd[512];
-
-	if (root[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		if (system(cmd))
-			exit(1);
-	}
-	snprintf(root, sizeof(root), "/tmp/rg-virt-test.XXXXXX");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
-		exit(1);
-	}
+	rg_test_fresh_dir(root, sizeof(root), "/tmp/rg-virt-test.XXXXXX");
 }
 
 /* /proc/cpuinfo excerpts as the two kernels write them. */
@@ -264,12 +253,7 @@ int main(void)
 	test_arm64_hypervisors();
 	test_emulated_and_live();
 	test_fifo();
-	if (root[0]) {
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		if (system(cmd))
-			return 1;
-	}
+	if (rg_test_rm_tree(root))
+		return 1;
 	return rg_test_done("test_virt");
 }
