@@ -10,6 +10,10 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 static int rg_test_failures;
 
 #define CHECK(cond, ...)								\
