@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "rg/guard.h"
+#include "rg/rseq.h"
 
 /* What one path (a thread's own loop, or its signal handler) asked of the guard. */
 struct rg_tries {
@@ -26,6 +27,21 @@ static inline bool rg_tries_enter(struct rg_tries *t, const struct rg_guard_info
 	else
 		t->refusals++;
 	return ok;
+}
+
+/* The same from a signal handler: first into the signal's context level (rctx) ... */
+static inline bool rg_tries_enter_signal(struct rg_tries *t, const struct rg_guard_info *gi,
+					 struct rg_guard *g)
+{
+	rg_rctx_enter_signal();
+	return rg_tries_enter(t, gi, g);
+}
+
+/* ... and out of it last, after the exit. */
+static inline void rg_tries_exit_signal(const struct rg_guard_info *gi, struct rg_guard *g, bool ok)
+{
+	gi->exit(g, ok);
+	rg_rctx_exit_signal();
 }
 
 static inline void rg_tries_add(struct rg_tries *sum, const struct rg_tries *t)

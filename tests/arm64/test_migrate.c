@@ -67,15 +67,10 @@ static __thread struct worker *me;
 static void on_signal(int signo)
 {
 	struct worker *w = me;
-	bool ok;
 
 	(void)signo;
-	if (!w)
-		return;
-	rg_rctx_enter_signal();
-	ok = rg_tries_enter(&w->h_tries, cur_gi, &cur_g);
-	cur_gi->exit(&cur_g, ok);
-	rg_rctx_exit_signal();
+	if (w)
+		rg_tries_exit_signal(cur_gi, &cur_g, rg_tries_enter_signal(&w->h_tries, cur_gi, &cur_g));
 }
 
 static void *worker_main(void *arg)

@@ -101,12 +101,10 @@ static void on_signal(int signo)
 	(void)signo;
 	if (!w)
 		return;
-	rg_rctx_enter_signal();
-	ok = rg_tries_enter(&w->h_tries, cur_gi, &cur_g);
+	ok = rg_tries_enter_signal(&w->h_tries, cur_gi, &cur_g);
 	if (ok)
 		held_region(w, &w->h_doubles);
-	cur_gi->exit(&cur_g, ok);
-	rg_rctx_exit_signal();
+	rg_tries_exit_signal(cur_gi, &cur_g, ok);
 	if (yield_in_handler)
 		sched_yield();
 }
