@@ -143,4 +143,4 @@ for argv, want in ((["--out", ""], "--out: an empty file name"),
             len(r.stderr.splitlines()) == 1, f"{argv}: {r.returncode} {r.stderr!r}")
 c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"files left: {os.listdir(tmp)}")
 print(f"bench.badinput: {len(cases)} bad command lines checked")
-c.done()
+c.finish()

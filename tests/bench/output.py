@@ -210,4 +210,4 @@ if os.geteuid() == 0 and not a.emulator and subprocess.run(["unshare", "-u", "tr
     names = listing_of(os.path.join(tmp, "results")) if os.path.isdir(os.path.join(tmp, "results")) else []
     c.check(r.returncode == 0 and len(names) == 2 and all(n.startswith("_h__d__n-") for n in names),
             f"host name '.h\\xc3(d/$n': exit {r.returncode} {r.stderr!r} names {names}")
-c.done()
+c.finish()
