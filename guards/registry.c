@@ -13,7 +13,7 @@
  * header; for the others this weak declaration leaves the address NULL.
  */
 #define RG_GUARD(id, ...) uint32_t rg_guard_##id##_state(void) __attribute__((weak));
-#include "guards.def"
+#include "rg/guards.def"
 #undef RG_GUARD
 
 /*
@@ -49,7 +49,7 @@ static void restore_layout(size_t old, const struct rg_guard *g)
 		rg_percpu_rebase(old);
 }
 
-#include "guards.def"
+#include "rg/guards.def"
 #undef RG_GUARD
 
 const struct rg_guard_info rg_guards[RG_GUARD__COUNT] = {
@@ -60,7 +60,7 @@ const struct rg_guard_info rg_guards[RG_GUARD__COUNT] = {
 			     .insns_x86_64 = gx86, .insns_aarch64 = garm,	\
 			     .enter = wrap_enter_##gid, .exit = wrap_exit_##gid,	\
 			     .state = rg_guard_##gid##_state },
-#include "guards.def"
+#include "rg/guards.def"
 #undef RG_GUARD
 };
 
