@@ -412,7 +412,7 @@ void rg_bench_list(const struct rg_suite_cfg *cfg, const struct rg_bench_hooks *
 	char topo[256];
 	const char *why = rg_counters_probe();
 
-	printf("guards (guards/guards.def: name, availability, scope, role, what it is):\n");
+	printf("guards (guards/include/rg/guards.def: name, availability, scope, role, what it is):\n");
 	rg_guard_print_list(stdout);
 	printf("scenarios:\n");
 	for (int i = 0; i < RG_SC__COUNT; i++)

@@ -21,11 +21,11 @@ def args():
     p.add_argument("--source", required=True, help="repository root")
     p.add_argument("--guards-def", default="",
                    help="the build's list of guards as text (guards/gen/guards.all.def: guards.def "
-                        "and any RG_EXTRA_GUARDS lines); default: the source's guards/guards.def")
+                        "and any RG_EXTRA_GUARDS lines); default: the source's guards/include/rg/guards.def")
     a = p.parse_args()
     a.rgbench = os.path.abspath(a.rgbench)
     a.source = os.path.abspath(a.source)
-    a.guards_def = os.path.abspath(a.guards_def or os.path.join(a.source, "guards/guards.def"))
+    a.guards_def = os.path.abspath(a.guards_def or os.path.join(a.source, "guards/include/rg/guards.def"))
     return a
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Disassemble the measured loops and check them against guards/guards.def.
+"""Disassemble the measured loops and check them against guards/include/rg/guards.def.
 
 usage: asm_check.py OBJDUMP LIB --def GUARDS_DEF --expect-functions N
        asm_check.py OBJDUMP LATLIB --def GUARDS_DEF --expect-latency N  (the latency loops)
