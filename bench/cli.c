@@ -65,18 +65,11 @@ static const struct option words[] = {
 	{ "quick", no_argument, NULL, O_QUICK },
 	{ "full", no_argument, NULL, O_FULL },
 	{ "no-bpf", no_argument, NULL, O_NO_BPF },
-	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+	RG_CL_OPTS_MEASURE,	/* --json also alone: JSON beside the CSV */
 	{ "guards", required_argument, NULL, O_GUARDS },
 	{ "scenarios", required_argument, NULL, O_SCENARIOS },
-	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
-	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
-	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
-	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
 	{ "min-time", required_argument, NULL, RG_CL_O_DURATION },
-	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
 	{ "duty", required_argument, NULL, O_DUTY },
-	RG_CL_OPT_OUT(RG_CL_O_OUT),
-	RG_CL_OPT_JSON(RG_CL_O_JSON),	/* also alone: JSON beside the CSV */
 	{ NULL, 0, NULL, 0 },
 };
 

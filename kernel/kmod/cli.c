@@ -56,17 +56,10 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
-	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
-	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
-	{ "loops", required_argument, NULL, RG_CL_O_BATCH },		/* old spelling */
-	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
-	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
-	{ "runs", required_argument, NULL, RG_CL_O_REPETITIONS },	/* old spelling */
-	RG_CL_OPT_OUT(RG_CL_O_OUT),
-	RG_CL_OPT_JSON(RG_CL_O_JSON),
-	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+	RG_CL_OPTS_MEASURE,
 	RG_CL_OPT_HELP('h'),
+	{ "loops", required_argument, NULL, RG_CL_O_BATCH },		/* old spelling */
+	{ "runs", required_argument, NULL, RG_CL_O_REPETITIONS },	/* old spelling */
 	{ "guards", required_argument, NULL, O_GUARDS },
 	{ "siblings", no_argument, NULL, O_SIBLINGS },
 	{ "duty", required_argument, NULL, O_DUTY },
