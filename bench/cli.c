@@ -247,24 +247,12 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 	int rc = 0;
 
 	switch (val) {
-	case O_LIST:
-		o->list = true;
-		break;
-	case O_PLAN:
-		o->plan = true;
-		break;
-	case O_QUICK:
-		o->profile = 0;
-		break;
-	case O_FULL:
-		o->profile = 2;
-		break;
-	case O_NO_BPF:
-		o->no_bpf = true;
-		break;
-	case RG_CL_O_QUIET:
-		o->quiet = true;
-		break;
+	case O_LIST: o->list = true; break;
+	case O_PLAN: o->plan = true; break;
+	case O_QUICK: o->profile = 0; break;
+	case O_FULL: o->profile = 2; break;
+	case O_NO_BPF: o->no_bpf = true; break;
+	case RG_CL_O_QUIET: o->quiet = true; break;
 	case O_GUARDS:
 		o->sel_guards = true;
 		rc = rg_cl_names(flag, v, guard_names(), RG_GUARD__COUNT, o->guard);
