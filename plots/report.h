@@ -118,14 +118,7 @@ int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *n
 void rp_inputs_free(struct input *in, size_t nin);
 
 /*
- * report.c: a page built in memory, so that a failure writes nothing.
- * rp_page_open(): c->f to write it. 0, or -1 with err set.
- * rp_page_emit(): close it and write it to out ("wrote OUT" on stdout) or,
- * out NULL, to stdout; the exit status (err set on a failure before stdout).
- * rp_page_end(): err (when set) as the one line on stderr, the page freed; ret.
- */
-/*
- * The words report and compare share, with the same letters: --width N,
+ * report.c: the words report and compare share, same letters: --width N,
  * --across-hosts, --unit ns|cycles, --allow-emulated. rp_opt_width() and
  * rp_opt_unit() check a value into *width or *unit: 0, or RG_EXIT_USAGE
  * after the one line.
@@ -138,6 +131,13 @@ void rp_inputs_free(struct input *in, size_t nin);
 int rp_opt_width(const char *arg, long *width);
 int rp_opt_unit(const char *arg, const char **unit);
 
+/*
+ * report.c: a page built in memory, so that a failure writes nothing.
+ * rp_page_open(): c->f to write it. 0, or -1 with err set.
+ * rp_page_emit(): close it and write it to out ("wrote OUT" on stdout) or,
+ * out NULL, to stdout; the exit status (err set on a failure before stdout).
+ * rp_page_end(): err (when set) as the one line on stderr, the page freed; ret.
+ */
 int rp_page_open(struct ctx *c, char *err, size_t errlen);
 int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen);
 int rp_page_end(struct ctx *c, int ret, const char *err);
