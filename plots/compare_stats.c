@@ -64,26 +64,24 @@ static void samples(const struct rg_row *r, const struct metric *m, const double
 	}
 }
 
+/* Decimals for a figure of about v: 0 from 1000, 1 from 100, 2 from 1, else 3. */
+static int decimals(double v)
+{
+	return v >= 1000 ? 0 : v >= 100 ? 1 : v >= 1 ? 2 : 3;
+}
+
 void cmp_fmt_num(char *buf, size_t size, double v)
 {
 	if (isnan(v))
 		snprintf(buf, size, "n/a");
-	else if (v >= 1000)
-		snprintf(buf, size, "%.0f", v);
-	else if (v >= 100)
-		snprintf(buf, size, "%.1f", v);
-	else if (v >= 1)
-		snprintf(buf, size, "%.2f", v);
 	else
-		snprintf(buf, size, "%.3f", v);
+		snprintf(buf, size, "%.*f", decimals(v), v);
 }
 
 /* The spread with as many decimals as fmt_num gives the median. */
 void cmp_fmt_spread(char *buf, size_t size, double median, double s)
 {
-	int dec = median >= 1000 ? 0 : median >= 100 ? 1 : median >= 1 ? 2 : 3;
-
-	snprintf(buf, size, "%.*f", dec, s);
+	snprintf(buf, size, "%.*f", decimals(median), s);
 }
 
 void cmp_fmt_factor(char *buf, size_t size, double f)
