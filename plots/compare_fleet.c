@@ -40,7 +40,7 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 
 	memset(in, 0, sizeof(in));
 	if (rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) ||
-	    rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
+	    rg_cl_signal_status() || rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
 		goto out;
 	for (size_t i = 0; i < nh && !allow_emulated; i++) {
 		if (!hosts[i].emulated)
@@ -73,9 +73,11 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
-	ret = rg_cl_stdout_write(buf, blen);
+	ret = rg_cl_signal_status() ? RG_EXIT_FAIL : rg_cl_stdout_write(buf, blen);
 out:
-	if (err[0])
+	if (rg_cl_signal_status() && ret == RG_EXIT_FAIL)
+		ret = rg_cl_interrupted();	/* nothing printed after a stop signal */
+	else if (err[0])
 		rg_cl_error("%s", err);
 	free(buf);
 	rp_hosts_free(hosts, nh);

@@ -245,6 +245,11 @@ int rg_report_main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	/*
+	 * SIGINT, SIGTERM, SIGHUP, SIGQUIT: checked between the steps; then one
+	 * line, 128+signal, nothing written (the --out lock goes at exit).
+	 */
+	rg_cl_catch_stop_signals(NULL);
+	/*
 	 * The output policy before any work: --out is no device, FIFO or link,
 	 * and none of the inputs (nor an input's CSV/JSON twin). Exit 2.
 	 */
@@ -256,7 +261,8 @@ int rg_report_main(int argc, char **argv)
 	}
 	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));
-	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)))
+	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
+	    rg_cl_signal_status())
 		goto out;
 	c.cycles = o.unit && !strcmp(o.unit, "cycles");
 	for (size_t i = 0; c.cycles && i < nin; i++)
@@ -275,6 +281,8 @@ int rg_report_main(int argc, char **argv)
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
+	if (rg_cl_signal_status())
+		goto out;
 	if (o.out) {
 		if (rg_output_write(o.out, buf, blen, err, sizeof(err)))
 			goto out;
@@ -284,7 +292,9 @@ int rg_report_main(int argc, char **argv)
 		ret = rg_cl_stdout_write(buf, blen);
 	}
 out:
-	if (err[0])
+	if (rg_cl_signal_status() && ret != RG_EXIT_OK)
+		ret = rg_cl_interrupted();
+	else if (err[0])
 		rg_cl_error("%s", err);
 	free(buf);
 	rp_hosts_free(hosts, nh);
