@@ -66,46 +66,38 @@ static void samples(const struct rg_row *r, const struct metric *m, const double
 
 void cmp_fmt_num(char *buf, size_t size, double v)
 {
-	if (isnan(v))
-		snprintf(buf, size, "n/a");
-	else if (v >= 1000)
-		snprintf(buf, size, "%.0f", v);
-	else if (v >= 100)
-		snprintf(buf, size, "%.1f", v);
-	else if (v >= 1)
-		snprintf(buf, size, "%.2f", v);
-	else
-		snprintf(buf, size, "%.3f", v);
+	rg_fmt_fixed(buf, size, v, v >= 1000 ? 0 : v >= 100 ? 1 : v >= 1 ? 2 : 3);
 }
 
 /* The spread with as many decimals as fmt_num gives the median. */
 void cmp_fmt_spread(char *buf, size_t size, double median, double s)
 {
-	int dec = median >= 1000 ? 0 : median >= 100 ? 1 : median >= 1 ? 2 : 3;
-
-	snprintf(buf, size, "%.*f", dec, s);
+	rg_fmt_fixed(buf, size, s, median >= 1000 ? 0 : median >= 100 ? 1 : median >= 1 ? 2 : 3);
 }
 
 void cmp_fmt_factor(char *buf, size_t size, double f)
 {
+	char n[32];
+
 	if (isnan(f) || isinf(f))
 		snprintf(buf, size, "n/a");
-	else if (f >= 10)
-		snprintf(buf, size, "%.0fx", f);
-	else if (f >= 0.01)
-		snprintf(buf, size, "%.2fx", f);
-	else
+	else if (f >= 0.01) {
+		rg_fmt_fixed(n, sizeof(n), f, f >= 10 ? 0 : 2);
+		snprintf(buf, size, "%sx", n);
+	} else
 		snprintf(buf, size, "%.2gx", f);
 }
 
 static void fmt_change(char *buf, size_t size, double pct)
 {
-	if (isnan(pct) || isinf(pct))
+	char n[32];
+
+	if (isnan(pct) || isinf(pct)) {
 		snprintf(buf, size, "n/a");
-	else if (fabs(pct) >= 1000)
-		snprintf(buf, size, "%+.0f%%", pct);
-	else
-		snprintf(buf, size, "%+.1f%%", pct);
+		return;
+	}
+	rg_fmt_fixed(n, sizeof(n), pct, fabs(pct) >= 1000 ? 0 : 1);
+	snprintf(buf, size, "%s%s%%", pct >= 0 ? "+" : "", n);
 }
 
 static void fmt_p(char *buf, size_t size, double p)

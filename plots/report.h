@@ -92,6 +92,8 @@ void rp_left_out(struct ctx *c, const char *section, const char *fmt, ...)
 void rp_table_out(struct ctx *c, struct rg_table *t);
 void rp_fmt_ns(char *buf, size_t size, double v);
 void rp_fmt_signed(char *buf, size_t size, double v);
+/* "a/b" with two decimals and an x ("1.50x"; rg_fmt_fixed beyond), "n/a" when either is NaN. */
+void rp_fmt_ratio(char *buf, size_t size, double a, double b);
 
 /* report_host.c */
 /* Measured: ok or noisy. */
