@@ -351,16 +351,26 @@ static int run_python(const char *py, const char *script, const char *data, cons
 	char *args[] = { (char *)py, (char *)script, "--data", (char *)data, "--lat", (char *)lat,
 			 "--fleet", (char *)fleet, "--out", (char *)outdir, NULL };
 	posix_spawnattr_t attr;
-	sigset_t def;
+	sigset_t def, held;
 	pid_t pid;
 	int st, e;
 
-	/* The script starts with the default actions (rgbench plot ignores SIGPIPE). */
+	/*
+	 * The script starts with the default actions (rgbench plot ignores
+	 * SIGPIPE) and the stop signals blocked: it unblocks them once its
+	 * handlers are in, so one sent while python starts is no traceback.
+	 */
 	sigemptyset(&def);
 	sigaddset(&def, SIGPIPE);
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigaddset(&held, SIGHUP);
+	sigaddset(&held, SIGQUIT);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigdefault(&attr, &def);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(&attr, &held);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	e = posix_spawn(&pid, py, NULL, &attr, args, environ);
 	posix_spawnattr_destroy(&attr);
 	if (e) {
@@ -621,6 +631,7 @@ static int publish_into(const struct stage *sg, struct dirent **pic, int n, char
 {
 	char from[PATH_MAX + 300], to[PATH_MAX + 300], old[PATH_MAX + 300];
 	bool *kept = calloc(n ? (size_t)n : 1, sizeof(*kept));
+	struct stat st;
 	int i, ret = 0;
 
 	if (!kept) {
@@ -631,7 +642,10 @@ static int publish_into(const struct stage *sg, struct dirent **pic, int n, char
 		snprintf(from, sizeof(from), "%s/%s", sg->dir, pic[i]->d_name);
 		snprintf(to, sizeof(to), "%s/%s", sg->out, pic[i]->d_name);
 		snprintf(old, sizeof(old), "%s/.old-%s", sg->dir, pic[i]->d_name);
-		kept[i] = !link(to, old);
+		if (!lstat(to, &st) && S_ISDIR(st.st_mode))
+			errno = EISDIR;		/* link() would say EPERM */
+		else
+			kept[i] = !link(to, old);
 		if ((!kept[i] && errno != ENOENT) || rename(from, to)) {
 			snprintf(err, errlen, "cannot move %s to %s: %s", from, to, strerror(errno));
 			ret = -1;

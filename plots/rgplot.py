@@ -1,13 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Draws rgbench's pictures (PNG and SVG) from the normalized rows `rgbench plot` validated."""
-import argparse
-import csv
-import math
 import os
 import signal
-import sys
-import warnings
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
 def stop(sig, _frame):
@@ -16,9 +13,17 @@ def stop(sig, _frame):
     os._exit(128 + sig)
 
 
-# First, before the slow imports: a Ctrl-C while matplotlib loads is no traceback either.
-for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+# First of all: rgbench plot starts this script with the stop signals blocked, so one that
+# came during python's start waits here for the handler (no KeyboardInterrupt traceback).
+for _sig in STOP_SIGNALS:
     signal.signal(_sig, stop)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+import argparse  # noqa: E402
+import csv  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
 
 # Exit codes `rgbench plot` turns into its own one-line message: 3 no plottable rows,
 # 4 matplotlib cannot be imported, 5 drawing failed (this script printed the one line).
