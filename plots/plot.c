@@ -680,8 +680,10 @@ static int publish(struct stage *sg, char *err, size_t errlen)
 	int n = list_pictures(sg->dir, &pic, err, errlen), ret = -1;
 
 	if (n <= 0) {
-		if (!n)
+		if (!n) {
+			free(pic);
 			snprintf(err, errlen, "the plot script wrote no pictures");
+		}
 		return -1;
 	}
 	if (g_stop) {
