@@ -72,7 +72,13 @@ void cmp_fmt_num(char *buf, size_t size, double v)
 /* The spread with as many decimals as fmt_num gives the median. */
 void cmp_fmt_spread(char *buf, size_t size, double median, double s)
 {
-	rg_fmt_fixed(buf, size, s, median >= 1000 ? 0 : median >= 100 ? 1 : median >= 1 ? 2 : 3);
+	int dec = median >= 1000 ? 0 : median >= 100 ? 1 : median >= 1 ? 2 : 3;
+
+	/* A spread small against its median may read 0 ("±0"); a huge one keeps its magnitude. */
+	if (fabs(s) >= 1e7)
+		rg_fmt_fixed(buf, size, s, dec);
+	else
+		snprintf(buf, size, "%.*f", dec, s);
 }
 
 void cmp_fmt_factor(char *buf, size_t size, double f)
@@ -96,8 +102,13 @@ static void fmt_change(char *buf, size_t size, double pct)
 		snprintf(buf, size, "n/a");
 		return;
 	}
-	rg_fmt_fixed(n, sizeof(n), pct, fabs(pct) >= 1000 ? 0 : 1);
-	snprintf(buf, size, "%s%s%%", pct >= 0 ? "+" : "", n);
+	/* A change under 0.05% reads +0.0% (no change); a huge one keeps its magnitude. */
+	if (fabs(pct) >= 1e7) {
+		rg_fmt_fixed(n, sizeof(n), pct, 0);
+		snprintf(buf, size, "%s%s%%", pct >= 0 ? "+" : "", n);
+	} else {
+		snprintf(buf, size, fabs(pct) >= 1000 ? "%+.0f%%" : "%+.1f%%", pct);
+	}
 }
 
 static void fmt_p(char *buf, size_t size, double p)
