@@ -65,18 +65,11 @@ static const struct option words[] = {
 	{ "quick", no_argument, NULL, O_QUICK },
 	{ "full", no_argument, NULL, O_FULL },
 	{ "no-bpf", no_argument, NULL, O_NO_BPF },
-	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+	RG_CL_OPTS_MEASURE,	/* --json also alone: JSON beside the CSV */
 	{ "guards", required_argument, NULL, O_GUARDS },
 	{ "scenarios", required_argument, NULL, O_SCENARIOS },
-	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
-	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
-	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
-	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
 	{ "min-time", required_argument, NULL, RG_CL_O_DURATION },
-	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
 	{ "duty", required_argument, NULL, O_DUTY },
-	RG_CL_OPT_OUT(RG_CL_O_OUT),
-	RG_CL_OPT_JSON(RG_CL_O_JSON),	/* also alone: JSON beside the CSV */
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -254,24 +247,12 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 	int rc = 0;
 
 	switch (val) {
-	case O_LIST:
-		o->list = true;
-		break;
-	case O_PLAN:
-		o->plan = true;
-		break;
-	case O_QUICK:
-		o->profile = 0;
-		break;
-	case O_FULL:
-		o->profile = 2;
-		break;
-	case O_NO_BPF:
-		o->no_bpf = true;
-		break;
-	case RG_CL_O_QUIET:
-		o->quiet = true;
-		break;
+	case O_LIST: o->list = true; break;
+	case O_PLAN: o->plan = true; break;
+	case O_QUICK: o->profile = 0; break;
+	case O_FULL: o->profile = 2; break;
+	case O_NO_BPF: o->no_bpf = true; break;
+	case RG_CL_O_QUIET: o->quiet = true; break;
 	case O_GUARDS:
 		o->sel_guards = true;
 		rc = rg_cl_names(flag, v, guard_names(), RG_GUARD__COUNT, o->guard);
@@ -412,7 +393,7 @@ void rg_bench_list(const struct rg_suite_cfg *cfg, const struct rg_bench_hooks *
 	char topo[256];
 	const char *why = rg_counters_probe();
 
-	printf("guards (guards/guards.def: name, availability, scope, role, what it is):\n");
+	printf("guards (guards/include/rg/guards.def: name, availability, scope, role, what it is):\n");
 	rg_guard_print_list(stdout);
 	printf("scenarios:\n");
 	for (int i = 0; i < RG_SC__COUNT; i++)

@@ -20,7 +20,7 @@
 
 uint64_t (*const rg_lat_loops[RG_GUARD__COUNT])(struct rg_guard *, uint64_t, uint64_t, uint64_t *) = {
 #define RG_GUARD(id, ...) [RG_GUARD_##id] = rg_loop_lat_##id,
-#include "guards.def"
+#include "rg/guards.def"
 #undef RG_GUARD
 };
 

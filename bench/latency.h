@@ -19,7 +19,7 @@
 #define RG_GUARD(id, ...)							\
 	uint64_t rg_loop_lat_##id(struct rg_guard *g, uint64_t batch, uint64_t nbatches, \
 				  uint64_t *ticks);
-#include "guards.def"
+#include "rg/guards.def"
 #undef RG_GUARD
 
 extern uint64_t (*const rg_lat_loops[RG_GUARD__COUNT])(struct rg_guard *, uint64_t, uint64_t,

@@ -12,17 +12,11 @@
 struct bcase *suite_new_case(struct suite *s, const struct rg_guard_info *gi,
 			     const char *scenario, enum loop_kind loop, int threads)
 {
-	struct bcase *c;
+	struct bcase *c = rg_grow(s->c, &s->cap, s->n, sizeof(*c), 64);
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct bcase *nc = realloc(s->c, cap * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		s->c = nc;
-		s->cap = cap;
-	}
+	if (!c)
+		return NULL;
+	s->c = c;
 	c = &s->c[s->n++];
 	memset(c, 0, sizeof(*c));
 	c->gi = gi;

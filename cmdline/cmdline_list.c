@@ -65,6 +65,24 @@ static int cl_add(const char *flag, const char *s, int *out, int *n, int max, lo
 	return 0;
 }
 
+#define CL_ELEMENT_MAX 64	/* the longest list element, its NUL included */
+
+/*
+ * The comma-separated element of s at *p into text; *p moves to the next
+ * one, or to NULL after the last. 0, or -1 after the kit's message.
+ */
+static int cl_element(const char *flag, const char *s, const char **p, char *text)
+{
+	size_t len = strcspn(*p, ",");
+
+	if (len >= CL_ELEMENT_MAX)
+		return rg_cl_bad_value(flag, s, "element '%.20s...' is too long", *p);
+	memcpy(text, *p, len);
+	text[len] = '\0';
+	*p = (*p)[len] ? *p + len + 1 : NULL;
+	return 0;
+}
+
 int rg_cl_int_list(const char *flag, const char *s, int *out, int max, long lo, long hi,
 		   unsigned int flags)
 {
@@ -73,24 +91,18 @@ int rg_cl_int_list(const char *flag, const char *s, int *out, int max, long lo, 
 
 	if (cl_check_list(flag, s))
 		return -1;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		char text[64];
+	while (p) {
+		char text[CL_ELEMENT_MAX];
 		long a, b;
 
-		if (len >= sizeof(text))
-			return rg_cl_bad_value(flag, s, "element '%.20s...' is too long", p);
-		memcpy(text, p, len);
-		text[len] = '\0';
-		if (cl_span(flag, s, text, lo, hi, flags, &a, &b))
+		if (cl_element(flag, s, &p, text) ||
+		    cl_span(flag, s, text, lo, hi, flags, &a, &b))
 			return -1;
 		for (long v = a; v <= b; v++)
 			if (cl_add(flag, s, out, &n, max, v, flags))
 				return -1;
-		if (!p[len])
-			return n;
-		p += len + 1;
 	}
+	return n;
 }
 
 /* One duty element, "IN+OUT" or "T" (in = T / 2); text is modified. */
@@ -124,16 +136,11 @@ static int cl_duty_list(const char *flag, const char *s, int *total, int *in, in
 	const char *p = s;
 	int n = 0;
 
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		char text[64];
+	while (p) {
+		char text[CL_ELEMENT_MAX];
 		long t, i;
 
-		if (len >= sizeof(text))
-			return rg_cl_bad_value(flag, s, "element '%.20s...' is too long", p);
-		memcpy(text, p, len);
-		text[len] = '\0';
-		if (cl_duty(flag, s, text, hi, &t, &i))
+		if (cl_element(flag, s, &p, text) || cl_duty(flag, s, text, hi, &t, &i))
 			return -1;
 		for (int k = 0; k < n; k++)
 			if (tt[k] == t)
@@ -142,13 +149,10 @@ static int cl_duty_list(const char *flag, const char *s, int *total, int *in, in
 			return rg_cl_bad_value(flag, s, "more than %d entries", max);
 		tt[n] = (int)t;
 		ti[n++] = (int)i;
-		if (!p[len]) {
-			memcpy(total, tt, (size_t)n * sizeof(int));
-			memcpy(in, ti, (size_t)n * sizeof(int));
-			return n;
-		}
-		p += len + 1;
 	}
+	memcpy(total, tt, (size_t)n * sizeof(int));
+	memcpy(in, ti, (size_t)n * sizeof(int));
+	return n;
 }
 
 int rg_cl_duty_list(const char *flag, const char *s, int *total, int *in, int max, long hi)

@@ -58,12 +58,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "commit-log", no_argument, NULL, 'c' },
 		{ "csv", no_argument, NULL, 'v' },
-		{ "across-hosts", no_argument, NULL, 'a' },
+		RP_OPTS_PAGE,
 		{ "across-suites", no_argument, NULL, 's' },
 		{ "baseline", required_argument, NULL, 'b' },
-		{ "allow-emulated", no_argument, NULL, 'e' },
-		{ "unit", required_argument, NULL, 'u' },
-		{ "width", required_argument, NULL, 'w' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -81,12 +78,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'b': o->baseline = optarg; break;
 		case 'e': o->allow_emulated = true; break;
 		case 'u':
-			if (strcmp(optarg, "ns") && strcmp(optarg, "cycles"))
-				return rg_cl_usage_error("--unit takes ns or cycles, not '%s'", optarg);
-			o->unit = optarg;
+			if (rp_opt_unit(optarg, &o->unit))
+				return RG_EXIT_USAGE;
 			break;
 		case 'w':
-			if (rg_cl_long("--width", optarg, RG_REPORT_MIN_WIDTH, 400, &o->width))
+			if (rp_opt_width(optarg, &o->width))
 				return RG_EXIT_USAGE;
 			break;
 		case 'h': usage(stdout); return RG_EXIT_OK;

@@ -33,8 +33,8 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 {
 	struct input in[MAX_FILES];
 	struct host *hosts = NULL;
-	size_t nin = 0, nh = 0, blen = 0;
-	char err[1200] = "", *buf = NULL;
+	size_t nin = 0, nh = 0;
+	char err[1200] = "";
 	struct ctx c = { 0 };
 	int ret = RG_EXIT_FAIL;
 
@@ -51,12 +51,9 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 		ret = RG_EXIT_USAGE;
 		goto out;
 	}
-	c.f = open_memstream(&buf, &blen);
 	c.width = fmt == OUT_COMMIT ? COMMIT_LOG_WIDTH : (int)width;
-	if (!c.f) {
-		snprintf(err, sizeof(err), "out of memory");
+	if (rp_page_open(&c, err, sizeof(err)))
 		goto out;
-	}
 	if (fmt == OUT_CSV) {
 		rp_fleet_csv(c.f, hosts, nh, allow_emulated);
 	} else {
@@ -69,18 +66,9 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 					  hosts[i].dups[k].kept);
 		rp_sec_fleet(&c, hosts, nh, allow_emulated);
 	}
-	if (fclose(c.f)) {
-		snprintf(err, sizeof(err), "out of memory");
-		goto out;
-	}
-	ret = rg_cl_signal_status() ? RG_EXIT_FAIL : rg_cl_stdout_write(buf, blen);
+	ret = rp_page_emit(&c, NULL, err, sizeof(err));
 out:
-	if (rg_cl_signal_status() && ret == RG_EXIT_FAIL)
-		ret = rg_cl_interrupted();	/* nothing printed after a stop signal */
-	else if (err[0])
-		rg_cl_error("%s", err);
-	free(buf);
 	rp_hosts_free(hosts, nh);
 	rp_inputs_free(in, nin);
-	return ret;
+	return rp_page_end(&c, ret, err);
 }

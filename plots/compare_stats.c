@@ -64,21 +64,25 @@ static void samples(const struct rg_row *r, const struct metric *m, const double
 	}
 }
 
+/* Decimals for a figure of about v: 0 from 1000, 1 from 100, 2 from 1, else 3. */
+static int decimals(double v)
+{
+	return v >= 1000 ? 0 : v >= 100 ? 1 : v >= 1 ? 2 : 3;
+}
+
 void cmp_fmt_num(char *buf, size_t size, double v)
 {
-	rg_fmt_fixed(buf, size, v, v >= 1000 ? 0 : v >= 100 ? 1 : v >= 1 ? 2 : 3);
+	rg_fmt_fixed(buf, size, v, decimals(v));
 }
 
 /* The spread with as many decimals as fmt_num gives the median. */
 void cmp_fmt_spread(char *buf, size_t size, double median, double s)
 {
-	int dec = median >= 1000 ? 0 : median >= 100 ? 1 : median >= 1 ? 2 : 3;
-
 	/* A spread small against its median may read 0 ("±0"); a huge one keeps its magnitude. */
 	if (fabs(s) >= 1e7)
-		rg_fmt_fixed(buf, size, s, dec);
+		rg_fmt_fixed(buf, size, s, decimals(median));
 	else
-		snprintf(buf, size, "%.*f", dec, s);
+		snprintf(buf, size, "%.*f", decimals(median), s);
 }
 
 void cmp_fmt_factor(char *buf, size_t size, double f)

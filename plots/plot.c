@@ -430,49 +430,43 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	return -1;
 }
 
+/* Where read_sources() puts the runs. */
+struct sources {
+	struct source **srcp;
+	size_t *nsrc;
+};
+
+/* One run into the next source (a listed run's path is kept). 0, or -1 with err set. */
+static int read_source(struct rg_dir_run *run, bool listed, void *arg, char *err, size_t errlen)
+{
+	struct sources *to = arg;
+	struct source *v = realloc(*to->srcp, (*to->nsrc + 1) * sizeof(*v)), *s;
+	int ret;
+
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*to->srcp = v;
+	s = &v[(*to->nsrc)++];
+	memset(s, 0, sizeof(*s));
+	s->path = run->path;
+	/* x.csv beside x.json: validated, same run id, but the JSON is the source. */
+	ret = rg_read_run(run, &s->rows, err, errlen);
+	if (listed) {
+		s->owned = run->path;
+		run->path = NULL;
+	}
+	return ret;
+}
+
 /* Every file is one source; a directory gives one source per run in it. 0, or -1 with err set. */
 static int read_sources(int argc, char **argv, int first, struct source **srcp, size_t *nsrc,
 			char *err, size_t errlen)
 {
-	for (int a = first; a < argc; a++) {
-		struct rg_dir_run one = { .path = argv[a] }, *runs = &one;
-		struct stat st;
-		bool listed = !stat(argv[a], &st) && S_ISDIR(st.st_mode);
-		size_t n = 1;
-		int ret = 0;
+	struct sources to = { srcp, nsrc };
 
-		if (listed && rg_list_dir(argv[a], &runs, &n, err, errlen))
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			struct source *v = realloc(*srcp, (*nsrc + 1) * sizeof(*v)), *s;
-
-			if (!v) {
-				snprintf(err, errlen, "out of memory");
-				ret = -1;
-				break;
-			}
-			*srcp = v;
-			s = &v[*nsrc];
-			memset(s, 0, sizeof(*s));
-			s->path = runs[i].path;
-			/* x.csv beside x.json: validated, same run id, but the JSON is the source. */
-			if (rg_read_run(&runs[i], &s->rows, err, errlen)) {
-				(*nsrc)++;
-				ret = -1;
-				break;
-			}
-			if (listed) {
-				s->owned = runs[i].path;
-				runs[i].path = NULL;
-			}
-			(*nsrc)++;
-		}
-		if (listed)
-			rg_list_free(runs, n);
-		if (ret)
-			return -1;
-	}
-	return 0;
+	return rg_each_run(argv + first, (size_t)(argc - first), read_source, &to, err, errlen);
 }
 
 /* A source measured on an emulated CPU says so in its label; rgplot.py marks the figure. */

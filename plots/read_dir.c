@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The reader's directories: listing the runs in one, pairing a JSON with its CSV twin, reading them all. */
+/* The reader's directories: listing the runs in one, pairing a JSON with its CSV twin, reading them all, each operand's runs. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "reader.h"
 
@@ -168,4 +169,26 @@ int rd_read_dir(const char *path, struct rg_rows *out, char *err, size_t errlen)
 	if (!ret)
 		ret = rg_rows_check_unique(out, from, err, errlen);
 	return ret;
+}
+
+int rg_each_run(char *const *paths, size_t n, rg_run_fn fn, void *arg, char *err,
+		size_t errlen)
+{
+	for (size_t a = 0; a < n; a++) {
+		struct rg_dir_run one = { .path = paths[a] }, *runs = &one;
+		struct stat st;
+		bool listed = !stat(paths[a], &st) && S_ISDIR(st.st_mode);
+		size_t nr = 1;
+		int ret = 0;
+
+		if (listed && rg_list_dir(paths[a], &runs, &nr, err, errlen))
+			return -1;
+		for (size_t i = 0; i < nr && !ret; i++)
+			ret = fn(&runs[i], listed, arg, err, errlen);
+		if (listed)
+			rg_list_free(runs, nr);
+		if (ret)
+			return -1;
+	}
+	return 0;
 }

@@ -36,17 +36,11 @@ void rg_rows_free(struct rg_rows *rows)
 struct rg_row *rd_row_new(struct rd_ctx *c, int line)
 {
 	struct rg_rows *o = c->out;
-	struct rg_row *r;
+	struct rg_row *r = rg_grow(o->v, &o->cap, o->n, sizeof(*r), 64);
 
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 64;
-		struct rg_row *v = realloc(o->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		o->v = v;
-		o->cap = cap;
-	}
+	if (!r)
+		return NULL;
+	o->v = r;
 	r = &o->v[o->n];
 	memset(r, 0, sizeof(*r));
 	for (int i = 0; i < RG_NCOLS; i++) {

@@ -67,7 +67,9 @@ struct host {
 
 /* The page being written, its width and the sections left out (listed at the end). */
 struct ctx {
-	FILE *f;
+	FILE *f;		/* the page, in memory (rp_page_open()) */
+	char *buf;		/* what f holds, once rp_page_emit() closed it */
+	size_t blen;
 	int width;
 	bool cycles;		/* --unit cycles: ns figures are reference cycles */
 	char left[MAX_LEFT][240];
@@ -116,6 +118,33 @@ double rp_cmp_value(const struct cost *k);
 int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
 		   char *err, size_t errlen);
 void rp_inputs_free(struct input *in, size_t nin);
+
+/*
+ * report.c: the words report and compare share, same letters: --width N,
+ * --across-hosts, --unit ns|cycles, --allow-emulated. rp_opt_width() and
+ * rp_opt_unit() check a value into *width or *unit: 0, or RG_EXIT_USAGE
+ * after the one line.
+ */
+#define RP_OPTS_PAGE							\
+	{ "width", required_argument, NULL, 'w' },			\
+	{ "across-hosts", no_argument, NULL, 'a' },			\
+	{ "unit", required_argument, NULL, 'u' },			\
+	{ "allow-emulated", no_argument, NULL, 'e' }
+int rp_opt_width(const char *arg, long *width);
+int rp_opt_unit(const char *arg, const char **unit);
+
+/*
+ * report.c: a page built in memory, so that a failure writes nothing.
+ * rp_page_open(): c->f to write it. 0, or -1 with err set.
+ * rp_page_emit(): close it and write it to out ("wrote OUT" on stdout) or,
+ * out NULL, to stdout; the exit status (err set on a failure before stdout).
+ * Nothing is written after a stop signal (rg_cl_catch_stop_signals()).
+ * rp_page_end(): err (when set) as the one line on stderr, or after a stop
+ * signal, unless ret is 0, rg_cl_interrupted()'s line and status; the page freed; ret.
+ */
+int rp_page_open(struct ctx *c, char *err, size_t errlen);
+int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen);
+int rp_page_end(struct ctx *c, int ret, const char *err);
 
 /* hosts.c */
 /* Same machine: host, arch, cpu_vendor, cpu_model, cpu_part (strcmp-like). */

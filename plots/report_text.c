@@ -111,29 +111,33 @@ static void unit_header(const struct ctx *c, struct rg_table *t)
 		}
 }
 
-void rp_para(struct ctx *c, const char *fmt, ...)
+/* A formatted text in the page's unit, wrapped after the prefix of its first and of every other line. */
+static void vwrap(struct ctx *c, const char *first, const char *rest, const char *fmt, va_list ap)
 {
 	char buf[4096];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	unit_words(c, buf, sizeof(buf));
+	wrap(c, first, rest, buf);
+}
+
+void rp_para(struct ctx *c, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vwrap(c, "", "", fmt, ap);
 	va_end(ap);
-	unit_words(c, buf, sizeof(buf));
-	wrap(c, "", "", buf);
 	fputc('\n', c->f);
 }
 
 void rp_bullet(struct ctx *c, const char *fmt, ...)
 {
-	char buf[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vwrap(c, "- ", "  ", fmt, ap);
 	va_end(ap);
-	unit_words(c, buf, sizeof(buf));
-	wrap(c, "- ", "  ", buf);
 }
 
 void rp_heading(struct ctx *c, const char *fmt, ...)

@@ -25,17 +25,14 @@ void rg_table_free(struct rg_table *t)
 
 int rg_table_add(struct rg_table *t, const char *const *cells)
 {
+	char **c;
+
 	if (!t->right)
 		return -1;
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		char **c = realloc(t->cells, cap * t->ncols * sizeof(*c));
-
-		if (!c)
-			return -1;
-		t->cells = c;
-		t->cap = cap;
-	}
+	c = rg_grow(t->cells, &t->cap, t->nrows, t->ncols * sizeof(*c), 32);
+	if (!c)
+		return -1;
+	t->cells = c;
 	for (size_t i = 0; i < t->ncols; i++) {
 		char *s = strdup(cells[i] ? cells[i] : "");
 

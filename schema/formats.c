@@ -268,42 +268,49 @@ void rg_fmt_write_csv(FILE *f, const struct rg_resultset *rs)
 		write_row(f, FMT_CSV, rs, &rs->rows[i]);
 }
 
+/* "k1":v1,"k2":v2 ... for n string values: the JSON header's hand-named fields. */
+static void put_json_strs(FILE *f, const char *const kv[][2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\"%s\":", i ? "," : "", kv[i][0]);
+		put_str(f, FMT_JSON, kv[i][1]);
+	}
+}
+
 void rg_fmt_write_json(FILE *f, const struct rg_resultset *rs)
 {
 	const struct rg_env *e = &rs->env;
+	const char *const run[][2] = {
+		{ "rgbench_version", RG_VERSION }, { "run_id", rs->run_id },
+		{ "timestamp", rs->timestamp },
+	};
+	const char *const machine[][2] = {
+		{ "host", e->host }, { "arch", e->arch }, { "cpu_vendor", e->cpu_vendor },
+		{ "cpu_model", e->cpu_model }, { "cpu_part", e->cpu_part },
+		{ "kernel", e->kernel }, { "virt", e->virt },
+	};
+	const struct {
+		const char *name;
+		double v;
+	} timer[] = {
+		{ "hz", rs->timer.hz }, { "resolution_ns", rs->timer.resolution_ns },
+		{ "overhead_ns", rs->timer.overhead_ns },
+	};
 
-	fprintf(f, "{\"schema_version\":%d,\"rgbench_version\":", RG_SCHEMA_VERSION);
-	put_json_str(f, RG_VERSION);
-	fputs(",\"run_id\":", f);
-	put_str(f, FMT_JSON, rs->run_id);
-	fputs(",\"timestamp\":", f);
-	put_str(f, FMT_JSON, rs->timestamp);
-	fputs(",\"machine\":{\"host\":", f);
-	put_str(f, FMT_JSON, e->host);
-	fputs(",\"arch\":", f);
-	put_str(f, FMT_JSON, e->arch);
-	fputs(",\"cpu_vendor\":", f);
-	put_str(f, FMT_JSON, e->cpu_vendor);
-	fputs(",\"cpu_model\":", f);
-	put_str(f, FMT_JSON, e->cpu_model);
-	fputs(",\"cpu_part\":", f);
-	put_str(f, FMT_JSON, e->cpu_part);
-	fputs(",\"kernel\":", f);
-	put_str(f, FMT_JSON, e->kernel);
-	fputs(",\"virt\":", f);
-	put_str(f, FMT_JSON, e->virt);
+	fprintf(f, "{\"schema_version\":%d,", RG_SCHEMA_VERSION);
+	put_json_strs(f, run, sizeof(run) / sizeof(run[0]));
+	fputs(",\"machine\":{", f);
+	put_json_strs(f, machine, sizeof(machine) / sizeof(machine[0]));
 	fprintf(f, ",\"lse\":%d,\"rseq\":%d,\"preempt\":", e->lse, e->rseq);
 	put_str(f, FMT_JSON, e->preempt);
 	fprintf(f, ",\"ncpus_online\":%d},\n", e->ncpus_online);
 	if (rs->timer.source[0]) {
 		fputs("\"timer\":{\"source\":", f);
 		put_str(f, FMT_JSON, rs->timer.source);
-		fputs(",\"hz\":", f);
-		put_double(f, FMT_JSON, rs->timer.hz);
-		fputs(",\"resolution_ns\":", f);
-		put_double(f, FMT_JSON, rs->timer.resolution_ns);
-		fputs(",\"overhead_ns\":", f);
-		put_double(f, FMT_JSON, rs->timer.overhead_ns);
+		for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]); i++) {
+			fprintf(f, ",\"%s\":", timer[i].name);
+			put_double(f, FMT_JSON, timer[i].v);
+		}
 		fputs("},\n", f);
 	}
 	fputs("\"results\":[\n", f);

@@ -60,20 +60,28 @@ void rg_results_free(struct rg_resultset *rs)
 	rs->n = rs->cap = 0;
 }
 
+void *rg_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	size_t ncap;
+
+	if (n < *cap)
+		return v;
+	ncap = *cap ? *cap * 2 : first;
+	v = realloc(v, ncap * elem);
+	if (v)
+		*cap = ncap;
+	return v;
+}
+
 struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 				 const char *guard, const char *scenario)
 {
-	struct rg_result *r;
+	struct rg_result *r, *rows;
 
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 32;
-		struct rg_result *rows = realloc(rs->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return NULL;
-		rs->rows = rows;
-		rs->cap = cap;
-	}
+	rows = rg_grow(rs->rows, &rs->cap, rs->n, sizeof(*rows), 32);
+	if (!rows)
+		return NULL;
+	rs->rows = rows;
 	r = &rs->rows[rs->n++];
 	memset(r, 0, sizeof(*r));
 	copy_str(r->suite, sizeof(r->suite), suite);

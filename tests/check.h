@@ -10,6 +10,10 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 static int rg_test_failures;
 
 #define CHECK(cond, ...)								\
@@ -71,6 +75,33 @@ static inline void rg_test_put_file(const char *root, const char *rel, const cha
 	f = fopen(path, "w");
 	if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
 		perror(path);
+		exit(1);
+	}
+}
+
+/* Remove the tree dir names (rm -rf), if it names one: 0, or -1 when that failed. */
+static inline int rg_test_rm_tree(const char *dir)
+{
+	char cmd[1100];
+
+	if (!dir[0])
+		return 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+/*
+ * Make dir (of size len) name a new empty directory made from template
+ * ("/tmp/name.XXXXXX"), after removing the tree it named before (the fake
+ * roots of the environment and PMU tests); exits on any error.
+ */
+static inline void rg_test_fresh_dir(char *dir, size_t len, const char *template)
+{
+	if (rg_test_rm_tree(dir))
+		exit(1);
+	snprintf(dir, len, "%s", template);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
 		exit(1);
 	}
 }

@@ -6,8 +6,9 @@
   folders of one layer are siblings, not a stack);
 - a relative include ("../x.h") that climbs out of its folder;
 - a CMake target links a target of a higher layer or of another folder of its own layer,
-  uses another folder's files as include directories, or compiles another folder's
-  sources (a path into another folder in a target's source list);
+  uses another folder's files as include directories, exports (PUBLIC/INTERFACE) its
+  own folder beyond include/, or compiles another folder's sources (a path into
+  another folder in a target's source list);
 - the top CMakeLists.txt depends on add_subdirectory order (if(TARGET ...)).
 
   layers.py [SRC]            check SRC (default .)
@@ -102,6 +103,17 @@ def cmake_targets(src):
         for m in re.finditer(r"target_include_directories\(\s*(\S+)([^)]*)\)", text):
             for d in re.findall(r'"\$\{PROJECT_SOURCE_DIR\}/([^"]+)"', m.group(2)):
                 uses.append((folder, m.group(1), ["@dir:" + d]))
+            # What a target exports (PUBLIC, INTERFACE) of its own folder: include/ only.
+            scope = "PRIVATE"
+            for item in m.group(2).split():
+                if item in ("PUBLIC", "INTERFACE", "PRIVATE"):
+                    scope = item
+                    continue
+                d = re.sub(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}", folder,
+                           re.sub(r"^\$\{PROJECT_SOURCE_DIR\}/", "", item.strip('"'))).rstrip("/")
+                if scope != "PRIVATE" and folder_of(d) == folder and not (
+                        d == folder + "/include" or d.startswith(folder + "/include/")):
+                    uses.append((folder, m.group(1), ["@export:" + d]))
         # Sources: any path into another folder, by ${PROJECT_SOURCE_DIR}/ or by ../
         for m in re.finditer(r'\$\{PROJECT_SOURCE_DIR\}/([\w./-]+\.(?:c|cc|S))\b', text):
             uses.append((folder, "(sources)", ["@src:" + m.group(1)]))
@@ -120,6 +132,10 @@ def check_links(src, errors):
                 if to and to != folder:
                     errors.append(f"{folder}/CMakeLists.txt: {tgt} uses {item[5:]}, "
                                   f"another folder's files")
+                continue
+            if item.startswith("@export:"):
+                errors.append(f"{folder}/CMakeLists.txt: {tgt} exports {item[8:]}, its own "
+                              f"folder beyond {folder}/include (only include/ is public)")
                 continue
             if item.startswith("@src:"):
                 to = folder_of(item[5:])
@@ -157,6 +173,8 @@ VIOLATIONS = [
      "another folder's source"),
     ("tools/CMakeLists.txt", "add_library(rg_extra2 STATIC ../bench/duty.c)\n",
      "another folder's source"),
+    ("guards/CMakeLists.txt", "target_include_directories(rg_guards PUBLIC \"${CMAKE_CURRENT_SOURCE_DIR}\")\n",
+     "its own folder beyond guards/include"),
 ]
 
 

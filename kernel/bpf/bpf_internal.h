@@ -223,10 +223,12 @@ void producers_stop(struct run *r, struct producer *prod);
 int run_window(struct run *r, struct producer *prod, const struct trig *t, bool bpf_counted,
 	       double seconds, struct window *w);
 
-/* ---- the rows (run.c) ---- */
+/* ---- the rows (run.c) and the driver batch (batch.c) ---- */
 
 /* Points of the two-point batch fit: test runs of 1 and of CAL_BATCH events. */
 #define CAL_BATCH 1000
+/* Windows per point of the two-point fit. */
+#define CAL_ROUNDS 3
 
 struct ctx {
 	const struct opts *o;
@@ -239,5 +241,14 @@ struct ctx {
 
 /* Every wanted row: 0, -EINTR (stop requested) or -ENOMEM. */
 int trig_run_all(struct ctx *c);
+
+/* A progress or result line to c->out (nothing when quiet), flushed. */
+void trig_say(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * c->batch sized by measurement from windows of win seconds (batch.c); a
+ * measurement that cannot be made leaves CAL_BATCH and says why. 0, -EINTR or -ENOMEM.
+ */
+int trig_size_batch(struct ctx *c, double win);
 
 #endif /* RG_BPF_INTERNAL_H */

@@ -117,17 +117,10 @@ enum { O_LIST = RG_CL_O__FIRST_FREE, O_MODE, O_RECURSE, O_ATTACH, O_SHARED, O_CO
 
 /* The common words (rg/cmdline.h), the bench's own, and the old spellings as aliases. */
 static const struct option long_opts[] = {
-	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
-	{ "producers", required_argument, NULL, RG_CL_O_THREADS },
-	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
-	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
-	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
+	RG_CL_OPTS_MEASURE,
 	RG_CL_OPT_WARMUP(RG_CL_O_WARMUP),
-	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
-	RG_CL_OPT_OUT(RG_CL_O_OUT),
-	RG_CL_OPT_JSON(RG_CL_O_JSON),
-	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
 	RG_CL_OPT_HELP(RG_CL_O_HELP),
+	{ "producers", required_argument, NULL, RG_CL_O_THREADS },
 	{ "list", no_argument, NULL, O_LIST },
 	{ "mode", required_argument, NULL, O_MODE },
 	{ "recurse", no_argument, NULL, O_RECURSE },

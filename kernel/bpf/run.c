@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The BPF bench's rows: each variant measured in alternating windows against its baseline, the driver batch sized by measurement, every row in order. */
+/* The BPF bench's rows: each variant measured in alternating windows against its baseline, every row in order (the driver batch: batch.c). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -73,8 +72,7 @@ static void cpus_string(const struct rg_place *pin, int np, char *buf, size_t si
 	}
 }
 
-static void say(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct ctx *c, const char *fmt, ...)
+void trig_say(struct ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -156,7 +154,7 @@ static void row_print(struct ctx *c, const struct rg_result *row, enum rg_kind k
 	if (oncpu < 0.8)
 		snprintf(busy, sizeof(busy), " (producers on a CPU %.0f%% of the time: busy machine)",
 			 100 * oncpu);
-	say(c, "[%d/%d] %-13s %-8s p=%d hits %8.3f ± %6s M/s (%7.3f M/prod)  %.2f ns/event%s; "
+	trig_say(c, "[%d/%d] %-13s %-8s p=%d hits %8.3f ± %6s M/s (%7.3f M/prod)  %.2f ns/event%s; "
 	    "misses %llu%s%s%s\n", c->row, c->nrows, trig_kinds[k].name, trig_mode_names[m], np,
 	    row->mops_mean, sdb, row->mops_mean / np, row->ns_median, db,
 	    (unsigned long long)row->refusals, busy, strcmp(row->status, "noisy") ? "" : "; NOISY: ",
@@ -200,9 +198,9 @@ static int row_unopened(struct ctx *c, enum rg_kind k, enum rg_mode m, int np, c
 	if (!row)
 		return -ENOMEM;
 	row_identity(c, row, k, m, np);
-	say(c, "[%d/%d] %-13s %-8s skipped: %s\n", c->row, c->nrows, trig_kinds[k].name, mode, why);
+	trig_say(c, "[%d/%d] %-13s %-8s skipped: %s\n", c->row, c->nrows, trig_kinds[k].name, mode, why);
 	if (c->o->verbose && trig_last_warn[0])
-		say(c, "%-13s %-8s libbpf: %s\n", "", "", trig_last_warn);
+		trig_say(c, "%-13s %-8s libbpf: %s\n", "", "", trig_last_warn);
 	return 0;
 }
 
@@ -367,9 +365,9 @@ static int row_finish(struct ctx *c, struct row_run *rr, struct rg_result *row, 
 		else
 			snprintf(row->reason, sizeof(row->reason), "%s",
 				 rr->why[0] ? rr->why : strerror(-err));
-		say(c, "[%d/%d] %-13s %-8s error: %s\n", c->row, c->nrows, name, mode, row->reason);
+		trig_say(c, "[%d/%d] %-13s %-8s error: %s\n", c->row, c->nrows, name, mode, row->reason);
 	} else if (o->triggers) {
-		say(c, "[%d/%d] %-13s %-8s p=%d triggers=%llu hits=%llu misses=%llu\n", c->row,
+		trig_say(c, "[%d/%d] %-13s %-8s p=%d triggers=%llu hits=%llu misses=%llu\n", c->row,
 		    c->nrows, name, mode, rr->np,
 		    (unsigned long long)o->triggers * (unsigned long long)rr->np,
 		    (unsigned long long)row->ops, (unsigned long long)row->refusals);
@@ -421,110 +419,6 @@ static int run_row(struct ctx *c, enum rg_kind k, enum rg_mode m, int np)
 	return err;
 }
 
-/* ---- driver batch sized by measurement ---- */
-
-/* Windows per point of the two-point fit (CAL_BATCH, bpf_internal.h). */
-#define CAL_ROUNDS 3
-/* The syscall's share of an event must fall under 5%: batch >= 19 S / e. */
-#define SHARE_MAX 0.05
-
-/* Smallest 1-2-5 value >= v (1000, 2000, 5000, 10000, ...). */
-static long round_125(double v)
-{
-	for (long dec = 1; dec <= 1000000000L; dec *= 10)
-		for (int m = 1; m <= 5; m += m == 1 ? 1 : 3)
-			if ((double)(m * dec) >= v)
-				return m * dec;
-	return LONG_MAX;
-}
-
-/*
- * ns per bpf_prog_test_run_opts() of the helper driver loaded at batch 1 (t1)
- * and at CAL_BATCH (t2), CAL_ROUNDS alternating windows each, one producer on
- * the first CPU. 0, -EINTR, -ENOMEM or -ENODATA (a window without events).
- */
-static int time_test_runs(struct ctx *c, const struct trig *t1, const struct trig *t2,
-			  double win, double per[2][CAL_ROUNDS])
-{
-	struct producer prod[1];
-	struct window w;
-	struct run *r = run_alloc(1);
-	int err = r ? 0 : -ENOMEM;
-
-	if (!err) {
-		r->pin = &c->pin;
-		r->loop = LOOP_DRIVER;
-		r->limit = UINT64_MAX;
-		memset(prod, 0, sizeof(prod));
-	}
-	for (int i = 0; i < CAL_ROUNDS && !err; i++)
-		for (int j = 0; j < 2 && !err; j++) {
-			r->batch = j ? CAL_BATCH : 1;
-			r->prog_fd = trig_driver_fd(j ? t2 : t1);
-			err = run_window(r, prod, NULL, false, win, &w);
-			if (!err && !w.events)
-				err = -ENODATA;
-			if (!err)	/* ns per test run */
-				per[j][i] = 1e9 * w.wall * r->batch / (double)w.events;
-		}
-	run_free(r);
-	return err;
-}
-
-/*
- * Time one bpf_prog_test_run_opts() of the helper driver (nothing attached)
- * at batch 1 and at CAL_BATCH, CAL_ROUNDS alternating windows each; per-run
- * time t(b) = S + b * e gives the fixed cost S of the syscall (entry, fd
- * lookup, test-run setup, the program call) and e, the cost of one event of
- * driver-empty, the cheapest driver path (largest share). The batch is the
- * largest of 1000 and the smallest 1-2-5 value with S / (S + batch * e) < 5%,
- * at most RG_TRIG_MAX_BATCH. Measured once per run, on the first CPU.
- */
-static int size_batch(struct ctx *c, double win)
-{
-	struct trig t1, t2;
-	double per[2][CAL_ROUNDS], tr1, tr2, e, s, want;
-	char why[256];
-	int err;
-
-	c->batch = CAL_BATCH;
-	if (trig_open(&t1, c->o, K_DRV_EMPTY, MODE_DRIVER, 1, why, sizeof(why))) {
-		say(c, "rgbench bpf: batch %d (cannot measure: %s)\n", c->batch, why);
-		return 0;
-	}
-	if (trig_open(&t2, c->o, K_DRV_EMPTY, MODE_DRIVER, CAL_BATCH, why, sizeof(why))) {
-		trig_close(&t1);
-		say(c, "rgbench bpf: batch %d (cannot measure: %s)\n", c->batch, why);
-		return 0;
-	}
-	err = time_test_runs(c, &t1, &t2, win, per);
-	trig_close(&t1);
-	trig_close(&t2);
-	if (err == -EINTR || err == -ENOMEM)
-		return err;
-	if (err) {
-		say(c, "rgbench bpf: batch %d (the timing runs failed: %s)\n", c->batch,
-		    strerror(-err));
-		return 0;
-	}
-	tr1 = rg_stat_median(per[0], CAL_ROUNDS);
-	tr2 = rg_stat_median(per[1], CAL_ROUNDS);
-	e = (tr2 - tr1) / (CAL_BATCH - 1);
-	s = tr1 - e;
-	if (!(e > 0) || !(s > 0)) {
-		say(c, "rgbench bpf: batch %d (inconclusive: %.1f ns per run at batch 1, %.1f at %d)\n",
-		    c->batch, tr1, tr2, CAL_BATCH);
-		return 0;
-	}
-	want = (1 - SHARE_MAX) / SHARE_MAX * s / e;
-	c->batch = (int)fmin(fmax((double)round_125(want), CAL_BATCH), RG_TRIG_MAX_BATCH);
-	say(c, "rgbench bpf: batch %d: a test run costs %.0f ns + %.2f ns per event (driver-empty); "
-	    "the syscall's share falls under 5%% from batch %.0f; share at %d: %.1f%%%s\n", c->batch,
-	    s, e, ceil(want), c->batch, 100 * s / (s + c->batch * e),
-	    want > RG_TRIG_MAX_BATCH ? " (capped at the largest batch the programs allow)" : "");
-	return 0;
-}
-
 /* ---- every row ---- */
 
 /* Seconds one row takes at most (a skipped one takes none). */
@@ -566,7 +460,7 @@ static void plan_rows(struct ctx *c, bool *driver)
 	if (*driver && !o->batch && !o->triggers)
 		est += 2 * CAL_ROUNDS * (fmin(o->duration, 0.2) + SETTLE_S) + 0.1;
 	if (!o->triggers)
-		say(c, "rgbench bpf: %d rows, %d sample(s) of %g s after %g s warm-up each "
+		trig_say(c, "rgbench bpf: %d rows, %d sample(s) of %g s after %g s warm-up each "
 		    "(paired rows alternate with their baseline): at most ~%.0f s\n",
 		    c->nrows, o->reps, o->duration, o->warmup, est);
 }
@@ -580,7 +474,7 @@ static int row_no_path(struct ctx *c, enum rg_kind k, enum rg_mode m)
 	if (!rg_results_skip(c->rs, SUITE, name, mode, "%s has no %s path in rgbench bpf (see --list)",
 			     name, mode))
 		return -ENOMEM;
-	say(c, "[%d/%d] %-13s %-8s skipped: no %s path\n", c->row, c->nrows, name, mode, mode);
+	trig_say(c, "[%d/%d] %-13s %-8s skipped: no %s path\n", c->row, c->nrows, name, mode, mode);
 	return 0;
 }
 
@@ -595,7 +489,7 @@ int trig_run_all(struct ctx *c)
 	plan_rows(c, &driver);
 	c->batch = o->batch ? o->batch : CAL_BATCH;
 	if (driver && !o->batch && !o->triggers)
-		err = size_batch(c, fmin(o->duration, 0.2));
+		err = trig_size_batch(c, fmin(o->duration, 0.2));
 	for (int ti = 0; ti < o->nthreads && !err && !trig_stopped(); ti++)
 		for (int m = 0; m < NR_MODES && !err && !trig_stopped(); m++)
 			for (int k = 0; k < NR_KINDS && !err && !trig_stopped(); k++) {

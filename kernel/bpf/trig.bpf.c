@@ -76,32 +76,35 @@ int trig_tp(void *ctx)
 	return 0;
 }
 
+/*
+ * The body of raw_tp and tp_btf, which differ only in how they read the
+ * tracepoint's second argument (sys_enter's id): a macro, so that each
+ * program is the very code written out in it.
+ */
+#define RAW_TP_BODY(id)						\
+	do {							\
+		if (filter_id >= 0 && (long)(id) != filter_id)	\
+			return 0;				\
+		if (other_tgid())				\
+			return 0;				\
+		count_hit();					\
+		if (recurse)					\
+			RETRIGGER_TP();				\
+		return 0;					\
+	} while (0)
+
 /* raw_tp/sys_enter (args: regs, id) or raw_tp/bpf_trigger_tp (args: nonce). */
 SEC("?raw_tp")
 int trig_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
-	if (filter_id >= 0 && (long)ctx->args[1] != filter_id)
-		return 0;
-	if (other_tgid())
-		return 0;
-	count_hit();
-	if (recurse)
-		RETRIGGER_TP();
-	return 0;
+	RAW_TP_BODY(ctx->args[1]);
 }
 
 /* tp_btf/sys_enter or tp_btf/bpf_trigger_tp. */
 SEC("?tp_btf")
 int trig_tp_btf(__u64 *ctx)
 {
-	if (filter_id >= 0 && (long)ctx[1] != filter_id)
-		return 0;
-	if (other_tgid())
-		return 0;
-	count_hit();
-	if (recurse)
-		RETRIGGER_TP();
-	return 0;
+	RAW_TP_BODY(ctx[1]);
 }
 
 /* fentry/fexit/kprobe on the syscall function or on bpf_get_numa_node_id;

@@ -56,17 +56,10 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	RG_CL_OPT_CPUS(RG_CL_O_CPUS),
-	RG_CL_OPT_THREADS(RG_CL_O_THREADS),
-	RG_CL_OPT_BATCH(RG_CL_O_BATCH),
-	{ "loops", required_argument, NULL, RG_CL_O_BATCH },		/* old spelling */
-	RG_CL_OPT_DURATION(RG_CL_O_DURATION),
-	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),
-	{ "runs", required_argument, NULL, RG_CL_O_REPETITIONS },	/* old spelling */
-	RG_CL_OPT_OUT(RG_CL_O_OUT),
-	RG_CL_OPT_JSON(RG_CL_O_JSON),
-	RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+	RG_CL_OPTS_MEASURE,
 	RG_CL_OPT_HELP('h'),
+	{ "loops", required_argument, NULL, RG_CL_O_BATCH },		/* old spelling */
+	{ "runs", required_argument, NULL, RG_CL_O_REPETITIONS },	/* old spelling */
 	{ "guards", required_argument, NULL, O_GUARDS },
 	{ "siblings", no_argument, NULL, O_SIBLINGS },
 	{ "duty", required_argument, NULL, O_DUTY },
@@ -189,9 +182,8 @@ static int set_option(int c, struct opts *o, struct seen *seen, char **argv)
  * strings ("\"noop\"", ...) for strstr(); NULL when the source cannot be read
  * (the build then says why).
  */
-static char *module_guard_names(void)
+static char *module_guard_names(const char *src)
 {
-	const char *src = getenv("RG_KMOD_SRC") ? getenv("RG_KMOD_SRC") : RG_KMOD_SRC_DIR;
 	char path[4200], err[256], *text, *names, *o;
 	const char *p, *end;
 
@@ -226,12 +218,12 @@ static char *module_guard_names(void)
 }
 
 /* Each --guards name is one the module knows, before anything is built. 0 or RG_EXIT_USAGE. */
-static int check_guard_names(const char *list)
+static int check_guard_names(const char *list, const char *src)
 {
 	char *names, *copy, *save = NULL, *tok, q[80];
 	int ret = 0;
 
-	if (!strcmp(list, "all") || !(names = module_guard_names()))
+	if (!strcmp(list, "all") || !(names = module_guard_names(src)))
 		return 0;
 	copy = strdup(list);
 	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
@@ -252,7 +244,7 @@ static int check_opts(const struct opts *o, const struct seen *seen)
 	if (!list_ok(o->run.guards))
 		return rg_cl_usage_error("--guards takes comma-separated guard names, "
 					 "e.g. --guards rctx,noop (got '%s')", o->run.guards);
-	if (!o->from_raw && !o->run.module && check_guard_names(o->run.guards))
+	if (!o->from_raw && !o->run.module && check_guard_names(o->run.guards, o->run.src))
 		return RG_EXIT_USAGE;
 	if (o->run.kdir && o->run.module)
 		return rg_cl_usage_error("give --kdir or --module, not both");
@@ -275,6 +267,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->run.loops = 100000;
 	o->run.runs = 5;
 	o->run.irq_iters = 1000;
+	/* The one environment variable of the command, read here and passed down. */
+	o->run.src = getenv("RG_KMOD_SRC") ? getenv("RG_KMOD_SRC") : RG_KMOD_SRC_DIR;
 	rg_cl_getopt_reset();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1) {

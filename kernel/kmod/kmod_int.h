@@ -17,6 +17,7 @@ struct rg_kmod_run_opts {
 	const char *guards, *cpus;	/* module lists, already checked for allowed characters */
 	const char *kdir;		/* build against this; NULL: the running kernel's headers */
 	const char *module;		/* use this .ko instead of building one */
+	const char *src;		/* the module's sources: $RG_KMOD_SRC or RG_KMOD_SRC_DIR */
 	unsigned long loops, runs, duty_ns, irq_iters, threads, run_ns;
 	unsigned long duty_in_ns;	/* of duty_ns, inside the guarded region */
 	bool irqs_on, siblings, no_nmi;

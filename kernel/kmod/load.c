@@ -98,10 +98,9 @@ static int copy_file(const char *from, const char *to)
 	return ret;
 }
 
-/* The module's sources (rgbench_kmod.c, Kbuild) from RG_KMOD_SRC_DIR or $RG_KMOD_SRC into tmpdir. */
-static int copy_sources(const char *tmpdir)
+/* The module's sources (rgbench_kmod.c, Kbuild) from src into tmpdir. */
+static int copy_sources(const char *src, const char *tmpdir)
 {
-	const char *src = getenv("RG_KMOD_SRC") ? getenv("RG_KMOD_SRC") : RG_KMOD_SRC_DIR;
 	char path[PATH_MAX + 64], to[PATH_MAX + 64];
 
 	for (int i = 0; i < 2; i++) {
@@ -132,10 +131,11 @@ static void show_build_log(const char *log)
 }
 
 /*
- * Build the module from RG_KMOD_SRC_DIR (or $RG_KMOD_SRC) against kdir in a
- * fresh temporary directory. 0, RG_KMOD_SKIP (no headers) or -1.
+ * Build the module from src (the options' RG_KMOD_SRC_DIR or $RG_KMOD_SRC)
+ * against kdir in a fresh temporary directory. 0, RG_KMOD_SKIP (no headers) or -1.
  */
-static int build_module(const char *kdir, char *tmpdir, char *ko, size_t kolen)
+static int build_module(const char *src, const char *kdir, char *tmpdir, char *ko,
+			size_t kolen)
 {
 	char path[PATH_MAX + 64], mflag[PATH_MAX + 64], log[PATH_MAX + 64];
 	char *argv[] = { "make", "-s", "-C", (char *)kdir, mflag, "modules", NULL };
@@ -152,7 +152,7 @@ static int build_module(const char *kdir, char *tmpdir, char *ko, size_t kolen)
 		tmpdir[0] = '\0';
 		return -1;
 	}
-	if (copy_sources(tmpdir))
+	if (copy_sources(src, tmpdir))
 		return -1;
 	snprintf(mflag, sizeof(mflag), "M=%s", tmpdir);
 	snprintf(log, sizeof(log), "%s/build.log", tmpdir);
@@ -319,7 +319,7 @@ static int find_module(const struct rg_kmod_run_opts *o, char *tmpdir, char *ko,
 		snprintf(kdir, sizeof(kdir), "/lib/modules/%s/build", u.release);
 	else
 		snprintf(kdir, sizeof(kdir), "/lib/modules/unknown/build");
-	ret = build_module(kdir, tmpdir, ko, kolen);
+	ret = build_module(o->src, kdir, tmpdir, ko, kolen);
 	if (ret) {
 		remove_tmpdir(tmpdir);
 		return ret == RG_KMOD_SKIP ? RG_EXIT_SKIP : RG_EXIT_FAIL;

@@ -24,41 +24,28 @@
 #define CELLS(W) uint##W##_t c[3] = { CANARY##W, 0, CANARY##W }
 #define NEIGHBOURS(W) do { CHECK_EQ(c[0], CANARY##W); CHECK_EQ(c[2], CANARY##W); } while (0)
 
-/* Fetch-add style: returns old, stores old + v (wrapping). */
-#define TEST_FETCH_ADD(W, fn)								\
-	do {										\
-		CELLS(W);								\
-		c[1] = 5;								\
-		CHECK_EQ(fn(&c[1], 3), 5);	CHECK_EQ(c[1], 8);			\
-		c[1] = MAX##W;								\
-		CHECK_EQ(fn(&c[1], 1), MAX##W);	CHECK_EQ(c[1], 0);	/* wrap up */	\
-		CHECK_EQ(fn(&c[1], (uint##W##_t)-1), 0); CHECK_EQ(c[1], MAX##W); /* wrap down */ \
-		NEIGHBOURS(W);								\
-	} while (0)
+/*
+ * The three adds of v to c[1] holding old, by what they return: the old value
+ * (fetch-add), the new one (add-return) or nothing (add).
+ */
+#define RET_OLD(W, fn, old, v)	CHECK_EQ(fn(&c[1], v), old)
+#define RET_NEW(W, fn, old, v)	CHECK_EQ(fn(&c[1], v), (uint##W##_t)((old) + (v)))
+#define RET_NONE(W, fn, old, v)	fn(&c[1], v)
 
-/* No-result add: stores old + v (wrapping). */
-#define TEST_ADD(W, fn)									\
+/* An add stores old + v, wrapping up and down; ret checks what it returns. */
+#define TEST_ADDS(W, fn, ret)								\
 	do {										\
 		CELLS(W);								\
 		c[1] = 5;								\
-		fn(&c[1], 3);			CHECK_EQ(c[1], 8);			\
+		ret(W, fn, 5, 3);			CHECK_EQ(c[1], 8);		\
 		c[1] = MAX##W;								\
-		fn(&c[1], 1);			CHECK_EQ(c[1], 0);			\
-		fn(&c[1], (uint##W##_t)-1);	CHECK_EQ(c[1], MAX##W);			\
+		ret(W, fn, MAX##W, 1);			CHECK_EQ(c[1], 0);	/* wrap up */	\
+		ret(W, fn, 0, (uint##W##_t)-1);		CHECK_EQ(c[1], MAX##W);	/* wrap down */	\
 		NEIGHBOURS(W);								\
 	} while (0)
-
-/* Add-and-return-new: returns old + v. */
-#define TEST_ADD_RETURN(W, fn)								\
-	do {										\
-		CELLS(W);								\
-		c[1] = 5;								\
-		CHECK_EQ(fn(&c[1], 3), 8);	CHECK_EQ(c[1], 8);			\
-		c[1] = MAX##W;								\
-		CHECK_EQ(fn(&c[1], 1), 0);	CHECK_EQ(c[1], 0);			\
-		CHECK_EQ(fn(&c[1], (uint##W##_t)-1), MAX##W); CHECK_EQ(c[1], MAX##W);	\
-		NEIGHBOURS(W);								\
-	} while (0)
+#define TEST_FETCH_ADD(W, fn)	TEST_ADDS(W, fn, RET_OLD)
+#define TEST_ADD(W, fn)		TEST_ADDS(W, fn, RET_NONE)
+#define TEST_ADD_RETURN(W, fn)	TEST_ADDS(W, fn, RET_NEW)
 
 /* Swap: returns old, stores v. */
 #define TEST_SWAP(W, fn)								\
@@ -93,10 +80,12 @@
 		NEIGHBOURS(W);								\
 	} while (0)
 
+/* T on both widths of a primitive: fn##32 and fn##64. */
+#define BOTH(T, fn) do { T(32, fn##32); T(64, fn##64); } while (0)
+
 static void test_plain(void)
 {
-	TEST_ADD_RETURN(32, rg_plain_add_return32);
-	TEST_ADD_RETURN(64, rg_plain_add_return64);
+	BOTH(TEST_ADD_RETURN, rg_plain_add_return);
 }
 
 #if RG_ARCH_X86_64
@@ -104,21 +93,28 @@ static void test_arch(int expect_lse)
 {
 	(void)expect_lse;
 	CHECK(!rg_cpu_has_lse(), "LSE reported on x86-64");
-	TEST_FETCH_ADD(32, rg_x86_lock_xadd32);
-	TEST_FETCH_ADD(64, rg_x86_lock_xadd64);
-	TEST_FETCH_ADD(32, rg_x86_xadd32);
-	TEST_FETCH_ADD(64, rg_x86_xadd64);
+	BOTH(TEST_FETCH_ADD, rg_x86_lock_xadd);
+	BOTH(TEST_FETCH_ADD, rg_x86_xadd);
 	TEST_INC_DEC(32, rg_x86_lock_inc32, rg_x86_lock_dec32);
 	TEST_INC_DEC(64, rg_x86_lock_inc64, rg_x86_lock_dec64);
 	TEST_INC_DEC(32, rg_x86_inc32, rg_x86_dec32);
 	TEST_INC_DEC(64, rg_x86_inc64, rg_x86_dec64);
-	TEST_SWAP(32, rg_x86_xchg32);
-	TEST_SWAP(64, rg_x86_xchg64);
-	TEST_CAS(32, rg_x86_lock_cmpxchg32);
-	TEST_CAS(64, rg_x86_lock_cmpxchg64);
+	BOTH(TEST_SWAP, rg_x86_xchg);
+	BOTH(TEST_CAS, rg_x86_lock_cmpxchg);
 	printf("x86-64 primitives: lock xadd, xadd, lock inc/dec, inc/dec, xchg, lock cmpxchg (32, 64)\n");
 }
 #else
+/* The ops both arm64 families (rg_llsc_*, rg_lse_*) have, each at both widths. */
+#define TEST_ARM64_FAMILY(pfx)								\
+	do {										\
+		BOTH(TEST_FETCH_ADD, pfx##_ldadd);					\
+		BOTH(TEST_FETCH_ADD, pfx##_ldaddal);					\
+		BOTH(TEST_ADD, pfx##_stadd);						\
+		BOTH(TEST_ADD, pfx##_prfm_stadd);					\
+		BOTH(TEST_SWAP, pfx##_swp);						\
+		BOTH(TEST_CAS, pfx##_cas);						\
+	} while (0)
+
 static void test_arch(int expect_lse)
 {
 	bool lse = rg_cpu_has_lse();
@@ -126,38 +122,15 @@ static void test_arch(int expect_lse)
 	if (expect_lse >= 0)
 		CHECK(lse == (expect_lse == 1), "rg_cpu_has_lse() = %d, RG_EXPECT_LSE = %d", lse, expect_lse);
 
-	TEST_FETCH_ADD(32, rg_llsc_ldadd32);
-	TEST_FETCH_ADD(64, rg_llsc_ldadd64);
-	TEST_FETCH_ADD(32, rg_llsc_ldaddal32);
-	TEST_FETCH_ADD(64, rg_llsc_ldaddal64);
-	TEST_ADD(32, rg_llsc_stadd32);
-	TEST_ADD(64, rg_llsc_stadd64);
-	TEST_ADD(32, rg_llsc_prfm_stadd32);
-	TEST_ADD(64, rg_llsc_prfm_stadd64);
-	TEST_SWAP(32, rg_llsc_swp32);
-	TEST_SWAP(64, rg_llsc_swp64);
-	TEST_CAS(32, rg_llsc_cas32);
-	TEST_CAS(64, rg_llsc_cas64);
+	TEST_ARM64_FAMILY(rg_llsc);
 	printf("LL/SC primitives: ldadd, ldaddal, stadd, prfm_stadd, swp, cas (32, 64)\n");
 
 	if (!lse) {
 		printf("LSE primitives: skipped, no LSE on this CPU (never executed)\n");
 		return;
 	}
-	TEST_FETCH_ADD(32, rg_lse_ldadd32);
-	TEST_FETCH_ADD(64, rg_lse_ldadd64);
-	TEST_FETCH_ADD(32, rg_lse_ldaddal32);
-	TEST_FETCH_ADD(64, rg_lse_ldaddal64);
-	TEST_ADD(32, rg_lse_stadd32);
-	TEST_ADD(64, rg_lse_stadd64);
-	TEST_ADD(32, rg_lse_ldadd_unused32);
-	TEST_ADD(64, rg_lse_ldadd_unused64);
-	TEST_ADD(32, rg_lse_prfm_stadd32);
-	TEST_ADD(64, rg_lse_prfm_stadd64);
-	TEST_SWAP(32, rg_lse_swp32);
-	TEST_SWAP(64, rg_lse_swp64);
-	TEST_CAS(32, rg_lse_cas32);
-	TEST_CAS(64, rg_lse_cas64);
+	TEST_ARM64_FAMILY(rg_lse);
+	BOTH(TEST_ADD, rg_lse_ldadd_unused);
 	printf("LSE primitives: ldadd, ldaddal, stadd, ldadd_unused, prfm_stadd, swp, cas (32, 64)\n");
 }
 #endif

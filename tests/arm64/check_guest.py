@@ -6,29 +6,20 @@ Usage: check_guest.py OUT_DIR TRIGGERS PRODUCERS
 Never a timing: under TCG they are qemu's.
 """
 import csv
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import rgtest  # noqa: E402
 
 # A user row that was timed: ok, or noisy (some rounds stayed disturbed; common under TCG).
 MEASURED = ("ok", "noisy")
 
-bad = []
+C = rgtest.Checker("check_guest", listing=True)
+check, read = C.check, rgtest.read_text
 ATTACH = ("fentry", "fexit", "fmod_ret", "kprobe", "tp", "raw_tp", "tp_btf")
 ERRNO_REASON = re.compile(r"^E[A-Z0-9]+: \S+")
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        bad.append(what)
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
 
 
 def rows_of(path):
@@ -170,9 +161,7 @@ def main():
     check_stress(out)
     check_icount(out)
     check_migrate(out)
-    print("PASS" if not bad else f"{len(bad)} check(s) failed")
-    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

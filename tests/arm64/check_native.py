@@ -10,21 +10,11 @@ import os
 import re
 import sys
 
-bad = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import rgtest  # noqa: E402
 
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        bad.append(what)
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
+C = rgtest.Checker("check_native", listing=True)
+check, read = C.check, rgtest.read_text
 
 
 def main():
@@ -88,9 +78,7 @@ def main():
         if re.search(rf"Test +#\d+: {t} ", test):
             check(t in skipped and "user-mode emulation" in reasons.get(t, ""),
                   f"{t} skipped: no qemu-system inside qemu-user")
-    print("PASS" if not bad else f"{len(bad)} check(s) failed")
-    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

@@ -17,6 +17,7 @@
 #include "rg/registry.h"
 #include "rg/rseq.h"
 #include "check.h"
+#include "guard_tries.h"
 
 /*
  * Worker threads are NOT pinned: a migrator thread moves each of them to
@@ -48,7 +49,8 @@
 struct worker {
 	pthread_t tid;
 	pid_t ktid;		/* kernel thread id: a dead one gives ESRCH, never a stale pthread_t */
-	uint64_t iters, chunks, attempts, grants, refusals, h_attempts, h_grants, h_refusals, cpu_changes;
+	struct rg_tries tries, h_tries;	/* own loop, signal handler */
+	uint64_t iters, chunks, cpu_changes;
 	int done;
 } __attribute__((aligned(RG_CACHELINE)));
 
@@ -65,20 +67,10 @@ static __thread struct worker *me;
 static void on_signal(int signo)
 {
 	struct worker *w = me;
-	bool ok;
 
 	(void)signo;
-	if (!w)
-		return;
-	rg_rctx_enter_signal();
-	w->h_attempts++;
-	ok = cur_gi->enter(&cur_g);
-	if (ok)
-		w->h_grants++;
-	else
-		w->h_refusals++;
-	cur_gi->exit(&cur_g, ok);
-	rg_rctx_exit_signal();
+	if (w)
+		rg_tries_exit_signal(cur_gi, &cur_g, rg_tries_enter_signal(&w->h_tries, cur_gi, &cur_g));
 }
 
 static void *worker_main(void *arg)
@@ -96,12 +88,7 @@ static void *worker_main(void *arg)
 			bool ok;
 			int cpu;
 
-			w->attempts++;
-			ok = cur_gi->enter(&cur_g);
-			if (ok)
-				w->grants++;
-			else
-				w->refusals++;
+			ok = rg_tries_enter(&w->tries, cur_gi, &cur_g);
 			cur_gi->exit(&cur_g, ok);
 			cpu = (int)rg_this_cpu();
 			w->cpu_changes += last >= 0 && cpu != last;
@@ -221,8 +208,8 @@ static long rseq_fixup_id(void)
 }
 
 struct totals {
-	uint64_t attempts, grants, refusals, h_attempts, h_grants, h_refusals, cpu_changes;
-	uint64_t moves, signals, expected;
+	struct rg_tries tries, h_tries;
+	uint64_t cpu_changes, moves, signals, expected;
 	uint32_t slot_sum;
 	uint8_t lane_sum[4];	/* per byte of the slots: rctx counts in u8[4] */
 	int64_t aborts, migrations;
@@ -261,12 +248,8 @@ static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_
 		struct worker *w = &workers[i];
 
 		t.expected += w->chunks * w->iters;
-		t.attempts += w->attempts;
-		t.grants += w->grants;
-		t.refusals += w->refusals;
-		t.h_attempts += w->h_attempts;
-		t.h_grants += w->h_grants;
-		t.h_refusals += w->h_refusals;
+		rg_tries_add(&t.tries, &w->tries);
+		rg_tries_add(&t.h_tries, &w->h_tries);
 		t.cpu_changes += w->cpu_changes;
 	}
 	for (unsigned int c = 0; c < cur_g.ncpus; c++) {
@@ -298,8 +281,8 @@ static void report(const struct rg_guard_info *gi, const struct totals *t)
 	printf("migrate %-12s attempts %8" PRIu64 " grants %8" PRIu64 " refused %6" PRIu64
 	       " | signals %6" PRIu64 " granted %6" PRIu64 " refused %5" PRIu64
 	       " | slot sum %" PRId32 " | moves %" PRIu64 " migrations %s cpu changes seen %" PRIu64
-	       " rseq aborts %s\n", gi->name, t->attempts, t->grants, t->refusals, t->h_attempts,
-	       t->h_grants, t->h_refusals, (int32_t)sum, t->moves, mi, t->cpu_changes, ab);
+	       " rseq aborts %s\n", gi->name, t->tries.attempts, t->tries.grants, t->tries.refusals,
+	       t->h_tries.attempts, t->h_tries.grants, t->h_tries.refusals, (int32_t)sum, t->moves, mi, t->cpu_changes, ab);
 }
 
 int main(int argc, char **argv)
@@ -363,10 +346,11 @@ int main(int argc, char **argv)
 		}
 		t = run(gi, iters, fd_abort, fd_migr);
 		report(gi, &t);
-		CHECK(t.attempts == t.expected, "%s: attempts %" PRIu64 ", want %" PRIu64, gi->name,
-		      t.attempts, t.expected);
-		CHECK(t.grants + t.refusals == t.attempts, "%s: grants + refusals != attempts", gi->name);
-		CHECK(t.h_grants + t.h_refusals == t.h_attempts, "%s: handler totals", gi->name);
+		CHECK(t.tries.attempts == t.expected, "%s: attempts %" PRIu64 ", want %" PRIu64, gi->name,
+		      t.tries.attempts, t.expected);
+		CHECK(t.tries.grants + t.tries.refusals == t.tries.attempts,
+		      "%s: grants + refusals != attempts", gi->name);
+		CHECK(t.h_tries.grants + t.h_tries.refusals == t.h_tries.attempts, "%s: handler totals", gi->name);
 		/*
 		 * rctx counts per context level in bytes: a thread moved between
 		 * enter and exit (never so in the kernel, which disables migration)

@@ -27,18 +27,7 @@ static void put(const char *rel, const char *text)
 
 static void fresh_root(void)
 {
-	char cmd[512];
-
-	if (root[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		if (system(cmd))
-			exit(1);
-	}
-	snprintf(root, sizeof(root), "/tmp/rg-virt-test.XXXXXX");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
-		exit(1);
-	}
+	rg_test_fresh_dir(root, sizeof(root), "/tmp/rg-virt-test.XXXXXX");
 }
 
 /* /proc/cpuinfo excerpts as the two kernels write them. */
@@ -81,37 +70,46 @@ static struct rg_virt_cpu arm(bool mrs_known, uint32_t mrs)
 	return c;
 }
 
+/* The DMI names: vendor (NULL: the one there) and product, each a line. */
+static void dmi(const char *vendor, const char *product)
+{
+	char line[128];
+
+	if (vendor) {
+		snprintf(line, sizeof(line), "%s\n", vendor);
+		put("sys/class/dmi/id/sys_vendor", line);
+	}
+	snprintf(line, sizeof(line), "%s\n", product);
+	put("sys/class/dmi/id/product_name", line);
+}
+
 static void test_x86(void)
 {
+	/* CPUID: the hypervisor bit and signature, what they give without DMI */
+	static const struct { bool hv; const char *sig, *want, *what; } cpuid[] = {
+		{ false, "", "none", "x86 without the hypervisor bit" },
+		{ true, "KVMKVMKVM", "kvm", "x86 KVM signature (firecracker, qemu -accel kvm)" },
+		{ true, "Microsoft Hv", "hyperv", "x86 Hyper-V" },
+		{ true, "VMwareVMware", "vmware", "x86 VMware" },
+		{ true, "XenVMMXenVMM", "xen", "x86 Xen HVM" },
+		{ true, "TCGTCGTCGTCG", RG_VIRT_QEMU_TCG, "x86 qemu TCG signature" },
+		{ true, " lrpepyh  vr", "parallels", "x86 Parallels" },
+		{ true, "FooBarBazQux", "hypervisor foobarbazqux", "x86 unknown signature" },
+		{ true, "", "unknown", "x86 hypervisor bit, no signature, no DMI" },
+	};
 	struct rg_virt_cpu c;
 
 	fresh_root();
 	put("proc/cpuinfo", x86_cpuinfo);
-	c = x86(false, "");
-	expect(&c, "none", "x86 without the hypervisor bit");
-	c = x86(true, "KVMKVMKVM");
-	expect(&c, "kvm", "x86 KVM signature (firecracker, qemu -accel kvm)");
-	c = x86(true, "Microsoft Hv");
-	expect(&c, "hyperv", "x86 Hyper-V");
-	c = x86(true, "VMwareVMware");
-	expect(&c, "vmware", "x86 VMware");
-	c = x86(true, "XenVMMXenVMM");
-	expect(&c, "xen", "x86 Xen HVM");
-	c = x86(true, "TCGTCGTCGTCG");
-	expect(&c, RG_VIRT_QEMU_TCG, "x86 qemu TCG signature");
-	c = x86(true, " lrpepyh  vr");
-	expect(&c, "parallels", "x86 Parallels");
-	c = x86(true, "FooBarBazQux");
-	expect(&c, "hypervisor foobarbazqux", "x86 unknown signature");
-	c = x86(true, "");
-	expect(&c, "unknown", "x86 hypervisor bit, no signature, no DMI");
-	put("sys/class/dmi/id/sys_vendor", "QEMU\n");
-	put("sys/class/dmi/id/product_name", "Standard PC (Q35 + ICH9, 2009)\n");
+	for (size_t i = 0; i < ARRAY_SIZE(cpuid); i++) {
+		c = x86(cpuid[i].hv, cpuid[i].sig);
+		expect(&c, cpuid[i].want, cpuid[i].what);
+	}
+	dmi("QEMU", "Standard PC (Q35 + ICH9, 2009)");
 	expect(&c, "qemu", "x86 hypervisor bit, no signature, qemu's DMI");
 
 	/* EC2: KVM signature, DMI names Amazon. */
-	put("sys/class/dmi/id/sys_vendor", "Amazon EC2\n");
-	put("sys/class/dmi/id/product_name", "m7i.large\n");
+	dmi("Amazon EC2", "m7i.large");
 	c = x86(true, "KVMKVMKVM");
 	expect(&c, "nitro", "x86 EC2 (Nitro)");
 	c = x86(false, "");
@@ -173,33 +171,27 @@ static void test_arm64_emulated(void)
 
 static void test_arm64_hypervisors(void)
 {
+	/* DMI, in this order: vendor (NULL: the one before), product, what it gives */
+	static const struct { const char *vendor, *product, *want, *what; } by_dmi[] = {
+		/* Graviton 4 (Neoverse V2) on EC2 */
+		{ "Amazon EC2", "c8g.xlarge", "nitro", "arm64 EC2 instance" },
+		{ NULL, "c8g.metal-24xl", "none", "arm64 EC2 metal size" },
+		{ NULL, "c7g.metal", "none", "arm64 EC2 metal" },
+		/* qemu/KVM with UEFI firmware (e.g. OpenStack, libvirt): DMI product */
+		{ "QEMU", "KVM Virtual Machine", "kvm", "arm64 qemu/KVM with firmware" },
+		{ "Microsoft Corporation", "Virtual Machine", "hyperv", "arm64 Azure (Cobalt, Ampere) VM" },
+		{ "Google", "Google Compute Engine", "kvm", "arm64 GCE (Axion, Tau T2A)" },
+		{ "WIWYNN", "Mt.Jade Server System", "none", "arm64 Ampere server, bare metal" },
+	};
 	struct rg_virt_cpu c = arm(true, 0x410fd4f0);
 
-	/* Graviton 4 (Neoverse V2) on EC2: DMI. */
 	fresh_root();
 	put("proc/cpuinfo", arm_cpuinfo);
 	put(MIDR_PATH, "0x00000000410fd4f0\n");
-	put("sys/class/dmi/id/sys_vendor", "Amazon EC2\n");
-	put("sys/class/dmi/id/product_name", "c8g.xlarge\n");
-	expect(&c, "nitro", "arm64 EC2 instance");
-	put("sys/class/dmi/id/product_name", "c8g.metal-24xl\n");
-	expect(&c, "none", "arm64 EC2 metal size");
-	put("sys/class/dmi/id/product_name", "c7g.metal\n");
-	expect(&c, "none", "arm64 EC2 metal");
-
-	/* qemu/KVM with UEFI firmware (e.g. OpenStack, libvirt): DMI product. */
-	put("sys/class/dmi/id/sys_vendor", "QEMU\n");
-	put("sys/class/dmi/id/product_name", "KVM Virtual Machine\n");
-	expect(&c, "kvm", "arm64 qemu/KVM with firmware");
-	put("sys/class/dmi/id/sys_vendor", "Microsoft Corporation\n");
-	put("sys/class/dmi/id/product_name", "Virtual Machine\n");
-	expect(&c, "hyperv", "arm64 Azure (Cobalt, Ampere) VM");
-	put("sys/class/dmi/id/sys_vendor", "Google\n");
-	put("sys/class/dmi/id/product_name", "Google Compute Engine\n");
-	expect(&c, "kvm", "arm64 GCE (Axion, Tau T2A)");
-	put("sys/class/dmi/id/sys_vendor", "WIWYNN\n");
-	put("sys/class/dmi/id/product_name", "Mt.Jade Server System\n");
-	expect(&c, "none", "arm64 Ampere server, bare metal");
+	for (size_t i = 0; i < ARRAY_SIZE(by_dmi); i++) {
+		dmi(by_dmi[i].vendor, by_dmi[i].product);
+		expect(&c, by_dmi[i].want, by_dmi[i].what);
+	}
 
 	/* Xen on arm64: the device tree's hypervisor node. */
 	fresh_root();
@@ -264,12 +256,7 @@ int main(void)
 	test_arm64_hypervisors();
 	test_emulated_and_live();
 	test_fifo();
-	if (root[0]) {
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		if (system(cmd))
-			return 1;
-	}
+	if (rg_test_rm_tree(root))
+		return 1;
 	return rg_test_done("test_virt");
 }

@@ -81,4 +81,4 @@ c.check(p.returncode == 1 and first.startswith("rgbench ") and
 rows = rgtest.read_csv(out_csv)[1] if os.path.exists(out_csv) else []
 c.check(len(rows) >= 2, f"| head -1: {len(rows)} rows written")
 c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"| head -1: left {os.listdir(tmp)}")
-c.done()
+c.finish()

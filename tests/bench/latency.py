@@ -6,18 +6,12 @@ when the counter is unusable (forced with RG_TEST_LATENCY_UNUSABLE)."""
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 import rgtest
 
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+C = rgtest.Checker("latency")
+check = C.check
 
 
 def run(a, d, env_extra, stem):
@@ -85,12 +79,7 @@ def main():
             check(all(x["lat_p50_ns"] is None and "lat_hist" not in x for x in rows),
                   "skipped rows carry no percentiles and no histogram")
             check("timer" not in doc, "no timer block when the counter was not used")
-    if FAILS:
-        print(f"{len(FAILS)} failure(s)")
-        return 1
-    print("latency: all checks passed")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

@@ -219,4 +219,4 @@ if os.geteuid() == 0 and not a.emulator and subprocess.run(["unshare", "-u", "tr
         r = rgtest.run(a, "report", path, cwd=tmp, timeout=120)
         c.check(r.returncode == 0 and ".h?(d/$n" in r.stdout,
                 f"report {n}: exit {r.returncode} {r.stderr!r}")
-c.done()
+c.finish()

@@ -4,17 +4,11 @@
 cross-package rows, the estimate under 3 minutes for the default profile, and bad topologies."""
 import os
 import re
-import sys
 
 import rgtest
 
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+C = rgtest.Checker("plan")
+check = C.check
 
 
 def expand(spec):
@@ -156,12 +150,7 @@ def main():
     r = plan(a, {"RG_TEST_DISTURB": "ref", "RG_TEST_XPKG": "1"}, "--quick", "--scenarios", "pair")
     check(re.search(r"^test switches: RG_TEST_DISTURB=ref RG_TEST_XPKG=1$", r.stdout, re.M) is not None,
           f"--plan: test switches line: {r.stdout[-400:]!r}")
-    if FAILS:
-        print(f"{len(FAILS)} failure(s)")
-        return 1
-    print("plan: all checks passed")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

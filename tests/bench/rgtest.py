@@ -21,11 +21,11 @@ def args():
     p.add_argument("--source", required=True, help="repository root")
     p.add_argument("--guards-def", default="",
                    help="the build's list of guards as text (guards/gen/guards.all.def: guards.def "
-                        "and any RG_EXTRA_GUARDS lines); default: the source's guards/guards.def")
+                        "and any RG_EXTRA_GUARDS lines); default: the source's guards/include/rg/guards.def")
     a = p.parse_args()
     a.rgbench = os.path.abspath(a.rgbench)
     a.source = os.path.abspath(a.source)
-    a.guards_def = os.path.abspath(a.guards_def or os.path.join(a.source, "guards/guards.def"))
+    a.guards_def = os.path.abspath(a.guards_def or os.path.join(a.source, "guards/include/rg/guards.def"))
     return a
 
 
@@ -118,21 +118,44 @@ def read_json(path):
         return json.load(f)
 
 
+def read_text(path):
+    """The file's text, or "" when it cannot be read (a run that left nothing fails its checks)."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 class Checker:
-    def __init__(self, name):
+    """The checks of one test: counts failures; finish() ends the test.
+
+    Every test script makes one (C = rgtest.Checker("bench.plan"); check = C.check) and ends
+    with C.finish(main()) or C.finish(). listing=True prints every check as a checklist on
+    stdout ("ok   what" / "FAIL what"); otherwise only failures print, as "FAIL: what" on stderr.
+    """
+
+    def __init__(self, name, listing=False):
         self.name = name
+        self.listing = listing
         self.failures = 0
 
     def check(self, cond, msg):
+        if self.listing:
+            print(("ok   " if cond else "FAIL ") + msg, flush=True)
         if not cond:
             self.failures += 1
-            if self.failures <= 40:
-                print(f"FAIL: {msg}", file=sys.stderr)
+            if not self.listing and self.failures <= 40:
+                print(f"FAIL: {msg}", file=sys.stderr, flush=True)
         return cond
 
-    def done(self):
+    def finish(self, code=None):
+        """Exit 1 after any failed check; else with code when given and not 0 (77: skipped,
+        2: usage), or 0 saying all checks passed."""
         if self.failures:
             print(f"{self.name}: {self.failures} failure(s)", file=sys.stderr)
             sys.exit(1)
+        if code:
+            sys.exit(code)
         print(f"{self.name}: all checks passed")
         sys.exit(0)

@@ -43,7 +43,7 @@ c = rgtest.Checker("bench.schema")
 version, columns = rgtest.schema_columns(a.source)
 if not c.check(version in EXPECTED,
                f"RG_SCHEMA_VERSION {version} has no expected column list in tests/bench/schema.py"):
-    c.done()
+    c.finish()
 c.check(columns == EXPECTED[version],
         f"result.h columns changed without a schema version bump (still {version}):\n"
         f"  added   {[x for x in columns if x not in EXPECTED[version]]}\n"
@@ -70,4 +70,4 @@ if r.returncode == 0:
     # noop (C binding) and the native C++ noop: the two rows the overhead claim compares.
     c.check([(x["guard"], x["scenario"]) for x in rows] ==
             [("noop", "pair-native-cxx"), ("noop", "pair")], f"rows {rows}")
-c.done()
+c.finish()

@@ -35,7 +35,7 @@ r = rgtest.run(a, "--scenarios", "pair,duty,nested,threads,falseshare", "--guard
                cwd=tmp)
 c.check(r.returncode == 0, f"rgbench exited {r.returncode}: {r.stderr}")
 if r.returncode != 0:
-    c.done()
+    c.finish()
 # Progress: one line per benchmark run.
 progress = [l for l in r.stdout.splitlines() if l.startswith("[")]
 c.check(len(progress) > 0, "no progress lines")
@@ -212,17 +212,25 @@ c.check(("noop", "pair-native-cxx", 1, 0) in seen, "no native C++ noop row")
 c.check(sum(1 for l in r.stdout.splitlines() if "skipping" in l) <=
         sum(1 for w in listed.values() if w) + len(listed), "skip reasons printed more than once")
 
+
+def counted_run(env, stem, what):
+    """tls pair,threads with the counters env sets up: its ok rows ([] when the run failed)."""
+    out = os.path.join(tmp, stem + ".csv")
+    r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
+                                             "--min-time", "0.001", "--repetitions", "2",
+                                             "--threads", ",".join(map(str, thread_counts)),
+                                             "--cpus", ",".join(map(str, cpus)), "--quiet",
+                                             "--out", out),
+                              cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+    if not c.check(r.returncode == 0, f"{what} run: exit {r.returncode} {r.stderr}"):
+        return []
+    ok = [x for x in rgtest.read_csv(out)[1] if x["status"] in ("ok", "noisy")]
+    c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with {what}")
+    return ok
+
+
 # The counter path (open, enable, read, sum over threads) with software events,
 # which work without a PMU: natively as root or with perf_event_paranoid <= 2.
-env = dict(os.environ, RG_TEST_COUNTERS_SOFTWARE="1")
-sw_csv = os.path.join(tmp, "sw.csv")
-r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
-                                         "--min-time", "0.001", "--repetitions", "2",
-                                         "--threads", ",".join(map(str, thread_counts)),
-                                         "--cpus", ",".join(map(str, cpus)), "--quiet",
-                                         "--out", sw_csv),
-                          cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
-c.check(r.returncode == 0, f"software counters run: exit {r.returncode} {r.stderr}")
 try:
     paranoid = int(open("/proc/sys/kernel/perf_event_paranoid").read())
 except OSError:
@@ -232,19 +240,15 @@ except OSError:
 emulated = bool(a.emulator) or (os.uname().machine == "aarch64" and
                                 "CPU implementer" not in open("/proc/cpuinfo").read())
 expect_sw = not emulated and (os.geteuid() == 0 or paranoid <= 2)
-if r.returncode == 0:
-    _, sw_rows = rgtest.read_csv(sw_csv)
-    ok = [x for x in sw_rows if x["status"] in ("ok", "noisy")]
-    c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with software counters")
-    for x in ok:
-        where = f"software counters {x['guard']} {x['scenario']} t={x['threads']}"
-        if expect_sw:
-            c.check(x["counters"].startswith("perf-software-test"), f"{where}: {x['counters']}")
-            c.check(num(x["cycles_per_pair"]) > 0 and num(x["instructions_per_pair"]) > 0,
-                    f"{where}: {x['cycles_per_pair']} {x['instructions_per_pair']}")
-        else:
-            c.check(x["counters"].startswith("n/a") and x["cycles_per_pair"] == "n/a",
-                    f"{where}: {x['counters']}")
+for x in counted_run(dict(os.environ, RG_TEST_COUNTERS_SOFTWARE="1"), "sw", "software counters"):
+    where = f"software counters {x['guard']} {x['scenario']} t={x['threads']}"
+    if expect_sw:
+        c.check(x["counters"].startswith("perf-software-test"), f"{where}: {x['counters']}")
+        c.check(num(x["cycles_per_pair"]) > 0 and num(x["instructions_per_pair"]) > 0,
+                f"{where}: {x['cycles_per_pair']} {x['instructions_per_pair']}")
+    else:
+        c.check(x["counters"].startswith("n/a") and x["cycles_per_pair"] == "n/a",
+                f"{where}: {x['counters']}")
 # The `events` column through the same path: a fake sysfs tree (RG_TEST_SYSFS_ROOT)
 # whose "arm64 core PMU" has the software PMU's type (1), so mem_access and
 # ll_cache_miss_rd are discovered as cpu-clock (0) and task-clock (1).
@@ -257,28 +261,15 @@ for rel, text in (("type", "1\n"), ("format/event", "config:0-15\n"),
                   ("events/cpu_cycles", "event=0x11\n")):
     with open(os.path.join(pmu, rel), "w") as f:
         f.write(text)
-env = dict(os.environ, RG_TEST_SYSFS_ROOT=fake)
-ev_csv = os.path.join(tmp, "ev.csv")
-r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
-                                         "--min-time", "0.001", "--repetitions", "2",
-                                         "--threads", ",".join(map(str, thread_counts)),
-                                         "--cpus", ",".join(map(str, cpus)), "--quiet",
-                                         "--out", ev_csv),
-                          cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
-c.check(r.returncode == 0, f"fake-sysfs events run: exit {r.returncode} {r.stderr}")
-if r.returncode == 0:
-    _, ev_rows = rgtest.read_csv(ev_csv)
-    ok = [x for x in ev_rows if x["status"] in ("ok", "noisy")]
-    c.check(len(ok) == 3 + 2 * len(thread_counts), f"{len(ok)} ok rows with fake-sysfs events")
-    for x in ok:
-        where = f"fake-sysfs events {x['guard']} {x['scenario']} t={x['threads']}"
-        if expect_sw:
-            m = re.fullmatch(r"mem_access=(\d+\.\d{3});ll_cache_miss_rd=(\d+\.\d{3})", x["events"])
-            c.check(m is not None and float(m[1]) > 0 and float(m[2]) > 0,
-                    f"{where}: events {x['events']!r}")
-        elif emulated:
-            c.check(x["events"] == "n/a: perf_event_open not implemented here (ENOSYS)",
-                    f"{where}: events {x['events']!r}")
-        else:
-            c.check(x["events"].startswith("n/a: perf_event_paranoid="), f"{where}: {x['events']!r}")
-c.done()
+for x in counted_run(dict(os.environ, RG_TEST_SYSFS_ROOT=fake), "ev", "fake-sysfs events"):
+    where = f"fake-sysfs events {x['guard']} {x['scenario']} t={x['threads']}"
+    if expect_sw:
+        m = re.fullmatch(r"mem_access=(\d+\.\d{3});ll_cache_miss_rd=(\d+\.\d{3})", x["events"])
+        c.check(m is not None and float(m[1]) > 0 and float(m[2]) > 0,
+                f"{where}: events {x['events']!r}")
+    elif emulated:
+        c.check(x["events"] == "n/a: perf_event_open not implemented here (ENOSYS)",
+                f"{where}: events {x['events']!r}")
+    else:
+        c.check(x["events"].startswith("n/a: perf_event_paranoid="), f"{where}: {x['events']!r}")
+c.finish()

@@ -8,19 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "rg/gbench.h"
-
-static int failures;
-
-#define EXPECT(cond, ...)							\
-	do {									\
-		if (!(cond)) {							\
-			failures++;						\
-			fprintf(stderr, "%s:%d: EXPECT(%s) failed: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);				\
-			fputc('\n', stderr);					\
-		}								\
-	} while (0)
 
 #define BATCH 1000
 #define ITERS (7 * BATCH)
@@ -116,47 +105,47 @@ int main(int argc, char **argv)
 	(void)argc;
 	snprintf(out, sizeof(out), "/tmp/test_gbench.%d.json", (int)getpid());
 	snprintf(out_flag, sizeof(out_flag), "--benchmark_out=%s", out);
-	EXPECT(rg_gb_initialize(&gb_argc, gb_argv) == 0, "unrecognised flags left");
-	EXPECT(gb_argc == 1, "argc %d after initialize", gb_argc);
+	CHECK(rg_gb_initialize(&gb_argc, gb_argv) == 0, "unrecognised flags left");
+	CHECK(gb_argc == 1, "argc %d after initialize", gb_argc);
 
-	EXPECT(rg_gb_register("t/bad", counting, NULL, &bad) < 0, "negative threads accepted");
-	EXPECT(rg_gb_register("t/count", counting, NULL, &two) == 0, "register");
-	EXPECT(rg_gb_register("t/fail", failing, NULL, &one) == 0, "register");
-	EXPECT(rg_gb_register("x/filtered-out", counting, NULL, &one) == 0, "register");
-	EXPECT(rg_gb_registered() == 3, "%zu registered", rg_gb_registered());
+	CHECK(rg_gb_register("t/bad", counting, NULL, &bad) < 0, "negative threads accepted");
+	CHECK(rg_gb_register("t/count", counting, NULL, &two) == 0, "register");
+	CHECK(rg_gb_register("t/fail", failing, NULL, &one) == 0, "register");
+	CHECK(rg_gb_register("x/filtered-out", counting, NULL, &one) == 0, "register");
+	CHECK(rg_gb_registered() == 3, "%zu registered", rg_gb_registered());
 
 	memset(&s, 0, sizeof(s));
 	n = rg_gb_run_all(on_run, &s);
-	EXPECT(n == 2, "%zu benchmarks ran, expected 2 (filter)", n);
+	CHECK(n == 2, "%zu benchmarks ran, expected 2 (filter)", n);
 	/* 3 repetitions of t/count, then 1 of t/fail. */
-	EXPECT(s.runs == 4, "%d runs reported", s.runs);
-	EXPECT(s.last_flags == 2, "%d last-of-benchmark flags", s.last_flags);
+	CHECK(s.runs == 4, "%d runs reported", s.runs);
+	CHECK(s.last_flags == 2, "%d last-of-benchmark flags", s.last_flags);
 	for (int i = 0; i < 3 && i < s.runs; i++) {
-		EXPECT(!strcmp(s.names[i], "t/count"), "run %d is %s", i, s.names[i]);
-		EXPECT(s.run[i].repetition_index == i, "rep index %lld", (long long)s.run[i].repetition_index);
-		EXPECT(s.run[i].repetitions == 3, "repetitions %lld", (long long)s.run[i].repetitions);
-		EXPECT(s.run[i].threads == 2, "threads %lld", (long long)s.run[i].threads);
+		CHECK(!strcmp(s.names[i], "t/count"), "run %d is %s", i, s.names[i]);
+		CHECK(s.run[i].repetition_index == i, "rep index %lld", (long long)s.run[i].repetition_index);
+		CHECK(s.run[i].repetitions == 3, "repetitions %lld", (long long)s.run[i].repetitions);
+		CHECK(s.run[i].threads == 2, "threads %lld", (long long)s.run[i].threads);
 		/* Iterations are all threads' together. */
-		EXPECT(s.run[i].iterations == 2 * ITERS, "iterations %lld", (long long)s.run[i].iterations);
-		EXPECT(!s.run[i].error, "unexpected error");
-		EXPECT(s.run[i].real_time_s > 0, "real time %g", s.run[i].real_time_s);
+		CHECK(s.run[i].iterations == 2 * ITERS, "iterations %lld", (long long)s.run[i].iterations);
+		CHECK(!s.run[i].error, "unexpected error");
+		CHECK(s.run[i].real_time_s > 0, "real time %g", s.run[i].real_time_s);
 		/* Counters are summed over the threads. */
-		EXPECT(s.ones[i] == 2, "ones = %g", s.ones[i]);
-		EXPECT(s.iters_seen[i] == 2 * ITERS, "iters_seen = %g", s.iters_seen[i]);
-		EXPECT(s.range0[i] == 84, "range0 sum = %g", s.range0[i]);
+		CHECK(s.ones[i] == 2, "ones = %g", s.ones[i]);
+		CHECK(s.iters_seen[i] == 2 * ITERS, "iters_seen = %g", s.iters_seen[i]);
+		CHECK(s.range0[i] == 84, "range0 sum = %g", s.range0[i]);
 	}
 	/* Once per batch: 7 batches per thread per repetition, 3 repetitions, 2 threads. */
-	EXPECT(atomic_load(&batches) == 3 * 2 * 7, "%lu batches", atomic_load(&batches));
-	EXPECT(atomic_load(&loop_iters) == 3ul * 2 * ITERS, "%lu iterations", atomic_load(&loop_iters));
+	CHECK(atomic_load(&batches) == 3 * 2 * 7, "%lu batches", atomic_load(&batches));
+	CHECK(atomic_load(&loop_iters) == 3ul * 2 * ITERS, "%lu iterations", atomic_load(&loop_iters));
 	if (s.runs >= 4) {
-		EXPECT(!strcmp(s.names[3], "t/fail"), "run 3 is %s", s.names[3]);
-		EXPECT(s.run[3].error, "error not reported");
-		EXPECT(!strcmp(s.errmsg[3], "deliberate failure"), "message '%s'", s.errmsg[3]);
+		CHECK(!strcmp(s.names[3], "t/fail"), "run 3 is %s", s.names[3]);
+		CHECK(s.run[3].error, "error not reported");
+		CHECK(!strcmp(s.errmsg[3], "deliberate failure"), "message '%s'", s.errmsg[3]);
 	}
-	EXPECT(atomic_load(&bad_max) == 0, "%lu runs saw another max_iterations",
+	CHECK(atomic_load(&bad_max) == 0, "%lu runs saw another max_iterations",
 	       atomic_load(&bad_max));
 	rg_gb_clear();
-	EXPECT(rg_gb_registered() == 0, "clear left %zu", rg_gb_registered());
+	CHECK(rg_gb_registered() == 0, "clear left %zu", rg_gb_registered());
 
 	/*
 	 * A second call in the same session (rgbench runs one round per call):
@@ -164,11 +153,11 @@ int main(int argc, char **argv)
 	 * complete once rg_gb_finish() closes it.
 	 */
 	two.repetitions = 1;
-	EXPECT(rg_gb_register("t/count", counting, NULL, &two) == 0, "register again");
+	CHECK(rg_gb_register("t/count", counting, NULL, &two) == 0, "register again");
 	memset(&s, 0, sizeof(s));
-	EXPECT(rg_gb_run_all(on_run, &s) == 1 && s.runs == 1, "second call: %d runs", s.runs);
+	CHECK(rg_gb_run_all(on_run, &s) == 1 && s.runs == 1, "second call: %d runs", s.runs);
 	rg_gb_clear();
-	EXPECT(access(out, F_OK) != 0, "%s written before the session ended", out);
+	CHECK(access(out, F_OK) != 0, "%s written before the session ended", out);
 	rg_gb_finish();
 	{
 		/* The binding keeps the report; the caller publishes it (bench/run.c). */
@@ -177,7 +166,7 @@ int main(int argc, char **argv)
 		FILE *f;
 
 		text = rg_gb_out_report(&path, &len);
-		EXPECT(text && path && !strcmp(path, out) && len == strlen(text), "no report for %s", out);
+		CHECK(text && path && !strcmp(path, out) && len == strlen(text), "no report for %s", out);
 		f = text ? fopen(out, "w") : NULL;
 		if (f) {
 			fwrite(text, 1, len, f);
@@ -185,16 +174,11 @@ int main(int argc, char **argv)
 		}
 	}
 	/* 3 + 1 + 1 runs, one "context" and one closing of the "benchmarks" array. */
-	EXPECT(count_in_file(out, "\"run_type\": \"iteration\"") == 5, "%d runs in %s",
+	CHECK(count_in_file(out, "\"run_type\": \"iteration\"") == 5, "%d runs in %s",
 	       count_in_file(out, "\"run_type\": \"iteration\""), out);
-	EXPECT(count_in_file(out, "\"context\":") == 1, "%d contexts in %s",
+	CHECK(count_in_file(out, "\"context\":") == 1, "%d contexts in %s",
 	       count_in_file(out, "\"context\":"), out);
-	EXPECT(count_in_file(out, "\n  ]\n}") == 1, "%s is not closed once", out);
+	CHECK(count_in_file(out, "\n  ]\n}") == 1, "%s is not closed once", out);
 	unlink(out);
-	if (failures) {
-		fprintf(stderr, "test_gbench: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("test_gbench: all checks passed\n");
-	return 0;
+	return rg_test_done("test_gbench");
 }

@@ -28,18 +28,7 @@ static void put(const char *rel, const char *text)
 
 static void fresh_root(void)
 {
-	char cmd[512];
-
-	if (root[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		if (system(cmd))
-			exit(1);
-	}
-	snprintf(root, sizeof(root), "/tmp/rg-pmu-test.XXXXXX");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
-		exit(1);
-	}
+	rg_test_fresh_dir(root, sizeof(root), "/tmp/rg-pmu-test.XXXXXX");
 }
 
 static const struct rg_pmu_event *find(const struct rg_pmu_events *e, const char *name)
@@ -210,14 +199,11 @@ static void test_fifo(void)
 
 int main(void)
 {
-	char cmd[512];
-
 	test_format();
 	test_arm64();
 	test_x86_and_none();
 	test_fifo();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd))
+	if (rg_test_rm_tree(root))
 		rg_test_failures++;
 	return rg_test_done("test_pmu_events");
 }

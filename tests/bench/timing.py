@@ -105,7 +105,7 @@ a6, _ = run("six", "--scenarios", "pair", "--cpus", str(cpus[0]), reps=6)
 r = subprocess.run(rgtest.command(a, "compare", "--allow-emulated", a5, a5), capture_output=True, text=True)
 if r.returncode == 1 and "not built" in r.stderr:
     print("bench.timing: compare not built here, its part skipped")
-    c.done()
+    c.finish()
 c.check(r.returncode == 0, f"compare: exit {r.returncode} {r.stderr}")
 c.check("note:" not in re.sub(r"(?m)^note: emulated CPU.*\n", "", r.stdout),
         f"compare of a file with itself has notes:\n{r.stdout}")
@@ -148,4 +148,4 @@ r = subprocess.run(rgtest.command(a, "compare", "--allow-emulated", a5, os.path.
 c.check(r.returncode == 1 and r.stdout == "" and
         re.fullmatch(r"rgbench compare: \S+negwall\.json:\d+: 'samples_wall_ns'\[0\] is negative\n", r.stderr),
         f"negative samples_wall_ns: {r.returncode} {r.stderr!r}")
-c.done()
+c.finish()

@@ -6,18 +6,12 @@ remote row's paired difference against the local one."""
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 import rgtest
 
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+C = rgtest.Checker("xpkg")
+check = C.check
 
 
 def main():
@@ -38,7 +32,7 @@ def main():
                 check(rows == [], f"one package: no cross-package rows, got {[x['scenario'] for x in rows]}")
         if ncpu < 2:
             print("xpkg: one CPU, mechanics not tested")
-            return 77 if not FAILS else 1
+            return 77
         r = subprocess.run(rgtest.command(a, *base), capture_output=True, text=True,
                            env=dict(env, RG_TEST_XPKG="1"), timeout=300)
         check(r.returncode == 0, f"xpkg test run: exit {r.returncode} {r.stderr.strip()}")
@@ -67,12 +61,7 @@ def main():
                       f"{sc}: ok on two different CPUs: {x['status']} {x['cpus']} {x['reason']}")
                 check(x["ops"] > 0 and x["refusals"] == 0 and len(x["samples_ns"]) == 3,
                       f"{sc}: pairs counted, no refusal on per-CPU slots, 3 samples")
-    if FAILS:
-        print(f"{len(FAILS)} failure(s)")
-        return 1
-    print("xpkg: all checks passed")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

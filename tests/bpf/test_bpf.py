@@ -20,6 +20,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import rgtest  # noqa: E402
+
 SKIP = 77
 BASELINES = {"base", "user-count", "driver-empty", "driver-kfunc", "driver-count"}
 ATTACH = ["fentry", "fexit", "fmod_ret", "kprobe", "tp", "raw_tp", "tp_btf"]
@@ -36,13 +39,8 @@ COLUMNS = ("schema_version rgbench_version run_id timestamp host arch cpu_vendor
            "instructions_per_pair ref_ns_per_cycle ref_cv ref_cycles_per_pair events counters "
            "refusals ops status reason").split()
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+C = rgtest.Checker("test_bpf")
+check = C.check
 
 
 def run(binary, *args, **kw):
@@ -502,6 +500,18 @@ def case_stop(b):
         check(so.count("; NOISY: ") == 2, "stop: both progress lines say NOISY")
 
 
+def sigint_and_wait(p, late):
+    """SIGINT to p, then its (stdout, stderr); killed, and the check `late` fails, after 20 s."""
+    p.send_signal(signal.SIGINT)
+    try:
+        return p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out = p.communicate()
+        check(False, late)
+        return out
+
+
 def case_signal(b):
     """SIGINT/SIGTERM: stop within a sample, write nothing; never a temp file or a mixed pair."""
     need_root()
@@ -515,13 +525,7 @@ def case_signal(b):
         try:
             out, _ = p.communicate(timeout=2.5)
         except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGINT)
-            try:
-                out, err = p.communicate(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                out, err = p.communicate()
-                check(False, "SIGINT not honoured within 20 s (the run has 90 samples of 1 s)")
+            out, err = sigint_and_wait(p, "SIGINT not honoured within 20 s (the run has 90 samples of 1 s)")
             check(p.returncode == 128 + signal.SIGINT, f"SIGINT: exit 130 (got {p.returncode})")
             check("interrupted by SIGINT" in err and len(err.strip().splitlines()) == 1,
                   f"SIGINT: one line: {err!r}")
@@ -578,13 +582,7 @@ def case_default_sigint(rgbench):
             print("".join(seen[-5:]))
             print("SKIP: the default run has no BPF part here")
             sys.exit(SKIP)
-        p.send_signal(signal.SIGINT)
-        try:
-            rest, _ = p.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            rest, _ = p.communicate()
-            check(False, "SIGINT in the BPF part not honoured within 20 s")
+        rest, _ = sigint_and_wait(p, "SIGINT in the BPF part not honoured within 20 s")
         check(p.returncode == 128 + signal.SIGINT, f"exit 130 (got {p.returncode})")
         check("interrupted by SIGINT" in rest, f"says it was interrupted: {rest[-300:]!r}")
         rows = [x for x in rest.splitlines() if re.match(r"^\[\d+/\d+\] ", x)]
@@ -601,13 +599,9 @@ def main():
     if not fn:
         print(f"unknown case {case}")
         return 2
+    C.name = "bpf_" + case
     fn(b)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("PASS")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

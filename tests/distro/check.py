@@ -10,10 +10,11 @@ import os
 import re
 import sys
 
-# The check/read helpers (and their list of failures) of the arm64 system's checker.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "arm64"))
-from check_native import bad, check, read  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import rgtest  # noqa: E402
 
+C = rgtest.Checker("distro.check", listing=True)
+check, read = C.check, rgtest.read_text
 
 # What each release's packages give: its kernel source tarball (libperf is built from it)
 # and its Google Benchmark API (cmake/gbench_api.cmake).
@@ -61,9 +62,7 @@ def main():
     check("== all tests passed" in test, "test.sh: all tests passed")
     sums = re.findall(r"\d+% tests passed, (\d+) tests failed out of (\d+)", test)
     check(sums != [] and all(f == "0" for f, _ in sums), f"ctest summaries, failed/total: {sums}")
-    print("PASS" if not bad else f"{len(bad)} check(s) failed")
-    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

@@ -11,16 +11,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import rgtest  # noqa: E402
+
 NEEDS = ["build", "bpf", "counters", "plots", "cross", "vm"]
 FAMILIES = ["apt", "dnf"]
 PATTERN = set("*?[]^$")
-bad = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        bad.append(what)
+C = rgtest.Checker("distro.deps_table", listing=True)
+check = C.check
 
 
 def deps(script, *args, env=None):
@@ -104,9 +102,7 @@ def main():
         err = r.stderr.splitlines()
         check(r.returncode == 2 and len(err) == 1 and err[0].startswith("rgbench deps: " + what),
               f"{' '.join(args)} {env}: exit 2, one line ({r.returncode}, {err})")
-    print("PASS" if not bad else f"{len(bad)} check(s) failed")
-    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Disassemble the measured loops and check them against guards/guards.def.
+"""Disassemble the measured loops and check them against guards/include/rg/guards.def.
 
 usage: asm_check.py OBJDUMP LIB --def GUARDS_DEF --expect-functions N
        asm_check.py OBJDUMP LATLIB --def GUARDS_DEF --expect-latency N  (the latency loops)
@@ -313,24 +313,24 @@ def mutations(defs, arch, funcs, texts):
         d = {g: dict(v) for g, v in defs.items()}
         d[atomic[0]][arch] = "!atomic"
         caught(f"{atomic[0]} claimed non-atomic", d)
-    # the multiply rule: a duty loop (which multiplies) checked as a pair loop
-    if cpu:
+
+    def swapped(name, loop, stand_in, problem):
+        """loop's text replaced by stand_in's: a problem naming `problem` must be found."""
         t = dict(texts)
-        t[f"rg_loop_nested_{cpu[0]}"] = texts.get(f"rg_loop_duty_{cpu[0]}", [])
+        t[loop] = texts.get(stand_in, [])
         p, _ = check_guards(defs, arch, funcs, t)
-        if not any("multiply" in x for x in p):
-            misses.append("multiply in a per-CPU loop")
+        if not any(problem in x for x in p):
+            misses.append(name)
         else:
-            print("mutation 'multiply in a per-CPU loop' caught")
-    # a duty loop without its work: the pair loop in its place
+            print(f"mutation '{name}' caught")
+
     if cpu:
-        t = dict(texts)
-        t[f"rg_loop_duty_{cpu[0]}"] = texts.get(f"rg_loop_pair_{cpu[0]}", [])
-        p, _ = check_guards(defs, arch, funcs, t)
-        if not any("duty work is missing" in x for x in p):
-            misses.append("duty loop without work")
-        else:
-            print("mutation 'duty loop without work' caught")
+        # the multiply rule: a duty loop (which multiplies) checked as a pair loop
+        swapped("multiply in a per-CPU loop", f"rg_loop_nested_{cpu[0]}", f"rg_loop_duty_{cpu[0]}",
+                "multiply")
+        # a duty loop without its work: the pair loop in its place
+        swapped("duty loop without work", f"rg_loop_duty_{cpu[0]}", f"rg_loop_pair_{cpu[0]}",
+                "duty work is missing")
     return misses
 
 

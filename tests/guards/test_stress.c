@@ -16,6 +16,7 @@
 #include "rg/registry.h"
 #include "rg/rseq.h"
 #include "check.h"
+#include "guard_tries.h"
 
 #define MAX_THREADS 8
 
@@ -35,13 +36,16 @@ struct worker {
 	pthread_t tid;
 	int cpu, scope;
 	uint64_t iters;
-	uint64_t attempts, grants, refusals, doubles;		/* main path */
-	uint64_t h_attempts, h_grants, h_refusals, h_doubles;	/* signal handler */
+	struct rg_tries tries;		/* main path */
+	uint64_t doubles;
+	struct rg_tries h_tries;	/* signal handler */
+	uint64_t h_doubles;
 	int done;
 } __attribute__((aligned(RG_CACHELINE)));
 
 struct totals {
-	uint64_t attempts, grants, refusals, h_attempts, h_grants, h_refusals, doubles, prot;
+	struct rg_tries tries, h_tries;
+	uint64_t doubles, prot;
 	uint64_t slots_nonzero;
 };
 
@@ -97,17 +101,10 @@ static void on_signal(int signo)
 	(void)signo;
 	if (!w)
 		return;
-	rg_rctx_enter_signal();
-	w->h_attempts++;
-	ok = cur_gi->enter(&cur_g);
-	if (ok) {
-		w->h_grants++;
+	ok = rg_tries_enter_signal(&w->h_tries, cur_gi, &cur_g);
+	if (ok)
 		held_region(w, &w->h_doubles);
-	} else {
-		w->h_refusals++;
-	}
-	cur_gi->exit(&cur_g, ok);
-	rg_rctx_exit_signal();
+	rg_tries_exit_signal(cur_gi, &cur_g, ok);
 	if (yield_in_handler)
 		sched_yield();
 }
@@ -138,22 +135,17 @@ static void *worker_main(void *arg)
 			uint64_t n = w->iters - done < chunk ? w->iters - done : chunk;
 			uint64_t refused = rg_loops[cur_gi->id].pair(&cur_g, n);
 
-			w->attempts += n;
-			w->refusals += refused;
-			w->grants += n - refused;
+			w->tries.attempts += n;
+			w->tries.refusals += refused;
+			w->tries.grants += n - refused;
 		}
 	}
 	for (uint64_t i = 0; !loop_mode && i < w->iters; i++) {
 		bool ok;
 
-		w->attempts++;
-		ok = cur_gi->enter(&cur_g);
-		if (ok) {
-			w->grants++;
+		ok = rg_tries_enter(&w->tries, cur_gi, &cur_g);
+		if (ok)
 			held_region(w, &w->doubles);
-		} else {
-			w->refusals++;
-		}
 		cur_gi->exit(&cur_g, ok);
 	}
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
@@ -240,12 +232,8 @@ static struct totals run(const struct rg_guard_info *gi, int nthreads, const int
 	for (int i = 0; i < nthreads; i++) {
 		struct worker *w = &workers[i];
 
-		t.attempts += w->attempts;
-		t.grants += w->grants;
-		t.refusals += w->refusals;
-		t.h_attempts += w->h_attempts;
-		t.h_grants += w->h_grants;
-		t.h_refusals += w->h_refusals;
+		rg_tries_add(&t.tries, &w->tries);
+		rg_tries_add(&t.h_tries, &w->h_tries);
 		t.doubles += w->doubles + w->h_doubles;
 	}
 	for (size_t s = 0; s < sizeof(scopes) / sizeof(scopes[0]); s++)
@@ -265,7 +253,7 @@ static bool promises(const struct rg_guard_info *gi)
 static bool failed_exactness(const struct rg_guard_info *gi, const struct totals *t)
 {
 	return t->doubles || t->slots_nonzero ||
-	       (promises(gi) && !loop_mode && t->prot != t->grants + t->h_grants);
+	       (promises(gi) && !loop_mode && t->prot != t->tries.grants + t->h_tries.grants);
 }
 
 static void report(const char *mode, const struct rg_guard_info *gi, const struct totals *t)
@@ -273,31 +261,36 @@ static void report(const char *mode, const struct rg_guard_info *gi, const struc
 	char lost[32] = "n/a";	/* noop promises nothing, its region is not checked */
 
 	if (promises(gi) && !loop_mode)	/* loop runs have no held region */
-		snprintf(lost, sizeof(lost), "%" PRId64, (int64_t)(t->grants + t->h_grants - t->prot));
+		snprintf(lost, sizeof(lost), "%" PRId64,
+			 (int64_t)(t->tries.grants + t->h_tries.grants - t->prot));
 	printf("%-12s %-16s attempts %9" PRIu64 " grants %9" PRIu64 " refused %7" PRIu64
 	       " | signals %6" PRIu64 " granted %6" PRIu64 " refused %5" PRIu64
 	       " | double-grants %" PRIu64 " lost %s counters!=0 %" PRIu64 "\n",
-	       mode, gi->name, t->attempts, t->grants, t->refusals, t->h_attempts, t->h_grants,
-	       t->h_refusals, t->doubles, lost, t->slots_nonzero);
+	       mode, gi->name, t->tries.attempts, t->tries.grants, t->tries.refusals,
+	       t->h_tries.attempts, t->h_tries.grants, t->h_tries.refusals, t->doubles, lost, t->slots_nonzero);
 }
 
 /* The invariants every guard that claims protection must keep, in any mode. */
 static void check_exact(const char *mode, const struct rg_guard_info *gi, const struct totals *t,
 			uint64_t expect_attempts, bool oversubscribed)
 {
-	CHECK(t->attempts == expect_attempts, "%s %s: attempts %" PRIu64, mode, gi->name, t->attempts);
-	CHECK(t->grants + t->refusals == t->attempts, "%s %s: grants+refusals != attempts", mode, gi->name);
-	CHECK(t->h_grants + t->h_refusals == t->h_attempts, "%s %s: handler totals", mode, gi->name);
+	CHECK(t->tries.attempts == expect_attempts, "%s %s: attempts %" PRIu64, mode, gi->name,
+	      t->tries.attempts);
+	CHECK(t->tries.grants + t->tries.refusals == t->tries.attempts,
+	      "%s %s: grants+refusals != attempts", mode, gi->name);
+	CHECK(t->h_tries.grants + t->h_tries.refusals == t->h_tries.attempts,
+	      "%s %s: handler totals", mode, gi->name);
 	CHECK(t->slots_nonzero == 0, "%s %s: %" PRIu64 " counters not back to 0", mode, gi->name,
 	      t->slots_nonzero);
 	if (!promises(gi)) {
-		CHECK(t->refusals == 0 && t->h_refusals == 0, "%s %s refused", mode, gi->name);
+		CHECK(t->tries.refusals == 0 && t->h_tries.refusals == 0, "%s %s refused", mode, gi->name);
 		return;
 	}
 	CHECK(t->doubles == 0, "%s %s: %" PRIu64 " double grants", mode, gi->name, t->doubles);
 	if (!loop_mode)
-		CHECK(t->prot == t->grants + t->h_grants, "%s %s: protected counter %" PRIu64 " != grants %" PRIu64,
-	      mode, gi->name, t->prot, t->grants + t->h_grants);
+		CHECK(t->prot == t->tries.grants + t->h_tries.grants,
+		      "%s %s: protected counter %" PRIu64 " != grants %" PRIu64,
+		      mode, gi->name, t->prot, t->tries.grants + t->h_tries.grants);
 	/*
 	 * Only a holder on the same scope can refuse the main path: with one
 	 * thread per CPU that is impossible for per-CPU guards and tls (a
@@ -305,8 +298,8 @@ static void check_exact(const char *mode, const struct rg_guard_info *gi, const 
 	 */
 	if (rg_guard_scope(gi) == RG_SCOPE_THREAD ||
 	    (!oversubscribed && rg_guard_scope(gi) == RG_SCOPE_CPU))
-		CHECK(t->refusals == 0, "%s %s: main path refused %" PRIu64 " times", mode, gi->name,
-		      t->refusals);
+		CHECK(t->tries.refusals == 0, "%s %s: main path refused %" PRIu64 " times", mode, gi->name,
+		      t->tries.refusals);
 }
 
 /*
@@ -421,7 +414,7 @@ int main(int argc, char **argv)
 		check_exact("oversub", gi, &t, 4 * over_iters, true);
 		if (!(gi->needs & (RG_NO_PROTECTION)) && (gi->needs & RG_NEEDS_PIN))
 			printf("%-12s %-16s preemption refusals (a holder preempted on its CPU): %" PRIu64 "\n",
-			       "", gi->name, t.refusals);
+			       "", gi->name, t.tries.refusals);
 
 		t = run(gi, 4, over_cpus, over_iters, true, true);
 		report("oversub-loop", gi, &t);

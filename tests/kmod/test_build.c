@@ -19,18 +19,16 @@ int main(int argc, char **argv)
 		printf("test_build: SKIP: no kernel build headers\n");
 		return 77;
 	}
-	unsetenv("RG_KMOD_SRC");
-	rc = build_module(kdir, tmpdir, ko, sizeof(ko));
+	rc = build_module(RG_KMOD_SRC_DIR, kdir, tmpdir, ko, sizeof(ko));
 	CHECK(rc == 0, "build against %s from %s: %d", kdir, RG_KMOD_SRC_DIR, rc);
 	CHECK(rc || is_file(ko), "no %s", ko);
 	CHECK(rc || !strncmp(ko, "/tmp/rgbench-kmod.", 18), "module at %s", ko);
 	remove_tmpdir(tmpdir);
 	CHECK(!tmpdir[0] || !is_dir(tmpdir), "%s left behind", tmpdir);
 
-	/* RG_KMOD_SRC pointing elsewhere: -1 after a message, the temporary directory gone. */
-	setenv("RG_KMOD_SRC", "/nonexistent-rgbench-src", 1);
+	/* Sources elsewhere (RG_KMOD_SRC): -1 after a message, the temporary directory gone. */
 	tmpdir[0] = '\0';
-	rc = build_module(kdir, tmpdir, ko, sizeof(ko));
+	rc = build_module("/nonexistent-rgbench-src", kdir, tmpdir, ko, sizeof(ko));
 	CHECK(rc == -1, "missing sources: %d", rc);
 	remove_tmpdir(tmpdir);
 	CHECK(tmpdir[0] && !is_dir(tmpdir), "%s left behind", tmpdir);

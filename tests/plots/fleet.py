@@ -13,16 +13,13 @@ import subprocess
 import sys
 import tempfile
 
-FAILS = []
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "fleet"))
+sys.path[:0] = [os.path.join(HERE, "fleet"), os.path.join(HERE, "..", "bench")]
+import rgtest  # noqa: E402
 from relabel import relabel  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+C = rgtest.Checker("fleet")
+check = C.check
 
 
 def run(r, *args, timeout=300):
@@ -332,12 +329,7 @@ def main():
             s = open(svg).read()
             for lab in ("vm (aarch64, Neoverse-V2)", "ampere", "[EMULATED]", "this-cpu-pre-6.18", "now"):
                 check(lab in s, f"fleet.svg shows {lab!r}")
-    if FAILS:
-        print(f"{len(FAILS)} failure(s)")
-        return 1
-    print("fleet: all checks passed")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

@@ -69,51 +69,74 @@ static void save(struct rg_resultset *rs, const char *dir, const char *stem)
 
 #define S(...) ((const double[]){ __VA_ARGS__ })
 
-/* The A/B pair: values chosen so change, speedup and p can be checked by hand. */
-static void ab(const char *dir)
+#define ROWS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* A user row: guard, scenario, threads and its ns samples in each file of a set (0 past the last). */
+struct ab_row {
+	const char *guard, *scenario;
+	long threads;
+	double ns[2][5];
+};
+
+/*
+ * File f of a set: the user rows that have samples in it, then a BPF driver
+ * row (Mops/s) and a skipped fentry row when bpf_mops is given.
+ */
+static void ab_file(const char *dir, const char *stem, const char *host, const char *arch,
+		    const char *cpu, const char *kernel, const char *when,
+		    const struct ab_row *u, size_t n, int f, const double *bpf_mops)
 {
 	struct rg_resultset rs;
 	struct rg_env e;
 
-	env(&e, "alpha", "x86_64", "AMD EPYC 7B13", "6.1.0-57-amd64");
+	env(&e, host, arch, cpu, kernel);
 	rg_results_init(&rs, &e);
-	snprintf(rs.timestamp, sizeof(rs.timestamp), "2026-01-01T00:00:00Z");
-	row(&rs, "user", "noop", "pair", 1, 0, 1000, S(0.30, 0.31, 0.29, 0.30, 0.32), NULL, 5);
-	row(&rs, "user", "tls", "pair", 1, 0, 1000, S(1.0, 1.1, 0.9, 1.0, 1.2), NULL, 5);
-	row(&rs, "user", "pcpu-stadd", "pair", 1, 0, 1000, S(50, 52, 48, 51, 49), NULL, 5);
-	row(&rs, "user", "pcpu-ldadd", "pair", 1, 0, 1000, S(2.0, 2.1, 1.9, 2.0, 2.2), NULL, 5);
-	row(&rs, "user", "rseq", "pair", 1, 0, 1000, S(4.0, 4.1, 3.9), NULL, 3);
-	row(&rs, "user", "global-atomic", "pair", 1, 0, 1000, S(6, 6, 6, 6, 6), NULL, 5);
-	row(&rs, "user", "pcpu-lock-xadd", "falseshare-packed", 2, 0, 1000, S(20, 21, 19, 20, 22), NULL, 5);
-	row(&rs, "user", "pcpu-lock-xadd", "falseshare-padded", 2, 0, 1000, S(5, 5.5, 4.5, 5, 6), NULL, 5);
-	row(&rs, "bpf", "raw_tp", "driver", 1, 0, 100, NULL, S(50, 51, 49, 50, 52), 5);
-	skip(&rs, "bpf", "fentry", "driver", "fentry: BPF load failed (EPERM)");
-	save(&rs, dir, "ab-base");
+	snprintf(rs.timestamp, sizeof(rs.timestamp), "%s", when);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
 
-	env(&e, "alpha", "x86_64", "AMD EPYC 7B13", "6.18.0");
-	rg_results_init(&rs, &e);
-	snprintf(rs.timestamp, sizeof(rs.timestamp), "2026-01-02T00:00:00Z");
-	row(&rs, "user", "noop", "pair", 1, 0, 1000, S(0.30, 0.31, 0.29, 0.30, 0.32), NULL, 5);
-	row(&rs, "user", "tls", "pair", 1, 0, 1000, S(1.05, 0.95, 1.0, 1.15, 1.1), NULL, 5);
-	row(&rs, "user", "pcpu-stadd", "pair", 1, 0, 1000, S(1.00, 1.05, 0.98, 1.02, 1.04), NULL, 5);
-	row(&rs, "user", "pcpu-ldadd", "pair", 1, 0, 1000, S(2.5, 2.6, 2.4, 2.5, 2.7), NULL, 5);
-	row(&rs, "user", "rseq", "pair", 1, 0, 1000, S(4.0, 4.2, 3.8, 4.1, 3.9), NULL, 5);
-	row(&rs, "user", "pcpu-swp", "pair", 1, 0, 1000, S(3, 3.1, 2.9, 3, 3.2), NULL, 5);
-	row(&rs, "user", "pcpu-lock-xadd", "falseshare-packed", 2, 0, 1000, S(20, 21, 19, 20, 22), NULL, 5);
-	row(&rs, "user", "pcpu-lock-xadd", "falseshare-padded", 2, 0, 1000, S(4, 4.4, 3.6, 4, 4.8), NULL, 5);
-	row(&rs, "bpf", "raw_tp", "driver", 1, 0, 100, NULL, S(60, 61, 59, 60, 62), 5);
-	skip(&rs, "bpf", "fentry", "driver", "fentry: BPF load failed (EPERM)");
-	save(&rs, dir, "ab-new");
+		while (k < 5 && u[i].ns[f][k] != 0)
+			k++;
+		if (k)
+			row(&rs, "user", u[i].guard, u[i].scenario, u[i].threads, 0, 1000, u[i].ns[f],
+			    NULL, k);
+	}
+	if (bpf_mops) {
+		row(&rs, "bpf", "raw_tp", "driver", 1, 0, 100, NULL, bpf_mops, 5);
+		skip(&rs, "bpf", "fentry", "driver", "fentry: BPF load failed (EPERM)");
+	}
+	save(&rs, dir, stem);
+}
 
+/* The A/B pair: values chosen so change, speedup and p can be checked by hand. */
+static void ab(const char *dir)
+{
+	/* ab-base, then ab-new: rseq has 3 samples in ab-base, global-atomic and pcpu-swp one file each */
+	static const struct ab_row rows[] = {
+		{ "noop", "pair", 1, { { 0.30, 0.31, 0.29, 0.30, 0.32 }, { 0.30, 0.31, 0.29, 0.30, 0.32 } } },
+		{ "tls", "pair", 1, { { 1.0, 1.1, 0.9, 1.0, 1.2 }, { 1.05, 0.95, 1.0, 1.15, 1.1 } } },
+		{ "pcpu-stadd", "pair", 1, { { 50, 52, 48, 51, 49 }, { 1.00, 1.05, 0.98, 1.02, 1.04 } } },
+		{ "pcpu-ldadd", "pair", 1, { { 2.0, 2.1, 1.9, 2.0, 2.2 }, { 2.5, 2.6, 2.4, 2.5, 2.7 } } },
+		{ "rseq", "pair", 1, { { 4.0, 4.1, 3.9 }, { 4.0, 4.2, 3.8, 4.1, 3.9 } } },
+		{ "global-atomic", "pair", 1, { { 6, 6, 6, 6, 6 }, { 0 } } },
+		{ "pcpu-swp", "pair", 1, { { 0 }, { 3, 3.1, 2.9, 3, 3.2 } } },
+		{ "pcpu-lock-xadd", "falseshare-packed", 2, { { 20, 21, 19, 20, 22 }, { 20, 21, 19, 20, 22 } } },
+		{ "pcpu-lock-xadd", "falseshare-padded", 2, { { 5, 5.5, 4.5, 5, 6 }, { 4, 4.4, 3.6, 4, 4.8 } } },
+	};
 	/* The same guards on another machine, for --across-hosts. */
-	env(&e, "grace", "aarch64", "Neoverse-V2", "6.18.0");
-	rg_results_init(&rs, &e);
-	snprintf(rs.timestamp, sizeof(rs.timestamp), "2026-01-03T00:00:00Z");
-	row(&rs, "user", "noop", "pair", 1, 0, 1000, S(0.25, 0.26, 0.24, 0.25, 0.27), NULL, 5);
-	row(&rs, "user", "tls", "pair", 1, 0, 1000, S(0.8, 0.85, 0.75, 0.8, 0.9), NULL, 5);
-	row(&rs, "user", "pcpu-stadd", "pair", 1, 0, 1000, S(45, 46, 44, 45, 47), NULL, 5);
-	row(&rs, "user", "pcpu-ldadd", "pair", 1, 0, 1000, S(1.5, 1.6, 1.4, 1.5, 1.7), NULL, 5);
-	save(&rs, dir, "hostb");
+	static const struct ab_row hostb[] = {
+		{ "noop", "pair", 1, { { 0.25, 0.26, 0.24, 0.25, 0.27 } } },
+		{ "tls", "pair", 1, { { 0.8, 0.85, 0.75, 0.8, 0.9 } } },
+		{ "pcpu-stadd", "pair", 1, { { 45, 46, 44, 45, 47 } } },
+		{ "pcpu-ldadd", "pair", 1, { { 1.5, 1.6, 1.4, 1.5, 1.7 } } },
+	};
+
+	ab_file(dir, "ab-base", "alpha", "x86_64", "AMD EPYC 7B13", "6.1.0-57-amd64",
+		"2026-01-01T00:00:00Z", rows, ROWS(rows), 0, S(50, 51, 49, 50, 52));
+	ab_file(dir, "ab-new", "alpha", "x86_64", "AMD EPYC 7B13", "6.18.0",
+		"2026-01-02T00:00:00Z", rows, ROWS(rows), 1, S(60, 61, 59, 60, 62));
+	ab_file(dir, "hostb", "grace", "aarch64", "Neoverse-V2", "6.18.0",
+		"2026-01-03T00:00:00Z", hostb, ROWS(hostb), 0, NULL);
 }
 
 static void lat_row(struct rg_resultset *rs, const char *guard, const char *role, double p50);

@@ -11,13 +11,11 @@ import subprocess
 import sys
 import tempfile
 
-FAILS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import rgtest  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
+C = rgtest.Checker("report")
+check = C.check
 
 
 def run(r, *args):
@@ -211,12 +209,7 @@ def main():
           "pcpu-xadd/pair is not left alone once paired by role")
     p = run(r, "compare", arm, x86)
     check(p.returncode == 0 and "role this-cpu" not in p.stdout, "without --across-hosts no role pairing")
-    if FAILS:
-        print(f"{len(FAILS)} failure(s)")
-        return 1
-    print("report: all checks passed")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    C.finish(main())

@@ -258,6 +258,25 @@ static char *make_json(int version, int row_version, bool events)
 	return buf;
 }
 
+/* A CSV of nrows rows that say version v (file_version is the header's), col = val in each. */
+static char *versioned_csv(char v, int nrows, const char *col, const char *val)
+{
+	char *s = make_csv(false, false, nrows, col, val);
+
+	set_row_versions(s, v);
+	return s;
+}
+
+/* Rows of version v under a header without a column v needs: refused with want. */
+static void expect_missing(char v, int nrows, const char *want)
+{
+	char name[] = "vN.csv", *s = versioned_csv(v, nrows, NULL, NULL);
+
+	name[1] = v;
+	expect_err(name, s, strlen(s), want);
+	free(s);
+}
+
 /*
  * Version 1 files (no `events`), version 2 files (`events` required) and
  * version 3 files (run id, virt, role, deltas, time bases, latency), CSV and JSON.
@@ -270,8 +289,7 @@ static void test_versions(void)
 
 	/* CSV, version 1: no events and no version 3 column; the rows read them as empty. */
 	file_version = 1;
-	s = make_csv(false, false, 2, NULL, NULL);
-	set_row_versions(s, '1');
+	s = versioned_csv('1', 2, NULL, NULL);
 	CHECK(!rg_read_buffer("v1.csv", s, strlen(s), &rows, err, sizeof(err)), "v1.csv: %s", err);
 	CHECK(rows.n == 2, "v1.csv: %zu rows", rows.n);
 	for (size_t i = 0; i < rows.n; i++) {
@@ -286,16 +304,11 @@ static void test_versions(void)
 	/* A version 2 row needs events ... */
 	file_version = 2;
 	omit_col = "events";
-	s = make_csv(false, false, 3, NULL, NULL);
-	set_row_versions(s, '2');
-	expect_err("v2.csv", s, strlen(s),
-		   "v2.csv:2: required column 'events' is missing from the header (schema version 2)");
-	free(s);
+	expect_missing('2', 3, "v2.csv:2: required column 'events' is missing from the header (schema version 2)");
 	omit_col = NULL;
 
 	/* CSV, version 2: events comes through, version 3 columns read as n/a. */
-	s = make_csv(false, false, 1, "events", "mem_access=2.010;ll_cache_miss_rd=0.000");
-	set_row_versions(s, '2');
+	s = versioned_csv('2', 1, "events", "mem_access=2.010;ll_cache_miss_rd=0.000");
 	CHECK(!rg_read_buffer("v2.csv", s, strlen(s), &rows, err, sizeof(err)), "v2.csv: %s", err);
 	CHECK(rows.n == 1 && !strcmp(rg_row_s(&rows.v[0], RG_COL_events),
 				     "mem_access=2.010;ll_cache_miss_rd=0.000"), "v2.csv events");
@@ -303,16 +316,11 @@ static void test_versions(void)
 	rg_rows_free(&rows);
 	free(s);
 	/* ... and a version 3 row needs every version 3 column. */
-	s = make_csv(false, false, 1, NULL, NULL);
-	set_row_versions(s, '3');
-	expect_err("v3.csv", s, strlen(s),
-		   "v3.csv:2: required column 'run_id' is missing from the header (schema version 3)");
-	free(s);
+	expect_missing('3', 1, "v3.csv:2: required column 'run_id' is missing from the header (schema version 3)");
 
 	/* CSV, version 3: the version 4 columns (interval level, duty split, cycle reference) read as n/a. */
 	file_version = 3;
-	s = make_csv(false, false, 1, "delta_ns", "0.5");
-	set_row_versions(s, '3');
+	s = versioned_csv('3', 1, "delta_ns", "0.5");
 	CHECK(!rg_read_buffer("v3.csv", s, strlen(s), &rows, err, sizeof(err)), "v3.csv: %s", err);
 	CHECK(rows.n == 1, "v3.csv: %zu rows", rows.n);
 	for (size_t i = 0; i < rows.n; i++) {
@@ -324,11 +332,8 @@ static void test_versions(void)
 	rg_rows_free(&rows);
 	free(s);
 	/* ... and a version 4 row needs every version 4 column. */
-	s = make_csv(false, false, 1, NULL, NULL);
-	set_row_versions(s, '4');
-	expect_err("v4.csv", s, strlen(s),
-		   "v4.csv:2: required column 'duty_in_ns' is missing from the header (schema version 4)");
-	free(s);
+	expect_missing('4', 1,
+		       "v4.csv:2: required column 'duty_in_ns' is missing from the header (schema version 4)");
 	file_version = RG_SCHEMA_VERSION;
 
 	/* CSV, version 3: a negative difference is legal, a negative time is not. */
@@ -471,33 +476,31 @@ static void test_reader(void)
 	}
 	free(s);
 
-	expect_err("e.csv", "", 0, "e.csv:1: empty file");
-	expect_err("e.csv", "\n\n  \n", 4, "e.csv:1: empty file");
-	expect_err("d.csv", "schema_version;suite;guard\n1;user;tls\n", 38,
-		   "d.csv:1: header is not comma-separated (found ';' as delimiter)");
-	expect_err("d.csv", "schema_version\tsuite\n", 21, "found '\\t' as delimiter");
-	expect_err("m.csv", "schema_version,suite\n1,user\n", 28,
-		   "m.csv:1: required column 'rgbench_version' is missing");
-	expect_err("h.csv", "schema_version,schema_version\n", 30, "column 'schema_version' appears twice");
-	expect_err("bin", "abc\0def", 7, "bin:1: binary data (byte 0x00 at offset 3)");
-	expect_err("bin", "a,b\n\xff\xfe\n", 7, "bin:2: binary data (invalid UTF-8 byte 0xff");
-	expect_err("bin", "a\xc3", 2, "truncated UTF-8");
-	expect_err("cr.csv", "a,b\rc\n", 6, "carriage return not followed by a line feed");
-
-	/* JSON */
-	expect_err("j.json", "{\"schema_version\":1,\"results\":[", 31, "j.json:1: invalid JSON:");
-	expect_err("j.json", "{\"schema_version\":5,\"results\":[]}", 33,
-		   "j.json:1: schema version 5 is not supported");
-	expect_err("j.json", "{\"results\":[]}", 14, "no 'schema_version'");
-	expect_err("j.json", "{\"schema_version\":1,\"schema_version\":1,\"results\":[]}", 52,
-		   "duplicate object key");
-	expect_err("j.json", "{\"schema_version\":1,\n\"results\":[\n{\"suite\":\"user\"}]}", 51,
-		   "j.json:3: results[0]: required field 'schema_version' is missing");
-	expect_err("j.json", "{\"schema_version\":1,\"x\":NaN,\"results\":[]}", 41, "invalid JSON");
-	expect_err("j.json", "[1,2]", 5, "top level is not an object");
-	/* No rows: a header alone, an empty results array (issue 11 item 12). */
-	expect_err("j.json", "{\"schema_version\":1,\"results\":[]}", 33,
-		   "j.json:1: no rows ('results' is empty)");
+	/* Files given as literals (their length: some hold a NUL byte): empty, delimiters, binary data, JSON. */
+	static const struct { const char *name, *buf; size_t len; const char *want; } lit[] = {
+		{ "e.csv", "", 0, "e.csv:1: empty file" },
+		{ "e.csv", "\n\n  \n", 4, "e.csv:1: empty file" },
+		{ "d.csv", "schema_version;suite;guard\n1;user;tls\n", 38, "d.csv:1: header is not comma-separated (found ';' as delimiter)" },
+		{ "d.csv", "schema_version\tsuite\n", 21, "found '\\t' as delimiter" },
+		{ "m.csv", "schema_version,suite\n1,user\n", 28, "m.csv:1: required column 'rgbench_version' is missing" },
+		{ "h.csv", "schema_version,schema_version\n", 30, "column 'schema_version' appears twice" },
+		{ "bin", "abc\0def", 7, "bin:1: binary data (byte 0x00 at offset 3)" },
+		{ "bin", "a,b\n\xff\xfe\n", 7, "bin:2: binary data (invalid UTF-8 byte 0xff" },
+		{ "bin", "a\xc3", 2, "truncated UTF-8" },
+		{ "cr.csv", "a,b\rc\n", 6, "carriage return not followed by a line feed" },
+		/* JSON */
+		{ "j.json", "{\"schema_version\":1,\"results\":[", 31, "j.json:1: invalid JSON:" },
+		{ "j.json", "{\"schema_version\":5,\"results\":[]}", 33, "j.json:1: schema version 5 is not supported" },
+		{ "j.json", "{\"results\":[]}", 14, "no 'schema_version'" },
+		{ "j.json", "{\"schema_version\":1,\"schema_version\":1,\"results\":[]}", 52, "duplicate object key" },
+		{ "j.json", "{\"schema_version\":1,\n\"results\":[\n{\"suite\":\"user\"}]}", 51, "j.json:3: results[0]: required field 'schema_version' is missing" },
+		{ "j.json", "{\"schema_version\":1,\"x\":NaN,\"results\":[]}", 41, "invalid JSON" },
+		{ "j.json", "[1,2]", 5, "top level is not an object" },
+		/* No rows: a header alone, an empty results array (issue 11 item 12). */
+		{ "j.json", "{\"schema_version\":1,\"results\":[]}", 33, "j.json:1: no rows ('results' is empty)" },
+	};
+	for (size_t i = 0; i < sizeof(lit) / sizeof(lit[0]); i++)
+		expect_err(lit[i].name, lit[i].buf, lit[i].len, lit[i].want);
 	s = make_csv(false, false, 0, NULL, NULL);
 	expect_err("h.csv", s, strlen(s), "h.csv:1: no rows (a header and nothing else)");
 	free(s);

@@ -20,11 +20,19 @@
 #define RG_RSEQ_OFF_CPU_ID	4
 #define RG_RSEQ_OFF_CS		8
 
-/* The abort signature; the asm below emits this same token before each abort handler. */
+/*
+ * The abort signature; the asm below emits this same token, with
+ * RG_RSEQ_SIG_DIRECTIVE, before each abort handler, which jumps back with
+ * RG_RSEQ_JUMP.
+ */
 #if defined(__x86_64__)
 # define RG_RSEQ_SIG		0x53053053	/* glibc bits/rseq.h; bytes of ud1 */
+# define RG_RSEQ_SIG_DIRECTIVE	".long"
+# define RG_RSEQ_JUMP		"jmp"
 #elif defined(__aarch64__)
 # define RG_RSEQ_SIG		0xd428bc00	/* BRK #0x45E0 (little-endian code) */
+# define RG_RSEQ_SIG_DIRECTIVE	".inst"
+# define RG_RSEQ_JUMP		"b"
 #else
 # error "rgbench supports x86_64 and aarch64 only"
 #endif
@@ -73,8 +81,8 @@ static rg_always_inline char *rg_rseq_area_fast(void)
  * never grant twice.
  *
  * rg_rseq_add8(base, shift, idx, v): p[idx] += v as above, no reload (the
- * rctx exit: active[rctx]--). Both come from one RG_RSEQ_DEFINE_ADD8() per
- * architecture; they differ only in what follows the commit.
+ * rctx exit: active[rctx]--). Both come from RG_RSEQ_DEFINE_ADD8(); they
+ * differ only in what follows the commit.
  */
 #define RG_RSEQ_STR_(x)	#x
 #define RG_RSEQ_STR(x)	RG_RSEQ_STR_(x)
@@ -86,80 +94,65 @@ static rg_always_inline char *rg_rseq_area_fast(void)
 	".quad 1f, (2f - 1f), 4f\n\t"		/* start, post-commit offset, abort */	\
 	".popsection\n"									\
 	"0:\n\t" arm "1:\n\t"
+#define RG_RSEQ_CS_END									\
+	".pushsection __rseq_failure, \"ax\"\n\t"					\
+	RG_RSEQ_SIG_DIRECTIVE " " RG_RSEQ_STR(RG_RSEQ_SIG) "\n" /* the signature right before abort */ \
+	"4:\n\t"									\
+	RG_RSEQ_JUMP " 0b\n\t"			/* aborted: re-arm and retry */		\
+	".popsection\n"
+
+/*
+ * Per architecture, the pieces of the sequences below (the C around them and
+ * the operands are the same):
+ *   RG_RSEQ_ARM(tmp)  arm the descriptor: rseq->rseq_cs = &desc
+ *   RG_RSEQ_SLOT      p = base + (rseq->cpu_id << shift)
+ *   RG_RSEQ_ADD32     *p += v: 32-bit load, add, store (the commit)
+ *   RG_RSEQ_ADD8      p[idx] += v: byte load, add, byte store (the commit)
+ *   RG_RSEQ_RELOAD32  val = the 32-bit word at p
+ *   RG_RSEQ_SHIFT(s), RG_RSEQ_VAL8, RG_RSEQ_CLOBBERS   operands and clobbers
+ */
 #if defined(__x86_64__)
 # define RG_RSEQ_ARM(tmp)								\
 	"leaq 3b(%%rip), %q[" tmp "]\n\t"						\
 	"movq %q[" tmp "], %c[cs](%[rs])\n"	/* arm: rseq->rseq_cs = &desc */
-# define RG_RSEQ_CS_END								\
-	".pushsection __rseq_failure, \"ax\"\n\t"					\
-	".long " RG_RSEQ_STR(RG_RSEQ_SIG) "\n"	/* the signature right before abort */	\
-	"4:\n\t"									\
-	"jmp 0b\n\t"				/* aborted: re-arm and retry */		\
-	".popsection\n"
-
-static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, unsigned int shift, uint32_t v)
-{
-	char *rs = rg_rseq_area_fast();
-	uint64_t p;
-	uint32_t val;
-
-	__asm__ __volatile__(
-		"// rg_rseq_add_return_u32\n\t"
-		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
-		"movl %c[cpuid](%[rs]), %k[p]\n\t"	/* cpu = rseq->cpu_id */
-		"shlq %%cl, %q[p]\n\t"
-		"addq %[base], %q[p]\n\t"
-		"movl (%q[p]), %[val]\n\t"
-		"addl %[v], %[val]\n\t"
-		"movl %[val], (%q[p])\n"		/* commit */
-		"2:\n\t"
-		RG_RSEQ_CS_END
-		: [p] "=&r"(p), [val] "=&r"(val)
-		: [rs] "r"(rs), [base] "r"(base), "c"(shift), [v] "r"(v),
-		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
-		: "memory", "cc");
-	return val;
-}
-
-/* p[idx] += v on this CPU's slot (byte), then `after` once committed. */
-#define RG_RSEQ_DEFINE_ADD8(name, after)						\
-static rg_always_inline uint32_t name(char *base, unsigned int shift, uint64_t idx, uint32_t v) \
-{											\
-	char *rs = rg_rseq_area_fast();							\
-	uint64_t p;									\
-	uint32_t val;									\
-											\
-	__asm__ __volatile__(								\
-		"// " #name "\n\t"							\
-		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))					\
-		"movl %c[cpuid](%[rs]), %k[p]\n\t"	/* cpu = rseq->cpu_id */		\
-		"shlq %%cl, %q[p]\n\t"							\
-		"addq %[base], %q[p]\n\t"		/* active = this CPU's u8[4] */	\
-		"movzbl (%q[p],%[idx]), %k[val]\n\t"	/* active[rctx]++: byte load, */	\
-		"addl %[v], %k[val]\n\t"						\
-		"movb %b[val], (%q[p],%[idx])\n"	/* byte store: commit */		\
-		"2:\n\t"								\
-		after									\
-		RG_RSEQ_CS_END								\
-		: [p] "=&r"(p), [val] "=&q"(val)					\
-		: [rs] "r"(rs), [base] "r"(base), "c"(shift), [idx] "r"(idx), [v] "r"(v),	\
-		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)		\
-		: "memory", "cc");							\
-	return val;									\
-}
-RG_RSEQ_DEFINE_ADD8(rg_rseq_add8_load32, "movl (%q[p]), %k[val]\n\t")	/* 32-bit reload */
-RG_RSEQ_DEFINE_ADD8(rg_rseq_add8, "")
+# define RG_RSEQ_SLOT									\
+	"movl %c[cpuid](%[rs]), %k[p]\n\t"	/* cpu = rseq->cpu_id */		\
+	"shlq %%cl, %q[p]\n\t"								\
+	"addq %[base], %q[p]\n\t"
+# define RG_RSEQ_ADD32									\
+	"movl (%q[p]), %[val]\n\t"							\
+	"addl %[v], %[val]\n\t"								\
+	"movl %[val], (%q[p])\n"		/* commit */
+# define RG_RSEQ_ADD8									\
+	"movzbl (%q[p],%[idx]), %k[val]\n\t"	/* active[rctx]++: byte load, */	\
+	"addl %[v], %k[val]\n\t"							\
+	"movb %b[val], (%q[p],%[idx])\n"	/* byte store: commit */
+# define RG_RSEQ_RELOAD32	"movl (%q[p]), %k[val]\n\t"
+# define RG_RSEQ_SHIFT(s)	"c"(s)
+# define RG_RSEQ_VAL8		"=&q"	/* a register with a byte form */
+# define RG_RSEQ_CLOBBERS	"memory", "cc"
 #elif defined(__aarch64__)
 # define RG_RSEQ_ARM(tmp)								\
 	"adrp %[" tmp "], 3b\n\t"							\
 	"add %[" tmp "], %[" tmp "], :lo12:3b\n\t"					\
 	"str %[" tmp "], [%[rs], #%c[cs]]\n"	/* arm: rseq->rseq_cs = &desc */
-# define RG_RSEQ_CS_END								\
-	".pushsection __rseq_failure, \"ax\"\n\t"					\
-	".inst " RG_RSEQ_STR(RG_RSEQ_SIG) "\n"	/* the signature right before abort */	\
-	"4:\n\t"									\
-	"b 0b\n\t"				/* aborted: re-arm and retry */		\
-	".popsection\n"
+# define RG_RSEQ_SLOT									\
+	"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"	/* cpu = rseq->cpu_id */		\
+	"lsl %[p], %[p], %[shift]\n\t"							\
+	"add %[p], %[p], %[base]\n\t"
+# define RG_RSEQ_ADD32									\
+	"ldr %w[val], [%[p]]\n\t"							\
+	"add %w[val], %w[val], %w[v]\n\t"						\
+	"str %w[val], [%[p]]\n"			/* commit */
+# define RG_RSEQ_ADD8									\
+	"ldrb %w[val], [%[p], %[idx]]\n\t"	/* active[rctx]++: byte load, */	\
+	"add %w[val], %w[val], %w[v]\n\t"						\
+	"strb %w[val], [%[p], %[idx]]\n"	/* byte store: commit */
+# define RG_RSEQ_RELOAD32	"ldr %w[val], [%[p]]\n\t"
+# define RG_RSEQ_SHIFT(s)	[shift] "r"((uint64_t)(s))
+# define RG_RSEQ_VAL8		"=&r"
+# define RG_RSEQ_CLOBBERS	"memory"
+#endif
 
 static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, unsigned int shift, uint32_t v)
 {
@@ -170,18 +163,14 @@ static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, unsigned int
 	__asm__ __volatile__(
 		"// rg_rseq_add_return_u32\n\t"
 		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
-		"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"	/* cpu = rseq->cpu_id */
-		"lsl %[p], %[p], %[shift]\n\t"
-		"add %[p], %[p], %[base]\n\t"
-		"ldr %w[val], [%[p]]\n\t"
-		"add %w[val], %w[val], %w[v]\n\t"
-		"str %w[val], [%[p]]\n"			/* commit */
+		RG_RSEQ_SLOT
+		RG_RSEQ_ADD32
 		"2:\n\t"
 		RG_RSEQ_CS_END
 		: [p] "=&r"(p), [val] "=&r"(val)
-		: [rs] "r"(rs), [base] "r"(base), [shift] "r"((uint64_t)shift), [v] "r"(v),
+		: [rs] "r"(rs), [base] "r"(base), RG_RSEQ_SHIFT(shift), [v] "r"(v),
 		  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
-		: "memory");
+		: RG_RSEQ_CLOBBERS);
 	return val;
 }
 
@@ -196,24 +185,19 @@ static rg_always_inline uint32_t name(char *base, unsigned int shift, uint64_t i
 	__asm__ __volatile__(								\
 		"// " #name "\n\t"							\
 		RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))					\
-		"ldr %w[p], [%[rs], #%c[cpuid]]\n\t"	/* cpu = rseq->cpu_id */		\
-		"lsl %[p], %[p], %[shift]\n\t"						\
-		"add %[p], %[p], %[base]\n\t"		/* active = this CPU's u8[4] */	\
-		"ldrb %w[val], [%[p], %[idx]]\n\t"	/* active[rctx]++: byte load, */	\
-		"add %w[val], %w[val], %w[v]\n\t"						\
-		"strb %w[val], [%[p], %[idx]]\n"	/* byte store: commit */		\
+		RG_RSEQ_SLOT								\
+		RG_RSEQ_ADD8								\
 		"2:\n\t"								\
 		after									\
 		RG_RSEQ_CS_END								\
-		: [p] "=&r"(p), [val] "=&r"(val)					\
-		: [rs] "r"(rs), [base] "r"(base), [shift] "r"((uint64_t)shift), [idx] "r"(idx), \
+		: [p] "=&r"(p), [val] RG_RSEQ_VAL8(val)					\
+		: [rs] "r"(rs), [base] "r"(base), RG_RSEQ_SHIFT(shift), [idx] "r"(idx),	\
 		  [v] "r"(v), [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)	\
-		: "memory");								\
+		: RG_RSEQ_CLOBBERS);							\
 	return val;									\
 }
-RG_RSEQ_DEFINE_ADD8(rg_rseq_add8_load32, "ldr %w[val], [%[p]]\n\t")	/* 32-bit reload */
+RG_RSEQ_DEFINE_ADD8(rg_rseq_add8_load32, RG_RSEQ_RELOAD32)	/* 32-bit reload */
 RG_RSEQ_DEFINE_ADD8(rg_rseq_add8, "")
-#endif
 
 /*
  * Signal nesting depth of this thread, the userspace "context level" of the

@@ -172,4 +172,18 @@ enum rg_cl_opt_val {
 #define RG_CL_OPT_QUIET(val)		{ "quiet", no_argument, NULL, (val) }
 #define RG_CL_OPT_HELP(val)		{ "help", no_argument, NULL, (val) }
 
+/*
+ * The words every measuring command (rgbench, bpf, kmod) takes, each with
+ * the kit's own value; a command adds --help, its old spellings and its own.
+ */
+#define RG_CL_OPTS_MEASURE						\
+	RG_CL_OPT_THREADS(RG_CL_O_THREADS),				\
+	RG_CL_OPT_CPUS(RG_CL_O_CPUS),					\
+	RG_CL_OPT_DURATION(RG_CL_O_DURATION),				\
+	RG_CL_OPT_REPETITIONS(RG_CL_O_REPETITIONS),			\
+	RG_CL_OPT_BATCH(RG_CL_O_BATCH),					\
+	RG_CL_OPT_OUT(RG_CL_O_OUT),					\
+	RG_CL_OPT_JSON(RG_CL_O_JSON),					\
+	RG_CL_OPT_QUIET(RG_CL_O_QUIET)
+
 #endif /* RG_CMDLINE_H */

@@ -25,6 +25,15 @@
  * with migration disabled: enter and the matching exit run on the same CPU.
  * Benchmarks and tests pin their threads (RG_NEEDS_PIN).
  *
+ * The per-CPU contract (a guard header that says "Contract: per-CPU
+ * (rg/guard.h)" has it; the header adds only what differs):
+ * Protects against: re-entry on the same CPU (thread, signal, preempting thread).
+ * Assumes: the thread is pinned (RG_NEEDS_PIN) and called rg_percpu_thread_init(),
+ * and rg_guard_prepare(g) ran in this thread since (the measured loops do it once
+ * per batch), so the per-CPU base is this CPU's and enter/exit hit the same slot,
+ * as the kernel guarantees by running BPF programs with migration disabled. An
+ * unpinned thread faults on its first op instead of using a stale slot.
+ *
  * A balanced sequence leaves every counter at its initial value (0).
  */
 struct rg_guard {
@@ -79,6 +88,27 @@ static rg_always_inline void rg_guard_prepare(const struct rg_guard *g)
 {
 	rg_percpu_use(g->stride);
 }
+
+/*
+ * A guard's own state outside g (tls, ref-lock-xadd) is defined in its
+ * header, weak, so one variable results however many translation units
+ * include it and the guard needs no line in any .c file.
+ *
+ * RG_GUARD_STATE_HOOK(id, expr): rg_guard_<id>_state() returning expr, the
+ * state the tests check is back to 0 when nobody holds the guard
+ * (rg_guard_info.state). It expands to nothing here; guards/registry.c
+ * redefines it before it includes the guard headers, so the function exists
+ * once, in the registry's translation unit, and never beside a loop.
+ *
+ * RG_GUARD_TLS_STATE(id, var): `__thread uint32_t var` and its hook.
+ * initial-exec: the access an extern declaration had (offset loaded from the
+ * GOT, then %fs:/tpidr_el0-relative); a definition in the translation unit
+ * alone would let the compiler pick local-exec and change the measured loops.
+ */
+#define RG_GUARD_STATE_HOOK(id, expr)
+#define RG_GUARD_TLS_STATE(id, var)							\
+	__thread uint32_t var __attribute__((weak, tls_model("initial-exec")));		\
+	RG_GUARD_STATE_HOOK(id, var)
 
 /*
  * A guard whose instructions do not exist on the architecture being built

@@ -41,7 +41,7 @@
 	uint64_t rg_loop_duty_##id(struct rg_guard *g, uint64_t n, uint32_t work_in,	\
 				   uint32_t work_out);					\
 	uint64_t rg_loop_nested_##id(struct rg_guard *g, uint64_t n);
-#include "guards.def"
+#include "rg/guards.def"
 #undef RG_GUARD
 
 struct rg_loops {

@@ -31,7 +31,7 @@
 
 enum rg_guard_id {
 #define RG_GUARD(id, ...) RG_GUARD_##id,
-#include "guards.def"
+#include "rg/guards.def"
 #undef RG_GUARD
 	RG_GUARD__COUNT
 };

@@ -484,7 +484,10 @@ static const char *const rg_kind_name[] = { "refuse", "grant", "defer" };
  * Names are the user suite's where the instruction sequence is the same;
  * role is guards.def's for the same name (rgbench kmod takes it from the
  * registry; tests/kmod checks they agree), n/a for module-only guards. Order is
- * the output order.
+ * the output order. The list is the module's own, not guards.def's (why:
+ * docs/guards.md, "In the kernel module"); the test guards.kmod_list checks it
+ * against guards.def's roles and the guard tables of docs/kmod.md and
+ * docs/guards.md.
  */
 #ifdef CONFIG_X86_64
 #define RG_THIS_CPU(X) X(this_cpu, "pcpu-xadd", "this-cpu-pre-6.18;this-cpu-6.18", RG_CHECK, NULL)

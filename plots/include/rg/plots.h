@@ -104,6 +104,18 @@ void rg_list_free(struct rg_dir_run *runs, size_t n);
  */
 int rg_read_run(const struct rg_dir_run *run, struct rg_rows *out, char *err, size_t errlen);
 
+/*
+ * Each command-line operand paths[0 .. n), a result file or a directory of
+ * runs, as runs: fn(run, listed, arg, err, errlen) for the file, or for each
+ * run rg_list_dir() finds in the directory (listed true: fn may take
+ * run->path, setting it to NULL). Stops at the first fn that returns
+ * non-zero. 0, or -1 with err set.
+ */
+typedef int (*rg_run_fn)(struct rg_dir_run *run, bool listed, void *arg, char *err,
+			 size_t errlen);
+int rg_each_run(char *const *paths, size_t n, rg_run_fn fn, void *arg, char *err,
+		size_t errlen);
+
 /* Refuse two rows with the same key in rows (first error only). 0 or -1. */
 int rg_rows_check_unique(const struct rg_rows *rows, size_t from, char *err, size_t errlen);
 

@@ -158,6 +158,13 @@ struct rg_resultset {
 	struct rg_timer_info timer;
 };
 
+/*
+ * Room for element n of an array v of *cap elements of size elem: v itself
+ * when n < *cap, else v reallocated to twice *cap elements (first when *cap
+ * is 0) and *cap updated. NULL when out of memory (v and *cap unchanged).
+ */
+void *rg_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
+
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
 void rg_results_free(struct rg_resultset *rs);
 

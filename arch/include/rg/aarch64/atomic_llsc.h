@@ -19,60 +19,48 @@
  *   swp(p, v)        1: ldxr old,[p]; stxr st,v,[p]; cbnz st,1b; return old
  *   cas(p, e, n)     1: ldxr old,[p]; cmp old,e; b.ne 2f; stxr st,n,[p]; cbnz st,1b; 2: return old
  */
+/*
+ * The add loops, generated per name as the kernel's atomic_ll_sc.h does
+ * (ATOMIC_OP_RETURN with its acquire/release and clobber columns):
+ *   RG_LLSC_ADD_RETURN(name, acq, rel, cl)  old and new in two registers;
+ *					      ld<acq>xr / st<rel>xr, clobber cl
+ *   RG_LLSC_ADD(name, pre)                  one register, result dropped,
+ *					      after the instructions pre
+ */
+#define RG_LLSC_ADD_RETURN(W, T, R, name, acq, rel, cl)					\
+static rg_always_inline T rg_llsc_##name##W(T *p, T v)					\
+{											\
+	T old, nv;									\
+	uint32_t st;									\
+	__asm__ __volatile__("// rg_llsc_" #name #W "\n"				\
+			     "1:\tld" acq "xr %" R "[old], %[p]\n\t"			\
+			     "add %" R "[nv], %" R "[old], %" R "[v]\n\t"		\
+			     "st" rel "xr %w[st], %" R "[nv], %[p]\n\t"		\
+			     "cbnz %w[st], 1b"						\
+			     : [old] "=&r"(old), [nv] "=&r"(nv), [st] "=&r"(st),	\
+			       [p] "+Q"(*p)						\
+			     : [v] "r"(v) : cl);					\
+	return old;									\
+}
+#define RG_LLSC_ADD(W, T, R, name, pre)							\
+static rg_always_inline void rg_llsc_##name##W(T *p, T v)				\
+{											\
+	T nv;										\
+	uint32_t st;									\
+	__asm__ __volatile__("// rg_llsc_" #name #W "\n\t"				\
+			     pre							\
+			     "1:\tldxr %" R "[nv], %[p]\n\t"				\
+			     "add %" R "[nv], %" R "[nv], %" R "[v]\n\t"		\
+			     "stxr %w[st], %" R "[nv], %[p]\n\t"			\
+			     "cbnz %w[st], 1b"						\
+			     : [nv] "=&r"(nv), [st] "=&r"(st), [p] "+Q"(*p)		\
+			     : [v] "r"(v) );					\
+}
 #define RG_LLSC_FOR_WIDTH(W, T, R)							\
-static rg_always_inline T rg_llsc_ldadd##W(T *p, T v)					\
-{											\
-	T old, nv;									\
-	uint32_t st;									\
-	__asm__ __volatile__("// rg_llsc_ldadd" #W "\n"				\
-			     "1:\tldxr %" R "[old], %[p]\n\t"				\
-			     "add %" R "[nv], %" R "[old], %" R "[v]\n\t"		\
-			     "stxr %w[st], %" R "[nv], %[p]\n\t"			\
-			     "cbnz %w[st], 1b"						\
-			     : [old] "=&r"(old), [nv] "=&r"(nv), [st] "=&r"(st),	\
-			       [p] "+Q"(*p)						\
-			     : [v] "r"(v) );					\
-	return old;									\
-}											\
-static rg_always_inline T rg_llsc_ldaddal##W(T *p, T v)				\
-{											\
-	T old, nv;									\
-	uint32_t st;									\
-	__asm__ __volatile__("// rg_llsc_ldaddal" #W "\n"				\
-			     "1:\tldaxr %" R "[old], %[p]\n\t"				\
-			     "add %" R "[nv], %" R "[old], %" R "[v]\n\t"		\
-			     "stlxr %w[st], %" R "[nv], %[p]\n\t"			\
-			     "cbnz %w[st], 1b"						\
-			     : [old] "=&r"(old), [nv] "=&r"(nv), [st] "=&r"(st),	\
-			       [p] "+Q"(*p)						\
-			     : [v] "r"(v) : "memory");					\
-	return old;									\
-}											\
-static rg_always_inline void rg_llsc_stadd##W(T *p, T v)				\
-{											\
-	T nv;										\
-	uint32_t st;									\
-	__asm__ __volatile__("// rg_llsc_stadd" #W "\n"				\
-			     "1:\tldxr %" R "[nv], %[p]\n\t"				\
-			     "add %" R "[nv], %" R "[nv], %" R "[v]\n\t"		\
-			     "stxr %w[st], %" R "[nv], %[p]\n\t"			\
-			     "cbnz %w[st], 1b"						\
-			     : [nv] "=&r"(nv), [st] "=&r"(st), [p] "+Q"(*p)		\
-			     : [v] "r"(v) );					\
-}											\
-static rg_always_inline void rg_llsc_prfm_stadd##W(T *p, T v)				\
-{											\
-	T nv;										\
-	uint32_t st;									\
-	__asm__ __volatile__("// rg_llsc_prfm_stadd" #W "\n\t"			\
-			     "prfm pstl1strm, %[p]\n"					\
-			     "1:\tldxr %" R "[nv], %[p]\n\t"				\
-			     "add %" R "[nv], %" R "[nv], %" R "[v]\n\t"		\
-			     "stxr %w[st], %" R "[nv], %[p]\n\t"			\
-			     "cbnz %w[st], 1b"						\
-			     : [nv] "=&r"(nv), [st] "=&r"(st), [p] "+Q"(*p)		\
-			     : [v] "r"(v) );					\
-}											\
+RG_LLSC_ADD_RETURN(W, T, R, ldadd, "", "", )						\
+RG_LLSC_ADD_RETURN(W, T, R, ldaddal, "a", "l", "memory")				\
+RG_LLSC_ADD(W, T, R, stadd, "")								\
+RG_LLSC_ADD(W, T, R, prfm_stadd, "prfm pstl1strm, %[p]\n")				\
 static rg_always_inline T rg_llsc_swp##W(T *p, T v)					\
 {											\
 	T old;										\
@@ -101,8 +89,9 @@ static rg_always_inline T rg_llsc_cas##W(T *p, T expected, T desired)			\
 	return old;									\
 }
 
-RG_LLSC_FOR_WIDTH(32, uint32_t, "w")
-RG_LLSC_FOR_WIDTH(64, uint64_t, "x")
+RG_FOR_WIDTHS(RG_LLSC_FOR_WIDTH)
 #undef RG_LLSC_FOR_WIDTH
+#undef RG_LLSC_ADD
+#undef RG_LLSC_ADD_RETURN
 
 #endif /* RG_AARCH64_ATOMIC_LLSC_H */

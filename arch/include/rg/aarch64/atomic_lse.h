@@ -31,32 +31,36 @@
  * (acquire+release) has one, so the compiler does not move other memory
  * accesses across it either.
  */
-#define RG_LSE_FOR_WIDTH(W, T, R)							\
-static rg_always_inline T rg_lse_ldadd##W(T *p, T v)					\
+/*
+ * Generated per name as the kernel's atomic_lse.h does (ATOMIC_OP_ADD_RETURN
+ * with its ordering suffix and clobber columns):
+ *   RG_LSE_RETURN(name, ins, cl)   old = ins v, old, [p]; clobber cl
+ *   RG_LSE_NORETURN(name, ins)     the instructions ins on v and [p], no result
+ */
+#define RG_LSE_RETURN(W, T, R, name, ins, cl)						\
+static rg_always_inline T rg_lse_##name##W(T *p, T v)					\
 {											\
 	T old;										\
-	__asm__ __volatile__("// rg_lse_ldadd" #W "\n\t"				\
+	__asm__ __volatile__("// rg_lse_" #name #W "\n\t"				\
 			     ".arch_extension lse\n\t"					\
-			     "ldadd %" R "[v], %" R "[old], %[p]"			\
-			     : [old] "=r"(old), [p] "+Q"(*p) : [v] "r"(v));	\
+			     ins " %" R "[v], %" R "[old], %[p]"			\
+			     : [old] "=r"(old), [p] "+Q"(*p) : [v] "r"(v) : cl);	\
 	return old;									\
-}											\
-static rg_always_inline T rg_lse_ldaddal##W(T *p, T v)					\
+}
+#define RG_LSE_NORETURN(W, T, R, name, ins)						\
+static rg_always_inline void rg_lse_##name##W(T *p, T v)				\
 {											\
-	T old;										\
-	__asm__ __volatile__("// rg_lse_ldaddal" #W "\n\t"				\
+	__asm__ __volatile__("// rg_lse_" #name #W "\n\t"				\
 			     ".arch_extension lse\n\t"					\
-			     "ldaddal %" R "[v], %" R "[old], %[p]"			\
-			     : [old] "=r"(old), [p] "+Q"(*p) : [v] "r"(v) : "memory");	\
-	return old;									\
-}											\
-static rg_always_inline void rg_lse_stadd##W(T *p, T v)				\
-{											\
-	__asm__ __volatile__("// rg_lse_stadd" #W "\n\t"				\
-			     ".arch_extension lse\n\t"					\
-			     "stadd %" R "[v], %[p]"					\
+			     ins " %" R "[v], %[p]"					\
 			     : [p] "+Q"(*p) : [v] "r"(v));			\
-}											\
+}
+#define RG_LSE_FOR_WIDTH(W, T, R)							\
+RG_LSE_RETURN(W, T, R, ldadd, "ldadd", )						\
+RG_LSE_RETURN(W, T, R, ldaddal, "ldaddal", "memory")					\
+RG_LSE_RETURN(W, T, R, swp, "swp", )							\
+RG_LSE_NORETURN(W, T, R, stadd, "stadd")						\
+RG_LSE_NORETURN(W, T, R, prfm_stadd, "prfm pstl1strm, %[p]\n\tstadd")			\
 static rg_always_inline void rg_lse_ldadd_unused##W(T *p, T v)			\
 {											\
 	T unused;									\
@@ -66,23 +70,6 @@ static rg_always_inline void rg_lse_ldadd_unused##W(T *p, T v)			\
 			     : [unused] "=&r"(unused), [p] "+Q"(*p) : [v] "r"(v)	\
 			    );						\
 	(void)unused;									\
-}											\
-static rg_always_inline void rg_lse_prfm_stadd##W(T *p, T v)				\
-{											\
-	__asm__ __volatile__("// rg_lse_prfm_stadd" #W "\n\t"				\
-			     ".arch_extension lse\n\t"					\
-			     "prfm pstl1strm, %[p]\n\t"					\
-			     "stadd %" R "[v], %[p]"					\
-			     : [p] "+Q"(*p) : [v] "r"(v));			\
-}											\
-static rg_always_inline T rg_lse_swp##W(T *p, T v)					\
-{											\
-	T old;										\
-	__asm__ __volatile__("// rg_lse_swp" #W "\n\t"					\
-			     ".arch_extension lse\n\t"					\
-			     "swp %" R "[v], %" R "[old], %[p]"				\
-			     : [old] "=r"(old), [p] "+Q"(*p) : [v] "r"(v));	\
-	return old;									\
 }											\
 static rg_always_inline T rg_lse_cas##W(T *p, T expected, T desired)			\
 {											\
@@ -94,8 +81,9 @@ static rg_always_inline T rg_lse_cas##W(T *p, T expected, T desired)			\
 	return expected;	/* CAS leaves the value it found in Rs */		\
 }
 
-RG_LSE_FOR_WIDTH(32, uint32_t, "w")
-RG_LSE_FOR_WIDTH(64, uint64_t, "x")
+RG_FOR_WIDTHS(RG_LSE_FOR_WIDTH)
 #undef RG_LSE_FOR_WIDTH
+#undef RG_LSE_NORETURN
+#undef RG_LSE_RETURN
 
 #endif /* RG_AARCH64_ATOMIC_LSE_H */

@@ -23,24 +23,32 @@
  * interrupt (here: a signal) nor preemption can split it, but not atomic
  * against another CPU writing the same word.
  */
-#define RG_X86_FOR_WIDTH(W, T, S)							\
-static rg_always_inline T rg_x86_lock_xadd##W(T *p, T v)				\
+/*
+ * xadd, inc and dec come in two forms that differ only by the lock prefix:
+ * RG_X86_RMW(pfx, lock) generates rg_x86_<pfx>{xadd,inc,dec}<W> with lock
+ * ("lock " or "") before each instruction.
+ */
+#define RG_X86_RMW(W, T, S, pfx, lock)							\
+static rg_always_inline T rg_x86_##pfx##xadd##W(T *p, T v)				\
 {											\
-	__asm__ __volatile__("// rg_x86_lock_xadd" #W "\n\t"				\
-			     "lock xadd" S " %[v], %[p]"				\
+	__asm__ __volatile__("// rg_x86_" #pfx "xadd" #W "\n\t"			\
+			     lock "xadd" S " %[v], %[p]"				\
 			     : [v] "+r"(v), [p] "+m"(*p) : : "memory", "cc");		\
 	return v;									\
 }											\
-static rg_always_inline void rg_x86_lock_inc##W(T *p)					\
+static rg_always_inline void rg_x86_##pfx##inc##W(T *p)				\
 {											\
-	__asm__ __volatile__("// rg_x86_lock_inc" #W "\n\t"				\
-			     "lock inc" S " %[p]" : [p] "+m"(*p) : : "memory", "cc");	\
+	__asm__ __volatile__("// rg_x86_" #pfx "inc" #W "\n\t"			\
+			     lock "inc" S " %[p]" : [p] "+m"(*p) : : "memory", "cc");	\
 }											\
-static rg_always_inline void rg_x86_lock_dec##W(T *p)					\
+static rg_always_inline void rg_x86_##pfx##dec##W(T *p)				\
 {											\
-	__asm__ __volatile__("// rg_x86_lock_dec" #W "\n\t"				\
-			     "lock dec" S " %[p]" : [p] "+m"(*p) : : "memory", "cc");	\
-}											\
+	__asm__ __volatile__("// rg_x86_" #pfx "dec" #W "\n\t"			\
+			     lock "dec" S " %[p]" : [p] "+m"(*p) : : "memory", "cc");	\
+}
+#define RG_X86_FOR_WIDTH(W, T, S)							\
+RG_X86_RMW(W, T, S, lock_, "lock ")							\
+RG_X86_RMW(W, T, S, , "")								\
 static rg_always_inline T rg_x86_xchg##W(T *p, T v)					\
 {											\
 	__asm__ __volatile__("// rg_x86_xchg" #W "\n\t"				\
@@ -55,27 +63,10 @@ static rg_always_inline T rg_x86_lock_cmpxchg##W(T *p, T expected, T desired)		\
 			     : "+a"(expected), [p] "+m"(*p) : [d] "r"(desired)		\
 			     : "memory", "cc");						\
 	return expected;	/* cmpxchg leaves the value it found in %eax/%rax */	\
-}											\
-static rg_always_inline T rg_x86_xadd##W(T *p, T v)					\
-{											\
-	__asm__ __volatile__("// rg_x86_xadd" #W "\n\t"				\
-			     "xadd" S " %[v], %[p]"					\
-			     : [v] "+r"(v), [p] "+m"(*p) : : "memory", "cc");		\
-	return v;									\
-}											\
-static rg_always_inline void rg_x86_inc##W(T *p)					\
-{											\
-	__asm__ __volatile__("// rg_x86_inc" #W "\n\t"					\
-			     "inc" S " %[p]" : [p] "+m"(*p) : : "memory", "cc");	\
-}											\
-static rg_always_inline void rg_x86_dec##W(T *p)					\
-{											\
-	__asm__ __volatile__("// rg_x86_dec" #W "\n\t"					\
-			     "dec" S " %[p]" : [p] "+m"(*p) : : "memory", "cc");	\
 }
 
-RG_X86_FOR_WIDTH(32, uint32_t, "l")
-RG_X86_FOR_WIDTH(64, uint64_t, "q")
+RG_FOR_WIDTHS(RG_X86_FOR_WIDTH)
 #undef RG_X86_FOR_WIDTH
+#undef RG_X86_RMW
 
 #endif /* RG_X86_64_ATOMIC_H */

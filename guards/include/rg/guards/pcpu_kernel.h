@@ -23,12 +23,7 @@
  * Userspace differences: the preempt count is reached through tpidr_el0
  * (the kernel: sp_el0) and the base costs one extra load (the kernel's IS
  * tpidr_el1); the count disables nothing here, pinning does that.
- * Protects against: re-entry on the same CPU (thread, signal, preempting thread).
- * Assumes: the thread is pinned (RG_NEEDS_PIN) and called rg_percpu_thread_init(),
- * and rg_guard_prepare(g) ran in this thread since (the measured loops do it once
- * per batch), so the per-CPU base is this CPU's and enter/exit hit the same slot,
- * as the kernel guarantees by running BPF programs with migration disabled. An
- * unpinned thread faults on its first op instead of using a stale slot.
+ * Contract: per-CPU (rg/guard.h).
  *
  * RG_DEFINE_PCPU_KERNEL_GUARD(id, enter_op, exit_op) defines
  * rg_guard_<id>_enter()/_exit() with enter_op (an add-return, rg/aarch64/percpu_ops.h)

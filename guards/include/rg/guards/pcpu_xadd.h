@@ -3,7 +3,7 @@
 #ifndef RG_GUARDS_PCPU_XADD_H
 #define RG_GUARDS_PCPU_XADD_H
 
-#include "rg/guard.h"
+#include "rg/guards/pcpu_insn.h"
 
 /*
  * enter: return this_cpu_inc_return(*active) == 1   exit: this_cpu_dec(*active)
@@ -17,26 +17,8 @@
  * this IS the kernel's whole this_cpu sequence, before and after 6.18: x86
  * has no separate -kernel row. Not atomic against another CPU, which
  * pinning rules out.
- * Protects against: re-entry on the same CPU (thread, signal, preempting thread).
- * Assumes: the thread is pinned (RG_NEEDS_PIN) and called rg_percpu_thread_init(),
- * and rg_guard_prepare(g) ran in this thread since (the measured loops do it once
- * per batch), so the per-CPU base is this CPU's and enter/exit hit the same slot,
- * as the kernel guarantees by running BPF programs with migration disabled. An
- * unpinned thread faults on its first op instead of using a stale slot.
+ * Contract: per-CPU (rg/guard.h).
  */
-#if RG_ARCH_X86_64
-static rg_always_inline bool rg_guard_pcpu_xadd_enter(struct rg_guard *g)
-{
-	return rg_gs_xadd32(rg_guard_off(g), 1) == 0;
-}
-
-static rg_always_inline void rg_guard_pcpu_xadd_exit(struct rg_guard *g, bool granted)
-{
-	(void)granted;	/* a counter: every enter is undone, granted or not */
-	rg_gs_dec32(rg_guard_off(g));
-}
-#else
-RG_GUARD_NOT_ON_THIS_ARCH(pcpu_xadd)
-#endif
+RG_DEFINE_GS_GUARD(pcpu_xadd, rg_gs_xadd32, rg_gs_dec32)
 
 #endif /* RG_GUARDS_PCPU_XADD_H */

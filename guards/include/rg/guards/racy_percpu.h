@@ -15,11 +15,7 @@
  * the holder between the load and the store on the same CPU: both see 0, both
  * are granted, and a count is lost. Kept so the stress tests prove they can
  * fail (tests/guards). RG_NO_PROTECTION: never report it as a guard.
- * Assumes: the thread is pinned (RG_NEEDS_PIN) and called rg_percpu_thread_init(),
- * and rg_guard_prepare(g) ran in this thread since (the measured loops do it once
- * per batch), so the per-CPU base is this CPU's and enter/exit hit the same slot,
- * as the kernel guarantees by running BPF programs with migration disabled. An
- * unpinned thread faults on its first op instead of using a stale slot.
+ * Assumes: the per-CPU contract's pinning (rg/guard.h).
  */
 static rg_always_inline bool rg_guard_racy_percpu_enter(struct rg_guard *g)
 {

@@ -57,9 +57,7 @@
  * ldrb/add/strb can be split by a preemption, so with two threads pinned
  * to one CPU it can lose a count or grant twice (RG_NEEDS_OWN_CPU: the
  * stress test runs it one thread per CPU there).
- * Assumes: pinned (RG_NEEDS_PIN), rg_percpu_thread_init() and
- * rg_guard_prepare(g) ran in this thread (the measured loops do it once per
- * batch); an unpinned thread faults on the poison base.
+ * Assumes: the per-CPU contract's pinning (rg/guard.h).
  */
 #if RG_ARCH_X86_64
 /* arch_raw_cpu_ptr(): ptr + this CPU's base, one add with a segment-relative source. */

@@ -16,21 +16,11 @@
  * Protects against: any second holder in the process.
  */
 #if RG_ARCH_X86_64
-/*
- * The guard's state: one word (element 0) at a fixed address, alone on its
- * cache lines. Defined here, weak (one variable however many translation
- * units include this header), so the guard needs no line in any .c file.
- */
+/* The guard's state: one word (element 0) at a fixed address, alone on its cache lines (weak: rg/guard.h). */
 uint32_t rg_ref_word[RG_CACHELINE / sizeof(uint32_t)]
 	__attribute__((weak, aligned(RG_CACHELINE)));
 
-#ifdef RG_GUARD_STATE_HOOKS	/* the registry's translation unit only */
-/* The state the tests check is back to 0 (rg_guard_info.state). */
-__attribute__((weak)) uint32_t rg_guard_ref_lock_xadd_state(void)
-{
-	return rg_ref_word[0];
-}
-#endif
+RG_GUARD_STATE_HOOK(ref_lock_xadd, rg_ref_word[0])
 
 static rg_always_inline bool rg_guard_ref_lock_xadd_enter(struct rg_guard *g)
 {

@@ -5,24 +5,8 @@
 
 #include "rg/guard.h"
 
-/*
- * The guard's state: the thread's nesting depth. Defined here, weak, so that
- * every translation unit that includes this header (the loops, the registry,
- * tests) defines the same one variable and the linker keeps one: the guard
- * needs no line in any .c file. initial-exec: the access the extern
- * declaration had (offset loaded from the GOT, then %fs:/tpidr_el0-relative);
- * a definition in the translation unit alone would let the compiler pick
- * local-exec and change the measured loops (their objdump is unchanged).
- */
-__thread uint32_t rg_tls_depth __attribute__((weak, tls_model("initial-exec")));
-
-#ifdef RG_GUARD_STATE_HOOKS	/* the registry's translation unit only */
-/* The state the tests check is back to 0 (rg_guard_info.state). */
-__attribute__((weak)) uint32_t rg_guard_tls_state(void)
-{
-	return rg_tls_depth;
-}
-#endif
+/* The guard's state: the thread's nesting depth (RG_GUARD_TLS_STATE: rg/guard.h). */
+RG_GUARD_TLS_STATE(tls, rg_tls_depth)
 
 /*
  * enter: return ++depth == 1        exit: --depth

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A per-CPU flag taken in inline asm and given back with a store, as ThreadSanitizer must be told. */
+/* A per-CPU flag taken in inline asm and given back with a store, as ThreadSanitizer must be told; the flag guards' exit. */
 #ifndef RG_GUARDS_TSAN_FLAG_H
 #define RG_GUARDS_TSAN_FLAG_H
 
@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "rg/compiler.h"
+#include "rg/guard.h"
 
 /*
  * ThreadSanitizer cannot see an xchg/SWP or cmpxchg/CAS in inline asm, so it
@@ -46,5 +47,21 @@ static rg_always_inline void rg_flag_give_back(uint32_t *slot)
 	RG_WRITE_ONCE(*slot, 0);
 }
 #endif
+
+/*
+ * The exit of the flag guards (pcpu-swp, pcpu-cas): only the enter that took
+ * the flag gives it back, with a plain store of 0 (relaxed, like
+ * this_cpu_write()): x86 `mov %r, %gs:(off)` (rg_gs_write32), arm64 through rg_pcpu_ptr().
+ */
+static rg_always_inline void rg_flag_exit(struct rg_guard *g, bool granted)
+{
+	if (granted) {
+#if RG_ARCH_X86_64
+		rg_gs_write32(rg_guard_off(g), 0);
+#else
+		rg_flag_give_back(rg_pcpu_ptr(rg_guard_off(g)));
+#endif
+	}
+}
 
 #endif /* RG_GUARDS_TSAN_FLAG_H */

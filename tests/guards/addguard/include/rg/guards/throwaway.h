@@ -11,17 +11,9 @@
  * other guard has, so the asm test can tell its loop apart: +1 is
  * neg(not(x)) and -1 is not(neg(x)) (x86 not/neg, arm64 mvn/neg).
  * Protects against: re-entry on the same thread (scope thread).
- * Its state lives here, like every guard's (weak: one variable however many
- * translation units include this header; initial-exec like an extern).
+ * Its state lives here, like every guard's (RG_GUARD_TLS_STATE: rg/guard.h).
  */
-__thread uint32_t rg_throwaway_depth __attribute__((weak, tls_model("initial-exec")));
-
-#ifdef RG_GUARD_STATE_HOOKS	/* the registry's translation unit only */
-__attribute__((weak)) uint32_t rg_guard_throwaway_state(void)
-{
-	return rg_throwaway_depth;
-}
-#endif
+RG_GUARD_TLS_STATE(throwaway, rg_throwaway_depth)
 
 #if RG_ARCH_X86_64
 #define RG_THROWAWAY_INC "// rg_throwaway_inc\n\tnotl %0\n\tnegl %0"
