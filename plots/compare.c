@@ -125,11 +125,15 @@ static void unit_lines(const struct opts *o, struct lines *hl)
 			 o->nocycle, o->nocycle == 1 ? " shows" : "s show");
 }
 
-/* Print buf to stdout: 0, or 1 when stdout fails; nothing after a stop signal (128+signal). */
-static int put_stdout(const char *buf, size_t len)
+/*
+ * Print buf to stdout: 0, or 1 when stdout fails; nothing after a stop signal
+ * (128+signal). A name cut to a header's buffer never leaves half a character.
+ */
+static int put_stdout(char *buf, size_t len)
 {
 	if (rg_cl_signal_status())
 		return rg_cl_interrupted();
+	rg_utf8_repair(buf);
 	fwrite(buf, 1, len, stdout);
 	return rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
 }

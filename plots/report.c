@@ -254,6 +254,7 @@ int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen)
 	}
 	if (rg_cl_signal_status())
 		return RG_EXIT_FAIL;	/* nothing after a stop signal: rp_page_end() says so */
+	rg_utf8_repair(c->buf);		/* a name cut to a table's buffer: no half character */
 	if (!out)
 		return rg_cl_stdout_write(c->buf, c->blen);
 	if (rg_output_write(out, c->buf, c->blen, err, errlen))

@@ -71,6 +71,23 @@ static size_t utf8_seq(const unsigned char *p)
 	return need + 1;
 }
 
+size_t rg_utf8_repair(char *s)
+{
+	size_t bad = 0;
+
+	for (unsigned char *p = (unsigned char *)s; *p;) {
+		size_t n = *p >= 0x80 ? utf8_seq(p) : 1;
+
+		if (!n) {
+			*p = '?';
+			n = 1;
+			bad++;
+		}
+		p += n;
+	}
+	return bad;
+}
+
 size_t rg_str_printable(char *dst, size_t size, const char *src)
 {
 	const unsigned char *p = (const unsigned char *)src;

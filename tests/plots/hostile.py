@@ -253,6 +253,25 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-") as T:
                         row.get(("pcpu-xadd", "pair"), "")),
           f"compare magnitudes: exit {r.returncode} {row.get(('tls', 'pair'))!r} {row.get(('pcpu-xadd', 'pair'))!r}")
 
+    # 6b. Long names (200 two-byte characters) are cut to report's buffers and tables on a
+    # character boundary: what report and compare print is valid UTF-8.
+    long_names = os.path.join(T, "long.csv")
+
+    def lengthen(h, r):
+        r[h.index("host")] = "\u00e9" * 200
+        r[h.index("cpu_model")] = "\u00fc" * 100
+    edit_rows(os.path.join(FX, "report-x86.csv"), long_names, lengthen)
+    for argv in (["report", long_names], ["report", "--width", "60", long_names, os.path.join(FX, "report-arm.json")],
+                 ["compare", "--across-hosts", long_names, os.path.join(FX, "report-arm.json")]):
+        p = subprocess.run([R, *argv], capture_output=True, timeout=300)
+        try:
+            p.stdout.decode("utf-8")
+            valid = True
+        except UnicodeDecodeError as e:
+            valid = str(e)
+        check(p.returncode == 0 and valid is True and "\u00e9\u00e9".encode() in p.stdout,
+              f"long names {argv[0]}: exit {p.returncode} utf-8: {valid}")
+
     # 7. SIGHUP and SIGQUIT (a dropped session) stop report and compare like SIGTERM: one
     # line, 128+signal, no output file, no lock or temporary file left.
     with open(base) as f:

@@ -624,6 +624,12 @@ static void test_write_read_utf8(void)
 	printable_case("t\tw\x01\x7f\xc2\x85", 64, "t w???");		/* controls, C1 NEL */
 	printable_case("a\xe2\x9c\x93", 4, "a");				/* never half a character */
 	printable_case("a\xe2\x9c\x93", 5, "a\xe2\x9c\x93");
+	{	/* a page repaired in place: line ends and tabs kept, each stray byte '?' */
+		char page[] = "ok \xc3\xa9 \xc3(\n\tx\xff\xe2\x9c";
+		size_t bad = rg_utf8_repair(page);
+
+		CHECK(bad == 4 && !strcmp(page, "ok \xc3\xa9 ?(\n\tx???"), "repair: %zu '%s'", bad, page);
+	}
 
 	CHECK(mkdtemp(dir), "mkdtemp");
 	snprintf(csv, sizeof(csv), "%s/r.csv", dir);

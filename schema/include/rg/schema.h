@@ -261,6 +261,12 @@ int rg_output_tmp_name(char *buf, size_t len, const char *path);
  * reader accepts. Returns the length written.
  */
 size_t rg_str_printable(char *dst, size_t size, const char *src);
+/*
+ * Repair s in place, a whole page (line ends and other controls kept): each
+ * byte that is not part of a valid UTF-8 sequence becomes '?'. For text
+ * built from names cut to fixed buffers. Returns the number replaced.
+ */
+size_t rg_utf8_repair(char *s);
 
 /* Write one CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
 void rg_csv_put_field(FILE *f, const char *s);
