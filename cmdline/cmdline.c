@@ -273,6 +273,12 @@ int rg_cl_signal_status(void)
 	return sig ? RG_EXIT_SIGNAL + sig : 0;
 }
 
+int rg_cl_interrupted(void)
+{
+	rg_cl_error("interrupted by %s; nothing written", rg_cl_signal_name(cl_signo));
+	return rg_cl_signal_status();
+}
+
 void rg_cl_getopt_reset(void)
 {
 	optind = 0;

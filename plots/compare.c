@@ -125,9 +125,15 @@ static void unit_lines(const struct opts *o, struct lines *hl)
 			 o->nocycle, o->nocycle == 1 ? " shows" : "s show");
 }
 
-/* Print buf to stdout: 0, or 1 when stdout fails. */
-static int put_stdout(const char *buf, size_t len)
+/*
+ * Print buf to stdout: 0, or 1 when stdout fails; nothing after a stop signal
+ * (128+signal). A name cut to a header's buffer never leaves half a character.
+ */
+static int put_stdout(char *buf, size_t len)
 {
+	if (rg_cl_signal_status())
+		return rg_cl_interrupted();
+	rg_utf8_repair(buf);
 	fwrite(buf, 1, len, stdout);
 	return rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
 }
@@ -313,6 +319,8 @@ int rg_compare_main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: nothing printed after one, one line, 128+signal. */
+	rg_cl_catch_stop_signals(NULL);
 	if (o.across && cmp_fleet_wanted(argv + o.first, (size_t)o.nfiles))
 		return cmp_fleet_main(argv + o.first, (size_t)o.nfiles, o.fmt, o.width, o.allow_emulated);
 	if (o.across) {
@@ -327,6 +335,10 @@ int rg_compare_main(int argc, char **argv)
 		B.path = o.path[1];
 		if (rg_read_path(B.path, &B.rows, err, sizeof(err)))
 			goto out;
+	}
+	if (rg_cl_signal_status()) {
+		ret = rg_cl_interrupted();
+		goto out;
 	}
 	/* Timings taken under qemu are the emulator's: refuse them unless asked. */
 	emu = emulated_virt(&A);

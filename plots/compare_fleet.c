@@ -40,7 +40,7 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 
 	memset(in, 0, sizeof(in));
 	if (rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) ||
-	    rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
+	    rg_cl_signal_status() || rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
 		goto out;
 	for (size_t i = 0; i < nh && !allow_emulated; i++) {
 		if (!hosts[i].emulated)

@@ -72,38 +72,47 @@ static int decimals(double v)
 
 void cmp_fmt_num(char *buf, size_t size, double v)
 {
-	if (isnan(v))
-		snprintf(buf, size, "n/a");
-	else
-		snprintf(buf, size, "%.*f", decimals(v), v);
+	rg_fmt_fixed(buf, size, v, decimals(v));
 }
 
 /* The spread with as many decimals as fmt_num gives the median. */
 void cmp_fmt_spread(char *buf, size_t size, double median, double s)
 {
-	snprintf(buf, size, "%.*f", decimals(median), s);
+	/* A spread small against its median may read 0 ("±0"); a huge one keeps its magnitude. */
+	if (fabs(s) >= 1e7)
+		rg_fmt_fixed(buf, size, s, decimals(median));
+	else
+		snprintf(buf, size, "%.*f", decimals(median), s);
 }
 
 void cmp_fmt_factor(char *buf, size_t size, double f)
 {
+	char n[32];
+
 	if (isnan(f) || isinf(f))
 		snprintf(buf, size, "n/a");
-	else if (f >= 10)
-		snprintf(buf, size, "%.0fx", f);
-	else if (f >= 0.01)
-		snprintf(buf, size, "%.2fx", f);
-	else
+	else if (f >= 0.01) {
+		rg_fmt_fixed(n, sizeof(n), f, f >= 10 ? 0 : 2);
+		snprintf(buf, size, "%sx", n);
+	} else
 		snprintf(buf, size, "%.2gx", f);
 }
 
 static void fmt_change(char *buf, size_t size, double pct)
 {
-	if (isnan(pct) || isinf(pct))
+	char n[32];
+
+	if (isnan(pct) || isinf(pct)) {
 		snprintf(buf, size, "n/a");
-	else if (fabs(pct) >= 1000)
-		snprintf(buf, size, "%+.0f%%", pct);
-	else
-		snprintf(buf, size, "%+.1f%%", pct);
+		return;
+	}
+	/* A change under 0.05% reads +0.0% (no change); a huge one keeps its magnitude. */
+	if (fabs(pct) >= 1e7) {
+		rg_fmt_fixed(n, sizeof(n), pct, 0);
+		snprintf(buf, size, "%s%s%%", pct >= 0 ? "+" : "", n);
+	} else {
+		snprintf(buf, size, fabs(pct) >= 1000 ? "%+.0f%%" : "%+.1f%%", pct);
+	}
 }
 
 static void fmt_p(char *buf, size_t size, double p)

@@ -61,12 +61,12 @@ static void suite_value(char *buf, size_t size, const struct rg_row *r, bool del
 		*v = rg_row_d(r, RG_COL_delta_ns);
 		*lo = rg_row_d(r, RG_COL_delta_ci_lo);
 		*hi = rg_row_d(r, RG_COL_delta_ci_hi);
-		snprintf(a, sizeof(a), "%.3f", *v);
+		rg_fmt_fixed(a, sizeof(a), *v, 3);
 		if (isnan(*lo)) {
 			snprintf(buf, size, "%s", a);
 		} else {
-			snprintf(b, sizeof(b), "%.3f", *lo);
-			snprintf(c, sizeof(c), "%.3f", *hi);
+			rg_fmt_fixed(b, sizeof(b), *lo, 3);
+			rg_fmt_fixed(c, sizeof(c), *hi, 3);
 			snprintf(buf, size, "%s [%s, %s]%s", a, b, c,
 				 rg_ci_level_tag(rg_row_d(r, RG_COL_delta_ci_level), tag, sizeof(tag)));
 		}

@@ -101,11 +101,12 @@ static int make_host(struct host *h, struct ref *v, size_t n, const struct input
 	size_t k = 0, run = 0;
 	bool all_emulated = true;
 
-	snprintf(h->hostname, sizeof(h->hostname), "%s", rg_row_s(r0, RG_COL_host));
-	snprintf(h->arch, sizeof(h->arch), "%s", rg_row_s(r0, RG_COL_arch));
-	snprintf(h->vendor, sizeof(h->vendor), "%s", rg_row_s(r0, RG_COL_cpu_vendor));
-	snprintf(h->model, sizeof(h->model), "%s", rg_row_s(r0, RG_COL_cpu_model));
-	snprintf(h->part, sizeof(h->part), "%s", rg_row_s(r0, RG_COL_cpu_part));
+	/* Cut to the buffers on a character boundary: a long name stays valid UTF-8. */
+	rg_str_printable(h->hostname, sizeof(h->hostname), rg_row_s(r0, RG_COL_host));
+	rg_str_printable(h->arch, sizeof(h->arch), rg_row_s(r0, RG_COL_arch));
+	rg_str_printable(h->vendor, sizeof(h->vendor), rg_row_s(r0, RG_COL_cpu_vendor));
+	rg_str_printable(h->model, sizeof(h->model), rg_row_s(r0, RG_COL_cpu_model));
+	rg_str_printable(h->part, sizeof(h->part), rg_row_s(r0, RG_COL_cpu_part));
 	h->rows = malloc(n * sizeof(*h->rows));
 	h->by_key = malloc(n * sizeof(*h->by_key));
 	if (!h->rows || !h->by_key)
@@ -158,6 +159,7 @@ static void make_labels(struct host *hosts, size_t nh)
 	for (size_t i = 0; i < nh; i++) {
 		struct host *h = &hosts[i];
 		bool shared = false, same_model = false;
+		char tmp[sizeof(h->name)];
 
 		for (size_t k = 0; k < nh; k++) {
 			if (k == i || strcmp(hosts[k].hostname, h->hostname))
@@ -173,6 +175,8 @@ static void make_labels(struct host *hosts, size_t nh)
 		else
 			snprintf(h->name, sizeof(h->name), "%s (%s, %s, %s %s)", h->hostname, h->arch,
 				 *h->model ? h->model : "?", h->vendor, h->part);
+		memcpy(tmp, h->name, sizeof(tmp));
+		rg_str_printable(h->name, sizeof(h->name), tmp);	/* a cut name: '?' for half a character */
 	}
 }
 

@@ -5,13 +5,16 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rg/cmdline.h"
@@ -29,6 +32,17 @@ extern char **environ;
 #endif
 #define RG_PYTHON_DEFAULT "/usr/bin/python3"
 
+/* What parse_args() read: the options and the two environment variables, once. */
+struct plot_opts {
+	const char *out;	/* --out DIR */
+	const char *py;		/* $RG_PYTHON, else RG_PYTHON_DEFAULT */
+	const char *script;	/* $RG_PLOT_SCRIPT, else NULL: looked for */
+	int first;		/* the first FILE|DIR operand */
+};
+
+/* Set by the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT): forwarded to the script. */
+static volatile sig_atomic_t g_stop;
+
 struct source {
 	const char *path;
 	char *owned;		/* path, when it came from listing a directory */
@@ -41,8 +55,8 @@ static void usage(FILE *f)
 	fputs("usage: rgbench plot FILE|DIR... --out DIR\n"
 	      "Writes pair-ns, threads, duty, latency-cdf, bpf and kmod-ns plots (PNG and SVG) for\n"
 	      "the kinds of rows present; one bar or line style per FILE or DIR.\n"
-	      "Environment: RGBENCH_PYTHON (default " RG_PYTHON_DEFAULT "),\n"
-	      "RGBENCH_PLOT_SCRIPT (path of rgplot.py).\n", f);
+	      "Environment: RG_PYTHON (default " RG_PYTHON_DEFAULT "),\n"
+	      "RG_PLOT_SCRIPT (path of rgplot.py).\n", f);
 }
 
 static bool is_file(const char *p)
@@ -52,15 +66,14 @@ static bool is_file(const char *p)
 	return p && *p && !stat(p, &st) && S_ISREG(st.st_mode);
 }
 
-/* rgplot.py: $RGBENCH_PLOT_SCRIPT, beside the binary, ../share/rgbench, install, source tree. */
-static const char *find_script(char *buf, size_t size)
+/* rgplot.py: $RG_PLOT_SCRIPT (o->script), beside the binary, ../share/rgbench, install, source tree. */
+static const char *find_script(const struct plot_opts *o, char *buf, size_t size)
 {
-	const char *env = getenv("RGBENCH_PLOT_SCRIPT");
 	char exe[4096];
 	ssize_t n;
 
-	if (env && *env)
-		return env;
+	if (o->script)
+		return o->script;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
@@ -125,19 +138,24 @@ static int write_lat(const char *path, struct source *src, size_t nsrc)
  * are no measurement of a guard: 1e15 ns per pair is eleven days.
  */
 #define RG_PLOT_MAX_VALUE 1e15
+/* A name drawn as a label (a tick, a legend entry) is at most this long; registry names are < 32. */
+#define RG_PLOT_MAX_NAME 256
 
-/* Refuse a row value the plots cannot draw, naming where it is. 0 or -1. */
+/* Refuse a row value or a name the plots cannot draw, naming where it is. 0 or -1. */
 static int check_drawable(const struct source *src, size_t nsrc, char *err, size_t errlen)
 {
 	static const enum rg_col c[] = { RG_COL_ns_median, RG_COL_ns_stddev, RG_COL_ns_min,
 					 RG_COL_ns_max, RG_COL_mops_median, RG_COL_mops_stddev };
 	static const char *const name[] = { "ns_median", "ns_stddev", "ns_min", "ns_max",
 					    "mops_median", "mops_stddev" };
+	static const enum rg_col sc[] = { RG_COL_host, RG_COL_guard, RG_COL_role, RG_COL_scenario };
+	static const char *const sname[] = { "host", "guard", "role", "scenario" };
 
 	for (size_t s = 0; s < nsrc; s++)
-		for (size_t i = 0; i < src[s].rows.n; i++)
+		for (size_t i = 0; i < src[s].rows.n; i++) {
+			const struct rg_row *r = &src[s].rows.v[i];
+
 			for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
-				const struct rg_row *r = &src[s].rows.v[i];
 				double v = rg_row_d(r, c[k]);
 
 				if (v > RG_PLOT_MAX_VALUE) {
@@ -147,6 +165,17 @@ static int check_drawable(const struct source *src, size_t nsrc, char *err, size
 					return -1;
 				}
 			}
+			for (size_t k = 0; k < sizeof(sc) / sizeof(sc[0]); k++) {
+				size_t l = strlen(rg_row_s(r, sc[k]));
+
+				if (l > RG_PLOT_MAX_NAME) {
+					snprintf(err, errlen, "%s:%d: column '%s' is %zu bytes, too long "
+						 "to draw (over %d)", r->file, r->line, sname[k], l,
+						 RG_PLOT_MAX_NAME);
+					return -1;
+				}
+			}
+		}
 	return 0;
 }
 
@@ -243,6 +272,8 @@ static void make_labels(struct source *src, size_t n)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		char clean[sizeof(src[i].label)];
+
 		for (size_t k = 0; k < i; k++) {
 			if (!strcmp(src[i].label, src[k].label)) {
 				size_t l = strlen(src[i].label);
@@ -251,6 +282,9 @@ static void make_labels(struct source *src, size_t n)
 				break;
 			}
 		}
+		/* A file name may hold any byte, and the cut above may split a character. */
+		rg_str_printable(clean, sizeof(clean), src[i].label);
+		memcpy(src[i].label, clean, sizeof(clean));
 	}
 }
 
@@ -280,32 +314,80 @@ static bool has_suffix(const char *s, const char *sfx)
 	return a > b && !strcmp(s + a - b, sfx);
 }
 
+/*
+ * Wait for the script. A stop signal that reaches rgbench plot alone (kill,
+ * a dropped session) is passed on to the script, which exits quietly (a
+ * Ctrl-C reaches both); one that does not end it within 5 s is a SIGKILL.
+ * Polled every 20 ms, so a signal between the check and the wait is never
+ * missed for longer. 0 with *st, or -1 with err set.
+ */
+static int wait_script(pid_t pid, int *st, char *err, size_t errlen)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	int sent = 0, ticks = 0;
+
+	for (;;) {
+		pid_t r = waitpid(pid, st, WNOHANG);
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR) {
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
+			return -1;
+		}
+		if (g_stop && !sent) {
+			sent = g_stop;
+			kill(pid, sent);
+		} else if (sent && ++ticks == 250) {
+			kill(pid, SIGKILL);
+		}
+		nanosleep(&tick, NULL);	/* EINTR on a signal: checked at once */
+	}
+}
+
 static int run_python(const char *py, const char *script, const char *data, const char *lat,
 		      const char *fleet, const char *outdir, char *err, size_t errlen)
 {
 	char *args[] = { (char *)py, (char *)script, "--data", (char *)data, "--lat", (char *)lat,
 			 "--fleet", (char *)fleet, "--out", (char *)outdir, NULL };
+	posix_spawnattr_t attr;
+	sigset_t def, held;
 	pid_t pid;
 	int st, e;
 
-	e = posix_spawn(&pid, py, NULL, NULL, args, environ);
+	/*
+	 * The script starts with the default actions (rgbench plot ignores
+	 * SIGPIPE) and the stop signals blocked: it unblocks them once its
+	 * handlers are in, so one sent while python starts is no traceback.
+	 */
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigaddset(&held, SIGHUP);
+	sigaddset(&held, SIGQUIT);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigdefault(&attr, &def);
+	posix_spawnattr_setsigmask(&attr, &held);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	e = posix_spawn(&pid, py, NULL, &attr, args, environ);
+	posix_spawnattr_destroy(&attr);
 	if (e) {
 		snprintf(err, errlen, "cannot run %s: %s", py, strerror(e));
 		return -1;
 	}
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			snprintf(err, errlen, "waitpid: %s", strerror(errno));
-			return -1;
-		}
-	}
+	if (wait_script(pid, &st, err, errlen))
+		return -1;
+	if (g_stop)
+		return -1;	/* the caller says it, in one line */
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
 		snprintf(err, errlen, "no plottable rows (no ok user, bpf or kmod rows with values)");
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 4)
 		snprintf(err, errlen, "%s cannot import matplotlib: install python3-matplotlib "
-			 "(scripts/deps.sh does) or point RGBENCH_PYTHON at a python3 that has it", py);
+			 "(scripts/deps.sh does) or point RG_PYTHON at a python3 that has it", py);
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 5)
 		err[0] = '\0';	/* the script said why, in one line */
 	else if (WIFEXITED(st))
@@ -315,8 +397,8 @@ static int run_python(const char *py, const char *script, const char *data, cons
 	return -1;
 }
 
-/* The options into *out and *first: -1 to go on, else the exit status (help, usage). */
-static int parse_args(int argc, char **argv, const char **out, int *first)
+/* The options and environment into *o: -1 to go on, else the exit status (help, usage). */
+static int parse_args(int argc, char **argv, struct plot_opts *o)
 {
 	static const struct option opts[] = {
 		RG_CL_OPT_OUT('o'),
@@ -329,16 +411,22 @@ static int parse_args(int argc, char **argv, const char **out, int *first)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': *out = optarg; break;
+		case 'o': o->out = optarg; break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
 	}
-	if (!*out || !**out)
+	if (!o->out || !*o->out)
 		return rg_cl_usage_error("--out DIR is required");
 	if (optind >= argc)
 		return rg_cl_usage_error("needs at least one result FILE or DIR");
-	*first = optind;
+	o->first = optind;
+	o->py = getenv("RG_PYTHON");
+	if (!o->py || !*o->py)
+		o->py = RG_PYTHON_DEFAULT;
+	o->script = getenv("RG_PLOT_SCRIPT");
+	if (o->script && !*o->script)
+		o->script = NULL;
 	return -1;
 }
 
@@ -397,21 +485,75 @@ static void mark_emulated(struct source *src, size_t nsrc)
 		}
 }
 
-/* The --out directory, created when missing (*created). 0, or -1 with err set. */
-static int make_out_dir(const char *out, bool *created, char *err, size_t errlen)
-{
-	struct stat st;
+/*
+ * Where the pictures are drawn: a directory created exclusively with a
+ * random name (mkdtemp) beside DIR, so DIR is not touched until they are
+ * all drawn; inside DIR when nothing can be made beside it (no write
+ * permission there, DIR a mount point, DIR "/").
+ */
+struct stage {
+	char out[PATH_MAX];	/* DIR without trailing slashes */
+	char dir[PATH_MAX];	/* the staging directory */
+	bool fresh;		/* DIR did not exist: the stage becomes DIR by one rename */
+	bool made;
+};
 
-	if (stat(out, &st)) {
-		if (errno != ENOENT || mkdir(out, 0777)) {
+/* The directory part of path ("." when it has none) into buf. */
+static void parent_of(const char *path, char *buf, size_t size)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	snprintf(buf, size, "%s", dirname(tmp));	/* dirname() may return a static "." */
+}
+
+/* The staging directory for DIR (out). 0, or -1 with err set. */
+static int make_stage(struct stage *sg, const char *out, char *err, size_t errlen)
+{
+	char real[PATH_MAX], parent[PATH_MAX];
+	struct stat st, pst;
+	size_t l;
+
+	if (snprintf(sg->out, sizeof(sg->out), "%s", out) >= (int)sizeof(sg->out)) {
+		snprintf(err, errlen, "%s: %s", out, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	for (l = strlen(sg->out); l > 1 && sg->out[l - 1] == '/'; l--)
+		sg->out[l - 1] = 0;
+	if (stat(sg->out, &st)) {
+		if (errno != ENOENT) {
 			snprintf(err, errlen, "%s: %s", out, strerror(errno));
 			return -1;
 		}
-		*created = true;
-	} else if (!S_ISDIR(st.st_mode)) {
+		sg->fresh = true;
+		parent_of(sg->out, parent, sizeof(parent));
+		snprintf(sg->dir, sizeof(sg->dir), "%s/.rgplot-XXXXXX", parent);
+		if (!mkdtemp(sg->dir)) {
+			snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+			return -1;
+		}
+		sg->made = true;
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s exists and is not a directory", out);
 		return -1;
 	}
+	/* Beside DIR's real path ("--out ." has a parent too), on DIR's filesystem. */
+	if (realpath(sg->out, real)) {
+		parent_of(real, parent, sizeof(parent));
+		snprintf(sg->dir, sizeof(sg->dir), "%s/.rgplot-XXXXXX", parent);
+		if (!stat(parent, &pst) && pst.st_dev == st.st_dev && mkdtemp(sg->dir)) {
+			sg->made = true;
+			return 0;
+		}
+	}
+	snprintf(sg->dir, sizeof(sg->dir), "%s/.rgplot-XXXXXX", sg->out);
+	if (!mkdtemp(sg->dir)) {
+		snprintf(err, errlen, "cannot create a directory in %s: %s", out, strerror(errno));
+		return -1;
+	}
+	sg->made = true;
 	return 0;
 }
 
@@ -452,100 +594,163 @@ static int draw(const char *py, const char *script, const char *stage, struct so
 	return 0;
 }
 
-/*
- * Publish: each picture appears complete under its final name. The number
- * of pictures moved from stage to out, or -1 with err set.
- */
-static int publish(const char *stage, const char *out, char *err, size_t errlen)
+/* The pictures in the stage (*.png, *.svg), sorted; their count, or -1 with err set. */
+static int list_pictures(const char *stage, struct dirent ***list, char *err, size_t errlen)
 {
-	struct dirent **list;
-	int nent, moved = 0, nout = 0;
+	int n = scandir(stage, list, NULL, alphasort), k = 0;
 
-	nent = scandir(stage, &list, NULL, alphasort);
-	if (nent < 0) {
+	if (n < 0) {
 		snprintf(err, errlen, "%s: %s", stage, strerror(errno));
 		return -1;
 	}
-	for (int i = 0; i < nent; i++) {
-		char from[8400], to[8400];
-		const char *nm = list[i]->d_name;
+	for (int i = 0; i < n; i++) {
+		const char *nm = (*list)[i]->d_name;
 
-		if ((has_suffix(nm, ".png") || has_suffix(nm, ".svg")) && !moved) {
-			snprintf(from, sizeof(from), "%s/%s", stage, nm);
-			snprintf(to, sizeof(to), "%s/%s", out, nm);
-			if (rename(from, to)) {
-				snprintf(err, errlen, "cannot move %s to %s: %s", from, to,
-					 strerror(errno));
-				moved = -1;
-			} else {
-				printf("wrote %s\n", to);
-				nout++;
-			}
-		}
-		free(list[i]);
+		if (nm[0] != '.' && (has_suffix(nm, ".png") || has_suffix(nm, ".svg")))
+			(*list)[k++] = (*list)[i];
+		else
+			free((*list)[i]);
 	}
-	free(list);
-	return moved ? -1 : nout;
+	return k;
+}
+
+/*
+ * Move the n pictures from the stage into the existing DIR, each under its
+ * final name, a picture it replaces kept in the stage (".old-NAME", a hard
+ * link) until all are in. On a failure, or a stop signal meanwhile, every
+ * move is undone: DIR is as it was. 0, or -1 (err set unless stopped).
+ */
+static int publish_into(const struct stage *sg, struct dirent **pic, int n, char *err,
+			size_t errlen)
+{
+	char from[PATH_MAX + 300], to[PATH_MAX + 300], old[PATH_MAX + 300];
+	bool *kept = calloc(n ? (size_t)n : 1, sizeof(*kept));
+	struct stat st;
+	int i, ret = 0;
+
+	if (!kept) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		snprintf(from, sizeof(from), "%s/%s", sg->dir, pic[i]->d_name);
+		snprintf(to, sizeof(to), "%s/%s", sg->out, pic[i]->d_name);
+		snprintf(old, sizeof(old), "%s/.old-%s", sg->dir, pic[i]->d_name);
+		if (!lstat(to, &st) && S_ISDIR(st.st_mode))
+			errno = EISDIR;		/* link() would say EPERM */
+		else
+			kept[i] = !link(to, old);
+		if ((!kept[i] && errno != ENOENT) || rename(from, to)) {
+			snprintf(err, errlen, "cannot move %s to %s: %s", from, to, strerror(errno));
+			ret = -1;
+			if (kept[i])
+				unlink(old);
+			break;
+		}
+	}
+	if (!ret && g_stop)
+		ret = -1;
+	while (ret && i-- > 0) {	/* undo, newest first */
+		snprintf(to, sizeof(to), "%s/%s", sg->out, pic[i]->d_name);
+		snprintf(old, sizeof(old), "%s/.old-%s", sg->dir, pic[i]->d_name);
+		if (kept[i])
+			rename(old, to);
+		else
+			unlink(to);
+	}
+	free(kept);
+	return ret;
+}
+
+/*
+ * Publish the drawn pictures: a new DIR appears with all of them by one
+ * rename of the stage; an existing DIR gets them by publish_into(). The
+ * number of pictures, or -1 (err set unless stopped).
+ */
+static int publish(struct stage *sg, char *err, size_t errlen)
+{
+	struct dirent **pic;
+	mode_t mask;
+	int n = list_pictures(sg->dir, &pic, err, errlen), ret = -1;
+
+	if (n <= 0) {
+		if (!n) {
+			free(pic);
+			snprintf(err, errlen, "the plot script wrote no pictures");
+		}
+		return -1;
+	}
+	if (g_stop) {
+		ret = -1;
+	} else if (sg->fresh) {
+		mask = umask(022);
+		umask(mask);
+		/* what mkdir(DIR, 0777) gives, then DIR appears complete (EEXIST/ENOTEMPTY: it appeared meanwhile) */
+		if (chmod(sg->dir, 0777 & ~mask) || rename(sg->dir, sg->out))
+			snprintf(err, errlen, "cannot create %s: %s", sg->out, strerror(errno));
+		else
+			ret = n, sg->made = false;
+	} else if (!publish_into(sg, pic, n, err, errlen)) {
+		ret = n;
+	}
+	for (int i = 0; i < n; i++) {
+		if (ret > 0)
+			printf("wrote %s/%s\n", sg->out, pic[i]->d_name);
+		free(pic[i]);
+	}
+	free(pic);
+	return ret;
 }
 
 int rg_plot_main(int argc, char **argv)
 {
-	const char *out = NULL, *script, *py = getenv("RGBENCH_PYTHON");
+	struct plot_opts o = { 0 };
+	struct stage sg = { 0 };
 	struct source *src = NULL;
-	char err[1024] = "", sbuf[4096], stage[4096];
+	char err[1024] = "", sbuf[4096];
+	const char *script;
 	size_t nsrc = 0;
-	bool created = false, staged = false;
-	int first = 0, nout, ret;
+	int ret;
 
 	rg_cl_set_prog("rgbench plot");
-	ret = parse_args(argc, argv, &out, &first);
+	ret = parse_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	/* Stop signals are passed on to the script; then nothing is published. */
+	rg_cl_catch_stop_signals(&g_stop);
 	ret = RG_EXIT_FAIL;
-	if (!py || !*py)
-		py = RG_PYTHON_DEFAULT;
-	if (read_sources(argc, argv, first, &src, &nsrc, err, sizeof(err)))
+	if (read_sources(argc, argv, o.first, &src, &nsrc, err, sizeof(err)))
 		goto fail;
 	make_labels(src, nsrc);
 	mark_emulated(src, nsrc);
 	if (check_drawable(src, nsrc, err, sizeof(err)))
 		goto fail;
-	script = find_script(sbuf, sizeof(sbuf));
+	script = find_script(&o, sbuf, sizeof(sbuf));
 	if (!script) {
-		snprintf(err, sizeof(err), "rgplot.py not found (set RGBENCH_PLOT_SCRIPT)");
+		snprintf(err, sizeof(err), "rgplot.py not found (set RG_PLOT_SCRIPT)");
 		goto fail;
 	}
-	if (access(py, X_OK)) {
-		snprintf(err, sizeof(err), "%s: %s (install python3-matplotlib or set RGBENCH_PYTHON)",
-			 py, strerror(errno));
+	if (access(o.py, X_OK)) {
+		snprintf(err, sizeof(err), "%s: %s (install python3-matplotlib or set RG_PYTHON)",
+			 o.py, strerror(errno));
 		goto fail;
 	}
-	if (make_out_dir(out, &created, err, sizeof(err)))
+	if (g_stop || make_stage(&sg, o.out, err, sizeof(err)))
 		goto fail;
-	/* Stage beside the destination so the final renames stay on one filesystem. */
-	snprintf(stage, sizeof(stage), "%s/.rgplot-XXXXXX", out);
-	if (!mkdtemp(stage)) {
-		snprintf(err, sizeof(err), "cannot create a directory in %s: %s", out,
-			 strerror(errno));
+	if (draw(o.py, script, sg.dir, src, nsrc, err, sizeof(err)))
 		goto fail;
-	}
-	staged = true;
-	if (draw(py, script, stage, src, nsrc, err, sizeof(err)))
+	if (publish(&sg, err, sizeof(err)) < 0)
 		goto fail;
-	nout = publish(stage, out, err, sizeof(err));
-	if (nout < 0)
-		goto fail;
-	remove_dir(stage);
-	ret = nout ? RG_EXIT_OK : rg_cl_error("the plot script wrote no pictures");
+	ret = RG_EXIT_OK;
 	goto out;
 fail:
-	if (err[0])
+	if (g_stop)
+		ret = rg_cl_interrupted();
+	else if (err[0])
 		rg_cl_error("%s", err);
-	if (staged)
-		remove_dir(stage);
-	if (created)
-		rmdir(out);
 out:
+	if (sg.made)
+		remove_dir(sg.dir);
 	for (size_t i = 0; i < nsrc; i++) {
 		rg_rows_free(&src[i].rows);
 		free(src[i].owned);

@@ -252,6 +252,9 @@ int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return RG_EXIT_FAIL;
 	}
+	if (rg_cl_signal_status())
+		return RG_EXIT_FAIL;	/* nothing after a stop signal: rp_page_end() says so */
+	rg_utf8_repair(c->buf);		/* a name cut to a table's buffer: no half character */
 	if (!out)
 		return rg_cl_stdout_write(c->buf, c->blen);
 	if (rg_output_write(out, c->buf, c->blen, err, errlen))
@@ -262,7 +265,9 @@ int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen)
 
 int rp_page_end(struct ctx *c, int ret, const char *err)
 {
-	if (err[0])
+	if (rg_cl_signal_status() && ret != RG_EXIT_OK)
+		ret = rg_cl_interrupted();	/* one line, 128+signal */
+	else if (err[0])
 		rg_cl_error("%s", err);
 	free(c->buf);
 	return ret;
@@ -283,6 +288,11 @@ int rg_report_main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	/*
+	 * SIGINT, SIGTERM, SIGHUP, SIGQUIT: checked between the steps; then one
+	 * line, 128+signal, nothing written (the --out lock goes at exit).
+	 */
+	rg_cl_catch_stop_signals(NULL);
+	/*
 	 * The output policy before any work: --out is no device, FIFO or link,
 	 * and none of the inputs (nor an input's CSV/JSON twin). Exit 2.
 	 */
@@ -294,7 +304,8 @@ int rg_report_main(int argc, char **argv)
 	}
 	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));
-	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)))
+	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
+	    rg_cl_signal_status())
 		goto out;
 	c.cycles = o.unit && !strcmp(o.unit, "cycles");
 	for (size_t i = 0; c.cycles && i < nin; i++)

@@ -94,6 +94,8 @@ void rp_left_out(struct ctx *c, const char *section, const char *fmt, ...)
 void rp_table_out(struct ctx *c, struct rg_table *t);
 void rp_fmt_ns(char *buf, size_t size, double v);
 void rp_fmt_signed(char *buf, size_t size, double v);
+/* "a/b" with two decimals and an x ("1.50x"; rg_fmt_fixed beyond), "n/a" when either is NaN. */
+void rp_fmt_ratio(char *buf, size_t size, double a, double b);
 
 /* report_host.c */
 /* Measured: ok or noisy. */
@@ -136,7 +138,9 @@ int rp_opt_unit(const char *arg, const char **unit);
  * rp_page_open(): c->f to write it. 0, or -1 with err set.
  * rp_page_emit(): close it and write it to out ("wrote OUT" on stdout) or,
  * out NULL, to stdout; the exit status (err set on a failure before stdout).
- * rp_page_end(): err (when set) as the one line on stderr, the page freed; ret.
+ * Nothing is written after a stop signal (rg_cl_catch_stop_signals()).
+ * rp_page_end(): err (when set) as the one line on stderr, or after a stop
+ * signal, unless ret is 0, rg_cl_interrupted()'s line and status; the page freed; ret.
  */
 int rp_page_open(struct ctx *c, char *err, size_t errlen);
 int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen);

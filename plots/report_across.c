@@ -73,7 +73,7 @@ void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
 		rp_fmt_signed(va, sizeof(va), ka.v);
 		rp_fmt_signed(vb, sizeof(vb), kb.v);
 		if (!isnan(rp_cmp_value(&ka)) && !isnan(rp_cmp_value(&kb)))
-			snprintf(x, sizeof(x), "%.2fx", ka.v / kb.v);
+			rp_fmt_ratio(x, sizeof(x), ka.v, kb.v);
 		else
 			snprintf(x, sizeof(x), "n/a");
 		const char *row[] = { roles[k], rg_row_s(a, RG_COL_guard), va, rg_row_s(b, RG_COL_guard), vb, x };

@@ -366,21 +366,24 @@ static void predict_row(struct rg_table *t, const struct rg_row *e, const char *
 {
 	double ns = rg_row_d(e, RG_COL_ns_median), mops = rg_row_d(e, RG_COL_mops_median);
 	double v = ch ? ns + ch->v : ns, lo = ch ? ns + ch->lo : ns, hi = ch ? ns + ch->hi : ns;
-	char d[64], a[24], iv[48], m[24];
+	char d[64], a[24], iv[48], m[24], lo_s[20], hi_s[20];
 
 	snprintf(d, sizeof(d), "  %s", design);
-	snprintf(a, sizeof(a), "%.2f", v);
+	rg_fmt_fixed(a, sizeof(a), v, 2);
 	if (!ch)
 		snprintf(iv, sizeof(iv), "measured");
 	else if (isnan(lo) || isnan(hi))
 		snprintf(iv, sizeof(iv), "n/a");
-	else
-		snprintf(iv, sizeof(iv), "[%.2f, %.2f]", lo, hi);
+	else {
+		rg_fmt_fixed(lo_s, sizeof(lo_s), lo, 2);
+		rg_fmt_fixed(hi_s, sizeof(hi_s), hi, 2);
+		snprintf(iv, sizeof(iv), "[%s, %s]", lo_s, hi_s);
+	}
 	/* events per second scale with 1/ns: the same producers, each event costing v */
 	if (isnan(mops) || v <= 0)
 		snprintf(m, sizeof(m), "n/a");
 	else
-		snprintf(m, sizeof(m), "%.3f", mops * ns / v);
+		rg_fmt_fixed(m, sizeof(m), mops * ns / v, 3);
 	const char *row[] = { d, a, iv, m };
 	rg_table_add(t, row);
 }

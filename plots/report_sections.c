@@ -183,6 +183,17 @@ static const char *marked_guard(const struct rg_row *r, char *buf, size_t size)
 	return buf;
 }
 
+/* "X costs 1.50x Y over noop (3.00 vs 2.00 ns)", any magnitude kept. */
+static void bullet_costs(struct ctx *c, const char *x, const char *y, double a, double b)
+{
+	char r[40], sa[24], sb[24];
+
+	rp_fmt_ratio(r, sizeof(r), a, b);
+	rg_fmt_fixed(sa, sizeof(sa), a, 2);
+	rg_fmt_fixed(sb, sizeof(sb), b, 2);
+	rp_bullet(c, "%s costs %s %s over noop (%s vs %s ns)", x, r, y, sa, sb);
+}
+
 static const struct rg_row *headline_row(const struct host *h, const char *key)
 {
 	if (key[0] == '=') {
@@ -246,10 +257,7 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hea
 		rp_fmt_signed(d, sizeof(d), k[i].v);
 		a = rp_cmp_value(&k[i]);
 		b = r[T->by] ? rp_cmp_value(&k[T->by]) : NAN;
-		if (!isnan(a) && !isnan(b))
-			snprintf(x, sizeof(x), "%.2fx", a / b);
-		else
-			snprintf(x, sizeof(x), "n/a");
+		rp_fmt_ratio(x, sizeof(x), a, b);
 		const char *row[] = { T->lines[i].what, marked_guard(r[i], g, sizeof(g)), ns, d, x };
 		rg_table_add(&t, row);
 	}
@@ -268,8 +276,7 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hea
 				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", T->lines[i].what,
 					  T->lines[j].what);
 			else
-				rp_bullet(c, "%s costs %.2fx %s over noop (%.2f vs %.2f ns)", T->lines[i].what,
-					  a / b, T->lines[j].what, a, b);
+				bullet_costs(c, T->lines[i].what, T->lines[j].what, a, b);
 			break;
 		}
 	}
@@ -424,12 +431,14 @@ void rp_sec_threads(struct ctx *c, const struct host *h)
 			one = rp_find(h, "user", rg_row_s(r, RG_COL_guard), "pair", 1, 0);
 		m1 = one ? rg_row_d(one, RG_COL_mops_median) : NAN;
 		mt = rg_row_d(r, RG_COL_mops_median);
-		snprintf(a, sizeof(a), isnan(m1) ? "n/a" : "%.1f", m1);
-		snprintf(b, sizeof(b), isnan(mt) ? "n/a" : "%.1f", mt);
-		if (!isnan(m1) && !isnan(mt) && m1 > 0)
-			snprintf(e, sizeof(e), "%.0f%%", 100 * mt / (m1 * (double)tmax));
-		else
+		rg_fmt_fixed(a, sizeof(a), m1, 1);
+		rg_fmt_fixed(b, sizeof(b), mt, 1);
+		if (!isnan(m1) && !isnan(mt) && m1 > 0) {
+			rg_fmt_fixed(e, sizeof(e) - 1, 100 * mt / (m1 * (double)tmax), 0);
+			strcat(e, "%");
+		} else {
 			snprintf(e, sizeof(e), "n/a");
+		}
 		const char *row[] = { rg_row_s(r, RG_COL_guard), a, b, e };
 		rg_table_add(&t, row);
 		rows++;
@@ -516,8 +525,7 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 		}
 		snprintf(th, sizeof(th), "%lld", rg_row_i(r, RG_COL_threads));
 		rp_fmt_ns(ns, sizeof(ns), rg_row_d(r, RG_COL_ns_median));
-		snprintf(m, sizeof(m), isnan(rg_row_d(r, RG_COL_mops_median)) ? "n/a" : "%.2f",
-			 rg_row_d(r, RG_COL_mops_median));
+		rg_fmt_fixed(m, sizeof(m), rg_row_d(r, RG_COL_mops_median), 2);
 		const char *row[] = { rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario), th, ns, m };
 		rg_table_add(&t, row);
 		n++;

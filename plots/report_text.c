@@ -165,14 +165,19 @@ void rp_left_out(struct ctx *c, const char *section, const char *fmt, ...)
 		snprintf(c->left[c->nleft++], sizeof(c->left[0]), "%s: %s", section, why);
 }
 
+/* Clip s to w characters (display width, w >= 2), the last a '~'; never half a UTF-8 character. */
 static void clip_cell(char *s, size_t w)
 {
-	size_t n = strlen(s);
+	size_t i = 0, chars = 0;
 
-	if (n > w && w >= 2) {
-		s[w - 1] = '~';
-		s[w] = '\0';
-	}
+	if (rg_utf8_width(s) <= w || w < 2)
+		return;
+	for (; s[i] && chars < w - 1; i++)
+		chars += ((unsigned char)s[i] & 0xc0) != 0x80;
+	while (((unsigned char)s[i] & 0xc0) == 0x80)	/* the rest of the last character */
+		i++;
+	s[i] = '~';
+	s[i + 1] = '\0';
 }
 
 /*
@@ -216,14 +221,19 @@ void rp_table_out(struct ctx *c, struct rg_table *t)
 
 void rp_fmt_ns(char *buf, size_t size, double v)
 {
-	if (isnan(v))
+	rg_fmt_fixed(buf, size, v, fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : 2);
+}
+
+void rp_fmt_ratio(char *buf, size_t size, double a, double b)
+{
+	char n[32];
+
+	if (isnan(a) || isnan(b)) {
 		snprintf(buf, size, "n/a");
-	else if (fabs(v) >= 100)
-		snprintf(buf, size, "%.0f", v);
-	else if (fabs(v) >= 10)
-		snprintf(buf, size, "%.1f", v);
-	else
-		snprintf(buf, size, "%.2f", v);
+		return;
+	}
+	rg_fmt_fixed(n, sizeof(n), a / b, 2);
+	snprintf(buf, size, "%sx", n);
 }
 
 void rp_fmt_signed(char *buf, size_t size, double v)

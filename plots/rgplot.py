@@ -1,12 +1,29 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Draws rgbench's pictures (PNG and SVG) from the normalized rows `rgbench plot` validated."""
-import argparse
-import csv
-import math
 import os
-import sys
-import warnings
+import signal
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+def stop(sig, _frame):
+    """A stop signal (Ctrl-C, or one rgbench plot passed on): exit at once, quietly, 128 +
+    the signal; rgbench plot removes what was drawn and says so in one line."""
+    os._exit(128 + sig)
+
+
+# First of all: rgbench plot starts this script with the stop signals blocked, so one that
+# came during python's start waits here for the handler (no KeyboardInterrupt traceback).
+for _sig in STOP_SIGNALS:
+    signal.signal(_sig, stop)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+import argparse  # noqa: E402
+import csv  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
 
 # Exit codes `rgbench plot` turns into its own one-line message: 3 no plottable rows,
 # 4 matplotlib cannot be imported, 5 drawing failed (this script printed the one line).
@@ -21,6 +38,20 @@ except Exception:  # ImportError, or a broken install failing inside its import
 # Reproducible SVGs: no date, fixed ids.
 plt.rcParams["svg.hashsalt"] = "rgbench"
 plt.rcParams["font.size"] = 10
+# Names are drawn as written: a '$' in a guard, host or file name is no TeX math
+# (matplotlib < 3.5 has no switch for it: there each '$' is escaped instead).
+if "text.parse_math" in plt.rcParams:
+    plt.rcParams["text.parse_math"] = False
+
+    def text(s):
+        return s
+else:
+    def text(s):
+        return s.replace("$", r"\$")
+
+# rgbench plot's own CSV files hold whatever the reader accepted (a file is at most
+# 64 MiB): no field limit below that, never csv's default of 128 KiB.
+csv.field_size_limit(1 << 27)
 METADATA = {"png": {"Software": "rgbench"}, "svg": {"Date": None, "Creator": "rgbench"}}
 COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 STYLES = ["-", "--", ":", "-."]
@@ -40,15 +71,41 @@ def ok(v):
     return not math.isnan(v)
 
 
+class Unreadable(Exception):
+    """One of rgbench plot's CSV files cannot be read: FILE:LINE: why."""
+
+
+def read_csv(path):
+    """The records of one of rgbench plot's CSV files, names ready to draw."""
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        rd = csv.DictReader(f)
+        try:
+            for r in rd:
+                for k in ("label", "guard", "scenario", "role", "current_role"):
+                    if k in r:
+                        r[k] = text(r[k])
+                yield r
+        except (csv.Error, ValueError, KeyError) as e:
+            raise Unreadable(f"{path}:{rd.line_num}: {first_line(e)}") from None
+
+
+def first_line(e):
+    """An exception as one line: its first non-empty line, else its type (never empty)."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
+
+
 def load(path):
     rows = []
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
+    for r in read_csv(path):
+        try:
             for k in ("source", "threads", "duty_ns", "batch"):
                 r[k] = int(r[k])
             for k in ("ns_median", "ns_stddev", "ns_min", "ns_max", "mops_median", "mops_stddev"):
                 r[k] = num(r[k])
-            rows.append(r)
+        except (ValueError, KeyError) as e:
+            raise Unreadable(f"{path}: {first_line(e)}") from None
+        rows.append(r)
     return rows
 
 
@@ -271,10 +328,12 @@ def load_lat(path):
     hist = {}
     if not path or not os.path.exists(path):
         return hist
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
+    for r in read_csv(path):
+        try:
             key = (int(r["source"]), r["label"], r["guard"])
             hist.setdefault(key, []).append((float(r["lo_ns"]), num(r["hi_ns"]), int(r["count"])))
+        except (ValueError, KeyError) as e:
+            raise Unreadable(f"{path}: {first_line(e)}") from None
     return hist
 
 
@@ -334,9 +393,11 @@ def load_fleet(path):
     """The matrix `rgbench plot` wrote: label, emulated, current_role, role, relative_ns per line."""
     if not path or not os.path.exists(path):
         return []
-    with open(path, newline="") as f:
+    try:
         return [dict(r, relative_ns=num(r["relative_ns"]), emulated=r["emulated"] == "1", now=r["now"] == "1")
-                for r in csv.DictReader(f)]
+                for r in read_csv(path)]
+    except (ValueError, KeyError) as e:
+        raise Unreadable(f"{path}: {first_line(e)}") from None
 
 
 def fleet(cells, out, written):
@@ -393,9 +454,13 @@ def main():
     ap.add_argument("--fleet", default="")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    hist = load_lat(a.lat)
-    cells = load_fleet(a.fleet)
-    rows = load(a.data)
+    try:
+        hist = load_lat(a.lat)
+        cells = load_fleet(a.fleet)
+        rows = load(a.data)
+    except (Unreadable, OSError) as e:  # one line, never a traceback
+        print(f"rgbench plot: cannot read {e}", file=sys.stderr)
+        return 5
     sources = sources_of(rows)
     global EMULATED
     EMULATED = any("[EMULATED" in label for _, label in sources)
@@ -425,9 +490,8 @@ def main():
     for name, why, fn in kinds:
         try:
             drawn = fn()
-        except Exception as e:  # one line, never a traceback
-            msg = str(e).splitlines()[0] if str(e) else ""
-            print(f"rgbench plot: cannot draw {name}: {type(e).__name__}: {msg}", file=sys.stderr)
+        except Exception as e:  # one line, never a traceback, never an empty reason
+            print(f"rgbench plot: cannot draw {name}: {first_line(e)}", file=sys.stderr)
             return 5
         if not drawn:
             notes.append(f"note: {name}: skipped, {why}")

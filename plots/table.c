@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* A small table: rows of strings printed aligned for a terminal, as Markdown or as CSV. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,22 @@ int rg_table_add(struct rg_table *t, const char *const *cells)
 	}
 	t->nrows++;
 	return 0;
+}
+
+void rg_fmt_fixed(char *buf, size_t size, double v, int dec)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		snprintf(buf, size, "n/a");
+	else if (isinf(v))
+		snprintf(buf, size, v > 0 ? "inf" : "-inf");
+	else if (a >= 1e7)
+		snprintf(buf, size, "%.3g", v);
+	else if (a > 0 && a < 0.5 * pow(10, -dec))
+		snprintf(buf, size, "%.2g", v);
+	else
+		snprintf(buf, size, "%.*f", dec, v);
 }
 
 size_t rg_utf8_width(const char *s)

@@ -42,28 +42,83 @@ static void put_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/*
- * A string value as one printable line: the reader refuses control characters
- * (a reason from a library may end in '\n'), so tab, CR and LF become spaces,
- * other C0 controls, DEL and C1 controls (UTF-8 C2 80-9F) become '?'.
- */
+/* The length of the valid UTF-8 sequence at p (2 to 4 bytes), or 0. */
+static size_t utf8_seq(const unsigned char *p)
+{
+	size_t need;
+	unsigned int cp;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		need = 1;
+		cp = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		need = 2;
+		cp = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		need = 3;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t k = 1; k <= need; k++) {
+		if ((p[k] & 0xc0) != 0x80)	/* also stops at the terminating NUL */
+			return 0;
+		cp = (cp << 6) | (p[k] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return need + 1;
+}
+
+size_t rg_utf8_repair(char *s)
+{
+	size_t bad = 0;
+
+	for (unsigned char *p = (unsigned char *)s; *p;) {
+		size_t n = *p >= 0x80 ? utf8_seq(p) : 1;
+
+		if (!n) {
+			*p = '?';
+			n = 1;
+			bad++;
+		}
+		p += n;
+	}
+	return bad;
+}
+
+size_t rg_str_printable(char *dst, size_t size, const char *src)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t o = 0;
+
+	while (*p && o + 1 < size) {
+		size_t n = *p >= 0x80 ? utf8_seq(p) : 1;
+
+		if (*p == '\t' || *p == '\r' || *p == '\n') {
+			dst[o++] = ' ';
+		} else if (*p < 0x20 || *p == 0x7f || !n || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f)) {
+			dst[o++] = '?';		/* a control or a byte outside valid UTF-8 */
+			n = n ? n : 1;
+		} else if (o + n < size) {
+			memcpy(dst + o, p, n);
+			o += n;
+		} else {
+			break;			/* never half a character */
+		}
+		p += n;
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+/* A string value as one printable line of valid UTF-8: the reader refuses anything else. */
 static void put_str(FILE *f, enum rg_fmt fmt, const char *s)
 {
-	char buf[1024], *o = buf;
+	char buf[1024];
 
-	for (const unsigned char *p = (const unsigned char *)s; *p && o < buf + sizeof(buf) - 1; p++) {
-		if (*p == '\t' || *p == '\r' || *p == '\n') {
-			*o++ = ' ';
-		} else if (*p < 0x20 || *p == 0x7f) {
-			*o++ = '?';
-		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-			*o++ = '?';
-			p++;
-		} else {
-			*o++ = (char)*p;
-		}
-	}
-	*o = '\0';
+	rg_str_printable(buf, sizeof(buf), s);
 	if (fmt == FMT_CSV)
 		rg_csv_put_field(f, buf);
 	else
@@ -235,7 +290,7 @@ static void put_json_strs(FILE *f, const char *const kv[][2], size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s\"%s\":", i ? "," : "", kv[i][0]);
-		put_json_str(f, kv[i][1]);
+		put_str(f, FMT_JSON, kv[i][1]);
 	}
 }
 
@@ -264,11 +319,11 @@ void rg_fmt_write_json(FILE *f, const struct rg_resultset *rs)
 	fputs(",\"machine\":{", f);
 	put_json_strs(f, machine, sizeof(machine) / sizeof(machine[0]));
 	fprintf(f, ",\"lse\":%d,\"rseq\":%d,\"preempt\":", e->lse, e->rseq);
-	put_json_str(f, e->preempt);
+	put_str(f, FMT_JSON, e->preempt);
 	fprintf(f, ",\"ncpus_online\":%d},\n", e->ncpus_online);
 	if (rs->timer.source[0]) {
 		fputs("\"timer\":{\"source\":", f);
-		put_json_str(f, rs->timer.source);
+		put_str(f, FMT_JSON, rs->timer.source);
 		for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]); i++) {
 			fprintf(f, ",\"%s\":", timer[i].name);
 			put_double(f, FMT_JSON, timer[i].v);

@@ -210,4 +210,13 @@ if os.geteuid() == 0 and not a.emulator and subprocess.run(["unshare", "-u", "tr
     names = listing_of(os.path.join(tmp, "results")) if os.path.isdir(os.path.join(tmp, "results")) else []
     c.check(r.returncode == 0 and len(names) == 2 and all(n.startswith("_h__d__n-") for n in names),
             f"host name '.h\\xc3(d/$n': exit {r.returncode} {r.stderr!r} names {names}")
+    # The host column holds printable UTF-8 ('?' for the byte that is not), and rgbench's
+    # own reader takes both files (it refused them as binary data before).
+    for n in names:
+        path = os.path.join(tmp, "results", n)
+        raw = open(path, "rb").read()
+        c.check(b".h?(d/$n" in raw and b"\xc3(" not in raw, f"{n}: host not made printable")
+        r = rgtest.run(a, "report", path, cwd=tmp, timeout=120)
+        c.check(r.returncode == 0 and ".h?(d/$n" in r.stdout,
+                f"report {n}: exit {r.returncode} {r.stderr!r}")
 c.finish()

@@ -68,7 +68,7 @@ rc=0; "$R" plot "$T/none.json" --out "$T/none" 2>"$T/err.txt" || rc=$?
 [[ $rc != 0 && ! -e $T/none ]] && grep -q "no plottable rows" "$T/err.txt" ||
 	{ echo "FAIL no rows: rc=$rc $(cat "$T/err.txt")"; fail=1; }
 mkdir "$T/keep"
-rc=0; RGBENCH_PYTHON=/bin/false "$R" plot "$FX/plot-a.json" --out "$T/keep" 2>/dev/null || rc=$?
+rc=0; RG_PYTHON=/bin/false "$R" plot "$FX/plot-a.json" --out "$T/keep" 2>/dev/null || rc=$?
 [[ $rc != 0 && -z $(ls -A "$T/keep") ]] || { echo "FAIL broken python: rc=$rc $(ls -A "$T/keep")"; fail=1; }
 rc=0; "$R" plot "$FX/plot-a.json" 2>/dev/null || rc=$?
 [[ $rc == 2 ]] || { echo "FAIL missing --out: rc=$rc"; fail=1; }
@@ -86,8 +86,8 @@ one_line "huge value" $rc "rgbench plot: $T/huge.json:3: ns_median 1e\+300 is to
 [[ ! -e $T/huge ]] || { echo "FAIL huge value: $T/huge written"; fail=1; }
 printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' > "$T/nompl"	# -S: no dist-packages
 chmod +x "$T/nompl"
-rc=0; RGBENCH_PYTHON=$T/nompl "$R" plot "$FX/plot-a.json" --out "$T/nompl-out" 2>"$T/err.txt" || rc=$?
-one_line "no matplotlib" $rc "rgbench plot: $T/nompl cannot import matplotlib: install python3-matplotlib \(scripts/deps.sh does\) or point RGBENCH_PYTHON at a python3 that has it"
+rc=0; RG_PYTHON=$T/nompl "$R" plot "$FX/plot-a.json" --out "$T/nompl-out" 2>"$T/err.txt" || rc=$?
+one_line "no matplotlib" $rc "rgbench plot: $T/nompl cannot import matplotlib: install python3-matplotlib \(scripts/deps.sh does\) or point RG_PYTHON at a python3 that has it"
 [[ ! -e $T/nompl-out ]] || { echo "FAIL no matplotlib: output written"; fail=1; }
 # Whatever else fails while drawing is one line too (the script's own net, driven directly).
 script=$(dirname "$R")/rgplot.py

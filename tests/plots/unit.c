@@ -593,10 +593,84 @@ static void test_pairs(void)
 	rmdir(dir);
 }
 
+/* One string through rg_str_printable into a buffer of size bytes: exactly want? */
+static void printable_case(const char *in, size_t size, const char *want)
+{
+	char buf[64];
+
+	rg_str_printable(buf, size, in);
+	CHECK(!strcmp(buf, want), "printable '%s' (size %zu): got '%s', want '%s'", in, size, buf, want);
+}
+
+/*
+ * What the writer writes, the reader reads (issue 19): names, a host and a
+ * reason holding bytes that are not UTF-8 come back as printable UTF-8
+ * with '?' for each such byte, from the CSV and from the JSON.
+ */
+static void test_write_read_utf8(void)
+{
+	char dir[] = "/tmp/rg-utf8-XXXXXX", csv[64], json[64], err[1024] = "";
+	struct rg_resultset rs;
+	struct rg_rows rows = { 0 };
+	struct rg_result *r;
+	struct rg_env env;
+
+	printable_case("plain", 64, "plain");
+	printable_case("\xc2\xb5s \xe2\x9c\x93 \xf0\x9f\x98\x80", 64, "\xc2\xb5s \xe2\x9c\x93 \xf0\x9f\x98\x80");
+	printable_case("a\xff" "b\xc3(c", 64, "a?b?(c");			/* stray, then a lead without its tail */
+	printable_case("\xc0\xaf \xe0\x80\xaf \xed\xa0\x80 \xf4\x90\x80\x80", 64,
+		       "?? ??? ??? ????");				/* overlong, surrogate, > U+10FFFF */
+	printable_case("x\xe2\x9c", 64, "x??");				/* cut off at the end */
+	printable_case("t\tw\x01\x7f\xc2\x85", 64, "t w???");		/* controls, C1 NEL */
+	printable_case("a\xe2\x9c\x93", 4, "a");				/* never half a character */
+	printable_case("a\xe2\x9c\x93", 5, "a\xe2\x9c\x93");
+	{	/* a page repaired in place: line ends and tabs kept, each stray byte '?' */
+		char page[] = "ok \xc3\xa9 \xc3(\n\tx\xff\xe2\x9c";
+		size_t bad = rg_utf8_repair(page);
+
+		CHECK(bad == 4 && !strcmp(page, "ok \xc3\xa9 ?(\n\tx???"), "repair: %zu '%s'", bad, page);
+	}
+
+	CHECK(mkdtemp(dir), "mkdtemp");
+	snprintf(csv, sizeof(csv), "%s/r.csv", dir);
+	snprintf(json, sizeof(json), "%s/r.json", dir);
+	memset(&env, 0, sizeof(env));
+	snprintf(env.host, sizeof(env.host), ".h\xc3(d/$n\xff");
+	snprintf(env.cpu_model, sizeof(env.cpu_model), "M\xe2\x82");
+	rg_results_init(&rs, &env);
+	r = rg_results_add(&rs, "user", "t\xc0\xafls", "pair");
+	CHECK(r, "add");
+	snprintf(r->status, sizeof(r->status), "skipped");
+	snprintf(r->reason, sizeof(r->reason), "why \xed\xa0\x80 \xc2\xb5s");
+	CHECK(!rg_results_write(&rs, csv, json, err, sizeof(err)), "write: %s", err);
+	rg_output_release();
+	for (int i = 0; i < 2; i++) {
+		const char *path = i ? json : csv;
+
+		CHECK(!rg_read_path(path, &rows, err, sizeof(err)) && rows.n == 1, "read %s: %s", path, err);
+		if (rows.n != 1)
+			continue;
+		CHECK(!strcmp(rg_row_s(&rows.v[0], RG_COL_host), ".h?(d/$n?"), "%s host: '%s'", path,
+		      rg_row_s(&rows.v[0], RG_COL_host));
+		CHECK(!strcmp(rg_row_s(&rows.v[0], RG_COL_cpu_model), "M??"), "%s cpu_model: '%s'", path,
+		      rg_row_s(&rows.v[0], RG_COL_cpu_model));
+		CHECK(!strcmp(rg_row_s(&rows.v[0], RG_COL_guard), "t??ls"), "%s guard: '%s'", path,
+		      rg_row_s(&rows.v[0], RG_COL_guard));
+		CHECK(!strcmp(rg_row_s(&rows.v[0], RG_COL_reason), "why ??? \xc2\xb5s"), "%s reason: '%s'",
+		      path, rg_row_s(&rows.v[0], RG_COL_reason));
+		rg_rows_free(&rows);
+	}
+	rg_results_free(&rs);
+	unlink(csv);
+	unlink(json);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_mwu();
 	test_reader();
 	test_pairs();
+	test_write_read_utf8();
 	return rg_test_done("report unit tests");
 }

@@ -131,6 +131,12 @@ int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop);
 int rg_cl_signal_status(void);
 /* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", else "a signal": for messages. */
 const char *rg_cl_signal_name(int sig);
+/*
+ * After a stop signal, for a command that then writes nothing:
+ * "<prog>: interrupted by SIGHUP; nothing written", and returns 128 + the
+ * signal (rg_cl_signal_status()).
+ */
+int rg_cl_interrupted(void);
 
 /*
  * getopt_long. rg_cl_getopt_reset() before a subcommand's getopt_long loop

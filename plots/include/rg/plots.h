@@ -155,6 +155,14 @@ void rg_table_print_markdown(const struct rg_table *t, FILE *f);
 void rg_table_print_csv(const struct rg_table *t, FILE *f);
 /* Display width of a UTF-8 string (code points). */
 size_t rg_utf8_width(const char *s);
+/*
+ * A number for a table cell or a sentence: v with dec decimals while that
+ * keeps its magnitude, else in %g form, so the cell stays short and never
+ * misleads: 1e7 and beyond with 3 significant digits ("1.23e+12", not 13
+ * digits or a cut string), a value that dec decimals would show as 0 with 2
+ * ("1e-09", not "0.00"). NaN is "n/a", infinities "inf" and "-inf".
+ */
+void rg_fmt_fixed(char *buf, size_t size, double v, int dec);
 
 /*
  * Roles (plots/roles.c): what a guard stands for across architectures, a

@@ -252,6 +252,22 @@ void rg_output_release(void);
 /* The temporary name template the writers use for path (".NAME.XXXXXX.tmp", fits NAME_MAX). 0 or -ENAMETOOLONG. */
 int rg_output_tmp_name(char *buf, size_t len, const char *path);
 
+/*
+ * src as one printable line of valid UTF-8 in dst (size > 0; cut on a
+ * character boundary): tab, CR and LF become ' '; other C0 controls, DEL, the
+ * C1 controls (U+0080-U+009F) and each byte that is not part of a valid UTF-8
+ * sequence (stray, truncated, overlong, surrogate, beyond U+10FFFF) become
+ * '?'. What every string in a row or a JSON file goes through, and what the
+ * reader accepts. Returns the length written.
+ */
+size_t rg_str_printable(char *dst, size_t size, const char *src);
+/*
+ * Repair s in place, a whole page (line ends and other controls kept): each
+ * byte that is not part of a valid UTF-8 sequence becomes '?'. For text
+ * built from names cut to fixed buffers. Returns the number replaced.
+ */
+size_t rg_utf8_repair(char *s);
+
 /* Write one CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
 void rg_csv_put_field(FILE *f, const char *s);
 
