@@ -500,9 +500,9 @@ def case_stop(b):
         check(so.count("; NOISY: ") == 2, "stop: both progress lines say NOISY")
 
 
-def sigint_and_wait(p, late):
-    """SIGINT to p, then its (stdout, stderr); killed, and the check `late` fails, after 20 s."""
-    p.send_signal(signal.SIGINT)
+def sigint_and_wait(p, late, sig=signal.SIGINT):
+    """SIGINT (or sig) to p, then its (stdout, stderr); killed, and the check `late` fails, after 20 s."""
+    p.send_signal(sig)
     try:
         return p.communicate(timeout=20)
     except subprocess.TimeoutExpired:
@@ -513,23 +513,27 @@ def sigint_and_wait(p, late):
 
 
 def case_signal(b):
-    """SIGINT/SIGTERM: stop within a sample, write nothing; never a temp file or a mixed pair."""
+    """SIGINT/SIGHUP/SIGQUIT/SIGTERM: stop within a sample, write nothing; never a temp file or a mixed pair."""
     need_root()
     with tempfile.TemporaryDirectory() as d:
         c, j = os.path.join(d, "s.csv"), os.path.join(d, "s.json")
-        # 1. A run that would take > 60 s is stopped within a sample (1 s) by SIGINT.
-        p = subprocess.Popen([b, "--mode", "driver", "--attach", "driver-empty,driver-count",
-                              "--duration", "1", "--repetitions", "30", "--batch", "100",
-                              "--out", c, "--json", j], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        try:
-            out, _ = p.communicate(timeout=2.5)
-        except subprocess.TimeoutExpired:
-            out, err = sigint_and_wait(p, "SIGINT not honoured within 20 s (the run has 90 samples of 1 s)")
-            check(p.returncode == 128 + signal.SIGINT, f"SIGINT: exit 130 (got {p.returncode})")
-            check("interrupted by SIGINT" in err and len(err.strip().splitlines()) == 1,
-                  f"SIGINT: one line: {err!r}")
-        check(os.listdir(d) == [], f"SIGINT: nothing written: {os.listdir(d)}")
+        # 1. A run that would take > 60 s is stopped within a sample (1 s) by SIGINT, and
+        #    (a dropped SSH session, Ctrl-\) by SIGHUP and SIGQUIT the same way.
+        for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+            p = subprocess.Popen([b, "--mode", "driver", "--attach", "driver-empty,driver-count",
+                                  "--duration", "1", "--repetitions", "30", "--batch", "100",
+                                  "--out", c, "--json", j], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            try:
+                out, _ = p.communicate(timeout=2.5)
+                check(False, f"{sig.name}: the 60 s run ended early (exit {p.returncode})")
+            except subprocess.TimeoutExpired:
+                out, err = sigint_and_wait(p, f"{sig.name} not honoured within 20 s (the run has "
+                                           "90 samples of 1 s)", sig)
+                check(p.returncode == 128 + sig, f"{sig.name}: exit {128 + sig} (got {p.returncode})")
+                check(f"interrupted by {sig.name}" in err and len(err.strip().splitlines()) == 1,
+                      f"{sig.name}: one line: {err!r}")
+            check(os.listdir(d) == [], f"{sig.name}: nothing written: {os.listdir(d)}")
         # 2. An old pair, then SIGTERM at moments spread over a short run, writes included.
         args = [b, "--mode", "driver", "--attach", "driver-empty", "--duration", "0.02",
                 "--repetitions", "3", "--warmup", "0", "--batch", "100", "--out", c, "--json", j]
