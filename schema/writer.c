@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,6 +89,27 @@ static int replaceable(const char *path)
 	return S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
 }
 
+/*
+ * One descriptor kept from the output check to the first write: a run that used up
+ * what ulimit -n allows (its locks, counters, topology files) still has one to write
+ * its results with, and a limit too low for even that is found before measuring.
+ */
+static int g_spare_fd = -1;
+
+static int keep_spare_fd(void)
+{
+	if (g_spare_fd < 0)
+		g_spare_fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return g_spare_fd < 0 && (errno == EMFILE || errno == ENFILE) ? -errno : 0;
+}
+
+static void use_spare_fd(void)
+{
+	if (g_spare_fd >= 0)
+		close(g_spare_fd);
+	g_spare_fd = -1;
+}
+
 /* A fresh temporary file beside path, its name in tmp; NULL with -errno in *err. */
 static FILE *open_tmp(const char *path, char *tmp, size_t tmplen, int *err)
 {
@@ -98,6 +120,7 @@ static FILE *open_tmp(const char *path, char *tmp, size_t tmplen, int *err)
 	*err = rg_output_tmp_name(tmp, tmplen, path);
 	if (*err)
 		return NULL;
+	use_spare_fd();
 	fd = mkostemps(tmp, 4, O_CLOEXEC);	/* O_EXCL, mode 0600 */
 	if (fd < 0) {
 		*err = -errno;
@@ -265,6 +288,7 @@ static void drop_locks(int keep)
 void rg_output_release(void)
 {
 	drop_locks(0);
+	use_spare_fd();
 }
 
 /* 0 locked; 1 with err set (errno EBUSY when another live process holds it). */
@@ -494,6 +518,15 @@ int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *i
 			errno = e;
 			return 1;
 		}
+	}
+	if (n && keep_spare_fd()) {
+		struct rlimit rl = { 0 };
+
+		getrlimit(RLIMIT_NOFILE, &rl);
+		snprintf(err, errlen, "no file descriptor left to write the results with "
+			 "(ulimit -n %llu): raise the limit", (unsigned long long)rl.rlim_cur);
+		drop_locks(held);
+		return 2;
 	}
 	return 0;
 }

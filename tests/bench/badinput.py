@@ -138,5 +138,15 @@ err = rgtest.EMULATED_WARNING.sub("", p.stderr)
 c.check(p.returncode == 0 and err == "" and os.path.isfile(few) and
         len(open(few).read().splitlines()) >= 2, f"ulimit -n 6: exit {p.returncode} {err!r}")
 os.remove(few)
+# ulimit -n 4: the output lock takes the last descriptor, so nothing would be left to write
+# the results with: refused before measuring (it measured, then failed to write), exit 2.
+p = subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf",
+                                  "--repetitions", "1", "--min-time", "0.001", "--out", few),
+                   cwd=tmp, capture_output=True, text=True, timeout=300,
+                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (4, 4)))
+err = rgtest.EMULATED_WARNING.sub("", p.stderr)
+c.check(p.returncode == 2 and err == "rgbench: no file descriptor left to write the results with "
+        "(ulimit -n 4): raise the limit\n" and sorted(os.listdir(tmp)) == ["r.csv"],
+        f"ulimit -n 4: exit {p.returncode} {err!r} {os.listdir(tmp)}")
 print(f"bench.badinput: {len(cases)} bad command lines checked")
 c.finish()
