@@ -40,6 +40,7 @@
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 #include <linux/timekeeping.h>
+#include <linux/jiffies.h>
 #include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
@@ -994,15 +995,20 @@ static void rg_calibrate_units(int cpu)
 /*
  * Untimed warm-up of g. With run_ns, each thread doubles its run until it
  * takes an eighth of run_ns; thread 0's rate sizes the runs. Pairs per run.
+ * The doubling also ends after a second of jiffies, and yields between runs:
+ * if the clock the runs read stood still with interrupts off, it would
+ * otherwise go on to 2^30 pairs on a CPU that never schedules.
  */
 static u64 rg_warm_up(const struct rg_kguard *g, int cpu, u64 *carry, unsigned long *phase)
 {
+	unsigned long until = jiffies + HZ;
 	struct rg_sample w;
 	u64 n = loops < 1000 ? loops : 1000;
 
 	rg_barrier(phase);
 	rg_timed_run(g, n, cpu, carry, &w);
-	while (run_ns && w.ns < run_ns / 8 && n < (1ull << 30)) {
+	while (run_ns && w.ns < run_ns / 8 && n < (1ull << 30) && time_before(jiffies, until)) {
+		cond_resched();
 		n *= 2;
 		rg_timed_run(g, n, cpu, carry, &w);
 	}
