@@ -6,9 +6,6 @@ Usage: test_bpf.py BINARY CASE   (CASE: list, badargs, words, nonroot, exact, re
                                   signal; default_sigint and subcmd take the rgbench binary)
 Exit 0 pass, 1 fail, 77 skip (not root, or the case cannot run here).
 """
-import csv
-import ctypes
-import errno
 import json
 import os
 import re
@@ -20,53 +17,15 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
-import rgtest  # noqa: E402
+from bpfcheck import (C, COLUMNS, SKIP, check, ncpus, need_root, num, read_csv, run, run_id_of,
+                      sigint_and_wait)
 
-SKIP = 77
 BASELINES = {"base", "user-count", "driver-empty", "driver-kfunc", "driver-count"}
 ATTACH = ["fentry", "fexit", "fmod_ret", "kprobe", "tp", "raw_tp", "tp_btf"]
 # A skipped row's reason starts with the errno's name, then what it means.
 SKIP_REASON = re.compile(r"^E[A-Z0-9]+: \S+ .+")
 # The delta interval's level by samples: [min, max] below 6 (1 - 2/2^n), [d(2), d(n-1)] at 9..12.
 CI_LEVEL = {3: 0.75, 4: 0.875, 5: 0.9375, 6: 0.96875}
-COLUMNS = ("schema_version rgbench_version run_id timestamp host arch cpu_vendor cpu_model "
-           "cpu_part kernel virt lse rseq preempt pinning cpus suite guard role scenario threads "
-           "batch duty_ns duty_in_ns repetitions ns_median ns_mean ns_stddev ns_min ns_max ns_cv "
-           "baseline interleave delta_ns delta_ci_lo delta_ci_hi delta_ci_level cpu_ns_median "
-           "wall_ns_median discarded lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns "
-           "mops_median mops_mean mops_stddev mops_per_thread cycles_per_pair "
-           "instructions_per_pair ref_ns_per_cycle ref_cv ref_cycles_per_pair events counters "
-           "refusals ops status reason").split()
-
-C = rgtest.Checker("test_bpf")
-check = C.check
-
-
-def run(binary, *args, **kw):
-    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=120, **kw)
-    sys.stdout.write(p.stdout)
-    sys.stderr.write(p.stderr)
-    return p
-
-
-def need_root():
-    if os.geteuid() != 0:
-        print("SKIP: needs root (loads BPF programs)")
-        sys.exit(SKIP)
-    # qemu-user (tests/arm64's Debian arm64 system) has no bpf(): nothing to load.
-    nr = {"x86_64": 321, "aarch64": 280}.get(os.uname().machine)
-    libc = ctypes.CDLL(None, use_errno=True)
-    if nr and libc.syscall(nr, -1, None, 0) == -1 and ctypes.get_errno() == errno.ENOSYS:
-        print("SKIP: the bpf() system call is not implemented here (ENOSYS: user-mode emulation?)")
-        sys.exit(SKIP)
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        r = csv.DictReader(f)
-        check(r.fieldnames == COLUMNS, f"CSV header is the schema's column list: {r.fieldnames}")
-        return list(r)
 
 
 def ok_attach(rows):
@@ -87,10 +46,6 @@ def case_list(b):
     check(p.returncode == 0, "--list exits 0")
     names = [line.split()[0] for line in p.stdout.splitlines()[1:]]
     check(set(names) == BASELINES | set(ATTACH), f"--list names every variant: {names}")
-
-
-def ncpus():
-    return len(os.sched_getaffinity(0))
 
 
 def case_badargs(b):
@@ -308,10 +263,6 @@ def case_recurse(b):
                   f"recurse/{x['guard']}: one miss per nested trigger: {x['refusals']} == {n * p}")
 
 
-def num(v):
-    return None if v in ("n/a", "", None) else float(v)
-
-
 # The row each variant is measured against in alternating windows (docs/bpf.md).
 def expected_baseline(guard, mode):
     if guard == "driver-count":
@@ -460,14 +411,6 @@ def case_cpus(b):
                   f"two producers share CPU {last}: {[x['cpus'] for x in rows]}")
 
 
-def run_id_of(csv_path, json_path):
-    with open(csv_path, newline="") as f:
-        ids = {x["run_id"] for x in csv.DictReader(f)}
-    with open(json_path) as f:
-        jid = json.load(f)["run_id"]
-    return ids, jid
-
-
 def case_stop(b):
     """SIGSTOP during windows marks their rows noisy with a reason, as the user suite does
     (runs without a stop, in the other cases, stay ok however loaded the host is)."""
@@ -498,18 +441,6 @@ def case_stop(b):
                   int(m[2]) == (6 if x["guard"] == "driver-count" else 3),
                   f"stop: {x['guard']} noisy with its reason: {x['status']} {x['reason']}")
         check(so.count("; NOISY: ") == 2, "stop: both progress lines say NOISY")
-
-
-def sigint_and_wait(p, late, sig=signal.SIGINT):
-    """SIGINT (or sig) to p, then its (stdout, stderr); killed, and the check `late` fails, after 20 s."""
-    p.send_signal(sig)
-    try:
-        return p.communicate(timeout=20)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out = p.communicate()
-        check(False, late)
-        return out
 
 
 def case_signal(b):

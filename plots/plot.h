@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench plot`'s private interface (pl_*): the stop flag and the staging directory the pictures are published from. */
+#ifndef RG_PLOTS_PLOT_H
+#define RG_PLOTS_PLOT_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * plot in files, one concern each:
+ *   plot.c          the command line: options, reading the files, the data for rgplot.py,
+ *                   running it (stop signals passed on)
+ *   plot_publish.c  the staging directory, publishing its pictures into DIR, undoing that
+ */
+
+/* Set by the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT): forwarded to the script. */
+extern volatile sig_atomic_t pl_stop;
+
+/*
+ * Where the pictures are drawn: a directory created exclusively with a
+ * random name (mkdtemp) beside DIR, so DIR is not touched until they are
+ * all drawn; inside DIR when nothing can be made beside it (no write
+ * permission there, DIR a mount point, DIR "/").
+ */
+struct stage {
+	char out[PATH_MAX];	/* DIR without trailing slashes */
+	char dir[PATH_MAX];	/* the staging directory */
+	bool fresh;		/* DIR did not exist: the stage becomes DIR by one rename */
+	bool made;
+};
+
+/* The staging directory for DIR (out). 0, or -1 with err set. */
+int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen);
+/*
+ * Publish the drawn pictures from the stage into DIR and print their names.
+ * The number of pictures, or -1 (err set unless stopped).
+ */
+int pl_publish(struct stage *sg, char *err, size_t errlen);
+/* Remove the staging directory and everything in it (one level). */
+void pl_remove_dir(const char *dir);
+
+#endif /* RG_PLOTS_PLOT_H */

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: MIT
+"""Helpers of the BPF bench tests (test_bpf.py): run the binary, root and bpf() checks, parse its CSV."""
+import csv
+import ctypes
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import rgtest  # noqa: E402
+
+SKIP = 77
+COLUMNS = ("schema_version rgbench_version run_id timestamp host arch cpu_vendor cpu_model "
+           "cpu_part kernel virt lse rseq preempt pinning cpus suite guard role scenario threads "
+           "batch duty_ns duty_in_ns repetitions ns_median ns_mean ns_stddev ns_min ns_max ns_cv "
+           "baseline interleave delta_ns delta_ci_lo delta_ci_hi delta_ci_level cpu_ns_median "
+           "wall_ns_median discarded lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns "
+           "mops_median mops_mean mops_stddev mops_per_thread cycles_per_pair "
+           "instructions_per_pair ref_ns_per_cycle ref_cv ref_cycles_per_pair events counters "
+           "refusals ops status reason").split()
+
+C = rgtest.Checker("test_bpf")
+check = C.check
+
+
+def run(binary, *args, **kw):
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=120, **kw)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    return p
+
+
+def need_root():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (loads BPF programs)")
+        sys.exit(SKIP)
+    # qemu-user (tests/arm64's Debian arm64 system) has no bpf(): nothing to load.
+    nr = {"x86_64": 321, "aarch64": 280}.get(os.uname().machine)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if nr and libc.syscall(nr, -1, None, 0) == -1 and ctypes.get_errno() == errno.ENOSYS:
+        print("SKIP: the bpf() system call is not implemented here (ENOSYS: user-mode emulation?)")
+        sys.exit(SKIP)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        r = csv.DictReader(f)
+        check(r.fieldnames == COLUMNS, f"CSV header is the schema's column list: {r.fieldnames}")
+        return list(r)
+
+
+def ncpus():
+    return len(os.sched_getaffinity(0))
+
+
+def num(v):
+    return None if v in ("n/a", "", None) else float(v)
+
+
+def run_id_of(csv_path, json_path):
+    with open(csv_path, newline="") as f:
+        ids = {x["run_id"] for x in csv.DictReader(f)}
+    with open(json_path) as f:
+        jid = json.load(f)["run_id"]
+    return ids, jid
+
+
+def sigint_and_wait(p, late, sig=signal.SIGINT):
+    """SIGINT (or sig) to p, then its (stdout, stderr); killed, and the check `late` fails, after 20 s."""
+    p.send_signal(sig)
+    try:
+        return p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out = p.communicate()
+        check(False, late)
+        return out
