@@ -129,15 +129,20 @@ for argv, want in ((["--out", ""], "--out: an empty file name"),
 c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"files left: {os.listdir(tmp)}")
 # ulimit -n 6 (issue 19): Google Benchmark's own messages are no longer swallowed, and with
 # six descriptors a small run completes and writes its rows (it exited 1 with no message).
+# Under ASan+UBSan the sanitizer runtime needs one more of its own (with six, UBSan's vptr
+# check at Google Benchmark's registration said "memory cannot be printed": its memory probe
+# could not get a descriptor).
 few = os.path.join(tmp, "few.csv")
+nofile = 7 if "UBSAN_OPTIONS" in os.environ or "ASAN_OPTIONS" in os.environ else 6
 p = subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf",
                                   "--repetitions", "1", "--min-time", "0.001", "--out", few),
                    cwd=tmp, capture_output=True, text=True, timeout=300,
-                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (6, 6)))
+                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
 err = rgtest.EMULATED_WARNING.sub("", p.stderr)
 c.check(p.returncode == 0 and err == "" and os.path.isfile(few) and
-        len(open(few).read().splitlines()) >= 2, f"ulimit -n 6: exit {p.returncode} {err!r}")
-os.remove(few)
+        len(open(few).read().splitlines()) >= 2, f"ulimit -n {nofile}: exit {p.returncode} {err!r}")
+if os.path.exists(few):
+    os.remove(few)
 # ulimit -n 4: the output lock takes the last descriptor, so nothing would be left to write
 # the results with: refused before measuring (it measured, then failed to write), exit 2.
 p = subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf",
