@@ -35,6 +35,7 @@ if [[ $quick == 1 ]]; then
   echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
   exit 0
 fi
+(cd build && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
 
 # Under user-mode emulation (tests/arm64's Debian arm64 system) /proc/cpuinfo is the
 # host's; the sanitizer runtimes do not work there (LeakSanitizer cannot run at all).
@@ -43,55 +44,12 @@ case "$(uname -m)" in
   aarch64) grep -q '^CPU implementer' /proc/cpuinfo ;;
   *) true ;;
 esac || { echo "== sanitizer builds skipped: this system runs under user-mode emulation (qemu-user)"; sanitize=0; }
-# The cross build needs the arm64 libraries deps.sh installs on Debian (multiarch); a system
-# without them (Ubuntu without its ports sources, Fedora) says so and skips it.
-cross=${RG_TEST_CROSS:-1}
-[[ "$(uname -m)" == aarch64 ]] && cross=0
-if [[ $cross == 1 && ! -d /usr/lib/aarch64-linux-gnu/cmake/benchmark ]]; then
-  echo "== aarch64 cross build skipped: no arm64 Google Benchmark (/usr/lib/aarch64-linux-gnu/cmake/benchmark; RG_TEST_CROSS=0 says this on purpose)"
-  cross=0
-fi
-
-# The other trees build while the native tests run, at the lowest priority: those tests
-# leave a core idle much of the time (tests that must run alone, VMs booting), and
-# nice 19 takes little from them otherwise. Each log is shown if its build fails.
-declare -A bg_pid
-bg_build() {	# NAME DIR [TARGET...] -- CMAKE_ARGS...: configure and build DIR in the background
-  local name=$1 dir=$2 targets=()
-  shift 2
-  while [[ $1 != -- ]]; do targets+=(--target "$1"); shift; done
-  shift
-  mkdir -p "$dir"
-  ( nice -n 19 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir/configure.log" &&
-    nice -n 19 cmake --build "$dir" -j"$jobs" "${targets[@]}" ) >"$dir/background-build.log" 2>&1 &
-  bg_pid[$name]=$!
-}
-bg_wait() {	# NAME DIR: the background build of DIR finished, or its logs and exit 1
-  local pid=${bg_pid[$1]}
-  unset "bg_pid[$1]"
-  wait "$pid" ||
-    { cat "$2/configure.log" "$2/background-build.log" >&2; echo "== $1 build failed" >&2; exit 1; }
-}
-kill_tree() {
-  local c
-  for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do kill_tree "$c"; done
-  kill "$1" 2>/dev/null
-}
-# A failing step ends the script: the builds still running go with it.
-trap 'for p in "${bg_pid[@]}"; do kill_tree "$p"; done' EXIT
-if [[ $sanitize == 1 ]]; then
-  bg_build asan build-asan -- -DRG_SANITIZE=address,undefined
-  bg_build tsan build-tsan test_stress -- -DRG_SANITIZE=thread
-fi
-[[ $cross == 1 ]] && bg_build aarch64 build-aarch64 -- -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake
-
-(cd build && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
-
 if [[ "$sanitize" == 1 ]]; then
 	# ASan + UBSan over everything the user and plots code does with its input;
 	# any finding aborts the test that hit it.
 	echo "== sanitizer build (build-asan: address,undefined): labels unit stress plots smoke badinput"
-	bg_wait asan build-asan
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=address,undefined >/dev/null
+	cmake --build build-asan -j"$jobs"
 	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
 	(cd build-asan &&
 	 ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
@@ -102,14 +60,26 @@ if [[ "$sanitize" == 1 ]]; then
 	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
 	# is a real race. Fewer iterations: TSan is ~10x slower.
 	echo "== sanitizer build (build-tsan: thread): the stress test"
-	bg_wait tsan build-tsan
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=thread >/dev/null
+	cmake --build build-tsan -j"$jobs" --target test_stress
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
 fi
 
-if [[ $cross == 1 ]]; then
+# The cross build needs the arm64 libraries deps.sh installs on Debian (multiarch); a system
+# without them (Ubuntu without its ports sources, Fedora) says so and skips it.
+cross=${RG_TEST_CROSS:-1}
+if [[ $cross == 1 && "$(uname -m)" != aarch64 && ! -d /usr/lib/aarch64-linux-gnu/cmake/benchmark ]]; then
+  echo "== aarch64 cross build skipped: no arm64 Google Benchmark (/usr/lib/aarch64-linux-gnu/cmake/benchmark; RG_TEST_CROSS=0 says this on purpose)"
+  cross=0
+fi
+if [[ $cross == 1 && "$(uname -m)" != aarch64 ]]; then
   echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
-  bg_wait aarch64 build-aarch64
+  mkdir -p build-aarch64
+  cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake >build-aarch64/configure.log ||
+    { cat build-aarch64/configure.log >&2; exit 1; }
   grep '^-- rgbench: ' build-aarch64/configure.log || true
+  cmake --build build-aarch64 -j"$jobs"
   (cd build-aarch64 && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
 fi
 echo "== all tests passed"
