@@ -100,6 +100,8 @@ def compile_one(bdir, source_suffix):
         if e["file"].endswith(source_suffix):
             argv = e["arguments"] if "arguments" in e else shlex.split(e["command"])
             out = argv[argv.index("-o") + 1]
+            # Makefiles make the object's folder at configure time, Ninja only when building.
+            os.makedirs(os.path.dirname(os.path.join(e["directory"], out)), exist_ok=True)
             r = subprocess.run(argv, cwd=e["directory"], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, timeout=300)
             if not check(r.returncode == 0, f"compile {source_suffix} in {bdir}"):
