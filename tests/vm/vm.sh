@@ -103,7 +103,10 @@ if [[ $arch != "$host_arch" ]]; then
     rm -rf "$bbdir" && mkdir -p "$bbdir" && dpkg-deb -x "$cache"/busybox-static_*_"$arch".deb "$bbdir"
     touch "$bbdir/.done"
   fi
+  # Debian 12's package has bin/busybox, Debian 13's (merged /usr) usr/bin/busybox.
   busybox=$bbdir/bin/busybox
+  [[ -f $busybox ]] || busybox=$bbdir/usr/bin/busybox
+  [[ -f $busybox ]] || skip "no busybox in busybox-static:$arch (looked in bin/ and usr/bin/)"
 fi
 
 # Library directories for --libs, searched in order: for an arm64 guest on another host,
@@ -184,6 +187,14 @@ else
 fi
 log=$work/console.log
 read -r -a extra <<<"${RG_VM_QEMU_ARGS:-}"
+# -singlestep (qemu 7.2, Debian 12) is the accelerator property one-insn-per-tb in newer
+# qemu (10.0, Debian 13), which has no -singlestep option.
+for i in "${!extra[@]}"; do
+  if [[ ${extra[i]} == -singlestep ]] && ! "$qemu" -help 2>/dev/null | grep -q '^-singlestep'; then
+    unset 'extra[i]'
+    machine=("${machine[@]/#tcg/tcg,one-insn-per-tb=on}")
+  fi
+done
 set +e
 timeout "$timeout" "$qemu" "${machine[@]}" "${extra[@]}" -m "$mem" -smp "$smp" -nographic -no-reboot -nic none \
   -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
