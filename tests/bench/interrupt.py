@@ -65,7 +65,9 @@ c.check(p.returncode == 130 and os.listdir(tmp) == [],
 # rgbench ... | head -1: the progress pipe closes after one line; the run still writes its results.
 tmp = rgtest.mkdtemp(prefix="rgbench-int-")
 out_csv = os.path.join(tmp, "r.csv")
-p = start(tmp, "--out", out_csv, "--benchmark_min_time=0.001")
+# Three repetitions (a second or more per benchmark here): the pipe closes long before the
+# second progress line.
+p = start(tmp, "--out", out_csv, "--benchmark_min_time=0.001", "--repetitions", "3")
 first = p.stdout.readline()
 p.stdout.close()
 try:

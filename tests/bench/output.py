@@ -2,6 +2,7 @@
 """Output paths: refused before the run when unusable, locked against a second run, never overwritten by default names."""
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -128,10 +129,13 @@ c.check(sorted(x for x in listing_of(tmp) if x != "ro") == [long_csv], f"left {l
 # Item 3: a second run on an output another run is writing fails at once; a stale lock is no lock.
 tmp = rgtest.mkdtemp(prefix="rgbench-lock-")
 first = subprocess.Popen(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--no-bpf",
-                                        "--repetitions", "3", "--min-time", "0.2",
+                                        "--repetitions", "1", "--min-time", "0.05",
                                         "--out", "r.csv", "--json", "r.json"),
                          cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 head = first.stdout.readline()	# printed after the outputs are locked, before measuring
+# Held still while the second runs try (its measuring takes a second or more, the stop
+# comes within milliseconds of the header), then let go to finish and publish.
+first.send_signal(signal.SIGSTOP)
 c.check(head.startswith("rgbench "), f"first run: header {head!r}")
 for argv in ([*Q, "--out", "r.csv"], [*Q, "--out", "other.csv", "--json", "r.json"],
              *([s, "--out", "r.csv"] for s in subs)):
@@ -139,6 +143,7 @@ for argv in ([*Q, "--out", "r.csv"], [*Q, "--out", "other.csv", "--json", "r.jso
     r = rgtest.run(a, *argv, cwd=tmp)
     one_line(r, "is being written by another rgbench run", 1, f"second run {argv[-2:]}")
     c.check(f"(pid {first.pid}," in r.stderr, f"the lock does not name pid {first.pid}: {r.stderr!r}")
+first.send_signal(signal.SIGCONT)
 out, err = first.communicate(timeout=300)
 c.check(first.returncode == 0, f"first run: exit {first.returncode} {err!r}")
 c.check(listing_of(tmp) == ["r.csv", "r.json"], f"lock: files {listing_of(tmp)}")
