@@ -49,7 +49,8 @@ def run(cmd, env=None, timeout=900):
 
 def build(a, bdir, targets, extra_args):
     args = [a.cmake, "-S", a.source, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
-            f"-DRG_EXTRA_GUARDS={HERE}", "-DRG_WITH_BPF=OFF"] + extra_args
+            f"-DRG_EXTRA_GUARDS={HERE}", "-DRG_WITH_BPF=OFF",
+            "-DRG_LIBPERF=OFF"] + extra_args
     if a.generator:
         args += ["-G", a.generator]
     t0 = time.time()
