@@ -24,10 +24,53 @@ esac
 
 bash scripts/deps.sh
 
+# Which builds this run makes. Under user-mode emulation (tests/arm64's Debian arm64
+# system) /proc/cpuinfo is the host's; the sanitizer runtimes do not work there
+# (LeakSanitizer cannot run at all).
+sanitize=${RG_TEST_SANITIZE:-1}
+cross=${RG_TEST_CROSS:-1}
+if [[ $quick == 1 ]]; then
+  sanitize=0 cross=0
+fi
+if [[ $sanitize == 1 ]] && ! case "$(uname -m)" in
+    aarch64) grep -q '^CPU implementer' /proc/cpuinfo ;;
+    *) true ;;
+  esac; then
+  echo "== sanitizer builds skipped: this system runs under user-mode emulation (qemu-user)"
+  sanitize=0
+fi
+# The cross build needs the arm64 libraries deps.sh installs on Debian (multiarch); a system
+# without them (Ubuntu without its ports sources, Fedora) says so and skips it.
+if [[ $cross == 1 && "$(uname -m)" == aarch64 ]]; then
+  cross=0
+elif [[ $cross == 1 && ! -d /usr/lib/aarch64-linux-gnu/cmake/benchmark ]]; then
+  echo "== aarch64 cross build skipped: no arm64 Google Benchmark (/usr/lib/aarch64-linux-gnu/cmake/benchmark; RG_TEST_CROSS=0 says this on purpose)"
+  cross=0
+fi
+
+# Every build tree is configured at once (configuring is one process each, mostly
+# waiting on compiler checks): DIR, then its cmake arguments. Each log is DIR/configure.log.
+configure() {
+  local dir=$1
+  shift
+  mkdir -p "$dir"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir/configure.log" 2>&1
+}
+pids=() dirs=()
+start_configure() { configure "$@" & pids+=($!) dirs+=("$1"); }
+start_configure build
+if [[ $sanitize == 1 ]]; then
+  start_configure build-asan -DRG_SANITIZE=address,undefined
+  start_configure build-tsan -DRG_SANITIZE=thread
+fi
+if [[ $cross == 1 ]]; then
+  start_configure build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake
+fi
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || { cat "${dirs[$i]}/configure.log" >&2; echo "scripts/test.sh: configuring ${dirs[$i]} failed" >&2; exit 1; }
+done
+
 echo "== native build ($(uname -m))"
-mkdir -p build
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log ||
-  { cat build/configure.log >&2; exit 1; }
 grep '^-- rgbench: ' build/configure.log || true
 cmake --build build -j"$jobs"
 if [[ $quick == 1 ]]; then
@@ -35,20 +78,16 @@ if [[ $quick == 1 ]]; then
   echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
   exit 0
 fi
-(cd build && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
+# plots.corpus runs its own ASan+UBSan reader in the native build; the sanitizer pass
+# below runs it with the sanitized rgbench-report, so it runs once.
+native_skip=()
+[[ $sanitize == 1 ]] && native_skip=(-E '^plots\.corpus$')
+(cd build && ctest --output-on-failure -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-})
 
-# Under user-mode emulation (tests/arm64's Debian arm64 system) /proc/cpuinfo is the
-# host's; the sanitizer runtimes do not work there (LeakSanitizer cannot run at all).
-sanitize=${RG_TEST_SANITIZE:-1}
-case "$(uname -m)" in
-  aarch64) grep -q '^CPU implementer' /proc/cpuinfo ;;
-  *) true ;;
-esac || { echo "== sanitizer builds skipped: this system runs under user-mode emulation (qemu-user)"; sanitize=0; }
 if [[ "$sanitize" == 1 ]]; then
 	# ASan + UBSan over everything the user and plots code does with its input;
 	# any finding aborts the test that hit it.
 	echo "== sanitizer build (build-asan: address,undefined): labels unit stress plots smoke badinput"
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=address,undefined >/dev/null
 	cmake --build build-asan -j"$jobs"
 	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
 	(cd build-asan &&
@@ -60,24 +99,12 @@ if [[ "$sanitize" == 1 ]]; then
 	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
 	# is a real race. Fewer iterations: TSan is ~10x slower.
 	echo "== sanitizer build (build-tsan: thread): the stress test"
-	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Release -DRG_SANITIZE=thread >/dev/null
 	cmake --build build-tsan -j"$jobs" --target test_stress
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
 fi
 
-# The cross build needs the arm64 libraries deps.sh installs on Debian (multiarch); a system
-# without them (Ubuntu without its ports sources, Fedora) says so and skips it.
-cross=${RG_TEST_CROSS:-1}
-if [[ $cross == 1 && "$(uname -m)" != aarch64 && ! -d /usr/lib/aarch64-linux-gnu/cmake/benchmark ]]; then
-  echo "== aarch64 cross build skipped: no arm64 Google Benchmark (/usr/lib/aarch64-linux-gnu/cmake/benchmark; RG_TEST_CROSS=0 says this on purpose)"
-  cross=0
-fi
-if [[ $cross == 1 && "$(uname -m)" != aarch64 ]]; then
+if [[ $cross == 1 ]]; then
   echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
-  mkdir -p build-aarch64
-  cmake -S . -B build-aarch64 -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake >build-aarch64/configure.log ||
-    { cat build-aarch64/configure.log >&2; exit 1; }
   grep '^-- rgbench: ' build-aarch64/configure.log || true
   cmake --build build-aarch64 -j"$jobs"
   (cd build-aarch64 && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
