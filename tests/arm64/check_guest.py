@@ -127,8 +127,14 @@ def check_bpf(out, n, p):
 
 
 def check_stress(out):
+    every = read(f"{out}/stress_all.txt")
+    check(read(f"{out}/rc_stress_all").strip() == "0",
+          "test_stress, every guard: exited 0 (every exactness check held)")
+    ran = set(re.findall(r"^pinned +(\S+) +attempts", every, re.M))
+    check(len(ran) >= 10 and {"rseq", "rctx", "pcpu-ldadd", "pcpu-llsc"} <= ran and "racy-percpu" not in ran,
+          f"test_stress, every guard but the racy control: {len(ran)} ran pinned ({' '.join(sorted(ran))})")
     txt = read(f"{out}/stress.txt")
-    check(read(f"{out}/rc_stress").strip() == "0", "test_stress exited 0 (every exactness check held)")
+    check(read(f"{out}/rc_stress").strip() == "0", "test_stress, the rseq guards: exited 0 (every exactness check held)")
     for g in ("rseq", "rctx"):
         for mode in ("pinned", "oversub", "oversub-loop"):
             m = re.search(rf"^{mode} +{g} +attempts +(\d+) grants +(\d+) refused +(\d+) \| signals +(\d+)"

@@ -9,11 +9,14 @@
 #   rgbench --quick as root: the user suite with rseq registered by glibc, the
 #   counters' status, the default BPF rows; then rgbench bpf --mode all --triggers N
 #   -p 2: every attach type in syscall, driver and recurse mode, fixed counts
-#  B (-singlestep: one instruction per translated block): TCG takes interrupts only
-#   between translated blocks, so without it no preemption, migration or signal can
-#   land inside a guard's load/store window or an rseq critical section
+#  B (one instruction per translated block, switched on after the boot: vm.sh
+#   --step-from): TCG takes interrupts only between translated blocks, so without it
+#   no preemption, migration or signal can land inside a guard's load/store window or
+#   an rseq critical section (the racy control losing counts shows it was on)
 #   test_stress: every guard pinned and oversubscribed under a signal storm, exact
-#   totals, the racy control must lose counts; test_migrate: rseq and rctx with
+#   totals (6000/1500 pairs per thread; the racy control left out), then the guards only a kernel's rseq can
+#   test (qemu-user has none) at 20000/5000 with the racy control, which must lose
+#   counts; test_migrate: rseq and rctx with
 #   threads moved between CPUs and signalled, exact totals, rseq aborts and
 #   migrations counted by the kernel
 #  C (-icount shift=1): qemu's PMU counts instructions only with a fixed instruction
@@ -42,26 +45,35 @@ cp "$migrate" "$work/payload/test_migrate"
 triggers=2000
 cat >"$work/payload/a.sh" <<GUEST
 export LD_LIBRARY_PATH=/lib
+t0=\$(date +%s)
 uname -r >/out/release
 ls /sys/bus/event_source/devices >/out/pmus
 echo "== rgbench --quick"
 ./rgbench --quick --out /out/user.csv --json /out/user.json >/out/user.txt 2>/out/user.err
 echo \$? >/out/rc_user
-tail -1 /out/user.txt
+tail -1 /out/user.txt; echo "   (\$(( \$(date +%s) - t0 )) s in the guest)"; t0=\$(date +%s)
 echo "== rgbench bpf, fixed counts"
 ./rgbench bpf --mode all --triggers $triggers --batch 100 -p 2 --out /out/bpf.csv >/out/bpf.txt 2>&1
 echo \$? >/out/rc_bpf
+echo "   (\$(( \$(date +%s) - t0 )) s in the guest)"
 GUEST
 cat >"$work/payload/b.sh" <<GUEST
 export LD_LIBRARY_PATH=/lib
-echo "== test_stress"
-./test_stress 20000 5000 60 >/out/stress.txt 2>&1
+echo @@RG-STEP
+sleep 2
+t0=\$(date +%s)
+echo "== test_stress, every guard but the racy control"
+RG_STRESS_GUARDS=-racy-percpu ./test_stress 6000 1500 60 >/out/stress_all.txt 2>&1
+echo \$? >/out/rc_stress_all
+tail -1 /out/stress_all.txt; echo "   (\$(( \$(date +%s) - t0 )) s in the guest)"; t0=\$(date +%s)
+echo "== test_stress, the rseq guards and the racy control"
+RG_STRESS_GUARDS=rseq,rctx,rctx-word,racy-percpu ./test_stress 20000 5000 60 >/out/stress.txt 2>&1
 echo \$? >/out/rc_stress
-tail -1 /out/stress.txt
+tail -1 /out/stress.txt; echo "   (\$(( \$(date +%s) - t0 )) s in the guest)"; t0=\$(date +%s)
 echo "== test_migrate"
 RG_EXPECT_ABORTS=1 ./test_migrate 20000 60 >/out/migrate.txt 2>&1
 echo \$? >/out/rc_migrate
-tail -1 /out/migrate.txt
+tail -1 /out/migrate.txt; echo "   (\$(( \$(date +%s) - t0 )) s in the guest)"; t0=\$(date +%s)
 GUEST
 cat >"$work/payload/c.sh" <<GUEST
 export LD_LIBRARY_PATH=/lib
@@ -71,13 +83,13 @@ echo "== rgbench --quick --scenarios pair (instructions counted)"
 echo \$? >/out/rc_icount
 GUEST
 
-# boot NAME QEMU_ARGS SCRIPT: one guest run; its files land in $work/out.
+# boot NAME QEMU_ARGS SCRIPT [VM_SH_ARGS...]: one guest run; its files land in $work/out.
 boot() {
   local t0=$SECONDS rc
   set +e
   RG_VM_CPU=max RG_VM_QEMU_ARGS=$2 \
     bash "$src/tests/vm/vm.sh" --arch arm64 --smp 2 --mem 2048 --timeout "${RG_GUEST_TIMEOUT:-1800}" \
-    --payload "$work/payload" --out "$work/out" \
+    --payload "$work/payload" --out "$work/out" "${@:4}" \
     --libs "$rgbench" --libs "$stress" --libs "$migrate" -- sh "./$3"
   rc=$?
   set -e
@@ -86,7 +98,7 @@ boot() {
   ((rc == 0)) || fail "guest run $1 failed (vm.sh exit $rc)"
 }
 boot A "" a.sh
-boot B "-singlestep" b.sh
+boot B "" b.sh --step-from @@RG-STEP
 boot C "-icount shift=1,sleep=off" c.sh
 if [[ -n ${RG_GUEST_KEEP:-} ]]; then mkdir -p "$RG_GUEST_KEEP" && cp -a "$work/out/." "$RG_GUEST_KEEP/"; fi
 python3 "$src/tests/arm64/check_guest.py" "$work/out" "$triggers" 2 || fail "checks failed"

@@ -304,21 +304,27 @@ static void check_exact(const char *mode, const struct rg_guard_info *gi, const 
 
 /*
  * RG_STRESS_GUARDS=name,name...: only these guards (the add-a-guard test
- * checks one new guard without the minutes the whole list takes). The
- * negative control runs only when it is named (or with no filter).
+ * checks one new guard without the minutes the whole list takes);
+ * RG_STRESS_GUARDS=-name,...: every guard but these (arm64.guest_suite runs
+ * every guard but the racy control, then the rseq guards with it). The
+ * negative control runs only when it is selected (or with no filter).
  */
 static bool selected(const struct rg_guard_info *gi)
 {
 	const char *list = getenv("RG_STRESS_GUARDS");
 	size_t n = strlen(gi->name);
+	bool excluding = list && *list == '-';
 
 	if (!list || !*list)
 		return true;
 	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		if (strcspn(p, ",") == n && !strncmp(p, gi->name, n))
-			return true;
+		const char *name = p + (excluding && *p == '-');
+		size_t len = strcspn(name, ",");
+
+		if (len == n && !strncmp(name, gi->name, n))
+			return !excluding;
 	}
-	return false;
+	return excluding;
 }
 
 static double now_s(void)

@@ -3,7 +3,8 @@
 # Boot Debian's own kernel under qemu (TCG) with a busybox initramfs and run one command in it.
 #
 # Usage: tests/vm/vm.sh [--arch amd64|arm64] [--payload DIR] [--out DIR] [--libs ELF]...
-#                       [--timeout SECONDS] [--mem MiB] [--smp N] [--kver ABI] -- CMD...
+#                       [--timeout SECONDS] [--mem MiB] [--smp N] [--kver ABI]
+#                       [--step-from MARKER] -- CMD...
 #
 #   --arch          the guest's architecture (default: this machine's)
 #   --libs ELF      put the shared libraries ELF needs (and its loader) into the guest's
@@ -14,6 +15,11 @@
 #   --kver ABI      kernel ABI, e.g. 6.1.0-57 (default: that of the installed
 #                   linux-headers-<arch> package, so modules built against those
 #                   headers load in the guest)
+#   --step-from MARKER  one guest instruction per translated block (so that interrupts
+#                   can land between any two instructions) from the moment CMD prints the
+#                   line MARKER; CMD should wait a second or two after it. The boot runs
+#                   at full speed (single-stepped it took a minute). Switched through
+#                   qemu's monitor (step_from.py); the run fails if it could not be.
 #   RG_VM_CACHE     where kernel packages are unpacked (default ~/.cache/rgbench-vm)
 #   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE)
 #   RG_VM_QEMU_ARGS extra qemu arguments, split on blanks (e.g. "-icount shift=0")
@@ -29,7 +35,7 @@
 set -euo pipefail
 
 case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
-payload= out= timeout=180 mem=1024 smp=2 kver= libs=()
+payload= out= timeout=180 mem=1024 smp=2 kver= libs=() step_from=
 while (($#)); do
   case "$1" in
     --arch) arch=$2; shift 2 ;;
@@ -40,6 +46,7 @@ while (($#)); do
     --mem) mem=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
     --kver) kver=$2; shift 2 ;;
+    --step-from) step_from=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "vm.sh: unknown option '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
@@ -195,11 +202,23 @@ for i in "${!extra[@]}"; do
     machine=("${machine[@]/#tcg/tcg,one-insn-per-tb=on}")
   fi
 done
+monitor=()
+[[ -n $step_from ]] && monitor=(-monitor "unix:$work/monitor.sock,server=on,wait=off")
 set +e
-timeout "$timeout" "$qemu" "${machine[@]}" "${extra[@]}" -m "$mem" -smp "$smp" -nographic -no-reboot -nic none \
-  -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-  -append "console=$console quiet loglevel=4 panic=-1 oops=panic" </dev/null >"$log" 2>&1
+timeout "$timeout" "$qemu" "${machine[@]}" "${extra[@]}" "${monitor[@]}" -m "$mem" -smp "$smp" \
+  -nographic -no-reboot -nic none -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
+  -append "console=$console quiet loglevel=4 panic=-1 oops=panic" </dev/null >"$log" 2>&1 &
+qpid=$!
+if [[ -n $step_from ]]; then
+  python3 "$(dirname "$0")/step_from.py" "$step_from" "$log" "$work/monitor.sock" "$work/step.status" &
+  wpid=$!
+fi
+wait "$qpid"
 qrc=$?
+if [[ -n $step_from ]]; then
+  kill "$wpid" 2>/dev/null
+  wait "$wpid" 2>/dev/null
+fi
 set -e
 tr -d '\r' <"$log" >"$log.lf"
 # The command's own output, for the caller and for logs.
@@ -209,6 +228,14 @@ if ! grep -q '^@@RG-EXIT ' "$log.lf"; then
   tail -40 "$log.lf" >&2
   ((qrc == 124)) && exit 124
   exit 1
+fi
+if [[ -n $step_from ]]; then
+  status=$(cat "$work/step.status" 2>/dev/null || echo "fail the guest never printed $step_from")
+  if [[ $status != ok* ]]; then
+    echo "vm.sh: --step-from $step_from: ${status#fail }" >&2
+    exit 1
+  fi
+  echo "vm.sh: one instruction per translated block from $step_from on (monitor: ${status#ok })" >&2
 fi
 if [[ -n $out ]]; then
   mkdir -p "$out"

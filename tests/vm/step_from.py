@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""vm.sh --step-from MARKER: once the guest prints MARKER on a console line, switch TCG to
+one guest instruction per translated block through qemu's monitor.
+
+usage: step_from.py MARKER CONSOLE_LOG MONITOR_SOCKET STATUS_FILE
+
+Booting a kernel one instruction per block took a minute of the arm64 stress boot; the
+tests that need it (interrupts landing anywhere in a guard's window) run after the
+marker. The monitor command is `one-insn-per-tb on` in qemu 8.1 and later and
+`singlestep on` before; both are tried. STATUS_FILE gets "ok <command>" or
+"fail <reason>" (vm.sh fails the run on anything but ok). Runs until it has switched,
+failed, or is killed with qemu.
+"""
+import os
+import socket
+import sys
+import time
+
+
+def wait_for_line(path, marker):
+    """True once MARKER is a whole line of the log; False when vm.sh is gone (its log
+    removed, or this process handed to another parent)."""
+    pos, part = 0, b""
+    want = marker.encode()
+    parent = os.getppid()
+    while os.getppid() == parent:
+        try:
+            with open(path, "rb") as f:
+                f.seek(pos)
+                data = f.read()
+        except FileNotFoundError:
+            if pos:
+                return False
+            data = b""
+        pos += len(data)
+        lines = (part + data).split(b"\n")
+        part = lines.pop()
+        if any(ln.rstrip(b"\r") == want for ln in lines):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def read_prompt(s):
+    """The monitor's output up to its next '(qemu) ' prompt."""
+    buf = b""
+    while not buf.endswith(b"(qemu) "):
+        chunk = s.recv(4096)
+        if not chunk:
+            raise OSError("the monitor closed")
+        buf += chunk
+    return buf.decode("utf-8", "replace")
+
+
+def main():
+    marker, log, sock, status = sys.argv[1:5]
+    if not wait_for_line(log, marker):
+        return 1
+    result = "fail no monitor command switched it on"
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(sock)
+        read_prompt(s)
+        for cmd in ("one-insn-per-tb on", "singlestep on"):
+            s.sendall(cmd.encode() + b"\n")
+            reply = read_prompt(s)
+            if "unknown command" not in reply and "rror" not in reply:
+                result = "ok " + cmd
+                break
+        s.close()
+    except OSError as e:
+        result = f"fail monitor {sock}: {e}"
+    with open(status, "w") as f:
+        f.write(result + "\n")
+    return 0 if result.startswith("ok") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
