@@ -88,6 +88,9 @@ fi
 cache=${RG_VM_CACHE:-$HOME/.cache/rgbench-vm}
 kdir=$cache/linux-image-$kver-$arch
 mkdir -p "$cache"
+# Packages are fetched and unpacked once, by one vm.sh at a time: VM tests may start together.
+exec 8>"$cache/.lock"
+flock 8
 if [[ ! -f $kdir/.done ]]; then
   pkg=linux-image-$kver-$arch
   [[ $arch == amd64 ]] || pkg=$pkg:$dpkg_arch
@@ -115,6 +118,7 @@ if [[ $arch != "$host_arch" ]]; then
   [[ -f $busybox ]] || busybox=$bbdir/usr/bin/busybox
   [[ -f $busybox ]] || skip "no busybox in busybox-static:$arch (looked in bin/ and usr/bin/)"
 fi
+flock -u 8
 
 # Library directories for --libs, searched in order: for an arm64 guest on another host,
 # the cross glibc first (the cross-built programs were linked against it), then multiarch.
