@@ -952,21 +952,41 @@ static u32 rg_duty_in(void)
 	return duty_in_ns >= 0 ? min_t(u32, duty_in_ns, duty_ns) : duty_ns / 2;
 }
 
-/* ps per unit of work at one place: the noop loop with `in`, `out` units minus with none. */
+/*
+ * ps per unit of work at one place: the noop loop with `in`, `out` units minus with
+ * none, each the fastest of RG_CAL_TRIES interleaved runs. A stall inflates a run
+ * and never shortens one (a vCPU descheduled on a busy host: one stalled run
+ * without units made b <= a, 1 ps per unit, and a million units per call, so that
+ * a fixed --loops run held interrupts off for hours); the minimum is the clean
+ * figure.
+ */
+#define RG_CAL_TRIES 5
+#define RG_MIN_UNIT_PS 100
 static u64 rg_unit_ps(int cpu, u32 in, u32 out)
 {
 	const struct rg_kguard *g = &rg_kguards[0];	/* noop */
-	struct rg_sample a, b;
-	u64 carry = 1;
+	struct rg_sample x;
+	u64 carry = 1, a = U64_MAX, b = U64_MAX;
+	int i;
 
+	for (i = 0; i < RG_CAL_TRIES; i++) {
+		rg_units_in = rg_units_out = 0;
+		rg_timed_run(g, 20000, cpu, &carry, &x);
+		a = min(a, x.ns);
+		rg_units_in = in;
+		rg_units_out = out;
+		rg_timed_run(g, 20000, cpu, &carry, &x);
+		b = min(b, x.ns);
+		cond_resched();
+	}
 	rg_units_in = rg_units_out = 0;
-	rg_timed_run(g, 20000, cpu, &carry, &a);
-	rg_units_in = in;
-	rg_units_out = out;
-	rg_timed_run(g, 20000, cpu, &carry, &b);
-	rg_units_in = rg_units_out = 0;
-	/* ps per unit = (b - a) ns * 1000 / (20000 * 64) */
-	return b.ns > a.ns ? max_t(u64, div64_u64((b.ns - a.ns) * 1000, 20000ull * 64), 1) : 1;
+	/*
+	 * ps per unit = (b - a) ns * 1000 / (20000 * 64), never below RG_MIN_UNIT_PS:
+	 * a unit is one dependent 64-bit multiply-add, two cycles or more on the CPUs
+	 * we know (hundreds of ps), so a smaller figure is a bad measurement, and it
+	 * would multiply the work of every call.
+	 */
+	return max_t(u64, b > a ? div64_u64((b - a) * 1000, 20000ull * 64) : 0, RG_MIN_UNIT_PS);
 }
 
 /* Units for ns at ps per unit: at least one when ns is not 0 (as the user suite's calibration). */
