@@ -39,10 +39,12 @@ tool_name=$(basename "$tool")
 # loaded; (D) old spellings, --threads, duty work, 20 ms runs with interrupts
 # off: nothing discarded; (F) the same with --irqs-on: ticks land, runs are
 # discarded and re-run;
-# (E) interrupted by SIGINT, (G) by SIGTERM.
+# (E) interrupted by SIGINT, (G) by SIGTERM. Each case says its letter first, so a console
+# tail shows where a guest stopped.
 cat >"$work/payload/guest.sh" <<GUEST
 set -u
 A=/sys/kernel/debug/rgbench_kmod
+echo '== A: insmod, run, rmmod'
 insmod ./rgbench_kmod.ko loops=3000 runs=2 irq_iters=500 || echo insmod-failed >>/out/errors
 cat \$A/guards >/out/guards.csv
 echo 1 >\$A/run || echo run-failed >>/out/errors
@@ -50,11 +52,13 @@ cat \$A/results >/out/raw.csv
 rmmod rgbench_kmod || echo rmmod-failed >>/out/errors
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-A >>/out/errors
 
+echo '== B: end to end'
 ./$tool_name --module ./rgbench_kmod.ko --batch 3000 --repetitions 3 --irq-iters 500 \
   --out /out/kmod.csv --json /out/kmod.json --raw /out/raw2.csv >/out/table.txt 2>/out/b.err
 echo \$? >/out/rc_b
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-B >>/out/errors
 
+echo '== C: bad input'
 ./$tool_name --module ./rgbench_kmod.ko --guards rctx-kernel,no-such-guard --out /out/bad.csv 2>/out/c.err
 echo \$? >/out/rc_c
 ./$tool_name --module ./rgbench_kmod.ko --guards rctx-kernel,rctx-kernel --out /out/bad.csv 2>>/out/c.err
@@ -64,15 +68,18 @@ echo \$? >/out/rc_c3
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-C >>/out/errors
 [ -e /out/bad.csv ] && echo bad-output-written >>/out/errors
 
+echo '== D: interrupts off, duty, 2 CPUs'
 ./$tool_name --module ./rgbench_kmod.ko --guards rctx-kernel,noop,global-atomic --cpus 0-1 --threads 1 \
   --duration 0.02 --runs 2 --irqs-off --duty-ns 50 --irq-iters 100 --quiet --out /out/d.csv \
   --raw /out/raw_d.csv 2>/out/d.err
 echo \$? >/out/rc_d
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-D >>/out/errors
+echo '== F: interrupts on'
 ./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx-kernel --cpus 1 --duration 0.03 \
   --repetitions 2 --irqs-on --irq-iters 0 --quiet --out /out/f.csv --raw /out/raw_f.csv 2>/out/f.err
 echo \$? >/out/rc_f
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-F >>/out/errors
+echo '== E: SIGINT'
 # (E) SIGINT while the module runs (duty work keeps it busy for seconds): the
 # signal waits until the module is unloaded, then exit 130 and no output file.
 ./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx-kernel --loops 100000 --runs 5 \
@@ -86,6 +93,7 @@ kill -INT \$pid
 wait \$pid
 echo \$? >/out/rc_e
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-E >>/out/errors
+echo '== G: SIGTERM'
 # (G) the same with SIGTERM: exit 128 + 15.
 # (20 runs: busy for seconds even on a fast or unloaded host, so the signal lands mid-run)
 ./$tool_name --module ./rgbench_kmod.ko --guards noop --loops 100000 --runs 20 \
