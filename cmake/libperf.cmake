@@ -10,12 +10,22 @@
 #   -DRG_LIBPERF=OFF            never (counters report "n/a: built without libperf")
 #   -DRG_LINUX_SOURCE=<tar.*>   kernel source tarball (default: the newest
 #                               /usr/src/linux-source-<version>.tar.{xz,gz,bz2})
+#   -DRG_LIBPERF_CACHE=<dir>    its tools/ subtrees are extracted there once and copied
+#                               into each build tree (default ~/.cache/rgbench/libperf-src;
+#                               empty: extracted in each tree)
 #
 # Nothing from the kernel tree is committed: the needed tools/ subtrees are
-# extracted into ${CMAKE_BINARY_DIR}/libperf-src at build time.
+# copied into ${CMAKE_BINARY_DIR}/libperf-src at build time (cmake/libperf_extract.cmake).
 set(RG_LIBPERF AUTO CACHE STRING "libperf for counters: AUTO or OFF")
 set(RG_LINUX_SOURCE "" CACHE FILEPATH
     "kernel source tarball that tools/lib/perf is built from (empty: the newest in /usr/src)")
+if(DEFINED ENV{HOME})
+  set(_rg_libperf_cache "$ENV{HOME}/.cache/rgbench/libperf-src")
+else()
+  set(_rg_libperf_cache "")
+endif()
+set(RG_LIBPERF_CACHE "${_rg_libperf_cache}" CACHE PATH
+    "where the tarball's tools/ subtrees are extracted once for every build tree (empty: in each)")
 
 # The newest /usr/src/linux-source-<version>.tar.* by version (6.12 after 6.1), or "".
 function(rg_newest_linux_source out)
@@ -72,13 +82,15 @@ if(NOT RG_LIBPERF STREQUAL "OFF")
     endif()
     set(_libperf "${_src}/tools/lib/perf/libperf.a")
     set(_libapi "${_src}/tools/lib/api/libapi.a")
+    string(REPLACE ";" "|" _members_arg "${_members}")
     add_custom_command(
       OUTPUT "${_src}/.extracted"
-      COMMAND ${CMAKE_COMMAND} -E make_directory "${_root}"
-      COMMAND tar -C "${_root}" -xf "${_tarball}" ${_members}
+      COMMAND ${CMAKE_COMMAND} "-DTARBALL=${_tarball}" "-DTOP=${_top}" "-DMEMBERS=${_members_arg}"
+              "-DCACHE=${RG_LIBPERF_CACHE}" "-DDEST=${_root}"
+              -P "${PROJECT_SOURCE_DIR}/cmake/libperf_extract.cmake"
       COMMAND ${CMAKE_COMMAND} -E touch "${_src}/.extracted"
-      DEPENDS "${_tarball}"
-      COMMENT "Extracting tools/lib/perf from ${_tarname}"
+      DEPENDS "${_tarball}" "${PROJECT_SOURCE_DIR}/cmake/libperf_extract.cmake"
+      COMMENT "Extracting tools/lib/perf from ${_tarname} (once per tarball in ${RG_LIBPERF_CACHE})"
       VERBATIM)
     # libperf's Makefile also builds libapi.a (its dependency).
     add_custom_command(
