@@ -72,9 +72,15 @@ fi
 if [[ $cross == 1 ]]; then
   start_configure build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake
 fi
-for i in "${!pids[@]}"; do
-  wait "${pids[$i]}" || { cat "${dirs[$i]}/configure.log" >&2; echo "scripts/test.sh: configuring ${dirs[$i]} failed" >&2; exit 1; }
+failed=()
+for i in "${!pids[@]}"; do	# all of them, so that none is left running after a failure
+  wait "${pids[$i]}" || failed+=("${dirs[$i]}")
 done
+for dir in "${failed[@]}"; do
+  cat "$dir/configure.log" >&2
+  echo "scripts/test.sh: configuring $dir failed" >&2
+done
+((${#failed[@]} == 0)) || exit 1
 
 echo "== native build ($(uname -m))"
 grep '^-- rgbench: ' build/configure.log || true
