@@ -6,7 +6,7 @@
 # Decompressing the whole tarball takes about 10 CPU seconds, and every build tree
 # (native, sanitizer, cross) needs the same members: they are extracted once per
 # tarball into CACHE (keyed by its name, size and time) under a lock, then copied.
-# An empty CACHE extracts straight into DEST.
+# An empty or unwritable CACHE extracts straight into DEST.
 cmake_minimum_required(VERSION 3.25)
 foreach(v TARBALL TOP MEMBERS DEST)
   if(NOT DEFINED ${v})
@@ -33,7 +33,17 @@ file(TIMESTAMP "${TARBALL}" stamp "%Y%m%d%H%M%S" UTC)
 string(MD5 key "${TARBALL} ${size} ${stamp} ${MEMBERS}")
 string(SUBSTRING "${key}" 0 12 key)
 set(entry "${CACHE}/${TOP}-${key}")
-file(MAKE_DIRECTORY "${CACHE}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E make_directory "${CACHE}" RESULT_VARIABLE made
+                OUTPUT_QUIET ERROR_QUIET)
+if(made EQUAL 0)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E touch "${CACHE}/.lock" RESULT_VARIABLE made
+                  OUTPUT_QUIET ERROR_QUIET)
+endif()
+if(NOT made EQUAL 0)
+  message(STATUS "libperf: ${CACHE} is not writable; extracting into the build tree")
+  rg_extract("${DEST}")
+  return()
+endif()
 file(LOCK "${CACHE}/.lock" GUARD PROCESS TIMEOUT 1800 RESULT_VARIABLE locked)
 if(NOT locked STREQUAL "0")
   message(FATAL_ERROR "cannot lock ${CACHE}/.lock: ${locked}")
