@@ -4,8 +4,9 @@
 (shared names, repeated rows named with both files), the role matrix and its width, the decision table
 (current design per kernel, the change and its interval, verdicts), the prediction reproducing its
 inputs, emulated hosts, one host, no common role, mixed schema versions, eight hosts, a big file
-(100,000 rows; fewer under a sanitizer, where the point is memory safety, not the O(n log n) that
-the plain build's run shows), and the heat map. usage: fleet.py RGBENCH-REPORT FLEET-DIR [ROWS]"""
+that report and compare must get through within the test's timeout (no timing is asserted;
+100,000 rows, 20,000 under a sanitizer, where the point is memory safety on the same paths), and
+the heat map. usage: fleet.py RGBENCH-REPORT FLEET-DIR [ROWS]"""
 import csv
 import json
 import os
@@ -299,7 +300,7 @@ def main():
         check(len(bullets(section(p.stdout, "Decision"))) == 8, "eight decision lines")
         tables_fit(p.stdout, 72, "eight hosts")
 
-        # --- a 100,000-row file (nbig): report and compare finish (O(n log n)) ------------------------
+        # --- a big file (nbig rows): report and compare finish within the timeout, every row listed ---
         base = [x for x in json.load(open(f("xeon.json")))["results"] if x["scenario"] == "pair"]
         cols = list(base[0].keys())
         big = os.path.join(d, "big.csv")

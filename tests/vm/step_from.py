@@ -66,7 +66,7 @@ def main():
         for cmd in ("one-insn-per-tb on", "singlestep on"):
             s.sendall(cmd.encode() + b"\n")
             reply = read_prompt(s)
-            if "unknown command" not in reply and "rror" not in reply:
+            if not any(bad in reply for bad in ("unknown command", "Error", "error")):
                 result = "ok " + cmd
                 break
         s.close()
