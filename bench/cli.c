@@ -33,7 +33,9 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 "  --threads n,m,...         thread counts for the threads scenario\n"
 "  --cpus list               CPUs to use, e.g. 0,2 or 0-3 (default: all allowed,\n"
 "                            one per core package by package, then SMT siblings)\n"
-"  --repetitions n           interleaved rounds (samples) per benchmark\n"
+"  --repetitions n           interleaved rounds (samples) per benchmark and run\n"
+"  --runs n                  measure in n fresh processes (runs), group by group;\n"
+"                            rows and intervals are over runs (docs/bench.md)\n"
 "  --duration t              seconds per benchmark per round: 0.01, 10ms, 500us\n"
 "                            (old spelling: --min-time)\n"
 "  --batch n                 iterations per call of the measured loop (4096)\n"
@@ -51,7 +53,7 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 
 enum {
 	O_LIST = RG_CL_O__FIRST_FREE, O_PLAN, O_QUICK, O_FULL, O_NO_BPF, O_GUARDS, O_SCENARIOS,
-	O_DUTY,
+	O_DUTY, O_RUNS, O_RUN_CHILD,
 };
 
 /*
@@ -70,6 +72,8 @@ static const struct option words[] = {
 	{ "scenarios", required_argument, NULL, O_SCENARIOS },
 	{ "min-time", required_argument, NULL, RG_CL_O_DURATION },
 	{ "duty", required_argument, NULL, O_DUTY },
+	{ "runs", required_argument, NULL, O_RUNS },
+	{ "run-child", required_argument, NULL, O_RUN_CHILD },	/* internal: runs.c */
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -271,6 +275,14 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 	case RG_CL_O_REPETITIONS:
 		rc = rg_cl_long(flag, v, 1, 1000, &o->reps);
 		break;
+	case O_RUNS:
+		rc = rg_cl_long(flag, v, 1, RG_MAX_RUNS, &o->runs);
+		break;
+	case O_RUN_CHILD:
+		if (sscanf(v, "%d,%d,%d", &o->child[0], &o->child[1], &o->child[2]) != 3 ||
+		    o->child[0] < 0 || o->child[1] < 0 || o->child[2] < 0)
+			return rg_cl_usage_error("--run-child is internal (K,IN,OUT from a --runs parent)"), -1;
+		break;
 	case RG_CL_O_DURATION:
 		rc = rg_cl_duration(flag, v, 1e-6, 3600, &o->min_time);
 		break;
@@ -343,6 +355,8 @@ int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 	rg_cl_set_prog("rgbench");
 	o->profile = 1;
 	o->reps = -1;
+	o->runs = -1;
+	o->child[0] = o->child[1] = o->child[2] = -1;
 	o->min_time = -1;
 	o->batch = 4096;
 	for (int i = 0; i < RG_GUARD__COUNT; i++)

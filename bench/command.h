@@ -23,6 +23,8 @@ struct rg_bench_opts {
 	int cpus[RG_MAX_CPUS], ncpus;
 	int duty[RG_MAX_DUTY], duty_in[RG_MAX_DUTY], nduty;	/* total ns, ns inside */
 	long reps;			/* --repetitions, -1 */
+	long runs;			/* --runs, -1 */
+	int child[3];			/* --run-child=K,IN,OUT (internal): run K of a parent; -1 */
 	double min_time;		/* --duration (--min-time) in seconds, -1 */
 	long batch;			/* --batch, 4096 */
 	char out_csv[PATH_MAX + 8];	/* --out */

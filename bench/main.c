@@ -22,9 +22,14 @@ int rg_bench_main(int argc, char **argv, const struct rg_bench_hooks *hooks)
 		rg_bench_list(&cfg, hooks);
 		return RG_EXIT_OK;
 	}
-	rc = rg_bench_profile(&o, &cfg, hooks, !o.plan);
+	cfg.argc = argc;
+	cfg.argv = argv;
+	/* A run of a --runs parent (runs.c) neither names nor locks the outputs: the parent writes them. */
+	rc = rg_bench_profile(&o, &cfg, hooks, !o.plan && o.child[0] < 0);
 	if (rc >= 0)
 		return rc;
+	if (cfg.run_child >= 0)
+		return rg_suite_run_child(&cfg);
 	if (o.plan) {
 		rg_plan_print(stdout, &cfg);
 		return RG_EXIT_OK;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include "command.h"
@@ -15,7 +16,9 @@
 
 /* Rounds of every benchmark and the chunk time per round (docs/bench.md), per profile. */
 static const double prof_min_time[3] = { 0.005, 0.01, 0.05 };
-static const int prof_reps[3] = { 5, 11, 21 };
+static const int prof_reps[3] = { 5, 3, 9 };
+/* Processes (runs) per group; the default's rounds were cut to afford them (docs/bench.md, "Runs"). */
+static const int prof_runs[3] = { 1, 3, 5 };
 /* As --duty spells them: each level with the default split (rg_cl_duty_list). */
 static const char *const prof_duty[3] = { "0,50", "0,10,50,200", "0,10,50,200,1000" };
 
@@ -25,6 +28,46 @@ static const char *env_str(const char *name)
 	const char *v = getenv(name);
 
 	return v ? v : "";
+}
+
+/* The first line of a small text file, "" when unreadable. */
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/*
+ * What the kernel varies between runs (docs/bench.md, "Runs"): address
+ * randomization (the sysctl, and this process's personality, which the runs
+ * inherit: setarch -R turns it off) and the transparent huge page mode.
+ */
+static void plan_layout(struct rg_suite_cfg *cfg)
+{
+	char va[16], thp[128], *b, *e;
+	int pers = personality(0xffffffff);
+
+	read_line("/proc/sys/kernel/randomize_va_space", va, sizeof(va));
+	if (pers != -1 && (pers & ADDR_NO_RANDOMIZE))
+		snprintf(cfg->aslr, sizeof(cfg->aslr), "off (setarch -R)");
+	else if (!strcmp(va, "0"))
+		snprintf(cfg->aslr, sizeof(cfg->aslr), "off (randomize_va_space=0)");
+	else
+		snprintf(cfg->aslr, sizeof(cfg->aslr), "on (randomize_va_space=%s)", va[0] ? va : "?");
+	read_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp));
+	b = strchr(thp, '[');
+	e = b ? strchr(b, ']') : NULL;
+	if (b && e)
+		snprintf(cfg->thp, sizeof(cfg->thp), "%.*s", (int)(e - b - 1), b + 1);
+	else
+		snprintf(cfg->thp, sizeof(cfg->thp), "n/a");
 }
 
 /*
@@ -49,6 +92,7 @@ static void plan_env(struct rg_suite_cfg *cfg)
 	snprintf(cfg->test_sysfs_root, sizeof(cfg->test_sysfs_root), "%s",
 		 env_str("RG_TEST_SYSFS_ROOT"));
 	rg_topo_set_source(cfg->topo_xml, cfg->topo_synthetic);
+	plan_layout(cfg);
 	rg_counters_configure(cfg->test_counters_software, cfg->test_sysfs_root);
 }
 
@@ -137,11 +181,16 @@ int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 					     RG_MAX_DUTY, 100000);
 	}
 	cfg->repetitions = o->reps > 0 ? (int)o->reps : o->gb_reps ? (int)o->gb_reps : prof_reps[p];
+	cfg->runs = o->runs > 0 ? (int)o->runs : prof_runs[p];
+	cfg->run_child = o->child[0];
+	cfg->run_fd[0] = o->child[1];
+	cfg->run_fd[1] = o->child[2];
 	cfg->min_time = o->min_time > 0 ? o->min_time
 			: o->gb_min_time > 0 ? o->gb_min_time : prof_min_time[p];
 	cfg->batch = (uint64_t)o->batch;
 	cfg->native_noop = true;
-	cfg->progress = o->quiet ? NULL : rg_gb_library_display() ? stderr : stdout;
+	cfg->progress = o->quiet || cfg->run_child >= 0 ? NULL
+			: rg_gb_library_display() ? stderr : stdout;
 	cfg->filter = o->gb_filter;
 	plan_bpf(o, cfg, hooks);
 	if (cfg->filter && rg_suite_count(cfg) == 0)

@@ -287,7 +287,8 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 
 	if (!nb || *cfg->stop)
 		return 0;
-	if (prepare_kinds(s, set, n))
+	/* A run given the first run's figures (runs.c) keeps its duty work units. */
+	if (!s->preset && prepare_kinds(s, set, n))
 		return -1;
 	nb = group_set(s, group, set, &n, false);	/* a kind's prepare may skip cases */
 	if (!nb)
@@ -304,8 +305,19 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 		fputc('\n', cfg->progress);
 		fflush(cfg->progress);
 	}
-	/* Calibration and warm-up: each kind finds a run of at least min_time. */
-	if (run_mixed(s, set, n, true))
+	/*
+	 * Calibration and warm-up: each kind finds a run of at least min_time.
+	 * A run given the first run's chunks only warms up, one chunk each.
+	 */
+	if (s->preset) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (set[i]->chunk)
+				set[m++] = set[i];
+		n = m;
+	}
+	if (run_mixed(s, set, n, !s->preset))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct bcase *c = set[i];
@@ -319,10 +331,12 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 			suite_case_fail(c, "calibration run measured nothing");
 			continue;
 		}
-		want = cfg->min_time * 1e9 / fmax(c->cur.cpu_ns, 1e-3);
-		c->chunk = (uint64_t)ceil(fmin(want, 1e12) / (double)c->batch) * c->batch;
-		if (c->chunk < c->batch)
-			c->chunk = c->batch;
+		if (!s->preset) {
+			want = cfg->min_time * 1e9 / fmax(c->cur.cpu_ns, 1e-3);
+			c->chunk = (uint64_t)ceil(fmin(want, 1e12) / (double)c->batch) * c->batch;
+			if (c->chunk < c->batch)
+				c->chunk = c->batch;
+		}
 		c->active = true;
 		nactive += c->loop != LOOP_REF;
 	}

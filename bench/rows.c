@@ -105,6 +105,36 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 	}
 }
 
+/*
+ * A case measured in runs: each run's median, each run's median paired
+ * difference against the baseline's rounds of the same run (when every run
+ * has them), where each run's slots, stack and loop were, and what varied.
+ */
+static int run_columns(struct rg_result *r, const struct bcase *c,
+		       const struct bcase *base)
+{
+	size_t n = c->nruns;
+	double ns[RG_MAX_RUNS], d[RG_MAX_RUNS];
+	char where[RG_MAX_RUNS][RG_RUN_WHERE_LEN];
+	bool paired = base && base != c && base->nruns == n;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct case_run *x = &c->run[k];
+
+		ns[k] = rg_stat_median(x->ns, x->nrep);
+		snprintf(where[k], sizeof(where[k]), "%s", x->where);
+		if (paired && base->run[k].nrep == x->nrep && x->nrep) {
+			double lo, hi;
+
+			if (rg_stat_paired_delta(x->ns, base->run[k].ns, x->nrep, &d[k], &lo, &hi, NULL))
+				return -ENOMEM;
+		} else {
+			paired = false;
+		}
+	}
+	return rg_result_set_runs(r, ns, paired ? d : NULL, where, n);
+}
+
 /* The case's baseline (its own, or the group's noop) when it has the same rounds; NULL when none. */
 static const struct bcase *baseline(struct suite *s, const struct bcase *c, const char **name)
 {
@@ -173,6 +203,11 @@ int suite_add_row(struct suite *s, struct bcase *c)
 			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches)",
 			 c->nnoisy, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
 	}
+	snprintf(r->layout, sizeof(r->layout),
+		 "%zu run(s); aslr %s, thp %s; fixed: slots page-aligned, measured frame's page offset",
+		 c->nruns > 1 ? c->nruns : 1, s->cfg->aslr, s->cfg->thp);
+	if (c->nruns > 1 && run_columns(r, c, base))
+		return -ENOMEM;
 	ref_columns(r, suite_group_ref(s, c->group));
 	r->refusals = c->refusals;
 	r->ops = c->ops;

@@ -114,6 +114,12 @@ static void free_case(struct bcase *c)
 	free(c->mops);
 	free(c->dist);
 	free(c->tm);
+	for (size_t k = 0; c->run && k < c->nruns; k++) {
+		free(c->run[k].ns);
+		free(c->run[k].wall);
+		free(c->run[k].mops);
+	}
+	free(c->run);
 }
 
 void suite_free(struct suite *s)
@@ -160,6 +166,26 @@ int rg_suite_count(const struct rg_suite_cfg *cfg)
 	return rc ? -1 : (int)n;
 }
 
+int suite_setup(struct suite *s)
+{
+	const char *ctr_why = rg_counters_probe();
+	const char *ev_why = rg_events_probe();
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct bcase *c = &s->c[i];
+
+		if (c->skipped)
+			continue;
+		c->ctr_why = ctr_why;
+		c->ev_why = ev_why;
+		if (c->loop != LOOP_REF && setup_case(s, c)) {
+			fprintf(stderr, "rgbench: cannot allocate guard slots\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 {
 	struct suite s = { .cfg = cfg, .rs = rs };
@@ -182,12 +208,9 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		rc = -1;
 		goto out;
 	}
-	for (size_t i = 0; i < s.n; i++) {
-		if (!s.c[i].skipped && s.c[i].loop != LOOP_REF && setup_case(&s, &s.c[i])) {
-			fprintf(stderr, "rgbench: cannot allocate guard slots\n");
-			rc = -1;
-			goto out;
-		}
+	if (suite_setup(&s)) {
+		rc = -1;
+		goto out;
 	}
 	if (cfg->progress && ctr_why)
 		fprintf(cfg->progress, "rgbench: counters %s\n", ctr_why);
@@ -204,19 +227,30 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 			printed_skip[c->gi->id] = true;
 			continue;
 		}
-		c->ctr_why = ctr_why;
-		c->ev_why = ev_why;
 		if (c->loop == LOOP_REF)
 			continue;	/* not a benchmark of its own: its figures are in every row */
 		s.nrun_total++;
-		/* The calibration run is about 2-3 chunks, then one chunk per round. */
-		est += (cfg->repetitions + 3) * cfg->min_time;
+		/*
+		 * The calibration run is about 2-3 chunks, then one chunk per round;
+		 * with runs, the other runs warm up for one chunk instead.
+		 */
+		if (cfg->runs > 1 && suite_group_in_runs(&s, c->group))
+			est += (cfg->repetitions + 3 + (cfg->runs - 1) * (cfg->repetitions + 1)) * cfg->min_time;
+		else
+			est += (cfg->repetitions + 3) * cfg->min_time;
 	}
 	if (cfg->progress) {
 		fprintf(cfg->progress,
-			"rgbench: %zu benchmarks in %d groups, %d interleaved rounds of ~%g ms each: about %.0f s\n",
-			s.nrun_total, s.ngroups, cfg->repetitions, cfg->min_time * 1e3, est);
+			"rgbench: %zu benchmarks in %d groups, %d run(s) of %d interleaved rounds of ~%g ms each: about %.0f s\n",
+			s.nrun_total, s.ngroups, cfg->runs, cfg->repetitions, cfg->min_time * 1e3, est);
+		if (cfg->runs > 1)
+			fprintf(cfg->progress, "rgbench: runs: %d fresh processes, address randomization %s, THP %s\n",
+				cfg->runs, cfg->aslr, cfg->thp);
 		fflush(cfg->progress);
+	}
+	if (cfg->runs > 1 && suite_runs_start(&s)) {
+		rc = -1;
+		goto out;
 	}
 	set = calloc(s.n ? s.n : 1, sizeof(*set));
 	if (!set) {
@@ -225,7 +259,8 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		goto out;
 	}
 	for (int g = 0; g < s.ngroups && !*cfg->stop; g++) {
-		if (suite_run_group(&s, g, set)) {
+		if (cfg->runs > 1 && suite_group_in_runs(&s, g) ? suite_runs_group(&s, g, set)
+		    : suite_run_group(&s, g, set)) {
 			rc = -1;
 			goto out;
 		}
@@ -246,6 +281,7 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 	rg_topo_unpin_self();
 	rc = (int)s.ndone;
 out:
+	suite_runs_stop(&s);
 	rg_gb_clear();
 	free(set);
 	suite_free(&s);

@@ -41,6 +41,7 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
 
 #define RG_MAX_THREAD_COUNTS 64
 #define RG_MAX_DUTY 16
+#define RG_MAX_RUNS 64
 
 /*
  * The timing model. Every case of a group (one scenario at one thread count,
@@ -91,7 +92,19 @@ struct rg_suite_cfg {
 	int duty_ns[RG_MAX_DUTY];	/* work per traced call, ns ... */
 	int duty_in_ns[RG_MAX_DUTY];	/* ... of which inside the guarded region */
 	int nduty;
-	int repetitions;		/* interleaved rounds (>= 1) */
+	int repetitions;		/* interleaved rounds (>= 1) per run */
+	/*
+	 * Runs (bench/runs.c): with runs > 1 every group but the latency ones is
+	 * measured in runs fresh processes, each this binary re-executed with
+	 * argv and --run-child, in turn; a run process has run_child >= 0 and
+	 * reads its groups from run_fd[0], writes its rounds to run_fd[1].
+	 */
+	int runs;
+	char **argv;
+	int argc;
+	int run_child, run_fd[2];
+	char aslr[64];			/* address randomization as the plan found it */
+	char thp[32];			/* transparent huge pages: the sysfs mode */
 	double min_time;		/* seconds per case per round (> 0) */
 	uint64_t batch;			/* iterations per call of the measured loop */
 	bool native_noop;		/* also the C++ `for (auto _ : state)` noop */
@@ -124,6 +137,14 @@ struct rg_suite_cfg {
  * the number of benchmarks run, or -1 when setup failed (message printed).
  */
 int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs);
+
+/*
+ * A run of a --runs parent (cfg->run_child >= 0, bench/runs.c): measure the
+ * groups the parent names on cfg->run_fd[0], in this process's own address
+ * layout, and send their rounds back on cfg->run_fd[1] until the parent
+ * closes the pipe. The exit status.
+ */
+int rg_suite_run_child(const struct rg_suite_cfg *cfg);
 
 /* The cases the plan selects that would run here (--benchmark_filter applied, nothing run), or -1. */
 int rg_suite_count(const struct rg_suite_cfg *cfg);

@@ -72,6 +72,13 @@ struct attempt {
 	bool counted_all, ev_all;
 };
 
+/* What one run (process) of a --runs parent measured of a case: its rounds and where it was. */
+struct case_run {
+	double *ns, *wall, *mops;
+	size_t nrep;
+	char where[RG_RUN_WHERE_LEN];	/* page offsets of slots, stack and loop, CPU */
+};
+
 /* One benchmark: a guard in a scenario with its parameters, and what it measured. */
 struct bcase {
 	char name[192];			/* Google Benchmark name */
@@ -125,6 +132,10 @@ struct bcase {
 	bool error;
 	char errmsg[256];
 	volatile bool started;		/* a run began before any interrupt */
+	uintptr_t stack_at;		/* thread 0's frame in the measured function */
+	/* --runs, the parent's copy: each run's rounds, in run order (rounds.c, runs.c). */
+	struct case_run *run;
+	size_t nruns;
 };
 
 struct suite {
@@ -137,6 +148,10 @@ struct suite {
 	uint64_t rng;
 	int xpkg_cpus[2];		/* falseshare-xpkg: cpus[0] and a core of another package */
 	struct rg_lat_timer *lat;	/* probed by the first latency group */
+	/* A run process: the parent gave the group's chunks and work units (a warm-up run, no calibration). */
+	bool preset;
+	/* The parent: its run processes (runs.c), [cfg->runs]. */
+	struct run_proc *proc;
 };
 
 static inline double ts_ns(clockid_t id)
@@ -150,6 +165,8 @@ static inline double ts_ns(clockid_t id)
 /* suite.c: every case cfg selects, group by group (nothing set up or run); 0, or -1. */
 int suite_build(struct suite *s, const struct rg_suite_cfg *cfg);
 void suite_free(struct suite *s);
+/* The slots of every case that runs, and the counters' availability. 0, or -1 (message printed). */
+int suite_setup(struct suite *s);
 /* scenarios.c: a new case of guard gi in the group being built (its name user/<scenario>/<guard>/t<threads>). */
 struct bcase *suite_new_case(struct suite *s, const struct rg_guard_info *gi,
 			     const char *scenario, enum loop_kind loop, int threads);
@@ -171,6 +188,12 @@ struct bcase *suite_group_noop(struct suite *s, int group);
 struct bcase *suite_group_ref(struct suite *s, int group);
 /* Calibrate, then measure one group in cfg->repetitions interleaved rounds. 0, or -1. */
 int suite_run_group(struct suite *s, int group, struct bcase **set);
+/* runs.c: measure group g in cfg->runs processes, in turn; each case's rounds end up in c->run[]. 0, or -1. */
+int suite_runs_start(struct suite *s);
+int suite_runs_group(struct suite *s, int group, struct bcase **set);
+void suite_runs_stop(struct suite *s);
+/* A group the runs measure (not latency: a distribution, measured in this process). */
+bool suite_group_in_runs(const struct suite *s, int group);
 /* rows.c: a case's result row (from its samples) appended to s->rs and its progress line. 0, or -ENOMEM. */
 int suite_add_row(struct suite *s, struct bcase *c);
 

@@ -159,6 +159,9 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 #define COL_duty_ns(r, rs)		(r)->duty_ns
 #define COL_duty_in_ns(r, rs)		(r)->duty_in_ns
 #define COL_repetitions(r, rs)		(r)->repetitions
+#define COL_runs(r, rs)			(r)->runs
+#define COL_run_spread_ns(r, rs)	(r)->run_spread_ns
+#define COL_layout(r, rs)		(r)->layout
 #define COL_ns_median(r, rs)		(r)->ns_median
 #define COL_ns_mean(r, rs)		(r)->ns_mean
 #define COL_ns_stddev(r, rs)		(r)->ns_stddev
@@ -243,6 +246,19 @@ static void write_row(FILE *f, enum rg_fmt fmt, const struct rg_resultset *rs,
 		fputs(",\"samples_delta_ns\":", f);
 		put_samples(f, r->samples_delta_ns, r->nsamples);
 		fprintf(f, ",\"work_units\":%ld", r->work_units);
+		if (r->nruns) {
+			fputs(",\"runs_ns\":", f);
+			put_samples(f, r->runs_ns, r->nruns);
+			fputs(",\"runs_delta_ns\":", f);
+			put_samples(f, r->runs_delta_ns, r->nruns);
+			fputs(",\"runs_where\":[", f);
+			for (size_t i = 0; i < r->nruns; i++) {
+				if (i)
+					fputc(',', f);
+				put_str(f, FMT_JSON, r->runs_where ? r->runs_where[i] : "");
+			}
+			fputc(']', f);
+		}
 		if (r->lat_hist_count) {
 			fputs(",\"lat_hist\":[", f);
 			for (size_t i = 0; i < r->lat_hist_n; i++) {

@@ -54,6 +54,9 @@ void rg_results_free(struct rg_resultset *rs)
 		free(rs->rows[i].lat_hist_lo);
 		free(rs->rows[i].lat_hist_hi);
 		free(rs->rows[i].lat_hist_count);
+		free(rs->rows[i].runs_ns);
+		free(rs->rows[i].runs_delta_ns);
+		free(rs->rows[i].runs_where);
 	}
 	free(rs->rows);
 	rs->rows = NULL;
@@ -94,7 +97,10 @@ struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 	copy_str(r->role, sizeof(r->role), "n/a");
 	copy_str(r->baseline, sizeof(r->baseline), "n/a");
 	copy_str(r->interleave, sizeof(r->interleave), "none");
+	copy_str(r->layout, sizeof(r->layout), "n/a");
 	r->threads = 1;
+	r->runs = 1;
+	r->run_spread_ns = NAN;
 	r->ns_median = r->ns_mean = r->ns_stddev = NAN;
 	r->ns_min = r->ns_max = r->ns_cv = NAN;
 	r->mops_median = r->mops_mean = r->mops_stddev = r->mops_per_thread = NAN;

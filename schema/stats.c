@@ -238,3 +238,56 @@ void rg_result_set_ref(struct rg_result *r, const double *ns, size_t n)
 		 "%sthe cycle reference moved %.0f%% across the rounds (more than %.0f%%)",
 		 off ? "; " : "", move * 100, RG_REF_MAX_MOVE * 100);
 }
+
+int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *run_delta,
+		       const char (*where)[RG_RUN_WHERE_LEN], size_t nruns)
+{
+	double *ns = dup_samples(run_ns, nruns), *d = dup_samples(run_delta, nruns);
+	char (*w)[RG_RUN_WHERE_LEN] = where && nruns ? malloc(nruns * sizeof(*w)) : NULL;
+	const double *spread;
+	double lo, hi;
+
+	if ((run_ns && nruns && !ns) || (run_delta && nruns && !d) || (where && nruns && !w)) {
+		free(ns);
+		free(d);
+		free(w);
+		return -ENOMEM;
+	}
+	if (w)
+		memcpy(w, where, nruns * sizeof(*w));
+	free(r->runs_ns);
+	free(r->runs_delta_ns);
+	free(r->runs_where);
+	r->runs_ns = ns;
+	r->runs_delta_ns = d;
+	r->runs_where = w;
+	r->nruns = nruns;
+	r->runs = (long)nruns;
+	if (nruns < 2)
+		return 0;
+	/* The runs are the unit: each run's median counts once, whatever its rounds. */
+	if (ns)
+		r->ns_median = rg_stat_median(ns, nruns);
+	if (d) {
+		double *zero = calloc(nruns, sizeof(*zero));
+		int rc;
+
+		if (!zero)
+			return -ENOMEM;
+		rc = rg_stat_paired_delta(d, zero, nruns, &r->delta_ns, &r->delta_ci_lo,
+					  &r->delta_ci_hi, &r->delta_ci_level);
+		free(zero);
+		if (rc)
+			return rc;
+	}
+	spread = d ? d : ns;
+	if (!spread)
+		return 0;
+	lo = hi = spread[0];
+	for (size_t i = 1; i < nruns; i++) {
+		lo = fmin(lo, spread[i]);
+		hi = fmax(hi, spread[i]);
+	}
+	r->run_spread_ns = hi - lo;
+	return 0;
+}

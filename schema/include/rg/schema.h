@@ -13,7 +13,7 @@
  * Bump RG_SCHEMA_VERSION whenever a column is added, removed, renamed or
  * changes meaning; tests/bench checks the column list against a copy.
  */
-#define RG_SCHEMA_VERSION 4
+#define RG_SCHEMA_VERSION 5
 
 /*
  * RG_RESULT_COLUMNS(X): X(name, kind, since, "meaning"), in CSV column order.
@@ -25,7 +25,7 @@
  * The README's schema section is checked against this list.
  */
 #define RG_RESULT_COLUMNS(X) \
-	X(schema_version, I, 1, "result schema version (this file: 4)") \
+	X(schema_version, I, 1, "result schema version (this file: 5)") \
 	X(rgbench_version, S, 1, "rgbench version that wrote the row") \
 	X(run_id, S, 3, "one id per run, the same in a run's CSV and JSON") \
 	X(timestamp, S, 1, "run start, UTC, ISO 8601") \
@@ -50,7 +50,8 @@
 	X(duty_ns, I, 1, "work per iteration, ns (0: back to back); from version 4 the trampoline shape: duty_in_ns of it inside the guarded region, the rest after exit") \
 	X(duty_in_ns, D, 4, "duty: ns of work between enter and exit (the traced function); n/a when not the trampoline shape") \
 	X(repetitions, I, 1, "samples aggregated in this row") \
-	X(ns_median, D, 1, "ns per pair (bpf: ns per event per producer, 1e3 / mops_per_thread), median") \
+	X(runs, I, 5, "processes the row was measured in, each a fresh one with its own address layout (rgbench --runs); repetitions counts the rounds of all of them; the JSON keeps each run's value (runs_ns, runs_delta_ns)") \
+	X(ns_median, D, 1, "ns per pair (bpf: ns per event per producer, 1e3 / mops_per_thread), median (with runs > 1: the median of the runs' medians)") \
 	X(ns_mean, D, 1, "ns per pair, mean") \
 	X(ns_stddev, D, 1, "ns per pair, sample standard deviation") \
 	X(ns_min, D, 1, "ns per pair, minimum") \
@@ -58,10 +59,12 @@
 	X(ns_cv, D, 1, "coefficient of variation of ns per pair (stddev/mean)") \
 	X(baseline, S, 3, "the row delta_ns is measured against (user: noop), or n/a") \
 	X(interleave, S, 3, "how samples were taken against the baseline: rounds, alternating or none") \
-	X(delta_ns, D, 3, "ns per pair (bpf: per event) minus the baseline's, median of paired per-round differences") \
+	X(delta_ns, D, 3, "ns per pair (bpf: per event) minus the baseline's, median of paired per-round differences (with runs > 1: the median of the runs' medians of them)") \
 	X(delta_ci_lo, D, 3, "lower end of the interval of delta_ns (its confidence: delta_ci_level; 95% bootstrap before version 4)") \
 	X(delta_ci_hi, D, 3, "upper end of the interval of delta_ns") \
-	X(delta_ci_level, D, 4, "actual confidence of [delta_ci_lo, delta_ci_hi]: the distribution-free order-statistic interval of the median (e.g. 0.961); n/a when too few samples") \
+	X(delta_ci_level, D, 4, "actual confidence of [delta_ci_lo, delta_ci_hi]: the distribution-free order-statistic interval of the median (e.g. 0.961); n/a when too few samples. From version 5, with runs > 1, over the runs' values") \
+	X(run_spread_ns, D, 5, "the A/A floor measured here: max - min of the per-run values (delta_ns's, else ns_median's); n/a with one run") \
+	X(layout, S, 5, "what varied between the runs (address randomization, THP) and what the suite held fixed (slot and stack page offsets), or n/a") \
 	X(cpu_ns_median, D, 3, "ns per pair from thread CPU time, median") \
 	X(wall_ns_median, D, 3, "ns per pair from wall-clock time, median") \
 	X(discarded, I, 3, "samples discarded as disturbed and re-run") \
@@ -85,6 +88,8 @@
 	X(ops, U, 1, "pairs or events measured in total") \
 	X(status, S, 1, "ok, skipped or error") \
 	X(reason, S, 1, "why skipped or failed; empty when ok")
+
+#define RG_RUN_WHERE_LEN 96
 
 struct rg_result {
 	/* Row identity: what was measured. */
@@ -131,6 +136,18 @@ struct rg_result {
 	double *samples_wall_ns;
 	double *samples_delta_ns;
 	long work_units;	/* JSON only: rg_work() units per pair (duty), else 0 */
+	/*
+	 * Schema 5, runs (rg_result_set_runs()): how many processes, the A/A
+	 * floor, what varied; JSON only: each run's median ns and median paired
+	 * delta (NULL when not measured) and where its slots, stack and loop
+	 * were ("runs_where", one string per run).
+	 */
+	long runs;
+	double run_spread_ns;
+	char layout[256];
+	double *runs_ns, *runs_delta_ns;
+	char (*runs_where)[RG_RUN_WHERE_LEN];
+	size_t nruns;
 	/*
 	 * Latency scenario, JSON only ("lat_hist": [[lo_ns, hi_ns, count], ...]):
 	 * the non-empty bins of the per-batch ns-per-pair histogram, hi_ns null
@@ -328,6 +345,20 @@ int rg_result_set_delta(struct rg_result *r, const char *baseline,
  */
 #define RG_REF_MAX_MOVE 0.10
 void rg_result_set_ref(struct rg_result *r, const double *ns, size_t n);
+
+/*
+ * The row measured in nruns processes (runs >= 2): run_ns[i] and run_delta[i]
+ * (either may be NULL) are run i's median ns per pair and median paired
+ * difference against the baseline, where[i] (may be NULL) what run i's
+ * addresses were. Sets runs and the JSON's per-run arrays, then ns_median to
+ * the median of the runs' medians, delta_ns with its order-statistic interval
+ * and level over the runs' deltas (rounds nested in runs: each run counts
+ * once, whatever its rounds), and run_spread_ns, the range of the runs'
+ * deltas (ns when there is no delta). Call after rg_result_set_samples() and
+ * rg_result_set_delta(). 0 or -ENOMEM.
+ */
+int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *run_delta,
+		       const char (*where)[RG_RUN_WHERE_LEN], size_t nruns);
 
 /*
  * Keep n per-round wall-clock samples (fills wall_ns_median) and the per-round

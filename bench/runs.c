@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: MIT
+/* --runs: each run a fresh process (this binary re-executed, a new address layout), handed the groups one at a time by the parent; its rounds come back through a pipe. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rg/cmdline.h"
+#include "rg/env.h"
+#include "rg/loops.h"
+#include "rg/platform.h"
+#include "suite_int.h"
+
+/*
+ * The wire between a parent and its runs: both ends are the same binary and
+ * build the same cases in the same order (suite_build() from the same plan),
+ * so a case is its index and the records are plain structs.
+ *   parent -> run: struct wire_cmd, then ncases struct wire_preset (the
+ *                  group's cases in index order);
+ *   run -> parent: per case of the group, struct wire_case, then nrep ns,
+ *                  nrep wall, nrep mops.
+ */
+struct wire_cmd {
+	int32_t group;
+	uint32_t ncases;
+	uint8_t preset;		/* chunks and work units given: warm up, do not calibrate */
+};
+
+struct wire_preset {
+	uint64_t chunk;
+	uint32_t work, work_in;
+};
+
+struct wire_case {
+	int32_t idx;
+	uint8_t reported, active, error, counted_all, ev_all;
+	char errmsg[256];
+	uint64_t chunk, nrep, nnoisy, refusals, ops;
+	uint32_t work, work_in;
+	int64_t discarded, worst_iv;
+	double worst_ratio, cycles, instructions, ev[RG_PMU_MAX_EVENTS];
+	int32_t seen_cpu[RG_MAX_CPUS];
+	char where[RG_RUN_WHERE_LEN];
+};
+
+struct run_proc {
+	pid_t pid;
+	int to, from;		/* the parent's ends */
+};
+
+static int put(int fd, const void *p, size_t n)
+{
+	const char *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* n bytes, or -1 (end of file or an error). */
+static int get(int fd, void *p, size_t n)
+{
+	char *b = p;
+
+	while (n) {
+		ssize_t r = read(fd, b, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		b += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+bool suite_group_in_runs(const struct suite *s, int group)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->c[i].group == group && s->c[i].loop == LOOP_LAT)
+			return false;
+	return true;
+}
+
+/* ---- the run process ----------------------------------------------------- */
+
+/* The measured loop's entry of the case's kind, for the record of where it was. */
+static uintptr_t loop_addr(const struct bcase *c)
+{
+	const struct rg_loops *L = &rg_loops[c->gi->id];
+
+	switch (c->loop) {
+	case LOOP_PAIR: return (uintptr_t)L->pair;
+	case LOOP_DUTY: return (uintptr_t)L->duty;
+	case LOOP_NESTED: return (uintptr_t)L->nested;
+	default: return 0;
+	}
+}
+
+static int send_case(int fd, size_t idx, const struct bcase *c)
+{
+	struct wire_case w;
+
+	memset(&w, 0, sizeof(w));
+	w.idx = (int32_t)idx;
+	w.reported = c->reported;
+	w.active = c->active;
+	w.error = c->error;
+	w.counted_all = c->counted_all;
+	w.ev_all = c->ev_all;
+	memcpy(w.errmsg, c->errmsg, sizeof(w.errmsg));
+	w.chunk = c->chunk;
+	w.nrep = c->nrep;
+	w.nnoisy = c->nnoisy;
+	w.refusals = c->refusals;
+	w.ops = c->ops;
+	w.work = c->work;
+	w.work_in = c->work_in;
+	w.discarded = c->discarded;
+	w.worst_iv = c->worst_iv;
+	w.worst_ratio = c->worst_ratio;
+	w.cycles = c->cycles;
+	w.instructions = c->instructions;
+	memcpy(w.ev, c->ev, sizeof(w.ev));
+	for (int t = 0; t < c->threads && t < RG_MAX_CPUS; t++)
+		w.seen_cpu[t] = c->seen_cpu[t];
+	/* Page offsets: what a fresh address layout may move (docs/bench.md, "Runs"). */
+	if (loop_addr(c))
+		snprintf(w.where, sizeof(w.where), "slots +0x%03lx stack +0x%03lx loop +0x%03lx cpu %d",
+			 (unsigned long)((uintptr_t)c->g.pcpu & 4095),
+			 (unsigned long)(c->stack_at & 4095),
+			 (unsigned long)(loop_addr(c) & 4095), c->seen_cpu[0]);
+	if (put(fd, &w, sizeof(w)) ||
+	    put(fd, c->ns, c->nrep * sizeof(double)) ||
+	    put(fd, c->wall, c->nrep * sizeof(double)) ||
+	    put(fd, c->mops, c->nrep * sizeof(double)))
+		return -1;
+	return 0;
+}
+
+int rg_suite_run_child(const struct rg_suite_cfg *cfg)
+{
+	struct suite s = { .cfg = cfg };
+	struct bcase **set = NULL;
+	struct wire_cmd cmd;
+	int rc = RG_EXIT_FAIL, in = cfg->run_fd[0], out = cfg->run_fd[1];
+
+	/* The parent stops us by closing the pipe; its Ctrl-C reaches us too and stops the batch. */
+	signal(SIGPIPE, SIG_IGN);
+	rg_cl_catch_stop_signals(cfg->stop);
+	s.rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull | 1;
+	if (suite_build(&s, cfg) || suite_setup(&s))
+		goto out;
+	set = calloc(s.n ? s.n : 1, sizeof(*set));
+	if (!set)
+		goto out;
+	while (!get(in, &cmd, sizeof(cmd))) {
+		size_t k = 0;
+
+		if (cmd.group < 0 || cmd.group >= s.ngroups)
+			goto out;
+		for (size_t i = 0; i < s.n; i++) {
+			struct wire_preset p;
+
+			if (s.c[i].group != cmd.group)
+				continue;
+			if (k++ >= cmd.ncases || get(in, &p, sizeof(p)))
+				goto out;
+			if (cmd.preset) {
+				s.c[i].chunk = p.chunk;
+				s.c[i].work = p.work;
+				s.c[i].work_in = p.work_in;
+			}
+		}
+		s.preset = cmd.preset;
+		if (suite_run_group(&s, cmd.group, set))
+			goto out;
+		for (size_t i = 0; i < s.n; i++)
+			if (s.c[i].group == cmd.group && send_case(out, i, &s.c[i]))
+				goto out;
+	}
+	rc = RG_EXIT_OK;
+out:
+	free(set);
+	suite_free(&s);
+	close(out);
+	return rc;
+}
+
+/* ---- the parent ---------------------------------------------------------- */
+
+/* Run k: this binary again with the plan's command line and --run-child=k,IN,OUT (stdout quiet). */
+static int spawn(struct suite *s, int k, struct run_proc *p)
+{
+	const struct rg_suite_cfg *cfg = s->cfg;
+	int down[2], up[2];
+	char arg[64];
+	char **argv;
+
+	if (pipe2(down, O_CLOEXEC) || pipe2(up, O_CLOEXEC))
+		return -1;
+	argv = calloc((size_t)cfg->argc + 3, sizeof(*argv));
+	if (!argv)
+		return -1;
+	memcpy(argv, cfg->argv, (size_t)cfg->argc * sizeof(*argv));
+	snprintf(arg, sizeof(arg), "--run-child=%d,%d,%d", k, down[0], up[1]);
+	argv[cfg->argc] = arg;
+	fflush(NULL);
+	p->pid = fork();
+	if (p->pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		/* The two ends the run keeps survive the exec; the parent's do not. */
+		fcntl(down[0], F_SETFD, 0);
+		fcntl(up[1], F_SETFD, 0);
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
+		execv("/proc/self/exe", argv);
+		fprintf(stderr, "rgbench: run %d: cannot re-execute /proc/self/exe: %s\n", k,
+			strerror(errno));
+		_exit(127);
+	}
+	free(argv);
+	close(down[0]);
+	close(up[1]);
+	if (p->pid < 0) {
+		close(down[1]);
+		close(up[0]);
+		return -1;
+	}
+	p->to = down[1];
+	p->from = up[0];
+	return 0;
+}
+
+int suite_runs_start(struct suite *s)
+{
+	int n = s->cfg->runs;
+
+	s->proc = calloc((size_t)n, sizeof(*s->proc));
+	if (!s->proc)
+		return -1;
+	for (int k = 0; k < n; k++)
+		s->proc[k].pid = -1;
+	for (size_t i = 0; i < s->n; i++) {
+		s->c[i].run = calloc((size_t)n, sizeof(*s->c[i].run));
+		if (!s->c[i].run)
+			return -1;
+	}
+	for (int k = 0; k < n; k++)
+		if (spawn(s, k, &s->proc[k])) {
+			fprintf(stderr, "rgbench: cannot start run %d: %s\n", k, strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
+void suite_runs_stop(struct suite *s)
+{
+	if (!s->proc)
+		return;
+	for (int k = 0; k < s->cfg->runs; k++) {
+		struct run_proc *p = &s->proc[k];
+		int st;
+
+		if (p->pid <= 0)
+			continue;
+		close(p->to);	/* end of commands: the run exits */
+		close(p->from);
+		while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(s->proc);
+	s->proc = NULL;
+}
+
+/* Run k's record of case c added to the parent's case: its rounds kept apart, its totals summed. */
+static int take_case(struct run_proc *p, struct bcase *c, size_t k)
+{
+	struct case_run *r = &c->run[k];
+	struct wire_case w;
+	size_t bytes;
+
+	if (get(p->from, &w, sizeof(w)) || w.nrep > (1u << 20))
+		return -1;
+	bytes = (size_t)w.nrep * sizeof(double);
+	r->nrep = (size_t)w.nrep;
+	r->ns = malloc(bytes ? bytes : 1);
+	r->wall = malloc(bytes ? bytes : 1);
+	r->mops = malloc(bytes ? bytes : 1);
+	if (!r->ns || !r->wall || !r->mops || get(p->from, r->ns, bytes) ||
+	    get(p->from, r->wall, bytes) || get(p->from, r->mops, bytes))
+		return -1;
+	snprintf(r->where, sizeof(r->where), "%s", w.where);
+	c->nruns = k + 1 > c->nruns ? k + 1 : c->nruns;
+	c->reported |= w.reported;
+	if (w.error && !c->error) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "run %zu: %s", k, w.errmsg);
+		suite_case_fail(c, msg);
+	}
+	c->chunk = w.chunk;
+	c->work = w.work;
+	c->work_in = w.work_in;
+	c->discarded += (long)w.discarded;
+	c->nnoisy += (size_t)w.nnoisy;
+	c->worst_ratio = fmin(c->worst_ratio, w.worst_ratio);
+	c->worst_iv = (long)w.worst_iv > c->worst_iv ? (long)w.worst_iv : c->worst_iv;
+	c->refusals += w.refusals;
+	c->ops += w.ops;
+	c->cycles += w.cycles;
+	c->instructions += w.instructions;
+	c->counted_all &= w.counted_all;
+	c->ev_all &= w.ev_all;
+	for (size_t i = 0; i < RG_PMU_MAX_EVENTS; i++)
+		c->ev[i] += w.ev[i];
+	for (int t = 0; t < c->threads && t < RG_MAX_CPUS; t++)
+		c->seen_cpu[t] = w.seen_cpu[t];
+	return 0;
+}
+
+/* Every run's rounds of c, run after run, as the case's samples (the row's rounds). */
+static int concat_rounds(struct bcase *c)
+{
+	size_t n = 0, o = 0;
+
+	for (size_t k = 0; k < c->nruns; k++)
+		n += c->run[k].nrep;
+	free(c->ns);
+	free(c->wall);
+	free(c->mops);
+	c->ns = malloc((n ? n : 1) * sizeof(double));
+	c->wall = malloc((n ? n : 1) * sizeof(double));
+	c->mops = malloc((n ? n : 1) * sizeof(double));
+	if (!c->ns || !c->wall || !c->mops)
+		return -1;
+	for (size_t k = 0; k < c->nruns; k++) {
+		const struct case_run *r = &c->run[k];
+
+		memcpy(c->ns + o, r->ns, r->nrep * sizeof(double));
+		memcpy(c->wall + o, r->wall, r->nrep * sizeof(double));
+		memcpy(c->mops + o, r->mops, r->nrep * sizeof(double));
+		o += r->nrep;
+	}
+	c->nrep = n;
+	return 0;
+}
+
+/* One run measures the group: the command (with the first run's chunks and work when preset), then its records. */
+static int run_one(struct suite *s, int group, int k, bool preset)
+{
+	struct run_proc *p = &s->proc[k];
+	struct wire_cmd cmd = { .group = group, .preset = preset };
+
+	for (size_t i = 0; i < s->n; i++)
+		cmd.ncases += s->c[i].group == group;
+	if (put(p->to, &cmd, sizeof(cmd)))
+		return -1;
+	for (size_t i = 0; i < s->n; i++) {
+		struct wire_preset w = { s->c[i].chunk, s->c[i].work, s->c[i].work_in };
+
+		if (s->c[i].group == group && put(p->to, &w, sizeof(w)))
+			return -1;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->c[i].group == group && take_case(p, &s->c[i], (size_t)k))
+			return -1;
+	return 0;
+}
+
+/*
+ * The group in every run, one after the other in a fresh random order: the
+ * first calibrates (chunks, duty work units), the others take its figures
+ * and only warm up, so that all runs measure the same work.
+ */
+int suite_runs_group(struct suite *s, int group, struct bcase **set)
+{
+	const struct rg_suite_cfg *cfg = s->cfg;
+	int order[RG_MAX_RUNS];
+	size_t nb = 0;
+
+	(void)set;
+	for (size_t i = 0; i < s->n; i++)
+		nb += s->c[i].group == group && !s->c[i].skipped && s->c[i].loop != LOOP_REF;
+	if (!nb || *cfg->stop)
+		return 0;
+	for (int k = 0; k < cfg->runs; k++)
+		order[k] = k;
+	for (int k = cfg->runs; k > 1; k--) {
+		int j = (int)(s->rng % (uint64_t)k), t = order[k - 1];
+
+		s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
+		order[k - 1] = order[j];
+		order[j] = t;
+	}
+	if (cfg->progress) {
+		const struct bcase *c0 = NULL;
+
+		for (size_t i = 0; i < s->n && !c0; i++)
+			if (s->c[i].group == group && !s->c[i].skipped)
+				c0 = &s->c[i];
+		fprintf(cfg->progress, "rgbench: %s: %zu benchmarks in %d runs of %d interleaved rounds",
+			c0->loop == LOOP_NATIVE ? "pair" : c0->scenario, nb, cfg->runs, cfg->repetitions);
+		if (c0->threads > 1)
+			fprintf(cfg->progress, " (%d threads)", c0->threads);
+		fputc('\n', cfg->progress);
+		fflush(cfg->progress);
+	}
+	for (int i = 0; i < cfg->runs && !*cfg->stop; i++) {
+		if (run_one(s, group, order[i], i > 0)) {
+			fprintf(stderr, "rgbench: run %d stopped answering (see above)\n", order[i]);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->c[i].group == group && !s->c[i].skipped && concat_rounds(&s->c[i]))
+			return -1;
+	return 0;
+}
