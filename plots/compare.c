@@ -249,6 +249,8 @@ static void header(struct lines *hl, const struct opts *o, const struct side *A,
 	cmp_header_lines(hl, A, o->baseline ? NULL : B, o->across);
 	if (!o->baseline)
 		cmp_interleave_lines(hl, v, n);
+	if (!o->baseline && !o->across)
+		cmp_aa_lines(hl, A, B, v, n);
 	/* Which guard stood in for a role on each side (once per role and pair of names). */
 	for (size_t i = 0; o->across && i < n; i++) {
 		bool seen = false;

@@ -51,6 +51,7 @@ struct res {
 	char note_short[16];	/* the commit log's p column when there is no p */
 	const char *test;	/* "exact", "normal" or "" */
 	bool paired;		/* tested on per-round differences against the baseline */
+	bool called;		/* faster or slower: a change called (the A/A check counts them) */
 };
 
 /* Lines printed above the table (owned strings). */
@@ -72,6 +73,12 @@ void cmp_fmt_spread(char *buf, size_t size, double median, double s);
 void cmp_fmt_factor(char *buf, size_t size, double f);
 /* One line: alabel names side a in verdicts; ratio_mode: --baseline (value / baseline). */
 void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, struct res *r);
+/*
+ * The test on run-level values (several runs per side): Welch's two-sided t
+ * test, each run one value. 0 with *p, -1 when a side has fewer than two
+ * values or neither varies.
+ */
+int cmp_runs_test(const double *xa, size_t na, const double *xb, size_t nb, double *p);
 
 /* compare_pair.c: each returns a malloc'ed array of *n lines, NULL when out of memory. */
 struct cmp *cmp_pair_ab(const struct side *A, const struct side *B, bool across, size_t *n);
@@ -88,6 +95,9 @@ void cmp_addl(struct lines *l, const char *fmt, ...);
 void cmp_header_lines(struct lines *l, const struct side *A, const struct side *B, bool across);
 void cmp_interleave_lines(struct lines *l, const struct cmp *v, size_t n);
 void cmp_host_label(const struct side *s, char *buf, size_t size, bool with_cpu);
+/* Two files of the same host, CPU, kernel and build: the A/A self-check line (expected vs seen changes). */
+void cmp_aa_lines(struct lines *l, const struct side *A, const struct side *B,
+		  const struct cmp *v, size_t n);
 
 /* compare_table.c */
 /* Truncate s to at most w display columns, marking the cut with '~'. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `rgbench compare`'s header lines: what each side is (host, CPU, kernel), how the sides differ, how they were interleaved. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,4 +195,58 @@ void cmp_host_label(const struct side *s, char *buf, size_t size, bool with_cpu)
 		snprintf(buf, size, "%s (%s)", h, c);
 	else
 		snprintf(buf, size, "%s", h);
+}
+
+/* P(X >= k) for X ~ binomial(n, p). */
+static double binom_sf(size_t n, size_t k, double p)
+{
+	double s = 0;
+
+	for (size_t i = k; i <= n; i++)
+		s += exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) +
+			 (double)i * log(p) + (double)(n - i) * log1p(-p));
+	return fmin(1, s);
+}
+
+/*
+ * The A/A self-check: two files of the same host, CPU model, kernel and
+ * rgbench build measure the same thing, so every change called is a false
+ * positive. Say how many the verdicts' level leads one to expect among the
+ * rows tested, how many were called, how many at p < 0.01, and how likely
+ * that many is by chance alone.
+ */
+void cmp_aa_lines(struct lines *l, const struct side *A, const struct side *B,
+		  const struct cmp *v, size_t n)
+{
+	static const enum rg_col same[] = { RG_COL_host, RG_COL_cpu_model, RG_COL_kernel,
+					     RG_COL_rgbench_version };
+	size_t tested = 0, called = 0, strong = 0, runs = 0, floor = 0;
+
+	for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
+		char x[256], y[256];
+
+		distinct(A, same[k], x, sizeof(x));
+		distinct(B, same[k], y, sizeof(y));
+		if (strcmp(x, y) || strchr(x, ','))
+			return;	/* not one machine and build on both sides: no A/A check */
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct res r;
+
+		cmp_compute(&v[i], "base", false, &r);
+		if (!r.test || !r.test[0])
+			continue;	/* untested: missing, failed or too few samples */
+		tested++;
+		runs += !strcmp(r.test, "runs");
+		floor += !strcmp(r.test, "floor");
+		called += r.called;
+		strong += r.called && r.p < 0.01;
+	}
+	if (!tested)
+		return;
+	cmp_addl(l, "A/A check (same host, CPU, kernel and build on both sides, so any change called is a false positive): "
+		 "%zu rows tested (%zu on runs, %zu against the A/A floor, %zu on one run's rounds), "
+		 "expected about %.1f called at %.0f%%, seen %zu (%zu at p<0.01); %zu or more by chance: p=%.3g",
+		 tested, runs, floor, tested - runs - floor, ALPHA * (double)tested, ALPHA * 100, called,
+		 strong, called, binom_sf(tested, called, ALPHA));
 }

@@ -8,6 +8,11 @@
 
 static struct metric M_NS = { RG_COL_ns_median, RG_COL_ns_stddev, false, "ns", "ns_median" };
 
+static const struct metric *cmp_ns_metric(void)
+{
+	return &M_NS;
+}
+
 void cmp_set_unit_cycles(void)
 {
 	M_NS.unit = "cyc";
@@ -205,6 +210,7 @@ static void test_verdict(struct res *r, const struct rg_row *a, const struct rg_
 		db = rg_row_d(b, RG_COL_delta_ns);
 	}
 	better = r->m->higher_better ? db > da : db < da;
+	r->called = t.p < ALPHA && db != da;
 	if (t.p >= ALPHA)
 		snprintf(r->verdict, sizeof(r->verdict), "no significant change (p=%s%s)", p,
 			 r->paired ? ", per-round deltas" : "");
@@ -222,6 +228,136 @@ static void test_verdict(struct res *r, const struct rg_row *a, const struct rg_
 			 row_noisy(a) && row_noisy(b) ? "both" : row_noisy(a) ? alabel
 			 : ratio_mode ? "this row" : "new");
 	}
+}
+
+/*
+ * Welch's two-sided t test on run-level values (one value per process: the
+ * runs are the replicates, rounds nested in them count once through their
+ * run's median). 0 with *p, or -1 when a side has fewer than 2 values or
+ * neither side varies.
+ */
+int cmp_runs_test(const double *xa, size_t na, const double *xb, size_t nb, double *p)
+{
+	double ma, mb, va, vb, se2, t, df;
+
+	if (na < 2 || nb < 2)
+		return -1;
+	ma = rg_stat_mean(xa, na);
+	mb = rg_stat_mean(xb, nb);
+	va = rg_stat_stddev(xa, na);
+	vb = rg_stat_stddev(xb, nb);
+	va = va * va / (double)na;
+	vb = vb * vb / (double)nb;
+	se2 = va + vb;
+	if (!(se2 > 0)) {
+		if (ma == mb)
+			return -1;
+		*p = 0;	/* no spread on either side and different values */
+		return 0;
+	}
+	t = (mb - ma) / sqrt(se2);
+	df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	*p = fmin(1, 2 * rg_stat_t_sf(fabs(t), df));
+	return 0;
+}
+
+static long row_runs(const struct rg_row *r)
+{
+	return rg_row_i(r, RG_COL_runs) > 1 ? (long)rg_row_i(r, RG_COL_runs) : 1;
+}
+
+/* The row's run-level values of the tested quantity (per-run deltas when paired), or none. */
+static size_t run_values(const struct rg_row *r, bool paired, const double **v)
+{
+	*v = paired ? r->runs_delta_ns : r->runs_ns;
+	return paired ? r->n_runs_delta : r->n_runs_ns;
+}
+
+/* The verdict's wording once the test said p (or the floor said called). */
+static void say(struct res *r, const char *alabel, bool ratio_mode, const struct rg_row *a,
+		const struct rg_row *b, bool called, const char *how)
+{
+	double da = r->va, db = r->vb;
+	bool better;
+
+	if (r->paired) {
+		da = rg_row_d(a, RG_COL_delta_ns);
+		db = rg_row_d(b, RG_COL_delta_ns);
+	}
+	better = r->m->higher_better ? db > da : db < da;
+	r->called = called && db != da;
+	if (!called)
+		snprintf(r->verdict, sizeof(r->verdict), "%s", how);
+	else if (db == da)
+		snprintf(r->verdict, sizeof(r->verdict), "differs (%s)", how);
+	else
+		snprintf(r->verdict, sizeof(r->verdict), "%s (%s)", better ? "faster" : "slower", how);
+	if (row_noisy(a) || row_noisy(b)) {
+		size_t l = strlen(r->verdict);
+
+		snprintf(r->verdict + l, sizeof(r->verdict) - l, "; noisy in %s",
+			 row_noisy(a) && row_noisy(b) ? "both" : row_noisy(a) ? alabel
+			 : ratio_mode ? "this row" : "new");
+	}
+}
+
+/*
+ * Several runs per side: the test on run-level values. Otherwise, one run
+ * on a side: a change only beyond the A/A floor either file measured on its
+ * host (aa_floor_ns), else "within run-to-run noise". True when it gave the
+ * verdict; false for files without runs or floor (v4 and older, --runs 1
+ * on both sides), which keep the per-round test, said to be one run's.
+ */
+static bool runs_verdict(struct res *r, const struct rg_row *a, const struct rg_row *b,
+			 const char *alabel, bool ratio_mode)
+{
+	const double *xa, *xb;
+	size_t na = run_values(a, r->paired, &xa), nb = run_values(b, r->paired, &xb);
+	long ra = row_runs(a), rb = row_runs(b);
+	double fa = rg_row_d(a, RG_COL_aa_floor_ns), fb = rg_row_d(b, RG_COL_aa_floor_ns), floor;
+	double da = r->paired ? rg_row_d(a, RG_COL_delta_ns) : r->va;
+	double db = r->paired ? rg_row_d(b, RG_COL_delta_ns) : r->vb;
+	char how[200], p[24];
+
+	if (ra > 1 && rb > 1 && na > 1 && nb > 1) {
+		if (cmp_runs_test(xa, na, xb, nb, &r->p)) {
+			snprintf(r->pv, sizeof(r->pv), "n/a");
+			say(r, alabel, ratio_mode, a, b, false, "no change: the runs do not vary");
+			return true;
+		}
+		r->na = na;
+		r->nb = nb;
+		r->test = "runs";
+		fmt_p(p, sizeof(p), r->p);
+		snprintf(r->pv, sizeof(r->pv), "%s", p);
+		snprintf(how, sizeof(how), "p%s%s, %zu vs %zu runs%s", *p == '<' ? "" : "=", p, na, nb,
+			 r->paired ? ", per-run deltas" : "");
+		if (r->p >= ALPHA) {
+			char h2[220];
+
+			snprintf(h2, sizeof(h2), "no significant change (%s)", how);
+			say(r, alabel, ratio_mode, a, b, false, h2);
+		} else {
+			say(r, alabel, ratio_mode, a, b, true, how);
+		}
+		return true;
+	}
+	floor = fmax(isnan(fa) ? -1 : fa, isnan(fb) ? -1 : fb);
+	if (!(floor >= 0) || r->m != cmp_ns_metric())
+		return false;
+	r->test = "floor";
+	snprintf(r->pv, sizeof(r->pv), "floor");
+	snprintf(r->note_short, sizeof(r->note_short), "floor");
+	if (fabs(db - da) > floor) {
+		snprintf(how, sizeof(how), "%+.3g %s beyond the A/A floor of %.3g; one run %s",
+			 db - da, r->m->unit, floor, ra == 1 && rb == 1 ? "per side" : "on a side");
+		say(r, alabel, ratio_mode, a, b, true, how);
+	} else {
+		snprintf(how, sizeof(how), "within run-to-run noise (A/A floor %.3g %s; one run %s)",
+			 floor, r->m->unit, ra == 1 && rb == 1 ? "per side" : "on a side");
+		say(r, alabel, ratio_mode, a, b, false, how);
+	}
+	return true;
 }
 
 /* A line that cannot be tested: a side missing or not measured. True when it said why. */
@@ -297,5 +433,13 @@ void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, struc
 		r->nb = b->n_delta;
 		r->paired = true;
 	}
+	if (!ratio_mode && runs_verdict(r, a, b, alabel, ratio_mode))
+		return;
 	test_verdict(r, a, b, xa, xb, alabel, ratio_mode);
+	if (r->test[0]) {
+		size_t l = strlen(r->verdict);
+
+		/* No runs, no floor: the rounds of one process, blind to what moves between processes. */
+		snprintf(r->verdict + l, sizeof(r->verdict) - l, "; one run per side, no A/A floor");
+	}
 }

@@ -160,7 +160,7 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 #define COL_duty_in_ns(r, rs)		(r)->duty_in_ns
 #define COL_repetitions(r, rs)		(r)->repetitions
 #define COL_runs(r, rs)			(r)->runs
-#define COL_run_spread_ns(r, rs)	(r)->run_spread_ns
+#define COL_aa_floor_ns(r, rs)	(r)->aa_floor_ns
 #define COL_layout(r, rs)		(r)->layout
 #define COL_ns_median(r, rs)		(r)->ns_median
 #define COL_ns_mean(r, rs)		(r)->ns_mean

@@ -100,7 +100,7 @@ struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 	copy_str(r->layout, sizeof(r->layout), "n/a");
 	r->threads = 1;
 	r->runs = 1;
-	r->run_spread_ns = NAN;
+	r->aa_floor_ns = NAN;
 	r->ns_median = r->ns_mean = r->ns_stddev = NAN;
 	r->ns_min = r->ns_max = r->ns_cv = NAN;
 	r->mops_median = r->mops_mean = r->mops_stddev = r->mops_per_thread = NAN;

@@ -245,7 +245,6 @@ int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *
 	double *ns = dup_samples(run_ns, nruns), *d = dup_samples(run_delta, nruns);
 	char (*w)[RG_RUN_WHERE_LEN] = where && nruns ? malloc(nruns * sizeof(*w)) : NULL;
 	const double *spread;
-	double lo, hi;
 
 	if ((run_ns && nruns && !ns) || (run_delta && nruns && !d) || (where && nruns && !w)) {
 		free(ns);
@@ -281,13 +280,93 @@ int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *
 			return rc;
 	}
 	spread = d ? d : ns;
-	if (!spread)
-		return 0;
-	lo = hi = spread[0];
-	for (size_t i = 1; i < nruns; i++) {
-		lo = fmin(lo, spread[i]);
-		hi = fmax(hi, spread[i]);
-	}
-	r->run_spread_ns = hi - lo;
+	if (spread)
+		r->aa_floor_ns = rg_stat_aa_floor(spread, nruns);
 	return 0;
+}
+
+/*
+ * The regularized incomplete beta function I_x(a, b), from its continued
+ * fraction (evaluated with the modified Lentz method), on the side where it
+ * converges fast (x < (a + 1) / (a + b + 2)), else by symmetry.
+ */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, num, del;
+
+		num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + num * d;
+		c = 1 + num / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + num * d;
+		c = 1 + num / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-14)
+			break;
+	}
+	return h;
+}
+
+static double inc_beta(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double rg_stat_t_sf(double t, double df)
+{
+	double tail;
+
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 0 : 1;
+	tail = 0.5 * inc_beta(df / 2, 0.5, df / (df + t * t));
+	return t >= 0 ? tail : 1 - tail;
+}
+
+double rg_stat_t_quantile(double p, double df)
+{
+	double lo = -1e6, hi = 1e6;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	/* P(T <= q) = p by bisection: 1 - sf is increasing in q. */
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (1 - rg_stat_t_sf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double rg_stat_aa_floor(const double *v, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	return rg_stat_t_quantile(1 - RG_AA_ALPHA / 2, (double)(n - 1)) * sqrt(2.0) *
+	       rg_stat_stddev(v, n);
 }

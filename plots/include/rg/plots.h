@@ -39,6 +39,9 @@ struct rg_row {
 	/* JSON only (user suite, schema 3): wall ns per round, round-paired difference against the baseline. */
 	double *samples_wall_ns, *samples_delta_ns;
 	size_t n_wall, n_delta;
+	/* JSON only (schema 5, runs > 1): each run's median ns and median paired delta. */
+	double *runs_ns, *runs_delta_ns;
+	size_t n_runs_ns, n_runs_delta;
 	/* JSON "lat_hist" (latency rows): bins [lat_lo, lat_hi) ns per pair, NAN hi = open; NULL when absent. */
 	double *lat_lo, *lat_hi;
 	unsigned long long *lat_count;

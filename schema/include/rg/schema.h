@@ -63,7 +63,7 @@
 	X(delta_ci_lo, D, 3, "lower end of the interval of delta_ns (its confidence: delta_ci_level; 95% bootstrap before version 4)") \
 	X(delta_ci_hi, D, 3, "upper end of the interval of delta_ns") \
 	X(delta_ci_level, D, 4, "actual confidence of [delta_ci_lo, delta_ci_hi]: the distribution-free order-statistic interval of the median (e.g. 0.961); n/a when too few samples. From version 5, with runs > 1, over the runs' values") \
-	X(run_spread_ns, D, 5, "the A/A floor measured here: max - min of the per-run values (delta_ns's, else ns_median's); n/a with one run") \
+	X(aa_floor_ns, D, 5, "the A/A floor measured here: two single runs of this row differ by more than this 5% of the time (t(0.975, runs - 1) * sqrt(2) * the standard deviation of the runs' delta_ns, else of their ns_median); n/a with one run") \
 	X(layout, S, 5, "what varied between the runs (address randomization, THP) and what the suite held fixed (slot and stack page offsets), or n/a") \
 	X(cpu_ns_median, D, 3, "ns per pair from thread CPU time, median") \
 	X(wall_ns_median, D, 3, "ns per pair from wall-clock time, median") \
@@ -143,7 +143,7 @@ struct rg_result {
 	 * were ("runs_where", one string per run).
 	 */
 	long runs;
-	double run_spread_ns;
+	double aa_floor_ns;
 	char layout[256];
 	double *runs_ns, *runs_delta_ns;
 	char (*runs_where)[RG_RUN_WHERE_LEN];
@@ -311,6 +311,23 @@ double rg_stat_stddev(const double *v, size_t n);	/* sample (n-1); NAN when n < 
 size_t rg_stat_median_ci_k(size_t n, double *level);
 
 /*
+ * Student's t distribution with df degrees of freedom (df > 0, not
+ * necessarily whole: Welch's test): P(T > t), and the q with P(T <= q) = p.
+ * NAN for a bad argument.
+ */
+double rg_stat_t_sf(double t, double df);
+double rg_stat_t_quantile(double p, double df);
+
+/*
+ * The A/A floor of n run-level values (n >= 2, else NAN): the bound two fresh
+ * single runs of the same build on the same host exceed with probability
+ * RG_AA_ALPHA when run values are normal, t(1 - RG_AA_ALPHA/2, n-1) * sqrt(2)
+ * * stddev (the prediction bound for the difference of two new runs).
+ */
+#define RG_AA_ALPHA 0.05
+double rg_stat_aa_floor(const double *v, size_t n);
+
+/*
  * The paired difference of n samples taken in the same rounds (or windows):
  * d[i] = x[i] - base[i]. *median is the median of d; [*lo, *hi] its
  * order-statistic interval (rg_stat_median_ci_k()) and *level (may be NULL)
@@ -353,8 +370,8 @@ void rg_result_set_ref(struct rg_result *r, const double *ns, size_t n);
  * addresses were. Sets runs and the JSON's per-run arrays, then ns_median to
  * the median of the runs' medians, delta_ns with its order-statistic interval
  * and level over the runs' deltas (rounds nested in runs: each run counts
- * once, whatever its rounds), and run_spread_ns, the range of the runs'
- * deltas (ns when there is no delta). Call after rg_result_set_samples() and
+ * once, whatever its rounds), and aa_floor_ns (rg_stat_aa_floor()) of the
+ * runs' deltas (of their ns when there is no delta). Call after rg_result_set_samples() and
  * rg_result_set_delta(). 0 or -ENOMEM.
  */
 int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *run_delta,
