@@ -436,7 +436,7 @@ void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, struc
 	if (!ratio_mode && runs_verdict(r, a, b, alabel, ratio_mode))
 		return;
 	test_verdict(r, a, b, xa, xb, alabel, ratio_mode);
-	if (r->test[0]) {
+	if (!ratio_mode && r->test[0] && !strcmp(rg_row_s(a, RG_COL_suite), "user")) {
 		size_t l = strlen(r->verdict);
 
 		/* No runs, no floor: the rounds of one process, blind to what moves between processes. */

@@ -234,7 +234,8 @@ def main():
         newer = ("run_id", "virt", "role", "baseline", "interleave", "delta_ns", "delta_ci_lo", "delta_ci_hi",
                  "cpu_ns_median", "wall_ns_median", "discarded", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns",
                  "lat_p999_ns", "lat_max_ns", "duty_in_ns", "delta_ci_level", "ref_ns_per_cycle", "ref_cv",
-                 "ref_cycles_per_pair", "samples_wall_ns", "samples_delta_ns")
+                 "ref_cycles_per_pair", "samples_wall_ns", "samples_delta_ns", "runs", "aa_floor_ns",
+                 "layout", "runs_ns", "runs_delta_ns", "runs_where")
         doc["schema_version"] = 2
         doc.pop("run_id", None)
         doc["results"] = [dict({k: v for k, v in x.items() if k not in newer}, schema_version=2) for x in doc["results"]]
