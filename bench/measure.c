@@ -193,8 +193,10 @@ static __attribute__((noinline)) void case_run(struct rg_gb_state *st, void *arg
 
 static void case_run_placed(struct rg_gb_state *st, void *arg)
 {
+	const struct bcase *c = arg;
 	char here;
-	size_t pad = ((uintptr_t)&here - RG_STACK_PAGE_OFF) & 4095;
+	/* RG_TEST_LAYOUT=kernel (docs/bench.md, "Runs"): where the kernel put the stack. */
+	size_t pad = c->stack_free ? 0 : ((uintptr_t)&here - RG_STACK_PAGE_OFF) & 4095;
 	volatile char *p = __builtin_alloca(pad + 1);
 
 	p[0] = 0;

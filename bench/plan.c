@@ -87,8 +87,14 @@ static double gb_case_s(const struct rg_suite_cfg *cfg, int threads)
 	double reps = cfg->repetitions > 0 ? cfg->repetitions : 1;
 	double min_time = cfg->min_time > 0 ? cfg->min_time : 0.5;	/* the library's defaults */
 
-	/* As the suite runs it: a calibration of about 3 chunks, then one chunk per round. */
-	return (reps + 3) * (min_time * EST_GB_FACTOR + threads * EST_THREAD_START_S) + EST_GB_CASE_S;
+	double runs = cfg->runs > 1 ? cfg->runs : 1;
+
+	/*
+	 * As the suite runs it: a calibration of about 3 chunks, then one chunk
+	 * per round; each further run warms up for one chunk, then its rounds.
+	 */
+	return ((reps + 3) + (runs - 1) * (reps + 1)) *
+	       (min_time * EST_GB_FACTOR + threads * EST_THREAD_START_S) + runs * EST_GB_CASE_S;
 }
 
 static void line(struct planner *p, const char *name, const char *skip, int threads, const int *cpus,
@@ -117,8 +123,8 @@ static void plan_run(FILE *f, const struct rg_suite_cfg *cfg)
 	fprintf(f, "cycle reference: a chain of dependent adds, one more case in every group's rounds; rows noisy when it moves more than %.0f%%\n",
 		RG_REF_MAX_MOVE * 100);
 	if (cfg->test_disturb || cfg->test_xpkg || cfg->test_lat_unusable[0] ||
-	    cfg->test_counters_software || cfg->test_sysfs_root[0])
-		fprintf(f, "test switches:%s%s%s%s%s%s%s%s\n",
+	    cfg->test_counters_software || cfg->test_sysfs_root[0] || cfg->test_stack_free)
+		fprintf(f, "test switches:%s%s%s%s%s%s%s%s%s\n",
 			cfg->test_disturb == RG_DISTURB_FIRST ? " RG_TEST_DISTURB=first" :
 			cfg->test_disturb == RG_DISTURB_EVERY ? " RG_TEST_DISTURB=every" :
 			cfg->test_disturb == RG_DISTURB_REF ? " RG_TEST_DISTURB=ref" : "",
@@ -126,7 +132,8 @@ static void plan_run(FILE *f, const struct rg_suite_cfg *cfg)
 			cfg->test_lat_unusable[0] ? " RG_TEST_LATENCY_UNUSABLE=" : "",
 			cfg->test_lat_unusable,
 			cfg->test_counters_software ? " RG_TEST_COUNTERS_SOFTWARE=1" : "",
-			cfg->test_sysfs_root[0] ? " RG_TEST_SYSFS_ROOT=" : "", cfg->test_sysfs_root, "");
+			cfg->test_sysfs_root[0] ? " RG_TEST_SYSFS_ROOT=" : "", cfg->test_sysfs_root,
+			cfg->test_stack_free ? " RG_TEST_LAYOUT=kernel" : "", "");
 }
 
 double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
@@ -146,9 +153,9 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 	cpu_ranges(cfg->cpus, cfg->ncpus, cl, sizeof(cl));
 	fprintf(f, "placement order (%d CPUs; cores first, package by package and node by node, then SMT siblings): %s\n",
 		cfg->ncpus, cl);
-	fprintf(f, "per benchmark: %d repetition(s) x %g s; guards as this %s build runs them\n",
-		cfg->repetitions > 0 ? cfg->repetitions : 1, cfg->min_time > 0 ? cfg->min_time : 0.5,
-		RG_ARCH_X86_64 ? "x86-64" : "arm64");
+	fprintf(f, "per benchmark: %d run(s) (fresh processes, address randomization %s) x %d round(s) x %g s; guards as this %s build runs them\n",
+		cfg->runs > 1 ? cfg->runs : 1, cfg->aslr, cfg->repetitions > 0 ? cfg->repetitions : 1,
+		cfg->min_time > 0 ? cfg->min_time : 0.5, RG_ARCH_X86_64 ? "x86-64" : "arm64");
 	if (cfg->scenario[RG_SC_duty] && cfg->nduty)
 		p.est += EST_DUTY_CAL_S * cfg->nduty;
 	if (suite_build(&s, cfg)) {
@@ -157,6 +164,7 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 	}
 	p.est += s.ngroups * gb_case_s(cfg, 1);	/* the cycle reference: a case per group */
 	for (int sc = 0; sc < RG_SC__COUNT; sc++) {
+		char note[96];
 		int n = 0;
 
 		if (!cfg->scenario[sc])
@@ -170,13 +178,16 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 			if (c->loop == LOOP_LAT && !n)
 				p.est += EST_LAT_TIMER_S;
 			n++;
+			snprintf(note, sizeof(note), "%d run%s%s", cfg->runs > 1 ? cfg->runs : 1,
+				 cfg->runs > 1 ? "s" : "",
+				 c->remote ? "; slots on another package's NUMA node" : "");
 			if (c->loop == LOOP_LAT)
 				line(&p, c->name, c->skipped ? c->reason : NULL, 1, c->cpus,
-				     EST_LAT_GUARD_S * cfg->repetitions / 5.0, "20000 x repetitions batches");
+				     EST_LAT_GUARD_S * cfg->repetitions / 5.0,
+				     "1 run (a distribution, in this process); 20000 x repetitions batches");
 			else
 				line(&p, c->name, c->skipped ? c->reason : NULL, c->threads, c->cpus,
-				     gb_case_s(cfg, c->threads),
-				     c->remote ? "slots on another package's NUMA node" : NULL);
+				     gb_case_s(cfg, c->threads), note);
 		}
 		if (!n && sc == RG_SC_xpkg)
 			fprintf(f, "  (none: one package)\n");

@@ -91,6 +91,7 @@ static void plan_env(struct rg_suite_cfg *cfg)
 	cfg->test_counters_software = !strcmp(env_str("RG_TEST_COUNTERS_SOFTWARE"), "1");
 	snprintf(cfg->test_sysfs_root, sizeof(cfg->test_sysfs_root), "%s",
 		 env_str("RG_TEST_SYSFS_ROOT"));
+	cfg->test_stack_free = !strcmp(env_str("RG_TEST_LAYOUT"), "kernel");
 	rg_topo_set_source(cfg->topo_xml, cfg->topo_synthetic);
 	plan_layout(cfg);
 	rg_counters_configure(cfg->test_counters_software, cfg->test_sysfs_root);

@@ -204,8 +204,10 @@ int suite_add_row(struct suite *s, struct bcase *c)
 			 c->nnoisy, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
 	}
 	snprintf(r->layout, sizeof(r->layout),
-		 "%zu run(s); aslr %s, thp %s; fixed: slots page-aligned, measured frame's page offset",
-		 c->nruns > 1 ? c->nruns : 1, s->cfg->aslr, s->cfg->thp);
+		 "%zu run(s); aslr %s, thp %s; fixed: slots page-aligned%s",
+		 c->nruns > 1 ? c->nruns : 1, s->cfg->aslr, s->cfg->thp,
+		 c->stack_free ? " (RG_TEST_LAYOUT=kernel: stack where the kernel put it)"
+		 : ", measured frame's page offset");
 	if (c->nruns > 1 && run_columns(r, c, base))
 		return -ENOMEM;
 	ref_columns(r, suite_group_ref(s, c->group));

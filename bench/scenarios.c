@@ -28,6 +28,7 @@ struct bcase *suite_new_case(struct suite *s, const struct rg_guard_info *gi,
 	c->cpus = s->cfg->cpus;
 	c->batch = s->cfg->batch;
 	c->stop = s->cfg->stop;
+	c->stack_free = s->cfg->test_stack_free;
 	c->counted_all = true;
 	c->ev_all = true;
 	c->worst_ratio = INFINITY;

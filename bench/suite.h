@@ -128,6 +128,7 @@ struct rg_suite_cfg {
 	char test_lat_unusable[96];		/* RG_TEST_LATENCY_UNUSABLE=why */
 	bool test_counters_software;		/* RG_TEST_COUNTERS_SOFTWARE=1 */
 	char test_sysfs_root[PATH_MAX];		/* RG_TEST_SYSFS_ROOT=dir */
+	bool test_stack_free;			/* RG_TEST_LAYOUT=kernel: no fixed frame offset */
 };
 
 /*

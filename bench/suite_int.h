@@ -133,6 +133,7 @@ struct bcase {
 	char errmsg[256];
 	volatile bool started;		/* a run began before any interrupt */
 	uintptr_t stack_at;		/* thread 0's frame in the measured function */
+	bool stack_free;		/* RG_TEST_LAYOUT=kernel: its frame not moved to a fixed page offset */
 	/* --runs, the parent's copy: each run's rounds, in run order (rounds.c, runs.c). */
 	struct case_run *run;
 	size_t nruns;
