@@ -208,6 +208,9 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		 c->nruns > 1 ? c->nruns : 1, s->cfg->aslr, s->cfg->thp,
 		 c->stack_free ? " (RG_TEST_LAYOUT=kernel: stack where the kernel put it)"
 		 : ", measured frame's page offset");
+	if (c->nruns > 1 && strstr(c->run[0].where, " forked"))
+		snprintf(r->layout, sizeof(r->layout),
+			 "%zu runs forked, not re-executed (no exec here): one address layout", c->nruns);
 	if (c->nruns > 1 && run_columns(r, c, base))
 		return -ENOMEM;
 	ref_columns(r, suite_group_ref(s, c->group));

@@ -71,15 +71,15 @@ static int put(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* n bytes, or -1 (end of file or an error). */
-static int get(int fd, void *p, size_t n)
+/* n bytes, or -1 (end of file, an error, or a signal that set *stop). */
+static int get(int fd, void *p, size_t n, volatile sig_atomic_t *stop)
 {
 	char *b = p;
 
 	while (n) {
 		ssize_t r = read(fd, b, n);
 
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && errno == EINTR && !*stop)
 			continue;
 		if (r <= 0)
 			return -1;
@@ -112,7 +112,7 @@ static uintptr_t loop_addr(const struct bcase *c)
 	}
 }
 
-static int send_case(int fd, size_t idx, const struct bcase *c)
+static int send_case(int fd, size_t idx, const struct bcase *c, bool s_forked)
 {
 	struct wire_case w;
 
@@ -141,10 +141,11 @@ static int send_case(int fd, size_t idx, const struct bcase *c)
 		w.seen_cpu[t] = c->seen_cpu[t];
 	/* Page offsets: what a fresh address layout may move (docs/bench.md, "Runs"). */
 	if (loop_addr(c))
-		snprintf(w.where, sizeof(w.where), "slots +0x%03lx stack +0x%03lx loop +0x%03lx cpu %d",
+		snprintf(w.where, sizeof(w.where), "slots +0x%03lx stack +0x%03lx loop +0x%03lx cpu %d%s",
 			 (unsigned long)((uintptr_t)c->g.pcpu & 4095),
 			 (unsigned long)(c->stack_at & 4095),
-			 (unsigned long)(loop_addr(c) & 4095), c->seen_cpu[0]);
+			 (unsigned long)(loop_addr(c) & 4095), c->seen_cpu[0],
+			 s_forked ? " forked" : "");
 	if (put(fd, &w, sizeof(w)) ||
 	    put(fd, c->ns, c->nrep * sizeof(double)) ||
 	    put(fd, c->wall, c->nrep * sizeof(double)) ||
@@ -169,7 +170,7 @@ int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 	set = calloc(s.n ? s.n : 1, sizeof(*set));
 	if (!set)
 		goto out;
-	while (!get(in, &cmd, sizeof(cmd))) {
+	while (!get(in, &cmd, sizeof(cmd), cfg->stop)) {
 		size_t k = 0;
 
 		if (cmd.group < 0 || cmd.group >= s.ngroups)
@@ -179,7 +180,7 @@ int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 
 			if (s.c[i].group != cmd.group)
 				continue;
-			if (k++ >= cmd.ncases || get(in, &p, sizeof(p)))
+			if (k++ >= cmd.ncases || get(in, &p, sizeof(p), cfg->stop))
 				goto out;
 			if (cmd.preset) {
 				s.c[i].chunk = p.chunk;
@@ -191,7 +192,7 @@ int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 		if (suite_run_group(&s, cmd.group, set))
 			goto out;
 		for (size_t i = 0; i < s.n; i++)
-			if (s.c[i].group == cmd.group && send_case(out, i, &s.c[i]))
+			if (s.c[i].group == cmd.group && send_case(out, i, &s.c[i], cfg->run_forked))
 				goto out;
 	}
 	rc = RG_EXIT_OK;
@@ -231,9 +232,21 @@ static int spawn(struct suite *s, int k, struct run_proc *p)
 		if (null >= 0)
 			dup2(null, STDOUT_FILENO);
 		execv("/proc/self/exe", argv);
-		fprintf(stderr, "rgbench: run %d: cannot re-execute /proc/self/exe: %s\n", k,
-			strerror(errno));
-		_exit(127);
+		{
+			/*
+			 * No re-exec (user-mode emulation without binfmt_misc): this
+			 * forked copy is the run, in the parent's address layout;
+			 * its records say so.
+			 */
+			struct rg_suite_cfg c = *cfg;
+
+			c.run_child = k;
+			c.run_fd[0] = down[0];
+			c.run_fd[1] = up[1];
+			c.progress = NULL;
+			c.run_forked = true;
+			_exit(rg_suite_run_child(&c));
+		}
 	}
 	free(argv);
 	close(down[0]);
@@ -280,6 +293,8 @@ void suite_runs_stop(struct suite *s)
 
 		if (p->pid <= 0)
 			continue;
+		if (*s->cfg->stop)
+			kill(p->pid, SIGTERM);	/* interrupted: stop its batch now */
 		close(p->to);	/* end of commands: the run exits */
 		close(p->from);
 		while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
@@ -290,21 +305,21 @@ void suite_runs_stop(struct suite *s)
 }
 
 /* Run k's record of case c added to the parent's case: its rounds kept apart, its totals summed. */
-static int take_case(struct run_proc *p, struct bcase *c, size_t k)
+static int take_case(struct run_proc *p, struct bcase *c, size_t k, volatile sig_atomic_t *stop)
 {
 	struct case_run *r = &c->run[k];
 	struct wire_case w;
 	size_t bytes;
 
-	if (get(p->from, &w, sizeof(w)) || w.nrep > (1u << 20))
+	if (get(p->from, &w, sizeof(w), stop) || w.nrep > (1u << 20))
 		return -1;
 	bytes = (size_t)w.nrep * sizeof(double);
 	r->nrep = (size_t)w.nrep;
 	r->ns = malloc(bytes ? bytes : 1);
 	r->wall = malloc(bytes ? bytes : 1);
 	r->mops = malloc(bytes ? bytes : 1);
-	if (!r->ns || !r->wall || !r->mops || get(p->from, r->ns, bytes) ||
-	    get(p->from, r->wall, bytes) || get(p->from, r->mops, bytes))
+	if (!r->ns || !r->wall || !r->mops || get(p->from, r->ns, bytes, stop) ||
+	    get(p->from, r->wall, bytes, stop) || get(p->from, r->mops, bytes, stop))
 		return -1;
 	snprintf(r->where, sizeof(r->where), "%s", w.where);
 	c->nruns = k + 1 > c->nruns ? k + 1 : c->nruns;
@@ -379,7 +394,7 @@ static int run_one(struct suite *s, int group, int k, bool preset)
 			return -1;
 	}
 	for (size_t i = 0; i < s->n; i++)
-		if (s->c[i].group == group && take_case(p, &s->c[i], (size_t)k))
+		if (s->c[i].group == group && take_case(p, &s->c[i], (size_t)k, s->cfg->stop))
 			return -1;
 	return 0;
 }
@@ -424,6 +439,8 @@ int suite_runs_group(struct suite *s, int group, struct bcase **set)
 	}
 	for (int i = 0; i < cfg->runs && !*cfg->stop; i++) {
 		if (run_one(s, group, order[i], i > 0)) {
+			if (*cfg->stop)
+				return 0;	/* interrupted: nothing is written */
 			fprintf(stderr, "rgbench: run %d stopped answering (see above)\n", order[i]);
 			return -1;
 		}

@@ -103,6 +103,7 @@ struct rg_suite_cfg {
 	char **argv;
 	int argc;
 	int run_child, run_fd[2];
+	bool run_forked;		/* a run that could not re-execute: forked, the parent's layout */
 	char aslr[64];			/* address randomization as the plan found it */
 	char thp[32];			/* transparent huge pages: the sysfs mode */
 	double min_time;		/* seconds per case per round (> 0) */

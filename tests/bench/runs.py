@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""--runs: a row measured in N processes keeps each run's values and its interval over the runs; --plan says how many runs each row gets; bad values are one line and exit 2."""
+import math
+import os
+
+import rgtest
+
+a = rgtest.args()
+c = rgtest.Checker("bench.runs")
+tmp = rgtest.mkdtemp(prefix="rgbench-runs-")
+
+# Bad values: one line, exit 2, nothing written.
+for argv, want in ((["--runs", "0"], "--runs"), (["--runs", "65"], "--runs"),
+                   (["--runs", "x"], "--runs"), (["--run-child=a,b"], "--run-child is internal")):
+    r = rgtest.run(a, *argv, "--quiet", "--out", "bad.csv", cwd=tmp, timeout=120)
+    c.check(r.returncode == 2 and r.stderr.count("\n") == 1 and want in r.stderr,
+            f"{argv}: exit {r.returncode}, stderr {r.stderr!r}")
+c.check(not os.path.exists(os.path.join(tmp, "bad.csv")), "a refused run wrote a file")
+
+# --plan: the runs per row, latency measured in one process.
+r = rgtest.run(a, "--plan", "--runs", "4", "--scenarios", "pair,latency", "--guards", "tls", cwd=tmp)
+c.check(r.returncode == 0 and "4 run(s) (fresh processes" in r.stdout, f"plan header: {r.stdout[:400]}")
+lines = [x for x in r.stdout.splitlines() if x.startswith("  user/")]
+c.check(lines and all(x.endswith("4 runs") for x in lines if "/pair/" in x),
+        f"plan: pair rows say 4 runs: {lines}")
+c.check(all("1 run (a distribution" in x for x in lines if "/latency/" in x and "skip" not in x),
+        f"plan: latency rows in one process: {lines}")
+
+# Three runs of three rounds.
+csv_path, js_path = os.path.join(tmp, "r.csv"), os.path.join(tmp, "r.json")
+r = rgtest.run(a, "--runs", "3", "--repetitions", "3", "--scenarios", "pair", "--guards", "tls",
+               "--duration", "1ms", "--quiet", "--out", csv_path, "--json", js_path, cwd=tmp)
+c.check(r.returncode == 0 and not r.stderr, f"--runs 3: exit {r.returncode}: {r.stderr}")
+if r.returncode == 0:
+    _, rows = rgtest.read_csv(csv_path)
+    doc = rgtest.read_json(js_path)
+    by = {(x["guard"], x["scenario"]): x for x in doc["results"]}
+    for key in (("noop", "pair"), ("tls", "pair")):
+        x = by.get(key)
+        if not c.check(x is not None, f"no row {key}"):
+            continue
+        where = f"{key[0]}/{key[1]}"
+        c.check(x["runs"] == 3 and x["repetitions"] == 9 and len(x["samples_ns"]) == 9,
+                f"{where}: runs {x['runs']}, repetitions {x['repetitions']}, {len(x['samples_ns'])} samples")
+        c.check(len(x["runs_ns"]) == 3 and len(x["runs_where"]) == 3, f"{where}: per-run arrays {x}")
+        runs_ns = sorted(x["runs_ns"])
+        c.check(math.isclose(x["ns_median"], runs_ns[1], rel_tol=1e-5),
+                f"{where}: ns_median {x['ns_median']} is not the median of {runs_ns}")
+        c.check(all(w.startswith("slots +0x000 stack +0x") for w in x["runs_where"]),
+                f"{where}: slots page-aligned in every run: {x['runs_where']}")
+        c.check(len({w.split(" loop ")[0] for w in x["runs_where"]}) == 1,
+                f"{where}: the measured frame at one page offset in every run: {x['runs_where']}")
+        c.check(x["layout"].startswith("3 run") and "aslr" in x["layout"], f"{where}: layout {x['layout']!r}")
+    x = by.get(("tls", "pair"))
+    if x:
+        d = sorted(x["runs_delta_ns"])
+        c.check(len(d) == 3 and math.isclose(x["delta_ns"], d[1], rel_tol=1e-5, abs_tol=1e-9),
+                f"tls: delta_ns {x['delta_ns']} is not the median of the runs' deltas {d}")
+        # [min, max] of 3 runs: the order statistic's exact level, 1 - 2/8.
+        c.check(math.isclose(x["delta_ci_lo"], d[0], rel_tol=1e-5, abs_tol=1e-9) and
+                math.isclose(x["delta_ci_hi"], d[2], rel_tol=1e-5, abs_tol=1e-9) and
+                math.isclose(x["delta_ci_level"], 0.75), f"tls: interval {x['delta_ci_lo']}..{x['delta_ci_hi']} at {x['delta_ci_level']}")
+        c.check(x["aa_floor_ns"] is not None and x["aa_floor_ns"] >= 0, f"tls: aa_floor_ns {x['aa_floor_ns']}")
+    csv_row = [x for x in rows if x["guard"] == "tls" and x["scenario"] == "pair"]
+    c.check(csv_row and csv_row[0]["runs"] == "3", f"CSV runs column: {csv_row}")
+    # compare of the file with itself: every run-level test says no change, the A/A line counts them.
+    r = rgtest.run(a, "compare", js_path, js_path, cwd=tmp)
+    c.check(r.returncode == 0 and "A/A check" in r.stdout and "seen 0 (0 at p<0.01)" in r.stdout
+            and "3 vs 3 runs" in r.stdout, f"compare A/A: {r.stdout}{r.stderr}")
+c.finish()
