@@ -240,6 +240,11 @@ static int spawn(struct suite *s, int k, struct run_proc *p)
 			 */
 			struct rg_suite_cfg c = *cfg;
 
+			/* The earlier runs' pipes: theirs to hold, or they never see their end. */
+			for (int j = 0; j < k; j++) {
+				close(s->proc[j].to);
+				close(s->proc[j].from);
+			}
 			c.run_child = k;
 			c.run_fd[0] = down[0];
 			c.run_fd[1] = up[1];
