@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,15 +72,25 @@ static int put(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* n bytes, or -1 (end of file, an error, or a signal that set *stop). */
+/*
+ * n bytes, or -1 (end of file, an error, or *stop set by a signal). The wait
+ * looks at *stop every 50 ms: a signal that lands between two reads must not
+ * leave the parent waiting for a run to finish its whole group.
+ */
 static int get(int fd, void *p, size_t n, volatile sig_atomic_t *stop)
 {
 	char *b = p;
 
 	while (n) {
-		ssize_t r = read(fd, b, n);
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t r;
 
-		if (r < 0 && errno == EINTR && !*stop)
+		if (*stop)
+			return -1;
+		if (poll(&pf, 1, 50) == 0)
+			continue;
+		r = read(fd, b, n);
+		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			return -1;
