@@ -55,29 +55,13 @@ struct run_proc {
 	int to, from;		/* the parent's ends */
 };
 
-static int put(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
- * n bytes, or -1 (end of file, an error, or *stop set by a signal). The wait
- * looks at *stop every 50 ms: a signal that lands between two reads must not
- * leave the parent waiting for a run to finish its whole group.
+ * Move n bytes through fd: write them (send) or read them. 0, or -1 on end of
+ * file, an error, or *stop set by a signal (NULL: never). A read looks at
+ * *stop every 50 ms: a signal that lands between two reads must not leave the
+ * parent waiting for a run to finish its whole group.
  */
-static int get(int fd, void *p, size_t n, volatile sig_atomic_t *stop)
+static int xfer(int fd, void *p, size_t n, bool send, volatile sig_atomic_t *stop)
 {
 	char *b = p;
 
@@ -85,11 +69,11 @@ static int get(int fd, void *p, size_t n, volatile sig_atomic_t *stop)
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
 		ssize_t r;
 
-		if (*stop)
+		if (!send && stop && *stop)
 			return -1;
-		if (poll(&pf, 1, 50) == 0)
+		if (!send && poll(&pf, 1, 50) == 0)
 			continue;
-		r = read(fd, b, n);
+		r = send ? write(fd, b, n) : read(fd, b, n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -98,6 +82,16 @@ static int get(int fd, void *p, size_t n, volatile sig_atomic_t *stop)
 		n -= (size_t)r;
 	}
 	return 0;
+}
+
+static int put(int fd, const void *p, size_t n)
+{
+	return xfer(fd, (void *)p, n, true, NULL);
+}
+
+static int get(int fd, void *p, size_t n, volatile sig_atomic_t *stop)
+{
+	return xfer(fd, p, n, false, stop);
 }
 
 bool suite_group_in_runs(const struct suite *s, int group)
