@@ -152,10 +152,14 @@ static bool role_shown(const struct fleet *f, size_t r)
 	return role_in(f, r, 0, f->nh);
 }
 
-/* "+1.23 [+1.10,+1.40]", "+1.23" without an interval, "-" without a value. */
-static void fmt_cell(char *buf, size_t size, double v, double lo, double hi)
+/*
+ * "+1.23 [+1.10,+1.40]", "+1.23" without an interval, "-" without a value;
+ * the row's interval level after it when below 95% (e.g. 3 runs: " 75.0%").
+ */
+static void fmt_cell(char *buf, size_t size, double v, double lo, double hi,
+		     const struct rg_row *r)
 {
-	char a[24], b[24], d[24];
+	char a[24], b[24], d[24], tag[16] = "";
 
 	if (isnan(v)) {
 		snprintf(buf, size, "-");
@@ -168,7 +172,9 @@ static void fmt_cell(char *buf, size_t size, double v, double lo, double hi)
 	}
 	rp_fmt_signed(b, sizeof(b), lo);
 	rp_fmt_signed(d, sizeof(d), hi);
-	snprintf(buf, size, "%s [%s,%s]", a, b, d);
+	if (r)
+		rg_ci_level_tag(rg_row_d(r, RG_COL_delta_ci_level), tag, sizeof(tag));
+	snprintf(buf, size, "%s [%s,%s]%s", a, b, d, tag);
 }
 
 /* ---- sections ----------------------------------------------------------------------------- */
@@ -201,9 +207,9 @@ static void matrix_out(struct ctx *c, const struct fleet *f, bool cycles)
 			if (!role_shown(f, r))
 				continue;
 			if (cycles)
-				fmt_cell(buf, sizeof(buf), x->cyc, x->cyc_lo, x->cyc_hi);
+				fmt_cell(buf, sizeof(buf), x->cyc, x->cyc_lo, x->cyc_hi, x->r);
 			else
-				fmt_cell(buf, sizeof(buf), x->r ? x->k.v : NAN, x->k.lo, x->k.hi);
+				fmt_cell(buf, sizeof(buf), x->r ? x->k.v : NAN, x->k.lo, x->k.hi, x->r);
 			w[i] = strlen(buf) > w[i] ? strlen(buf) : w[i];
 		}
 	}
@@ -239,9 +245,11 @@ static void matrix_out(struct ctx *c, const struct fleet *f, bool cycles)
 				const struct cell *x = cell_at(f, r, i);
 
 				if (cycles)
-					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->cyc : NAN, x->cyc_lo, x->cyc_hi);
+					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->cyc : NAN, x->cyc_lo, x->cyc_hi,
+						 x->r);
 				else
-					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->k.v : NAN, x->k.lo, x->k.hi);
+					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->k.v : NAN, x->k.lo, x->k.hi,
+						 x->r);
 				row[1 + i - from] = cells[i - from];
 			}
 			rg_table_add(&t, row);
