@@ -71,7 +71,8 @@ static int xfer(int fd, void *p, size_t n, bool send, volatile sig_atomic_t *sto
 
 		if (!send && stop && *stop)
 			return -1;
-		if (!send && poll(&pf, 1, 50) == 0)
+		/* Nothing yet, or a signal (EINTR): look at *stop again before reading. */
+		if (!send && poll(&pf, 1, 50) <= 0)
 			continue;
 		r = send ? write(fd, b, n) : read(fd, b, n);
 		if (r < 0 && errno == EINTR)
