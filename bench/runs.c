@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -218,6 +219,7 @@ static int spawn(struct suite *s, int k, struct run_proc *p)
 	int down[2], up[2];
 	char arg[64];
 	char **argv;
+	pid_t parent;
 
 	if (pipe2(down, O_CLOEXEC) || pipe2(up, O_CLOEXEC))
 		return -1;
@@ -228,10 +230,15 @@ static int spawn(struct suite *s, int k, struct run_proc *p)
 	snprintf(arg, sizeof(arg), "--run-child=%d,%d,%d", k, down[0], up[1]);
 	argv[cfg->argc] = arg;
 	fflush(NULL);
+	parent = getpid();
 	p->pid = fork();
 	if (p->pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
+		/* A parent killed outright takes its runs with it (kept across the exec). */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
 		/* The two ends the run keeps survive the exec; the parent's do not. */
 		fcntl(down[0], F_SETFD, 0);
 		fcntl(up[1], F_SETFD, 0);
