@@ -183,8 +183,8 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 				 c->remote ? "; slots on another package's NUMA node" : "");
 			if (c->loop == LOOP_LAT)
 				line(&p, c->name, c->skipped ? c->reason : NULL, 1, c->cpus,
-				     EST_LAT_GUARD_S * cfg->repetitions / 5.0,
-				     "1 run (a distribution, in this process); 20000 x repetitions batches");
+				     EST_LAT_GUARD_S * suite_group_rounds(cfg, c) / 5.0,
+				     "1 run (a distribution, in this process); 20000 x runs x repetitions batches");
 			else
 				line(&p, c->name, c->skipped ? c->reason : NULL, c->threads, c->cpus,
 				     gb_case_s(cfg, c->threads), note);

@@ -16,9 +16,13 @@
 
 /* Rounds of every benchmark and the chunk time per round (docs/bench.md), per profile. */
 static const double prof_min_time[3] = { 0.005, 0.01, 0.05 };
-static const int prof_reps[3] = { 5, 3, 9 };
-/* Processes (runs) per group; the default's rounds were cut to afford them (docs/bench.md, "Runs"). */
-static const int prof_runs[3] = { 1, 3, 5 };
+static const int prof_reps[3] = { 5, 1, 2 };
+/*
+ * Processes (runs) per group: the default's and --full's rounds were cut to
+ * afford them, at the same chunks per benchmark as 11 and 21 rounds in one
+ * process (docs/bench.md, "The default number of runs").
+ */
+static const int prof_runs[3] = { 1, 6, 8 };
 /* As --duty spells them: each level with the default split (rg_cl_duty_list). */
 static const char *const prof_duty[3] = { "0,50", "0,10,50,200", "0,10,50,200,1000" };
 

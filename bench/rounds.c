@@ -149,7 +149,7 @@ static int commit(struct suite *s, struct bcase *c, bool disturbed)
 
 	/* RG_TEST_DISTURB=ref (tests): the reference's last round twice as slow as its slowest before. */
 	if (c->loop == LOOP_REF && s->cfg->test_disturb == RG_DISTURB_REF && c->nrep &&
-	    c->nrep + 1 == (size_t)s->cfg->repetitions) {
+	    c->nrep + 1 == (size_t)s->rounds) {
 		for (size_t i = 0; i < c->nrep; i++)
 			a->cpu_ns = fmax(a->cpu_ns, 2 * c->ns[i]);
 	}
@@ -214,6 +214,12 @@ static int run_round(struct suite *s, struct bcase **set, size_t n)
 		n = again;
 	}
 	return 0;
+}
+
+int suite_group_rounds(const struct rg_suite_cfg *cfg, const struct bcase *c)
+{
+	/* Latency rows stay in one process: they get the rounds all runs would have had. */
+	return c->loop == LOOP_LAT && cfg->runs > 1 ? cfg->repetitions * cfg->runs : cfg->repetitions;
 }
 
 /* The group's C-binding noop: its rows' default baseline. */
@@ -287,6 +293,7 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 
 	if (!nb || *cfg->stop)
 		return 0;
+	s->rounds = suite_group_rounds(cfg, set[0]);
 	/* A run given the first run's figures (runs.c) keeps its duty work units. */
 	if (!s->preset && prepare_kinds(s, set, n))
 		return -1;
@@ -295,7 +302,7 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 		return 0;
 	if (cfg->progress) {
 		fprintf(cfg->progress, "rgbench: %s: %zu benchmarks in %d interleaved rounds",
-			set[0]->loop == LOOP_NATIVE ? "pair" : set[0]->scenario, nb, cfg->repetitions);
+			set[0]->loop == LOOP_NATIVE ? "pair" : set[0]->scenario, nb, s->rounds);
 		if (set[0]->loop == LOOP_DUTY)
 			fprintf(cfg->progress, " (duty %ld ns target, %ld+%ld in+out: %u+%u work units)",
 				set[0]->duty_ns, set[0]->duty_in_ns, set[0]->duty_ns - set[0]->duty_in_ns,
@@ -342,9 +349,9 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 	}
 	if (!nactive)
 		return 0;	/* all filtered out: not even the reference runs */
-	long_group = (double)nb * cfg->repetitions * cfg->min_time > 5;
+	long_group = (double)nb * s->rounds * cfg->min_time > 5;
 	last_tick = rg_now_s();
-	for (int r = 0; r < cfg->repetitions && !*cfg->stop; r++) {
+	for (int r = 0; r < s->rounds && !*cfg->stop; r++) {
 		size_t m;
 
 		/* run_round() reorders and reuses set[]: take the group afresh. */
@@ -352,12 +359,12 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 		if (run_round(s, set, m))
 			return -1;
 		/* Long groups (--full, slow guards) say where they are every few seconds. */
-		if (cfg->progress && long_group && r + 1 < cfg->repetitions) {
+		if (cfg->progress && long_group && r + 1 < s->rounds) {
 			double now = rg_now_s();
 
 			if (now - last_tick > 5) {
 				fprintf(cfg->progress, "rgbench: ... round %d of %d\n", r + 1,
-					cfg->repetitions);
+					s->rounds);
 				fflush(cfg->progress);
 				last_tick = now;
 			}

@@ -149,6 +149,7 @@ struct suite {
 	uint64_t rng;
 	int xpkg_cpus[2];		/* falseshare-xpkg: cpus[0] and a core of another package */
 	struct rg_lat_timer *lat;	/* probed by the first latency group */
+	int rounds;			/* of the group being measured (suite_group_rounds()) */
 	/* A run process: the parent gave the group's chunks and work units (a warm-up run, no calibration). */
 	bool preset;
 	/* The parent: its run processes (runs.c), [cfg->runs]. */
@@ -187,7 +188,9 @@ void suite_case_fail(struct bcase *c, const char *msg);
 struct bcase *suite_group_noop(struct suite *s, int group);
 /* The group's cycle reference, or NULL. */
 struct bcase *suite_group_ref(struct suite *s, int group);
-/* Calibrate, then measure one group in cfg->repetitions interleaved rounds. 0, or -1. */
+/* Rounds per run of a group: cfg->repetitions, or (latency, one process) the rounds of all runs. */
+int suite_group_rounds(const struct rg_suite_cfg *cfg, const struct bcase *c);
+/* Calibrate, then measure one group in suite_group_rounds() interleaved rounds. 0, or -1. */
 int suite_run_group(struct suite *s, int group, struct bcase **set);
 /* runs.c: measure group g in cfg->runs processes, in turn; each case's rounds end up in c->run[]. 0, or -1. */
 int suite_runs_start(struct suite *s);

@@ -137,7 +137,7 @@ def main():
     for words in (["--duration", "20ms"], ["--duration=0.02"], ["--min-time", "0.02"],
                   ["--min-time=20000us"], ["--benchmark_min_time=0.02"]):
         r = plan(a, {}, "--quick", "--scenarios", "pair", "--repetitions", "3", *words)
-        check(r.returncode == 0 and "per benchmark: 3 repetition(s) x 0.02 s;" in r.stdout,
+        check(r.returncode == 0 and re.search(r"^per benchmark: 1 run\(s\) \(fresh processes, address randomization .*\) x 3 round\(s\) x 0\.02 s;", r.stdout, re.M),
               f"--plan {' '.join(words)}: exit {r.returncode}, {r.stdout[:300]!r} {r.stderr!r}")
     # The plan is the whole run: the outputs it would write and the test switches it holds.
     r = plan(a, {}, "--quick", "--scenarios", "pair", "--out", "/tmp/x.csv", "--json")
