@@ -128,14 +128,15 @@ for argv, want in ((["--out", ""], "--out: an empty file name"),
             len(r.stderr.splitlines()) == 1, f"{argv}: {r.returncode} {r.stderr!r}")
 c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"files left: {os.listdir(tmp)}")
 # ulimit -n 6 (issue 19): Google Benchmark's own messages are no longer swallowed, and with
-# six descriptors a small run completes and writes its rows (it exited 1 with no message).
+# six descriptors a small run in one process (--runs 1: each run takes two pipes) completes
+# and writes its rows (it exited 1 with no message).
 # Under ASan+UBSan the sanitizer runtime needs one more of its own (with six, UBSan's vptr
 # check at Google Benchmark's registration said "memory cannot be printed": its memory probe
 # could not get a descriptor).
 few = os.path.join(tmp, "few.csv")
 nofile = 7 if "UBSAN_OPTIONS" in os.environ or "ASAN_OPTIONS" in os.environ else 6
 p = subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf",
-                                  "--repetitions", "1", "--min-time", "0.001", "--out", few),
+                                  "--runs", "1", "--repetitions", "1", "--min-time", "0.001", "--out", few),
                    cwd=tmp, capture_output=True, text=True, timeout=300,
                    preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
 err = rgtest.EMULATED_WARNING.sub("", p.stderr)

@@ -28,7 +28,8 @@ REPS, BATCH, DUTY = 2, 512, [0, 20]
 
 tmp = rgtest.mkdtemp(prefix="rgbench-smoke-")
 csv_path, json_path = os.path.join(tmp, "s.csv"), os.path.join(tmp, "s.json")
-r = rgtest.run(a, "--scenarios", "pair,duty,nested,threads,falseshare", "--guards", "all",
+# One process (--runs 1): the rounds are the samples; bench.runs tests the runs.
+r = rgtest.run(a, "--scenarios", "pair,duty,nested,threads,falseshare", "--guards", "all", "--runs", "1",
                "--min-time", "0.001", "--repetitions", str(REPS), "--batch", str(BATCH),
                "--duty", ",".join(map(str, DUTY)), "--threads", ",".join(map(str, thread_counts)),
                "--cpus", ",".join(map(str, cpus)), "--out", csv_path, "--json", json_path,

@@ -18,7 +18,7 @@ def main():
     a = rgtest.args()
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "x.json")
-        base = ["--scenarios", "xpkg", "--guards", "racy-percpu", "--repetitions", "3",
+        base = ["--scenarios", "xpkg", "--guards", "racy-percpu", "--runs", "1", "--repetitions", "3",
                 "--min-time", "0.002", "--out", os.path.join(d, "x.csv"), "--json", js]
         env = {k: v for k, v in os.environ.items() if k != "RG_TEST_XPKG"}
         r = subprocess.run(rgtest.command(a, *base), capture_output=True, text=True, env=env, timeout=300)
