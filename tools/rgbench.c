@@ -38,7 +38,7 @@ struct subcmd {
 	const char *missing;			/* why it would not be built */
 };
 
-#define NO_PLOTS "the rg_plots target is not part of this build (plots/)"
+#define NO_PLOTS "the rg_plots target is not part of this build (analysis/)"
 
 static const struct subcmd subcmds[] = {
 	{ "bpf", BPF_MAIN, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",

@@ -117,10 +117,10 @@ case_ check-fleet "$R" check fleet
 case_ check-fleet-one "$R" check fleet/xeon.json fleet/ampere.json
 
 # The real script: which pictures it publishes (their bytes are matplotlib's).
-if python3 -c 'import matplotlib' 2>/dev/null; then
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 	case_ plot-real "$R" plot plot-a.json plot-b.json --out out/p
 else
-	echo "skipped plot-real: python3 has no matplotlib"
+	echo "skipped plot-real: /usr/bin/python3 (the one plot runs) has no matplotlib"
 fi
 [[ $fail == 0 ]] && echo "outputs: $n cases, all the same"
 exit $fail
