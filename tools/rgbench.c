@@ -77,6 +77,10 @@ static const struct rg_bench_hooks hooks = {
 
 int main(int argc, char **argv)
 {
+	int rc = rg_cl_fd_budget();
+
+	if (rc)
+		return rc;
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NSUBCMDS; i++) {
 			const struct subcmd *c = &subcmds[i];
