@@ -9,7 +9,11 @@
   uses another folder's files as include directories, exports (PUBLIC/INTERFACE) its
   own folder beyond include/, or compiles another folder's sources (a path into
   another folder in a target's source list);
-- the top CMakeLists.txt depends on add_subdirectory order (if(TARGET ...)).
+- the top CMakeLists.txt depends on add_subdirectory order (if(TARGET ...));
+- a folder of the results room (analysis/*) has more than one public header, or a target
+  takes another folder's files as include directories by a relative path.
+The results room (analysis/) is layers of its own: read and page, then fleet, then the
+commands compare, report and plot, then analysis/ itself (rgbench-report).
 
   layers.py [SRC]            check SRC (default .)
   layers.py --self-test      copy the tree, add one violation of each kind, expect each
@@ -24,6 +28,9 @@ LAYERS = [
     ["cmdline", "platform", "schema"],
     ["guards"],
     ["bench", "kernel/bpf", "kernel/kmod"],
+    ["analysis/read", "analysis/page"],
+    ["analysis/fleet"],
+    ["analysis/compare", "analysis/report", "analysis/plot"],
     ["analysis"],
     ["tools"],
 ]
@@ -50,7 +57,11 @@ def public_headers(src):
 
 
 def sources(src, folder):
-    for root, _, files in os.walk(os.path.join(src, folder)):
+    """The files of folder, not of a folder nested in it (analysis/read in analysis)."""
+    top = os.path.join(src, folder)
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs
+                   if os.path.relpath(os.path.join(root, d), src).replace(os.sep, "/") not in RANK]
         for name in files:
             if re.search(r"\.(c|h|cc|hh|in)$", name):
                 yield os.path.join(root, name)
@@ -106,11 +117,15 @@ def cmake_targets(src):
             # What a target exports (PUBLIC, INTERFACE) of its own folder: include/ only.
             scope = "PRIVATE"
             for item in m.group(2).split():
-                if item in ("PUBLIC", "INTERFACE", "PRIVATE"):
-                    scope = item
+                if item in ("PUBLIC", "INTERFACE", "PRIVATE", "SYSTEM", "BEFORE", "AFTER"):
+                    scope = item if item in ("PUBLIC", "INTERFACE", "PRIVATE") else scope
                     continue
                 d = re.sub(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}", folder,
                            re.sub(r"^\$\{PROJECT_SOURCE_DIR\}/", "", item.strip('"'))).rstrip("/")
+                if not d.startswith(("$", "/")) and not d.startswith(folder + "/") and d != folder:
+                    d = os.path.normpath(os.path.join(folder, d))	# relative to the folder
+                if folder_of(d) not in (folder, None) and not item.startswith('"${PROJECT_SOURCE_DIR}'):
+                    uses.append((folder, m.group(1), ["@dir:" + d]))
                 if scope != "PRIVATE" and folder_of(d) == folder and not (
                         d == folder + "/include" or d.startswith(folder + "/include/")):
                     uses.append((folder, m.group(1), ["@export:" + d]))
@@ -150,9 +165,22 @@ def check_links(src, errors):
                 errors.append(f"{folder}/CMakeLists.txt: {tgt} links {name} from {to}/, {why}")
 
 
+# Folders whose include/ holds exactly one header: the results room's.
+ONE_HEADER = [f for f in RANK if f.startswith("analysis/")]
+
+
+def check_one_header(src, owner, errors):
+    for folder in ONE_HEADER:
+        mine = sorted(h for h, f in owner.items() if f == folder)
+        for extra in mine[1:]:
+            errors.append(f"{folder}/include/{extra}: a second public header of {folder}/ "
+                          f"(one per folder of the results room: {mine[0]})")
+
+
 def check(src):
     errors = []
     owner = public_headers(src)
+    check_one_header(src, owner, errors)
     check_includes(src, owner, errors)
     check_links(src, errors)
     top = open(os.path.join(src, "CMakeLists.txt")).read()
@@ -175,6 +203,22 @@ VIOLATIONS = [
      "another folder's source"),
     ("guards/CMakeLists.txt", "target_include_directories(rg_guards PUBLIC \"${CMAKE_CURRENT_SOURCE_DIR}\")\n",
      "its own folder beyond guards/include"),
+    # The results room: each of its rules.
+    ("analysis/read/hosts.c", "#include \"rg/page.h\"\n", "a sibling of the same layer"),
+    ("analysis/page/text.c", "#include \"rg/fleet.h\"\n", "a higher layer"),
+    ("analysis/fleet/fleet_decide.c", "#include \"rg/report.h\"\n", "a higher layer"),
+    ("analysis/compare/compare.c", "#include \"rg/plot.h\"\n", "a sibling of the same layer"),
+    ("analysis/read/roles.c", "#include \"rg/compare.h\"\n", "a higher layer"),
+    ("analysis/compare/compare_fleet.c", "#include \"../report/report.h\"\n",
+     "a relative path out of analysis/compare/"),
+    ("analysis/fleet/CMakeLists.txt", "target_link_libraries(rg_fleet PRIVATE rg_report)\n",
+     "a higher layer"),
+    ("analysis/page/CMakeLists.txt", "target_link_libraries(rg_page PRIVATE rg_read)\n",
+     "a sibling of the same layer"),
+    ("analysis/report/CMakeLists.txt", "target_include_directories(rg_report PRIVATE ../compare)\n",
+     "another folder's files"),
+    ("analysis/plot/include/rg/plot_more.h", "/* a second public header */\n",
+     "a second public header"),
 ]
 
 
@@ -184,7 +228,8 @@ def self_test(src):
     bad = 0
     for i, (path, line, want) in enumerate(VIOLATIONS):
         with tempfile.TemporaryDirectory(prefix="rgbench-layers-") as tmp:
-            for f in list(RANK) + ["CMakeLists.txt"]:
+            tops = sorted({f.split("/")[0] for f in RANK})	# analysis/ once, with its folders
+            for f in tops + ["CMakeLists.txt"]:
                 s = os.path.join(src, f)
                 if os.path.isdir(s):
                     shutil.copytree(s, os.path.join(tmp, f), ignore=shutil.ignore_patterns("build*"))

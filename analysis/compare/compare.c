@@ -9,7 +9,6 @@
 #include "rg/cmdline.h"
 #include "rg/env.h"
 #include "compare.h"
-#include "report.h"
 
 static void usage(FILE *f)
 {

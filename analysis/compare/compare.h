@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/page.h"
+#include "rg/results.h"
 
 /*
  * compare in files, one concern each:

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "rg/schema.h"
-#include "report.h"
 #include "fleet.h"
 
 /* One cell of the matrix: a host's row for a role and its cost over noop. */

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rg/plots.h"
+#include "rg/results.h"
 
 /*
  * The reader in files, one concern each:

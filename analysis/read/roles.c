@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rg/plots.h"
+#include "rg/results.h"
 
 /*
  * Files written before guards.def carried roles (schema 1 and 2, and schema
@@ -98,3 +98,9 @@ bool rg_roles_common(const char *a, const char *b, char *common, size_t size)
 	}
 	return false;
 }
+
+const char *const rp_role_order[] = {
+	"harness-floor", "thread-floor", "this-cpu-pre-6.18", "this-cpu-6.18", "this-cpu-llsc",
+	"this-cpu-prfm-stadd", "merged-rctx", "rctx-word", "pcpu-atomic", "pcpu-xchg", "pcpu-cas",
+	"rseq", "shared-atomic", "negative-control", "reference", NULL,
+};

@@ -6,12 +6,6 @@
 
 #include "report.h"
 
-const char *const rp_role_order[] = {
-	"harness-floor", "thread-floor", "this-cpu-pre-6.18", "this-cpu-6.18", "this-cpu-llsc",
-	"this-cpu-prfm-stadd", "merged-rctx", "rctx-word", "pcpu-atomic", "pcpu-xchg", "pcpu-cas",
-	"rseq", "shared-atomic", "negative-control", "reference", NULL,
-};
-
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
 {
 	struct rg_table t;

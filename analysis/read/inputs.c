@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/* The inputs of a page (report, compare --across-hosts): every file and every run of every directory, read once, with what the page says about each file (its schema version, its timer). */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rg/results.h"
+
+static void read_timer(struct input *in)
+{
+	json_error_t je;
+	json_t *root = json_load_file(in->path, 0, &je), *t;
+
+	in->timer[0] = 0;
+	if (!root)
+		return;
+	t = json_object_get(root, "timer");
+	if (json_is_object(t)) {
+		json_t *s = json_object_get(t, "source"), *hz = json_object_get(t, "hz");
+		json_t *res = json_object_get(t, "resolution_ns"), *ov = json_object_get(t, "overhead_ns");
+
+		if (json_is_string(s))
+			snprintf(in->timer, sizeof(in->timer),
+				 "%s at %.4g MHz, resolution %.3g ns, overhead %.3g ns subtracted per batch",
+				 json_string_value(s), json_is_number(hz) ? json_number_value(hz) / 1e6 : NAN,
+				 json_is_number(res) ? json_number_value(res) : NAN,
+				 json_is_number(ov) ? json_number_value(ov) : NAN);
+	}
+	json_decref(root);
+}
+
+/*
+ * Read every FILE and every run of every DIR into in[] (at most MAX_FILES):
+ * a bad file is one line on stderr and nothing written. 0, or -1 with err set.
+ */
+void rp_inputs_free(struct input *in, size_t nin)
+{
+	for (size_t i = 0; i < nin; i++) {
+		rg_rows_free(&in[i].rows);
+		free((char *)in[i].path);
+	}
+}
+
+/* Where rp_read_inputs() puts the runs. */
+struct inputs {
+	struct input *in;
+	size_t *nin;
+};
+
+/* One run into the next input. 0, or -1 with err set. */
+static int read_input(struct rg_dir_run *run, bool listed, void *arg, char *err, size_t errlen)
+{
+	struct inputs *to = arg;
+	struct input *in = &to->in[*to->nin];
+
+	(void)listed;
+	if (*to->nin == MAX_FILES) {
+		snprintf(err, errlen, "more than %d files", MAX_FILES);
+		return -1;
+	}
+	/* x.csv beside x.json: validated, same run id, but the JSON is the source. */
+	in->path = strdup(run->path);
+	(*to->nin)++;
+	if (!in->path || rg_read_run(run, &in->rows, err, errlen))
+		return -1;
+	in->version = in->rows.n ? rg_row_i(&in->rows.v[0], RG_COL_schema_version) : 0;
+	read_timer(in);
+	return 0;
+}
+
+int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
+		   char *err, size_t errlen)
+{
+	struct inputs to = { in, nin };
+
+	return rg_each_run(argv + first, (size_t)(argc - first), read_input, &to, err, errlen);
+}
+
