@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The inputs of a page (report, compare --across-hosts): every file and every run of every directory, read once, with what the page says about each file (its schema version, its timer). */
 #define _GNU_SOURCE
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,27 +8,20 @@
 
 #include "rg/results.h"
 
-static void read_timer(struct input *in)
+/* The run's timer as the page says it ("" when its files have none). */
+static void timer_text(struct input *in)
 {
-	json_error_t je;
-	json_t *root = json_load_file(in->path, 0, &je), *t;
-
 	in->timer[0] = 0;
-	if (!root)
-		return;
-	t = json_object_get(root, "timer");
-	if (json_is_object(t)) {
-		json_t *s = json_object_get(t, "source"), *hz = json_object_get(t, "hz");
-		json_t *res = json_object_get(t, "resolution_ns"), *ov = json_object_get(t, "overhead_ns");
+	for (size_t i = 0; i < in->rows.nfiles; i++) {
+		const struct rg_timer *t = &in->rows.timers[i];
 
-		if (json_is_string(s))
-			snprintf(in->timer, sizeof(in->timer),
-				 "%s at %.4g MHz, resolution %.3g ns, overhead %.3g ns subtracted per batch",
-				 json_string_value(s), json_is_number(hz) ? json_number_value(hz) / 1e6 : NAN,
-				 json_is_number(res) ? json_number_value(res) : NAN,
-				 json_is_number(ov) ? json_number_value(ov) : NAN);
+		if (!t->source)
+			continue;
+		snprintf(in->timer, sizeof(in->timer),
+			 "%s at %.4g MHz, resolution %.3g ns, overhead %.3g ns subtracted per batch",
+			 t->source, t->hz / 1e6, t->resolution_ns, t->overhead_ns);
+		break;
 	}
-	json_decref(root);
 }
 
 /*
@@ -67,7 +59,7 @@ static int read_input(struct rg_dir_run *run, bool listed, void *arg, char *err,
 	if (!in->path || rg_read_run(run, &in->rows, err, errlen))
 		return -1;
 	in->version = in->rows.n ? rg_row_i(&in->rows.v[0], RG_COL_schema_version) : 0;
-	read_timer(in);
+	timer_text(in);
 	return 0;
 }
 

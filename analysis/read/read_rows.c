@@ -26,10 +26,13 @@ void rg_rows_free(struct rg_rows *rows)
 {
 	for (size_t i = 0; i < rows->n; i++)
 		rd_row_free(&rows->v[i]);
-	for (size_t i = 0; i < rows->nfiles; i++)
+	for (size_t i = 0; i < rows->nfiles; i++) {
 		free(rows->files[i]);
+		free(rows->timers[i].source);
+	}
 	free(rows->v);
 	free(rows->files);
+	free(rows->timers);
 	memset(rows, 0, sizeof(*rows));
 }
 
@@ -62,8 +65,14 @@ struct rg_row *rd_row_new(struct rd_ctx *c, int line)
 
 int rd_add_file(struct rg_rows *o, const char *name, const char **stored)
 {
-	char **v = realloc(o->files, (o->nfiles + 1) * sizeof(*v));
+	struct rg_timer *t = realloc(o->timers, (o->nfiles + 1) * sizeof(*t));
+	char **v;
 
+	if (!t)
+		return -1;
+	o->timers = t;
+	t[o->nfiles] = (struct rg_timer){ NULL, NAN, NAN, NAN };
+	v = realloc(o->files, (o->nfiles + 1) * sizeof(*v));
 	if (!v)
 		return -1;
 	o->files = v;

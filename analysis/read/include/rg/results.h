@@ -40,10 +40,17 @@ struct rg_row {
 	size_t n_lat;
 };
 
+/* A JSON file's "timer": what its rows were timed with (read with the rows, in the same parse). */
+struct rg_timer {
+	char *source;		/* NULL: no timer with a source (a CSV file, a run without one) */
+	double hz, resolution_ns, overhead_ns;	/* NAN when absent or not a number */
+};
+
 struct rg_rows {
 	struct rg_row *v;
 	size_t n, cap;
 	char **files;		/* every file read, in order */
+	struct rg_timer *timers;	/* timers[i]: files[i]'s */
 	size_t nfiles;
 };
 
