@@ -99,8 +99,10 @@ bool rg_roles_common(const char *a, const char *b, char *common, size_t size)
 	return false;
 }
 
+/* roles.def's order: every role of the vocabulary, "n/a" (no role) included. */
 const char *const rp_role_order[] = {
-	"harness-floor", "thread-floor", "this-cpu-pre-6.18", "this-cpu-6.18", "this-cpu-llsc",
-	"this-cpu-prfm-stadd", "merged-rctx", "rctx-word", "pcpu-atomic", "pcpu-xchg", "pcpu-cas",
-	"rseq", "shared-atomic", "negative-control", "reference", NULL,
+#define RG_ROLE(role, meaning) role,
+#include "rg/roles.def"
+#undef RG_ROLE
+	NULL,
 };

@@ -16,7 +16,8 @@ void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
 	rp_heading(c, "Side by side by role: %s vs %s", A->name, B->name);
 	/* Every role either side has, the known ones in their order first. */
 	for (size_t i = 0; rp_role_order[i]; i++)
-		snprintf(roles[nroles++], sizeof(roles[0]), "%s", rp_role_order[i]);
+		if (strcmp(rp_role_order[i], "n/a"))
+			snprintf(roles[nroles++], sizeof(roles[0]), "%s", rp_role_order[i]);
 	for (int s = 0; s < 2; s++) {
 		const struct host *h = s ? B : A;
 

@@ -142,7 +142,10 @@ const char *rg_row_role(const struct rg_row *r, bool *from_table);
 bool rg_role_has(const char *list, const char *role);
 /* True when two lists share a role; the first one of a that b has goes to common. */
 bool rg_roles_common(const char *a, const char *b, char *common, size_t size);
-/* The known roles in the order tables list them, NULL-terminated (roles.c). */
+/*
+ * Every role of rg/roles.def in its order, the order tables list them; "n/a"
+ * (a guard that stands for no role) is one of them. NULL-terminated.
+ */
 extern const char *const rp_role_order[];
 
 /* At most this many inputs (files, or runs of a directory) to one page. */
