@@ -7,7 +7,7 @@
 
 #include "rg/cmdline.h"
 #include "rg/page.h"
-#include "rg/schema.h"
+#include "rg/writer.h"
 
 int rp_opt_width(const char *arg, long *width)
 {

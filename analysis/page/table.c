@@ -7,6 +7,7 @@
 
 #include "rg/page.h"
 #include "rg/schema.h"
+#include "rg/writer.h"
 
 void rg_table_init(struct rg_table *t, size_t ncols)
 {
