@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The inputs of a page (report, compare --across-hosts): every file and every run of every directory, read once, with what the page says about each file (its schema version, its timer). */
 #define _GNU_SOURCE
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +23,7 @@ static void timer_text(struct input *in)
 	}
 }
 
-/*
- * Read every FILE and every run of every DIR into in[] (at most MAX_FILES):
- * a bad file is one line on stderr and nothing written. 0, or -1 with err set.
- */
+/* Free what rp_read_inputs() read. */
 void rp_inputs_free(struct input *in, size_t nin)
 {
 	for (size_t i = 0; i < nin; i++) {
@@ -63,6 +59,11 @@ static int read_input(struct rg_dir_run *run, bool listed, void *arg, char *err,
 	return 0;
 }
 
+/*
+ * Every FILE and every run of every DIR into in[] (at most MAX_FILES), each
+ * file read once: a bad file is one line on stderr and nothing written. 0,
+ * or -1 with err set.
+ */
 int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
 		   char *err, size_t errlen)
 {
