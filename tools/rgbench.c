@@ -25,7 +25,9 @@
 #define KMOD_MAIN NULL
 #endif
 #if RG_HAVE_PLOTS
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/plot.h"
+#include "rg/report.h"
 #define PLOTS_MAIN(fn) fn
 #else
 #define PLOTS_MAIN(fn) NULL
@@ -38,7 +40,7 @@ struct subcmd {
 	const char *missing;			/* why it would not be built */
 };
 
-#define NO_PLOTS "the rg_plots target is not part of this build (plots/)"
+#define NO_PLOTS "the rg_plots target is not part of this build (analysis/)"
 
 static const struct subcmd subcmds[] = {
 	{ "bpf", BPF_MAIN, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
@@ -77,6 +79,10 @@ static const struct rg_bench_hooks hooks = {
 
 int main(int argc, char **argv)
 {
+	int rc = rg_cl_fd_budget();
+
+	if (rc)
+		return rc;
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NSUBCMDS; i++) {
 			const struct subcmd *c = &subcmds[i];

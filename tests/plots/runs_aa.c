@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "rg/plots.h"
+#include "rg/results.h"
 #include "rg/schema.h"
 
 #include "check.h"
