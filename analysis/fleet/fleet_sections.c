@@ -152,14 +152,10 @@ static bool role_shown(const struct fleet *f, size_t r)
 	return role_in(f, r, 0, f->nh);
 }
 
-/*
- * "+1.23 [+1.10,+1.40]", "+1.23" without an interval, "-" without a value;
- * the row's interval level after it when below 95% (e.g. 3 runs: " 75.0%").
- */
-static void fmt_cell(char *buf, size_t size, double v, double lo, double hi,
-		     const struct rg_row *r)
+/* "+1.23 [+1.10,+1.40]", "+1.23" without an interval, "-" without a value. */
+static void fmt_cell(char *buf, size_t size, double v, double lo, double hi)
 {
-	char a[24], b[24], d[24], tag[16] = "";
+	char a[24], b[24], d[24];
 
 	if (isnan(v)) {
 		snprintf(buf, size, "-");
@@ -172,9 +168,7 @@ static void fmt_cell(char *buf, size_t size, double v, double lo, double hi,
 	}
 	rp_fmt_signed(b, sizeof(b), lo);
 	rp_fmt_signed(d, sizeof(d), hi);
-	if (r)
-		rg_ci_level_tag(rg_row_d(r, RG_COL_delta_ci_level), tag, sizeof(tag));
-	snprintf(buf, size, "%s [%s,%s]%s", a, b, d, tag);
+	snprintf(buf, size, "%s [%s,%s]", a, b, d);
 }
 
 /* ---- sections ----------------------------------------------------------------------------- */
@@ -207,9 +201,9 @@ static void matrix_out(struct ctx *c, const struct fleet *f, bool cycles)
 			if (!role_shown(f, r))
 				continue;
 			if (cycles)
-				fmt_cell(buf, sizeof(buf), x->cyc, x->cyc_lo, x->cyc_hi, x->r);
+				fmt_cell(buf, sizeof(buf), x->cyc, x->cyc_lo, x->cyc_hi);
 			else
-				fmt_cell(buf, sizeof(buf), x->r ? x->k.v : NAN, x->k.lo, x->k.hi, x->r);
+				fmt_cell(buf, sizeof(buf), x->r ? x->k.v : NAN, x->k.lo, x->k.hi);
 			w[i] = strlen(buf) > w[i] ? strlen(buf) : w[i];
 		}
 	}
@@ -245,11 +239,9 @@ static void matrix_out(struct ctx *c, const struct fleet *f, bool cycles)
 				const struct cell *x = cell_at(f, r, i);
 
 				if (cycles)
-					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->cyc : NAN, x->cyc_lo, x->cyc_hi,
-						 x->r);
+					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->cyc : NAN, x->cyc_lo, x->cyc_hi);
 				else
-					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->k.v : NAN, x->k.lo, x->k.hi,
-						 x->r);
+					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->k.v : NAN, x->k.lo, x->k.hi);
 				row[1 + i - from] = cells[i - from];
 			}
 			rg_table_add(&t, row);
@@ -278,6 +270,44 @@ static size_t roles_in_common(const struct fleet *f)
 	return n;
 }
 
+/*
+ * Every interval says its level: the cells' intervals are their rows'
+ * (delta_ci_level; with runs, over the runs), so say how many shown cells
+ * are below 95% and at which levels, once under the matrix.
+ */
+static void matrix_levels(struct ctx *c, const struct fleet *f)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t n = 0, all = 0;
+
+	for (size_t r = 0; r < f->nroles; r++) {
+		if (!role_shown(f, r))
+			continue;
+		for (size_t i = 0; i < f->nh; i++) {
+			const struct cell *x = cell_at(f, r, i);
+			double l;
+
+			if (!x->r || isnan(x->k.lo))
+				continue;
+			all++;
+			l = rg_row_d(x->r, RG_COL_delta_ci_level);
+			if (isnan(l) || l >= RG_CI_NOMINAL)
+				continue;
+			n++;
+			lo = fmin(lo, l);
+			hi = fmax(hi, l);
+		}
+	}
+	if (!n)
+		return;
+	if (lo == hi)
+		rp_para(c, "%zu of %zu intervals are at %.1f%%, below 95%% (each is its row's delta_ci_level: the order statistic over its rounds, or over its runs).",
+			n, all, 100 * lo);
+	else
+		rp_para(c, "%zu of %zu intervals are at %.1f%% to %.1f%%, below 95%% (each is its row's delta_ci_level: the order statistic over its rounds, or over its runs).",
+			n, all, 100 * lo, 100 * hi);
+}
+
 static void sec_matrix(struct ctx *c, const struct fleet *f)
 {
 	char tag[16], why[160];
@@ -300,6 +330,7 @@ static void sec_matrix(struct ctx *c, const struct fleet *f)
 	fputc('\n', c->f);
 	matrix_out(c, f, false);
 	rp_para(c, "ns per enter/exit pair over noop on that host (one pinned thread) with its interval; \"-\": not measured there. The guard standing for a role differs per architecture (the role column).");
+	matrix_levels(c, f);
 	if (f->more_roles)
 		rp_para(c, "%zu row(s) whose role is not among the first %d role names are not shown.", f->more_roles, MAX_ROLES);
 	if (f->nh >= 2 && !roles_in_common(f))
