@@ -187,6 +187,11 @@ int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 	}
 	cfg->repetitions = o->reps > 0 ? (int)o->reps : o->gb_reps ? (int)o->gb_reps : prof_reps[p];
 	cfg->runs = o->runs > 0 ? (int)o->runs : prof_runs[p];
+	/* Google Benchmark's own report is of the library runs of this process: one process then. */
+	if (o->gb_out && o->runs > 1)
+		rg_bench_die_usage("--benchmark_out reports the library's runs of one process: use --runs 1 (or leave --runs out)");
+	if (o->gb_out)
+		cfg->runs = 1;
 	cfg->run_child = o->child[0];
 	cfg->run_fd[0] = o->child[1];
 	cfg->run_fd[1] = o->child[2];

@@ -17,7 +17,7 @@ check = C.check
 def run(a, d, env_extra, stem):
     env = dict(os.environ, **env_extra)
     csv_path, js = os.path.join(d, stem + ".csv"), os.path.join(d, stem + ".json")
-    r = subprocess.run(rgtest.command(a, "--scenarios", "latency", "--guards", "tls", "--repetitions", "1",
+    r = subprocess.run(rgtest.command(a, "--scenarios", "latency", "--guards", "tls", "--runs", "1", "--repetitions", "1",
                                       "--out", csv_path, "--json", js),
                        capture_output=True, text=True, env=env, timeout=300)
     return r, csv_path, js

@@ -12,7 +12,8 @@ tmp = rgtest.mkdtemp(prefix="rgbench-runs-")
 
 # Bad values: one line, exit 2, nothing written.
 for argv, want in ((["--runs", "0"], "--runs"), (["--runs", "65"], "--runs"),
-                   (["--runs", "x"], "--runs"), (["--run-child=a,b"], "--run-child is internal")):
+                   (["--runs", "x"], "--runs"), (["--run-child=a,b"], "--run-child is internal"),
+                   (["--runs", "2", "--benchmark_out=gb.json"], "--benchmark_out reports the library's runs of one process")):
     r = rgtest.run(a, *argv, "--quiet", "--out", "bad.csv", cwd=tmp, timeout=120)
     c.check(r.returncode == 2 and r.stderr.count("\n") == 1 and want in r.stderr,
             f"{argv}: exit {r.returncode}, stderr {r.stderr!r}")
