@@ -19,7 +19,8 @@ tmp = rgtest.mkdtemp(prefix="rgbench-timing-")
 
 def run(name, *extra, env=None, reps=3):
     out = os.path.join(tmp, name + ".json")
-    r = subprocess.run(rgtest.command(a, "--guards", "tls", "--repetitions", str(reps),
+    # One process (--runs 1): the rounds are the samples here; bench.runs tests the runs.
+    r = subprocess.run(rgtest.command(a, "--guards", "tls", "--runs", "1", "--repetitions", str(reps),
                                       "--min-time", "0.001", "--batch", "512", "--quiet",
                                       "--out", os.path.join(tmp, name + ".csv"), "--json", out,
                                       *extra),
