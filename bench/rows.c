@@ -210,7 +210,8 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		 : ", measured frame's page offset");
 	if (c->nruns > 1 && strstr(c->run[0].where, " forked"))
 		snprintf(r->layout, sizeof(r->layout),
-			 "%zu runs forked, not re-executed (no exec here): one address layout", c->nruns);
+			 "%zu runs forked, not re-executed (no exec here): one address layout; aslr %s",
+			 c->nruns, s->cfg->aslr);
 	if (c->nruns > 1 && run_columns(r, c, base))
 		return -ENOMEM;
 	ref_columns(r, suite_group_ref(s, c->group));
