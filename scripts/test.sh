@@ -10,6 +10,8 @@
 # qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh;
 # RG_ROOTFS_RELEASE=trixie for Debian 13). RG_TEST_DISTRO=1 runs the README's first command
 # and this one in a pristine Debian 13 amd64 chroot (test distro.debian13_amd64, label distro).
+# RG_TEST_KBENCH=1 builds the kernel's own BPF bench from linux-source and reports rgbench bpf's
+# raw_tp rate against it (test bpf.kbench, label kbench; a ratio printed, never asserted).
 # scripts/test.sh --quick: the edit-build-test loop (native build, labels unit and smoke,
 # no sanitizer or aarch64 builds): about a minute on 2 cores.
 set -euo pipefail
