@@ -19,6 +19,7 @@
  *   report_plots.c     links to the PNGs
  *   hosts.c            host identity: grouping rows by machine, duplicates, labels, the key index
  *   report_fleet.c     every host: the role matrix, the decision table, the prediction
+ *   report_calib.c     the calibration against the real trampoline, two kernels of one machine
  */
 
 #define MAX_FILES 64
@@ -168,6 +169,15 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite);
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B);
 /* The known roles in the order tables list them, NULL-terminated (report_across.c). */
 extern const char *const rp_role_order[];
+
+/*
+ * report_calib.c: the module's tramp rows beside the real trampoline of the
+ * same boot (per host), and a base kernel's prediction beside a patched
+ * kernel's measurement (files of two kernels of one machine).
+ */
+bool rp_calib_has_tramp(const struct host *h);
+void rp_sec_calib(struct ctx *c, const struct host *h);
+void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin);
 
 /* report_fleet.c: every host at once. Emulated hosts only with allow_emulated. */
 void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
