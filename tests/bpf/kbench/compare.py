@@ -50,28 +50,31 @@ def kernel_bench(bench, cpu, warmup, duration):
     p = subprocess.Popen(["stdbuf", "-oL", bench, "-w%d" % warmup, "-d%d" % duration, "-p1",
                           "--prod-affinity", str(cpu), "trig-rawtp"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    vals, marks, out, prod = [], [], [], None
+    rates, marks, out, prod = {}, {}, [], None
     for line in p.stdout:
         out.append(line)
         m = ITER.match(line)
         if not m:
             continue
-        if prod is None:
+        i = int(m[1])
+        if prod is None or task_ns(p.pid, prod) is None:
             prod = busiest_task(p.pid)
-        marks.append(task_ns(p.pid, prod) if prod else None)
-        if int(m[1]) >= warmup:
-            vals.append(float(m[2]))
+        marks[i] = task_ns(p.pid, prod) if prod else None
+        rates[i] = float(m[2])
     err = p.stderr.read()
     rc = p.wait(timeout=60)
+    vals = [v for i, v in sorted(rates.items()) if i >= warmup]
     if rc or not vals:
         sys.stderr.write("".join(out)[-2000:] + err[-2000:])
         raise RuntimeError("kernel bench failed (exit %d)" % rc)
-    # events of sample k+1 happen between the lines of samples k and k+1 (1 s each)
-    first = warmup
+    # The events of sample i happen between the lines of samples i-1 and i (1 s each): CPU
+    # time from the first good mark at or after the warm-up's last line to the last one.
+    good = sorted(i for i, ns in marks.items() if ns is not None and i >= warmup - 1)
     cpu_ns = None
-    if len(marks) > first and None not in marks[first - 1:] and first >= 1 and len(vals) >= 1:
-        ev = sum(vals) * 1e6
-        cpu_ns = (marks[-1] - marks[first - 1]) / ev if ev else None
+    if len(good) >= 2:
+        a, b = good[0], good[-1]
+        ev = sum(rates[i] for i in range(a + 1, b + 1)) * 1e6
+        cpu_ns = (marks[b] - marks[a]) / ev if ev else None
     return statistics.median(vals), cpu_ns
 
 
