@@ -106,14 +106,9 @@ static const struct rg_row *guard_row(const struct boot *b, const char *role, co
 /* A row's cost over its floor: delta_ns with its interval, 0 for the floor, else n/a. */
 static struct cost floor_cost(const struct rg_row *r)
 {
-	struct cost k = { NAN, NAN, NAN, rg_row_d(r, RG_COL_ns_median), false };
+	struct cost k = rp_paired_cost(r);
 
-	if (!isnan(rg_row_d(r, RG_COL_delta_ns))) {
-		k.v = rg_row_d(r, RG_COL_delta_ns);
-		k.lo = rg_row_d(r, RG_COL_delta_ci_lo);
-		k.hi = rg_row_d(r, RG_COL_delta_ci_hi);
-		k.paired = true;
-	} else if (rg_role_has(rg_row_role(r, NULL), "harness-floor")) {
+	if (!k.paired && rg_role_has(rg_row_role(r, NULL), "harness-floor")) {
 		k.v = k.lo = k.hi = 0;
 		k.paired = true;
 	}

@@ -39,13 +39,8 @@ def report(*files, width=72):
     return p.stdout
 
 
-def section(text, title):
-    m = re.search(r"^## " + re.escape(title) + r".*?$(.*?)(?=^## |\Z)", text, re.M | re.S)
-    return m.group(1) if m else None
-
-
-def fenced(sec):
-    return [b.splitlines() for b in re.findall(r"```\n(.*?)```", sec or "", re.S)]
+section = rgtest.md_section
+fenced = rgtest.md_fenced_all
 
 
 def flat(s):
