@@ -395,12 +395,10 @@ void rp_sec_calib(struct ctx *c, const struct host *h)
 {
 	struct boot b;
 
-	rp_heading(c, "Calibration against the real trampoline");
-	if (!rp_calib_has_tramp(h)) {
-		rp_left_out(c, "calibration", "%s has no module tramp rows (rgbench kmod --scenarios tramp); the prediction falls back to the guard rows",
-			    h->name);
+	/* Without tramp rows the prediction section's fallback says so, once for every host. */
+	if (!rp_calib_has_tramp(h))
 		return;
-	}
+	rp_heading(c, "Calibration against the real trampoline");
 	if (host_boot(h, &b)) {
 		rp_left_out(c, "calibration", "out of memory");
 		free(b.rows);
@@ -568,33 +566,41 @@ void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin)
 {
 	struct boot *boots = calloc(MAX_BOOTS, sizeof(*boots));
 	size_t nb = 0, more = 0, pairs = 0;
+	bool listed = false;	/* the last thing written is a list item */
 
 	if (!boots || read_boots(in, nin, boots, &nb, &more))
 		goto out;	/* out of memory: the section is left out */
 	for (size_t i = 0; i < nb; i++)
 		for (size_t j = i + 1; j < nb; j++) {
-			if (rp_host_id_cmp(boots[i].id, boots[j].id))
+			const struct boot *a = &boots[i], *b = &boots[j];
+
+			if (rp_host_id_cmp(a->id, b->id))
 				continue;
-			if (!pairs++)
+			if (!pairs++) {
 				rp_heading(c, "Two kernels of one machine: prediction against measurement");
-			if (!boots[i].design || !boots[j].design) {
-				rp_bullet(c, "%s, kernels %s and %s: %s", rg_row_s(boots[i].id, RG_COL_host),
-					  rg_row_s(boots[i].id, RG_COL_kernel), rg_row_s(boots[j].id, RG_COL_kernel),
-					  !boots[i].design ? boots[i].why : boots[j].why);
+				rp_para(c, "Base: the kernel read first; patched: the one read after it. The design each runs is read from its arch and release (x86-64: this_cpu_inc_return, or the merged check for a release naming rctx; arm64: by release).");
+			}
+			if (a->design && b->design && strcmp(a->design, b->design)) {
+				if (listed)
+					fputc('\n', c->f);	/* the list ends before the next paragraph */
+				listed = false;
+				boots_pair(c, a, b);
 				continue;
 			}
-			if (!strcmp(boots[i].design, boots[j].design)) {
+			listed = true;
+			if (!a->design || !b->design)
+				rp_bullet(c, "%s, kernels %s and %s: %s", rg_row_s(a->id, RG_COL_host),
+					  rg_row_s(a->id, RG_COL_kernel), rg_row_s(b->id, RG_COL_kernel),
+					  !a->design ? a->why : b->why);
+			else
 				rp_bullet(c, "%s, kernels %s and %s: both run %s, nothing to predict",
-					  rg_row_s(boots[i].id, RG_COL_host), rg_row_s(boots[i].id, RG_COL_kernel),
-					  rg_row_s(boots[j].id, RG_COL_kernel), boots[i].design);
-				continue;
-			}
-			boots_pair(c, &boots[i], &boots[j]);
+					  rg_row_s(a->id, RG_COL_host), rg_row_s(a->id, RG_COL_kernel),
+					  rg_row_s(b->id, RG_COL_kernel), a->design);
 		}
+	if (listed)
+		fputc('\n', c->f);
 	if (pairs && more)
 		rp_para(c, "(%zu rows of machines and kernels beyond the first %d not compared.)", more, MAX_BOOTS);
-	if (pairs)
-		rp_para(c, "Base: the kernel read first; patched: the one read after it. The design each runs is read from its arch and release (x86-64: this_cpu_inc_return, or the merged check for a release naming rctx; arm64: by release).");
 out:
 	for (size_t k = 0; boots && k < nb; k++)
 		free(boots[k].rows);
