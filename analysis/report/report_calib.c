@@ -504,8 +504,10 @@ static void boots_pair(struct ctx *c, const struct boot *base, const struct boot
 	size_t n = 0, nused = 0;
 	char used[4][320], types[4][64];
 
-	rp_para(c, "%s: base kernel %s (runs %s), patched kernel %s (runs %s). The base's measurement plus the design change (pred.: a PREDICTION) beside what the patched kernel measured (n/a: not measured there); error = (pred. - patched) / patched:",
-		rg_row_s(base->id, RG_COL_host), rg_row_s(base->id, RG_COL_kernel), base->design,
+	rp_para(c, "%s%s: base kernel %s (runs %s), patched kernel %s (runs %s). The base's measurement plus the design change (pred.: a PREDICTION) beside what the patched kernel measured (n/a: not measured there); error = (pred. - patched) / patched:",
+		rg_row_s(base->id, RG_COL_host),
+		strncmp(rg_row_s(base->id, RG_COL_virt), "emulated", 8) ? "" : " [EMULATED]",
+		rg_row_s(base->id, RG_COL_kernel), base->design,
 		rg_row_s(pat->id, RG_COL_kernel), pat->design);
 	rg_table_init(&t, 6);
 	rg_table_add(&t, hdr);
