@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "rg/results.h"
 
 bool rp_row_ok(const struct rg_row *r)
 {
@@ -94,4 +94,16 @@ const struct rg_row *rp_by_role(const struct host *h, const char *role)
 double rp_cmp_value(const struct cost *k)
 {
 	return !isnan(k->v) && k->v > 0 ? k->v : NAN;
+}
+
+bool rp_has_tramp(const struct host *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		const char *sc = rg_row_s(h->rows[i], RG_COL_scenario);
+
+		if (!strcmp(rg_row_s(h->rows[i], RG_COL_suite), "kmod") &&
+		    (!strcmp(sc, "tramp-fentry") || !strcmp(sc, "tramp-rawtp")) && rp_row_ok(h->rows[i]))
+			return true;
+	}
+	return false;
 }

@@ -8,7 +8,6 @@
 
 #include "rg/schema.h"
 #include "report.h"
-#include "fleet.h"
 
 /*
  * The attach types the module's tramp scenarios model, in the order one is
@@ -379,24 +378,12 @@ static int host_boot(const struct host *h, struct boot *b)
 	return 0;
 }
 
-bool rp_calib_has_tramp(const struct host *h)
-{
-	for (size_t i = 0; i < h->n; i++) {
-		const char *sc = rg_row_s(h->rows[i], RG_COL_scenario);
-
-		if (!strcmp(rg_row_s(h->rows[i], RG_COL_suite), "kmod") &&
-		    (!strcmp(sc, "tramp-fentry") || !strcmp(sc, "tramp-rawtp")) && rp_row_ok(h->rows[i]))
-			return true;
-	}
-	return false;
-}
-
 void rp_sec_calib(struct ctx *c, const struct host *h)
 {
 	struct boot b;
 
 	/* Without tramp rows the prediction section's fallback says so, once for every host. */
-	if (!rp_calib_has_tramp(h))
+	if (!rp_has_tramp(h))
 		return;
 	rp_heading(c, "Calibration against the real trampoline");
 	if (host_boot(h, &b)) {
