@@ -79,27 +79,33 @@ static const struct rg_row *tramp_row(const struct boot *b, const char *scenario
 	return best;
 }
 
+/* Where the fallback takes guard rows from, in this order, as the fleet prediction does. */
+static const char *const fallback_where[][2] = {
+	{ "kmod", "loop" }, { "kmod", "loop-irqsoff" }, { "user", "pair" },
+};
+#define NWHERE (sizeof(fallback_where) / sizeof(fallback_where[0]))
+
 /*
- * A design's row of the fallback: the module's loop rows (irqs on first),
- * else the user suite's one-thread pair rows, as the fleet prediction uses.
+ * A design's guard row in fallback_where[w]: the module's rows with the
+ * fewest kthreads, the user suite's one-thread pair row; no duty.
  */
-static const struct rg_row *guard_row(const struct boot *b, const char *role, const char **suite)
+static const struct rg_row *guard_row(const struct boot *b, size_t w, const char *role)
 {
-	static const char *const where[][2] = { { "kmod", "loop" }, { "kmod", "loop-irqsoff" }, { "user", "pair" } };
+	const struct rg_row *best = NULL;
+	bool user = !strcmp(fallback_where[w][0], "user");
 
-	for (size_t w = 0; w < 3; w++)
-		for (size_t i = 0; i < b->n; i++) {
-			const struct rg_row *r = b->rows[i];
+	for (size_t i = 0; i < b->n; i++) {
+		const struct rg_row *r = b->rows[i];
 
-			if (rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_suite), where[w][0]) &&
-			    !strcmp(rg_row_s(r, RG_COL_scenario), where[w][1]) &&
-			    rg_row_i(r, RG_COL_threads) == 1 && rg_row_i(r, RG_COL_duty_ns) == 0 &&
-			    rg_role_has(rg_row_role(r, NULL), role)) {
-				*suite = where[w][0];
-				return r;
-			}
-		}
-	return NULL;
+		if (!rp_row_ok(r) || strcmp(rg_row_s(r, RG_COL_suite), fallback_where[w][0]) ||
+		    strcmp(rg_row_s(r, RG_COL_scenario), fallback_where[w][1]) ||
+		    rg_row_i(r, RG_COL_duty_ns) != 0 || (user && rg_row_i(r, RG_COL_threads) != 1) ||
+		    !rg_role_has(rg_row_role(r, NULL), role))
+			continue;
+		if (!best || rg_row_i(r, RG_COL_threads) < rg_row_i(best, RG_COL_threads))
+			best = r;
+	}
+	return best;
 }
 
 /* A row's cost over its floor: delta_ns with its interval, 0 for the floor, else n/a. */
@@ -457,7 +463,6 @@ static bool boot_predict(const struct boot *base, const char *design, const stru
 	const struct path *pa = path_of(rg_row_s(e, RG_COL_guard));
 	const struct rg_row *rc = pa ? tramp_current(base, pa->scenario) : NULL;
 	const struct rg_row *rd = pa ? tramp_row(base, pa->scenario, design) : NULL;
-	const char *sc = "", *sd = "";
 	struct cost kc, kd;
 
 	if (rc && rd) {
@@ -465,14 +470,17 @@ static bool boot_predict(const struct boot *base, const char *design, const stru
 		snprintf(rows, rsize, "%s: kmod %s %s=%s, %s=%s (%s)", from, pa->scenario, design,
 			 rg_row_s(rd, RG_COL_guard), base->design, rg_row_s(rc, RG_COL_guard), rc->file);
 	} else {
-		rc = guard_row(base, base->design, &sc);
-		if (!rc && !strcmp(base->design, "this-cpu-6.18"))
-			rc = guard_row(base, "this-cpu-pre-6.18", &sc);
-		rd = guard_row(base, design, &sd);
+		/* both designs' rows from one place: a module row and a user row do not subtract */
+		for (size_t w = 0; w < NWHERE && !(rc && rd); w++) {
+			rc = guard_row(base, w, base->design);
+			if (!rc && !strcmp(base->design, "this-cpu-6.18"))
+				rc = guard_row(base, w, "this-cpu-pre-6.18");
+			rd = guard_row(base, w, design);
+		}
 		if (!rc || !rd)
 			return false;
 		snprintf(from, size, "fallback");
-		snprintf(rows, rsize, "fallback: %s %s rows %s=%s, %s=%s (%s)", sd,
+		snprintf(rows, rsize, "fallback: %s %s rows %s=%s, %s=%s (%s)", rg_row_s(rd, RG_COL_suite),
 			 rg_row_s(rd, RG_COL_scenario), design, rg_row_s(rd, RG_COL_guard), base->design,
 			 rg_row_s(rc, RG_COL_guard), rc->file);
 	}

@@ -191,6 +191,26 @@ check(sec and "fentry: tramp-fentry: kmod tramp-fentry merged-rctx=rctx-kernel, 
       and "raw_tp, tp_btf: tramp-rawtp: kmod tramp-rawtp merged-rctx=rctx-kernel" in flat(sec),
       f"tramp: each attach type names its path's rows: {flat(sec)[-400:]}")
 
+# --- the fallback takes both designs' rows from one place: module loop rows, else user pair rows ---
+with tempfile.TemporaryDirectory() as tmp:
+    def loop_file(name, guards):
+        doc = json.load(open(f("base-tramp.json")))
+        doc["results"] = [dict(r, scenario="loop", threads=2) for r in doc["results"]
+                          if r["scenario"] == "tramp-rawtp" and r["guard"] in guards]
+        path = os.path.join(tmp, name)
+        json.dump(doc, open(path, "w"))
+        return path
+    only = loop_file("only-rctx.json", ("rctx-kernel",))
+    sec = section(report(f("base-user.json"), f("base-bpf.json"), only, f("patched-user.json"), f("patched-bpf.json")),
+                  "Two kernels of one machine")
+    check(sec and "fallback: user pair rows merged-rctx=rctx-kernel, this-cpu-6.18=pcpu-xadd" in flat(sec),
+          f"a module loop row of one design only: both rows from the user suite, never mixed: {flat(sec)[-300:]}")
+    both = loop_file("both.json", ("rctx-kernel", "pcpu-xadd"))
+    sec = section(report(f("base-user.json"), f("base-bpf.json"), both, f("patched-user.json"), f("patched-bpf.json")),
+                  "Two kernels of one machine")
+    check(sec and "fallback: kmod loop rows merged-rctx=rctx-kernel, this-cpu-6.18=pcpu-xadd" in flat(sec),
+          f"module loop rows of both designs (2 kthreads): preferred to the user rows: {flat(sec)[-300:]}")
+
 # --- two kernels that run the same design: nothing to predict -----------------------------------
 with tempfile.TemporaryDirectory() as tmp:
     other = os.path.join(tmp, "other.json")
