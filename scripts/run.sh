@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The README's first quick-start command: install deps, build, run the default
+# The README's first quick-start command: install what running needs (deps.sh run), build, run the default
 # suite into results/<host>-<UTC time>.csv and .json, then plot it.
 # Extra arguments go to rgbench (e.g. --quick, --full, --guards tls,rseq).
 set -euo pipefail
@@ -19,7 +19,7 @@ result_base() {	# DIR HOST STAMP
 [[ ${BASH_SOURCE[0]} != "$0" ]] && return 0
 
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh run
 # The configure log stays in build/; its rgbench lines say what is built and what is off, and why.
 mkdir -p build
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log ||
