@@ -82,11 +82,10 @@ StrictModes no
 PrintMotd no
 Subsystem sftp /usr/lib/openssh/sftp-server
 CFG
-	/usr/sbin/sshd -t -f "$d/sshd_config" || fail "sshd -t for $name"
 	# Its own host name (UTS) and a private /run (sshd's privilege separation folder) in its
 	# own mount namespace: nothing of the machine's is changed.
 	ip netns exec "$ns" unshare --uts --mount --propagation private sh -c \
-		"hostname '$hn' && mount -t tmpfs -o size=1m,mode=755 rgfleet /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
+		"hostname '$hn' && mount -t tmpfs -o size=1m,mode=755 rgfleet /run && mkdir -m 755 /run/sshd && /usr/sbin/sshd -t -f '$d/sshd_config' && exec /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
 		>"$d/sshd.log" 2>&1 &
 	FLEET_PID[$name]=$!
 	FLEET_ADDR[$name]=10.254.$n.2
@@ -118,7 +117,7 @@ fleet_inventory() {
 		echo "[fleet:vars]"
 		echo "ansible_user=root"
 		echo "ansible_ssh_private_key_file=$T/id"
-		echo "ansible_ssh_common_args='-o UserKnownHostsFile=$T/known_hosts -o StrictHostKeyChecking=accept-new -o ControlMaster=no -o ConnectTimeout=5'"
+		echo "ansible_ssh_common_args='-o UserKnownHostsFile=$T/known_hosts -o StrictHostKeyChecking=accept-new -o ConnectTimeout=5'"
 		echo "ansible_python_interpreter=/usr/bin/python3"
 		echo "ansible_remote_tmp=$T/rtmp"
 		echo "rgbench_prebuilt=$BUILD"

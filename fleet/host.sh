@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One fleet host's run (fleet/rgbench.yml runs it in the unpacked commit): scripts/run.sh with
+# the fleet's options, then the run's result files, one "FILE results/..." line each on stdout
+# (the files newer than the run's start, the run's own whether it finished or not), and when
+# run.sh failed, "REASON <its last line on stderr>". Exit: run.sh's status.
+#   fleet/host.sh COMMIT STAMP [run.sh options...]
+# run.sh's output stays in results/.fleet-STAMP.log (the host's copy of what it printed).
+set -uo pipefail
+commit=$1 stamp=$2
+shift 2
+cd "$(dirname "$0")/.."
+# The unpacked tree is whole (Ansible's unarchive finished): the next run with this commit
+# skips the copy.
+echo "$commit" >.rgbench-commit
+mkdir -p results
+mark=results/.fleet-$stamp
+log=results/.fleet-$stamp.log
+: >"$mark"
+bash scripts/run.sh "$@" >"$log" 2>"$log.err"
+rc=$?
+find results -type f -newer "$mark" ! -name '.*' | sort | sed 's/^/FILE /'
+if ((rc != 0)); then
+	why=$(grep -v '^[[:space:]]*$' "$log.err" | tail -n 1)
+	[[ -n $why ]] || why=$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)
+	echo "REASON ${why:-no output}"
+fi
+cat "$log.err" >>"$log"
+rm -f "$mark" "$log.err"
+exit "$rc"
