@@ -55,7 +55,7 @@ for a in "${args[@]}"; do
 	--out|--out=*|--json|--json=*) usage_error "'$a' is for run.sh to choose on each host (the fleet's folder is --out before the run options)" ;;
 	esac
 done
-command -v ansible-playbook >/dev/null && command -v ansible-inventory >/dev/null ||
+command -v ansible-playbook >/dev/null ||
 	{ say "ansible-playbook not found: scripts/deps.sh fleet installs Ansible (ansible-core)"; exit 1; }
 rgbench=${RGBENCH:-$src/build/tools/rgbench}
 [[ -x $rgbench ]] || { say "no rgbench to make the report with ($rgbench): build it first (scripts/run.sh)"; exit 1; }
@@ -66,22 +66,12 @@ commit=$(git -C "$src" rev-parse --verify -q HEAD 2>/dev/null) ||
 [[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] ||
 	say "uncommitted changes are not copied: every host runs commit ${commit:0:12}"
 
-# The inventory: it must parse (Ansible only warns by default) and name a host.
+# The inventory must parse (Ansible only warns by default): the playbook then stops before
+# its play starts, and the callback has listed no host.
 export ANSIBLE_INVENTORY_UNPARSED_FAILED=True ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED=True
 export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_NOCOLOR=1
 # One ssh round trip per task instead of four (no requiretty sudoers needed by anything here).
 export ANSIBLE_PIPELINING=${ANSIBLE_PIPELINING:-True}
-if ! listing=$(ansible-inventory -i "$inv" --list 2>&1); then
-	why=$(grep -m1 -E 'ERROR|Unable|error' <<<"$listing" | sed 's/^\[WARNING\]: //; s/^ERROR! //')
-	usage_error "inventory '$inv' does not parse: ${why:-ansible-inventory failed}"
-fi
-mapfile -t hosts < <(python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())
-print("\n".join(sorted(d.get("_meta", {}).get("hostvars", {}).keys() |
-      {h for g, v in d.items() if isinstance(v, dict) for h in v.get("hosts", [])})))' <<<"$listing" | sed '/^$/d')
-((${#hosts[@]})) || usage_error "inventory '$inv' has no host"
-
 # DIR: results/fleet-<UTC>, -2, -3... when it exists; mkdir claims it (never an earlier run's).
 if [[ -z $out ]]; then
 	mkdir -p results || { say "cannot create results/ here"; exit 1; }
@@ -125,7 +115,7 @@ json.dump({"rg_archive": sys.argv[1], "rg_commit": sys.argv[2], "rg_out": sys.ar
            "rg_args": sys.argv[4:]}, open(sys.argv[1].rsplit("/", 1)[0] + "/vars.json", "w"))
 ' "$tmp/rgbench.tar.gz" "$commit" "$out" "${args[@]}" || { say "cannot write the playbook's variables"; exit 1; }
 
-say "${#hosts[@]} hosts (${hosts[*]}), $forks at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
+say "inventory $inv, $forks hosts at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
 t0=$(date +%s)
 RG_FLEET_STATUS=$status RG_FLEET_OUT=$out \
 ANSIBLE_CALLBACK_PLUGINS=$src/fleet/callback_plugins${ANSIBLE_CALLBACK_PLUGINS:+:$ANSIBLE_CALLBACK_PLUGINS} \
@@ -142,6 +132,16 @@ while :; do
 done
 play=
 t1=$(date +%s)
+
+# The hosts the play started on; none: the inventory did not parse, or names no host.
+mapfile -t hosts < <(awk -F'\t' '$2 == "listed" && !seen[$1]++ { print $1 }' "$status")
+if ((${#hosts[@]} == 0)) && ((!interrupted)); then
+	rmdir "$out" 2>/dev/null
+	why=$(grep -m1 -E '^ERROR!|Failed to parse|Unable to parse' "$tmp/ansible.log" |
+		sed 's/^ERROR! //; s/^\[WARNING\]: //; s/^ *\* *//')
+	[[ -n $why ]] && usage_error "inventory '$inv' does not parse: $why"
+	usage_error "inventory '$inv' has no host (ansible-playbook exited $prc)"
+fi
 if ! cp "$tmp/ansible.log" "$tmp/status.tsv" "$out/" 2>/dev/null; then
 	keep_tmp=1
 	say "cannot copy ansible.log and status.tsv into $out (full disk?): they stay in $tmp"

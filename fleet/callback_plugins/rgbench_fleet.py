@@ -3,6 +3,7 @@
 
 Enabled by tools/fleet.sh (ANSIBLE_CALLBACKS_ENABLED); writes to $RG_FLEET_STATUS, one
 tab-separated line each, flushed at once so that a Ctrl-C keeps what was known:
+    HOST<TAB>listed                          (the play starts on the host: every inventory host)
     HOST<TAB>failed<TAB>STEP<TAB>REASON      (a task failed or the host was unreachable)
     HOST<TAB>ok                              (the play finished on the host without a failure)
 STEP is the task name (copy, deps, run, fetch); REASON is one line. A fetch that failed part way
@@ -77,6 +78,11 @@ class CallbackModule(CallbackBase):
         step = result._task.get_name() or "?"
         self._write(host, "failed", step, reason)
         self._say(host, f"failed at {step}: {reason}")
+
+    def v2_playbook_on_play_start(self, play):
+        inventory = play.get_variable_manager()._inventory
+        for host in inventory.get_hosts(play.hosts):
+            self._write(host.get_name(), "listed")
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
         if not ignore_errors:
