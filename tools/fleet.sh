@@ -117,12 +117,14 @@ json.dump({"rg_archive": sys.argv[1], "rg_commit": sys.argv[2], "rg_out": sys.ar
 
 say "inventory $inv, $forks hosts at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
 t0=$(date +%s)
-RG_FLEET_STATUS=$status RG_FLEET_OUT=$out \
+exec 3>&2
+RG_FLEET_STATUS=$status RG_FLEET_OUT=$out RG_FLEET_PROGRESS_FD=3 \
 ANSIBLE_CALLBACK_PLUGINS=$src/fleet/callback_plugins${ANSIBLE_CALLBACK_PLUGINS:+:$ANSIBLE_CALLBACK_PLUGINS} \
 ANSIBLE_CALLBACKS_ENABLED=rgbench_fleet${ANSIBLE_CALLBACKS_ENABLED:+,$ANSIBLE_CALLBACKS_ENABLED} \
 	setsid ansible-playbook -i "$inv" -f "$forks" -e "@$tmp/vars.json" "$src/fleet/rgbench.yml" \
 	>"$tmp/ansible.log" 2>&1 </dev/null &
 play=$!
+exec 3>&-
 while :; do
 	wait "$play"
 	prc=$?

@@ -8,7 +8,8 @@ tab-separated line each, flushed at once so that a Ctrl-C keeps what was known:
     HOST<TAB>ok                              (the play finished on the host without a failure)
 STEP is the task name (copy, deps, run, fetch); REASON is one line. A fetch that failed part way
 (a full disk) may have left a partial file behind: it is removed ($RG_FLEET_OUT/HOST/FILE) so
-that only whole files stay. It prints one line per host and step on stderr as it goes.
+that only whole files stay. It prints a line per host as it goes (a failure, a finished run) on
+the file descriptor $RG_FLEET_PROGRESS_FD (rgbench fleet's stderr), else on stderr.
 """
 import os
 import sys
@@ -58,6 +59,14 @@ class CallbackModule(CallbackBase):
         self.path = os.environ.get("RG_FLEET_STATUS")
         self.out = os.environ.get("RG_FLEET_OUT", "")
         self.failed = set()
+        # Progress lines go to rgbench fleet's own stderr (Ansible's output goes to a log).
+        self.progress = None
+        fd = os.environ.get("RG_FLEET_PROGRESS_FD", "")
+        if fd.isdigit():
+            try:
+                self.progress = os.fdopen(int(fd), "w", buffering=1, closefd=False)
+            except OSError:
+                self.progress = None
 
     def _write(self, *fields):
         if not self.path:
@@ -68,7 +77,10 @@ class CallbackModule(CallbackBase):
             f.flush()
 
     def _say(self, host, text):
-        print(f"rgbench fleet: {host}: {text}", file=sys.stderr, flush=True)
+        try:
+            print(f"rgbench fleet: {host}: {text}", file=self.progress or sys.stderr, flush=True)
+        except OSError:
+            pass
 
     def _fail(self, result, reason):
         host = result._host.get_name()
