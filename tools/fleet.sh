@@ -117,6 +117,9 @@ json.dump({"rg_archive": sys.argv[1], "rg_commit": sys.argv[2], "rg_out": sys.ar
 
 say "inventory $inv, $forks hosts at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
 t0=$(date +%s)
+# ssh connections are shared within this run only: a master left from an earlier run to a host
+# whose sshd has gone since would answer for it.
+export ANSIBLE_SSH_CONTROL_PATH_DIR=${ANSIBLE_SSH_CONTROL_PATH_DIR:-$tmp/cp}
 exec 3>&2
 RG_FLEET_STATUS=$status RG_FLEET_OUT=$out RG_FLEET_PROGRESS_FD=3 \
 ANSIBLE_CALLBACK_PLUGINS=$src/fleet/callback_plugins${ANSIBLE_CALLBACK_PLUGINS:+:$ANSIBLE_CALLBACK_PLUGINS} \
