@@ -101,7 +101,11 @@ class CallbackModule(CallbackBase):
             self._fail(result, reason_of(result._result))
 
     def v2_runner_on_unreachable(self, result):
-        self._fail(result, "unreachable: " + (one_line(result._result.get("msg", "")) or "no reason given"))
+        why = one_line(result._result.get("msg", "")) or "no reason given"
+        # 'Data could not be sent to remote host "X". Make sure this host can be reached over
+        # ssh: ssh: connect to host X port 22: Connection refused': ssh's own words are the reason.
+        why = why.split("can be reached over ssh: ", 1)[-1]
+        self._fail(result, "unreachable: " + why)
 
     def v2_runner_item_on_failed(self, result):
         if result._task.get_name() != "fetch" or not self.out:

@@ -84,8 +84,8 @@ r2=${runs[1]}
 [[ $r2 != "$r1" ]] || fail "run 2 wrote into run 1's folder"
 [[ $(tree "$r1") == "$before" ]] || fail "run 2 changed run 1's folder"
 echo "ok   run 2: a new folder; run 1's is untouched"
-one_line "$T/out2" gamma "failed at copy: unreachable: .*10\.254\.3\.2 port 22: Connection refused \(0 files kept\)$"
-one_line "$T/out2" nosudo "failed at deps: sudo: a password is required \(0 files kept\)$"
+one_line "$T/out2" gamma "failed at copy: unreachable: ssh: connect to host 10\.254\.3\.2 port 22: Connection refused \(0 files kept\)$"
+one_line "$T/out2" nosudo "failed at deps: Missing sudo password \(0 files kept\)$"
 one_line "$T/out2" badrun "failed at run: scripts/run.sh exited 1: scripts/run.sh: RG_RUN_PREBUILT=$T/no-such-build has no tools/rgbench \(0 files kept\)$"
 for name in alpha beta delta; do
 	one_line "$T/out2" "$name" "ok, [0-9]+ files in $r2/$name\$"
