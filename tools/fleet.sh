@@ -14,6 +14,7 @@ set -uo pipefail
 me="rgbench fleet"
 say() { echo "$me: $*" >&2; }
 usage_error() { say "$* (see $me --help)"; exit 2; }
+bad_input() { say "$*"; exit 2; }
 
 usage() {
 	cat <<'EOF'
@@ -64,7 +65,7 @@ rgbench=${RGBENCH:-$src/build/tools/rgbench}
 commit=$(git -C "$src" rev-parse --verify -q HEAD 2>/dev/null) ||
 	usage_error "$src is not a git checkout with a commit: the fleet copies a commit (git archive HEAD)"
 [[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] ||
-	say "uncommitted changes are not copied: every host runs commit ${commit:0:12}"
+	echo "$me: uncommitted changes are not copied: every host runs commit ${commit:0:12}"
 
 # The inventory must parse (Ansible only warns by default): the playbook then stops before
 # its play starts, and the callback has listed no host.
@@ -73,7 +74,9 @@ export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_NOCOLOR=1
 # One ssh round trip per task instead of four (no requiretty sudoers needed by anything here).
 export ANSIBLE_PIPELINING=${ANSIBLE_PIPELINING:-True}
 # DIR: results/fleet-<UTC>, -2, -3... when it exists; mkdir claims it (never an earlier run's).
+made_results=0
 if [[ -z $out ]]; then
+	[[ -d results ]] || made_results=1
 	mkdir -p results || { say "cannot create results/ here"; exit 1; }
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	for ((k = 1; k <= 1000; k++)); do
@@ -115,7 +118,7 @@ json.dump({"rg_archive": sys.argv[1], "rg_commit": sys.argv[2], "rg_out": sys.ar
            "rg_args": sys.argv[4:]}, open(sys.argv[1].rsplit("/", 1)[0] + "/vars.json", "w"))
 ' "$tmp/rgbench.tar.gz" "$commit" "$out" "${args[@]}" || { say "cannot write the playbook's variables"; exit 1; }
 
-say "inventory $inv, $forks hosts at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
+echo "$me: inventory $inv, $forks hosts at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
 t0=$(date +%s)
 # ssh connections are shared within this run only: a master left from an earlier run to a host
 # whose sshd has gone since would answer for it.
@@ -142,10 +145,22 @@ t1=$(date +%s)
 mapfile -t hosts < <(awk -F'\t' '$2 == "listed" && !seen[$1]++ { print $1 }' "$status")
 if ((${#hosts[@]} == 0)) && ((!interrupted)); then
 	rmdir "$out" 2>/dev/null
-	why=$(grep -m1 -E '^ERROR!|Failed to parse|Unable to parse' "$tmp/ansible.log" |
-		sed 's/^ERROR! //; s/^\[WARNING\]: //; s/^ *\* *//')
-	[[ -n $why ]] && usage_error "inventory '$inv' does not parse: $why"
-	usage_error "inventory '$inv' has no host (ansible-playbook exited $prc)"
+	# Ansible wraps its warnings: the plugin's words for this kind of file, joined.
+	why=$(python3 - "$inv" "$tmp/ansible.log" <<'PY'
+import re, sys
+inv, log = sys.argv[1], " ".join(open(sys.argv[2], errors="replace").read().split())
+want = "yaml" if re.search(r"\.(ya?ml|json)$", inv) else "ini"
+m = re.search(r"Failed to parse \S+ with " + want + r" plugin: (.*?)(?: \[WARNING\]| ERROR!|$)", log)
+if m:
+    print(f"{want} plugin: {m.group(1)}")
+else:
+    m = re.search(r"ERROR! (.*?)(?: \[WARNING\]|$)", log)
+    print(m.group(1) if m else "")
+PY
+)
+	((made_results)) && rmdir results 2>/dev/null
+	[[ -n $why ]] && bad_input "inventory '$inv' does not parse: $why"
+	bad_input "inventory '$inv' has no host (ansible-playbook exited $prc)"
 fi
 if ! cp "$tmp/ansible.log" "$tmp/status.tsv" "$out/" 2>/dev/null; then
 	keep_tmp=1
