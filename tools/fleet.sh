@@ -167,13 +167,38 @@ if ! cp "$tmp/ansible.log" "$tmp/status.tsv" "$out/" 2>/dev/null; then
 	say "cannot copy ansible.log and status.tsv into $out (full disk?): they stay in $tmp"
 fi
 
+# unpack HOST: DIR/.HOST.tar (the host's run, fetched whole) into DIR/HOST/, a file at a time,
+# each written as NAME.part and then renamed: only whole files. The tar is removed once every
+# file is out; else it stays (it holds the rest) and unpack_why says why.
+unpack() {
+	local tar=$out/.$1.tar m dest err members
+	unpack_why=
+	[[ -f $tar ]] || return 0
+	members=$(tar -tf "$tar" 2>&1) || { unpack_why="$tar is not a tar: ${members##*$'\n'}"; return 1; }
+	while IFS= read -r m; do
+		case "$m" in
+		/*|../*|*/../*|*/) continue ;;	# files under the host's folder only
+		esac
+		dest=$out/$1/$m
+		if ! err=$({ mkdir -p "${dest%/*}" && tar -xOf "$tar" -- "$m" >"$dest.part" && mv -f "$dest.part" "$dest"; } 2>&1); then
+			rm -f "$dest.part"
+			unpack_why="cannot write $dest: ${err##*: } (the rest stays in $tar)"
+			return 1
+		fi
+	done <<<"$members"
+	rm -f "$tar"
+}
+
 # One line per host: ok with its files, or why not.
 ok=() nfail=0
 for h in "${hosts[@]}"; do
 	line=$(awk -F'\t' -v h="$h" '$1 == h { l = $0 } END { print l }' "$status")
+	IFS=$'\t' read -r _ what step why <<<"$line"
+	if ! unpack "$h" && [[ $what != failed ]]; then
+		what=failed step=unpack why=$unpack_why
+	fi
 	nfiles=0
 	[[ -d $out/$h ]] && nfiles=$(find "$out/$h" -type f | wc -l)
-	IFS=$'\t' read -r _ what step why <<<"$line"
 	if [[ $what == ok ]] && compgen -G "$out/$h/*.json" >/dev/null; then
 		ok+=("$out/$h")
 		echo "$me: $h: ok, $nfiles files in $out/$h"

@@ -7,8 +7,8 @@ tab-separated line each, flushed at once so that a Ctrl-C keeps what was known:
     HOST<TAB>failed<TAB>STEP<TAB>REASON      (a task failed or the host was unreachable)
     HOST<TAB>ok                              (the play finished on the host without a failure)
 STEP is the task name (copy, deps, run, fetch); REASON is one line. A fetch that failed part way
-(a full disk) may have left a partial file behind: it is removed ($RG_FLEET_OUT/HOST/FILE) so
-that only whole files stay. It prints a line per host as it goes (a failure, a finished run) on
+(a full disk) may have left a partial tar behind: it is removed ($RG_FLEET_OUT/.HOST.tar), so
+that only whole tars stay. It prints a line per host as it goes (a failure, a finished run) on
 the file descriptor $RG_FLEET_PROGRESS_FD (rgbench fleet's stderr), else on stderr.
 """
 import os
@@ -84,6 +84,10 @@ class CallbackModule(CallbackBase):
 
     def _fail(self, result, reason):
         host = result._host.get_name()
+        if result._task.get_name() == "fetch" and self.out:
+            tar = os.path.join(self.out, "." + host + ".tar")
+            if os.path.isfile(tar):
+                os.unlink(tar)
         if host in self.failed:
             return
         self.failed.add(host)
@@ -106,16 +110,6 @@ class CallbackModule(CallbackBase):
         # ssh: ssh: connect to host X port 22: Connection refused': ssh's own words are the reason.
         why = why.split("can be reached over ssh: ", 1)[-1]
         self._fail(result, "unreachable: " + why)
-
-    def v2_runner_item_on_failed(self, result):
-        if result._task.get_name() != "fetch" or not self.out:
-            return
-        item = str(result._result.get("item", ""))
-        rel = item[len("results/"):] if item.startswith("results/") else item
-        dest = os.path.normpath(os.path.join(self.out, result._host.get_name(), rel))
-        if dest.startswith(os.path.normpath(self.out) + os.sep) and os.path.isfile(dest):
-            os.unlink(dest)
-            self._say(result._host.get_name(), f"removed the partial file {dest}")
 
     def v2_runner_on_ok(self, result):
         name = result._task.get_name()

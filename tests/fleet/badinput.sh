@@ -45,26 +45,34 @@ whole() {
 	echo "$n"
 }
 
-# A full disk on the control machine: the results folder on a 64 KiB tmpfs (a private mount).
+# A full disk on the control machine: the results folder on a 128 KiB tmpfs (a private mount):
+# a host's tar (about 90 KiB) may fit, two do not; a tar that fits may not unpack beside itself.
 fleet_inventory "$T/inv" "alpha ansible_host=${FLEET_ADDR[alpha]}" "beta ansible_host=${FLEET_ADDR[beta]}"
 mkdir -p "$T/full" "$T/tmp"
 (cd "$T" && ip netns exec "$FLEET_PREFIX-c" unshare --mount --propagation private bash -c '
-	mount -t tmpfs -o size=64k rgfleetfull "$1" || exit 99
+	full=$1
+	mount -t tmpfs -o size=128k rgfleetfull "$full" || exit 99
 	shift
 	TMPDIR=$0/tmp "$@"
 	rc=$?
-	cp -a "$1"/. "$0/full-copy/" 2>/dev/null || mkdir -p "$0/full-copy"
+	mkdir -p "$0/full-copy" && cp -a "$full"/. "$0/full-copy/"
 	exit $rc' "$T" "$T/full" "$BUILD/tools/rgbench" fleet -i "$T/inv" --out "$T/full/run" "${opts[@]}") >"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/err" "$T/out"
 ((rc != 99)) || skip "cannot mount a tmpfs in a private mount namespace"
 ((rc == 1)) || fail "full disk: exit $rc, want 1"
 for name in alpha beta; do
-	grep -Eq "^rgbench fleet: $name: failed at fetch: .*No space left on device.* \([0-9]+ files kept\)$" "$T/out" ||
-		fail "full disk: $name is not failed at fetch with 'No space left on device'"
+	line=$(grep "^rgbench fleet: $name: " "$T/out")
+	[[ $(wc -l <<<"$line") == 1 && $line =~ ^rgbench\ fleet:\ $name:\ failed\ at\ (fetch|unpack):\ .*No\ space\ left\ on\ device.*\ \([0-9]+\ files\ kept\)$ ]] ||
+		fail "full disk: $name: not one line 'failed at fetch|unpack: ... No space left on device': $line"
 	n=$(whole "$name" "$T/full-copy/run/$name") || exit 1
-	echo "ok   full disk: $name failed at fetch; its $n files there are whole"
+	if [[ -e $T/full-copy/run/.$name.tar ]]; then
+		tar -tf "$T/full-copy/run/.$name.tar" >/dev/null || fail "full disk: $name's kept tar is not whole"
+		n="$n (and the whole tar with the rest)"
+	fi
+	echo "ok   full disk: ${line#rgbench fleet: }; its $n files there are whole"
 done
+! compgen -G "$T/full-copy/run/*/*.part" >/dev/null || fail "full disk: a .part file was left"
 
 # Ctrl-C: alpha finishes, slow's run.sh waits (its rgbench sleeps); SIGINT to the process
 # group once alpha's files are in: exit 130, alpha's files stay, slow is interrupted.
