@@ -182,6 +182,7 @@ unpack() {
 		dest=$out/$1/$m
 		if ! err=$({ mkdir -p "${dest%/*}" && tar -xOf "$tar" -- "$m" >"$dest.part" && mv -f "$dest.part" "$dest"; } 2>&1); then
 			rm -f "$dest.part"
+			err=${err%%$'\n'*}	# tar's first line: "tar: NAME: Cannot write: No space left on device"
 			unpack_why="cannot write $dest: ${err##*: } (the rest stays in $tar)"
 			return 1
 		fi
