@@ -168,10 +168,10 @@ if ! cp "$tmp/ansible.log" "$tmp/status.tsv" "$out/" 2>/dev/null; then
 fi
 
 # unpack HOST: DIR/.HOST.tar (the host's run, fetched whole) into DIR/HOST/, a file at a time,
-# each written as NAME.part and then renamed: only whole files. The tar is removed once every
-# file is out; else it stays (it holds the rest) and unpack_why says why.
+# each extracted into DIR/HOST/.unpack/ and then renamed into place: only whole files. The tar
+# is removed once every file is out; else it stays (it holds the rest) and unpack_why says why.
 unpack() {
-	local tar=$out/.$1.tar m dest err members
+	local tar=$out/.$1.tar part=$out/$1/.unpack m dest err members
 	unpack_why=
 	[[ -f $tar ]] || return 0
 	members=$(tar -tf "$tar" 2>&1) || { unpack_why="$tar is not a tar: ${members##*$'\n'}"; return 1; }
@@ -180,13 +180,15 @@ unpack() {
 		/*|../*|*/../*|*/) continue ;;	# files under the host's folder only
 		esac
 		dest=$out/$1/$m
-		if ! err=$({ mkdir -p "${dest%/*}" && tar -xOf "$tar" -- "$m" >"$dest.part" && mv -f "$dest.part" "$dest"; } 2>&1); then
-			rm -f "$dest.part"
+		if ! err=$({ mkdir -p "$part" "${dest%/*}" && tar -xf "$tar" -C "$part" -- "$m" &&
+			     mv -f "$part/$m" "$dest"; } 2>&1); then
+			rm -rf "$part"
 			err=${err%%$'\n'*}	# tar's first line: "tar: NAME: Cannot write: No space left on device"
 			unpack_why="cannot write $dest: ${err##*: } (the rest stays in $tar)"
 			return 1
 		fi
 	done <<<"$members"
+	rm -rf "$part"
 	rm -f "$tar"
 }
 

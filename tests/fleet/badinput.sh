@@ -72,7 +72,7 @@ for name in alpha beta; do
 	fi
 	echo "ok   full disk: ${line#rgbench fleet: }; its $n files there are whole"
 done
-! compgen -G "$T/full-copy/run/*/*.part" >/dev/null || fail "full disk: a .part file was left"
+! compgen -G "$T/full-copy/run/*/.unpack" >/dev/null || fail "full disk: an .unpack folder was left"
 
 # Ctrl-C: alpha finishes, slow's run.sh waits (its rgbench sleeps); SIGINT to the process
 # group once alpha's files are in: exit 130, alpha's files stay, slow is interrupted.
