@@ -168,7 +168,7 @@ if ! cp "$tmp/ansible.log" "$tmp/status.tsv" "$out/" 2>/dev/null; then
 fi
 
 # unpack HOST: DIR/.HOST.tar (the host's run, fetched whole) into DIR/HOST/, a file at a time,
-# each extracted into DIR/HOST/.unpack/ and then renamed into place: only whole files. The tar
+# each written into DIR/HOST/.unpack/ and then renamed into place: only whole files. The tar
 # is removed once every file is out; else it stays (it holds the rest) and unpack_why says why.
 unpack() {
 	local tar=$out/.$1.tar part=$out/$1/.unpack m dest err members
@@ -180,10 +180,11 @@ unpack() {
 		/*|../*|*/../*|*/) continue ;;	# files under the host's folder only
 		esac
 		dest=$out/$1/$m
-		if ! err=$({ mkdir -p "$part" "${dest%/*}" && tar -xf "$tar" -C "$part" -- "$m" &&
-			     mv -f "$part/$m" "$dest"; } 2>&1); then
+		# (tar's own writes say "Wrote only N of M bytes" on a full disk; cat names the errno)
+		if ! err=$({ mkdir -p "$part" "${dest%/*}" && tar -xOf "$tar" -- "$m" | cat >"$part/file" &&
+			     mv -f "$part/file" "$dest"; } 2>&1); then
 			rm -rf "$part"
-			err=${err%%$'\n'*}	# tar's first line: "tar: NAME: Cannot write: No space left on device"
+			err=${err%%$'\n'*}	# the first line: "cat: write error: No space left on device"
 			unpack_why="cannot write $dest: ${err##*: } (the rest stays in $tar)"
 			return 1
 		fi
