@@ -21,7 +21,9 @@ rm -f results/.fleet-*.tar	# an earlier run's, fetched then
 : >"$mark"
 bash scripts/run.sh "$@" >"$log" 2>"$log.err"
 rc=$?
-mapfile -t files < <(cd results && find . -type f -newer "${mark#results/}" ! -name '.*' | sed 's|^\./||' | sort)
+# The CSV, JSON and report first, the plots after: a full disk on the control machine keeps the data.
+mapfile -t files < <(cd results && find . -type f -newer "${mark#results/}" ! -name '.*' | sed 's|^\./||' |
+	awk '{ print (index($0, "/") ? 1 : 0) "\t" $0 }' | sort | cut -f2-)
 if ((${#files[@]})); then
 	if tar -cf "$mark.tar" -C results -- "${files[@]}"; then
 		echo "ARCHIVE $mark.tar"

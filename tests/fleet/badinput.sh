@@ -75,7 +75,7 @@ done
 ! compgen -G "$T/full-copy/run/*/.unpack" >/dev/null || fail "full disk: an .unpack folder was left"
 
 # Ctrl-C: alpha finishes, slow's run.sh waits (its rgbench sleeps); SIGINT to the process
-# group once alpha's files are in: exit 130, alpha's files stay, slow is interrupted.
+# group once alpha's tar is in: exit 130, alpha's files are unpacked and stay, slow is interrupted.
 mkdir -p "$T/slow/tools"
 printf '#!/bin/sh\nexec sleep 300\n' >"$T/slow/tools/rgbench"
 chmod +x "$T/slow/tools/rgbench"
@@ -86,12 +86,12 @@ set -m
 	>"$T/out" 2>"$T/err" &
 pg=$!
 set +m
-for ((i = 0; i < 600; i++)); do
-	compgen -G "$T/int/alpha/*.md" >/dev/null && break
+for ((i = 0; i < 300; i++)); do
+	[[ -s $T/int/.alpha.tar ]] && break
 	kill -0 "$pg" 2>/dev/null || break
 	sleep 0.2
 done
-compgen -G "$T/int/alpha/*.md" >/dev/null || { cat "$T/err" "$T/out"; fail "Ctrl-C: alpha's files did not arrive"; }
+[[ -s $T/int/.alpha.tar ]] || { cat "$T/err" "$T/out"; fail "Ctrl-C: alpha's files did not arrive"; }
 sleep 1
 kill -INT -- "-$pg" || fail "Ctrl-C: the fleet had already ended"
 for ((i = 0; i < 300; i++)); do kill -0 "$pg" 2>/dev/null || break; sleep 0.1; done
