@@ -120,6 +120,10 @@ json.dump({"rg_archive": sys.argv[1], "rg_commit": sys.argv[2], "rg_out": sys.ar
 
 echo "$me: inventory $inv, $forks hosts at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
 t0=$(date +%s)
+# The playbook runs in its own session (a Ctrl-C reaches it through on_signal, once). A shell
+# starts background commands with SIGINT ignored, and Python then never turns SIGINT into
+# Ansible's "User interrupted execution": it gets SIGINT back to default before it starts.
+sigint_default='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])'
 # ssh connections are shared within this run only: a master left from an earlier run to a host
 # whose sshd has gone since would answer for it.
 export ANSIBLE_SSH_CONTROL_PATH_DIR=${ANSIBLE_SSH_CONTROL_PATH_DIR:-$tmp/cp}
@@ -127,8 +131,8 @@ exec 3>&2
 RG_FLEET_STATUS=$status RG_FLEET_OUT=$out RG_FLEET_PROGRESS_FD=3 \
 ANSIBLE_CALLBACK_PLUGINS=$src/fleet/callback_plugins${ANSIBLE_CALLBACK_PLUGINS:+:$ANSIBLE_CALLBACK_PLUGINS} \
 ANSIBLE_CALLBACKS_ENABLED=rgbench_fleet${ANSIBLE_CALLBACKS_ENABLED:+,$ANSIBLE_CALLBACKS_ENABLED} \
-	setsid ansible-playbook -i "$inv" -f "$forks" -e "@$tmp/vars.json" "$src/fleet/rgbench.yml" \
-	>"$tmp/ansible.log" 2>&1 </dev/null &
+	setsid python3 -c "$sigint_default" ansible-playbook -i "$inv" -f "$forks" -e "@$tmp/vars.json" \
+	"$src/fleet/rgbench.yml" >"$tmp/ansible.log" 2>&1 </dev/null &
 play=$!
 exec 3>&-
 while :; do
