@@ -41,6 +41,7 @@ fleet_setup() {
 	done
 	[[ -x /usr/sbin/sshd ]] || skip "/usr/sbin/sshd not found (openssh-server; scripts/deps.sh test installs it)"
 	[[ -x $BUILD/tools/rgbench ]] || fail "no $BUILD/tools/rgbench"
+	git -C "$SRC" rev-parse -q --verify HEAD >/dev/null || skip "$SRC is not a git checkout (rgbench fleet copies a commit)"
 	trap fleet_cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
