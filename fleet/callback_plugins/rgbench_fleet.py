@@ -108,7 +108,9 @@ class CallbackModule(CallbackBase):
         why = one_line(result._result.get("msg", "")) or "no reason given"
         # 'Data could not be sent to remote host "X". Make sure this host can be reached over
         # ssh: ssh: connect to host X port 22: Connection refused': ssh's own words are the reason.
+        # ('Failed to connect to the host via ssh: ssh: ...' likewise)
         why = why.split("can be reached over ssh: ", 1)[-1]
+        why = why.split("Failed to connect to the host via ssh: ", 1)[-1]
         self._fail(result, "unreachable: " + why)
 
     def v2_runner_on_ok(self, result):
