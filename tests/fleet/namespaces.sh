@@ -38,16 +38,24 @@ one_line() {
 	echo "ok   $(grep "^rgbench fleet: $2: " "$1")"
 }
 
+# round N INVENTORY FORKS RC: rgbench fleet's Nth run over INVENTORY exits RC and makes the
+# Nth fleet folder, $run; its stdout is in $T/outN.
+round() {
+	local rc runs
+	fleet_run -i "$2" --forks "$3" "${opts[@]}" >"$T/out$1" 2>"$T/err$1"
+	rc=$?
+	cat "$T/err$1" "$T/out$1"
+	((rc == $4)) || fail "run $1 exited $rc, want $4"
+	mapfile -t runs < <(ls -d "$T"/results/fleet-*)
+	((${#runs[@]} == $1)) || fail "run $1: ${#runs[@]} fleet folders, want $1"
+	run=${runs[$1 - 1]}
+}
+
 # Run 1: three hosts.
 fleet_inventory "$T/inv1" "alpha ansible_host=${FLEET_ADDR[alpha]}" "beta ansible_host=${FLEET_ADDR[beta]}" \
 	"gamma ansible_host=${FLEET_ADDR[gamma]}"
-fleet_run -i "$T/inv1" --forks 3 "${opts[@]}" >"$T/out1" 2>"$T/err1"
-rc=$?
-cat "$T/err1" "$T/out1"
-((rc == 0)) || fail "run 1 exited $rc, want 0"
-mapfile -t runs < <(ls -d "$T"/results/fleet-*)
-((${#runs[@]} == 1)) || fail "run 1: ${#runs[@]} fleet folders, want 1"
-r1=${runs[0]}
+round 1 "$T/inv1" 3 0
+r1=$run
 for h in alpha:a beta:b gamma:c; do
 	name=${h%%:*} hn=rgfleet-${h#*:}
 	one_line "$T/out1" "$name" "ok, [0-9]+ files in $r1/$name\$"
@@ -74,13 +82,8 @@ fleet_inventory "$T/inv2" "alpha ansible_host=${FLEET_ADDR[alpha]}" "beta ansibl
 	"gamma ansible_host=${FLEET_ADDR[gamma]}" "delta ansible_host=${FLEET_ADDR[alpha]}" \
 	"nosudo ansible_host=${FLEET_ADDR[beta]} rgbench_become=true ansible_become_exe=$T/nosudo ansible_become_user=daemon" \
 	"badrun ansible_host=${FLEET_ADDR[beta]} rgbench_prebuilt=$T/no-such-build"
-fleet_run -i "$T/inv2" --forks 6 "${opts[@]}" >"$T/out2" 2>"$T/err2"
-rc=$?
-cat "$T/err2" "$T/out2"
-((rc == 1)) || fail "run 2 exited $rc, want 1 (hosts failed)"
-mapfile -t runs < <(ls -d "$T"/results/fleet-*)
-((${#runs[@]} == 2)) || fail "run 2: ${#runs[@]} fleet folders, want 2"
-r2=${runs[1]}
+round 2 "$T/inv2" 6 1
+r2=$run
 [[ $r2 != "$r1" ]] || fail "run 2 wrote into run 1's folder"
 [[ $(tree "$r1") == "$before" ]] || fail "run 2 changed run 1's folder"
 echo "ok   run 2: a new folder; run 1's is untouched"
