@@ -101,7 +101,14 @@ status=$tmp/status.tsv
 play=
 interrupted=0
 keep_tmp=0
-cleanup() { ((keep_tmp)) || rm -rf "$tmp"; }
+cleanup() {
+	local s
+	# Ansible's ssh masters (ControlPersist) would linger a minute after the run: end them.
+	for s in "$tmp"/cp/*; do
+		[[ -S $s ]] && ssh -O exit -o ControlPath="$s" rgbench-fleet >/dev/null 2>&1
+	done
+	((keep_tmp)) || rm -rf "$tmp"
+}
 trap cleanup EXIT
 on_signal() {	# the playbook (its own process group) gets the signal; the files stay
 	interrupted=$1

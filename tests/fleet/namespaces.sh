@@ -72,6 +72,9 @@ for hn in rgfleet-a rgfleet-b rgfleet-c; do
 	grep -q "^- [A-C] = $hn: " "$r1/report.md" || fail "run 1: the report does not list $hn"
 done
 echo "ok   run 1: every host's files under its inventory name, whole; the report lists rgfleet-a, -b, -c"
+left=$(ip netns pids "$FLEET_PREFIX-c")
+[[ -z $left ]] || fail "run 1 left processes in the control namespace: $(ps -o comm= -p "${left//$'\n'/,}")"
+echo "ok   run 1 left no process behind (Ansible's ssh masters ended)"
 before=$(tree "$r1")
 
 # Run 2: gamma unreachable, delta = alpha's machine, nosudo and badrun fail.
