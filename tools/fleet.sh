@@ -98,7 +98,7 @@ out=$(cd "$out" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgbench-fleet.XXXXXX") || { say "cannot make a temporary folder"; exit 1; }
 status=$tmp/status.tsv
 : >"$status"
-play=
+play= phase=before
 interrupted=0
 keep_tmp=0
 cleanup() {
@@ -110,9 +110,12 @@ cleanup() {
 	((keep_tmp)) || rm -rf "$tmp"
 }
 trap cleanup EXIT
-on_signal() {	# the playbook (its own process group) gets the signal; the files stay
+on_signal() {	# before the playbook: stop, nothing made; during: stop it, keep the files
 	interrupted=$1
-	[[ -n $play ]] && kill -INT "$play" 2>/dev/null
+	case $phase in
+	before) rmdir "$out" 2>/dev/null; say "interrupted; nothing started"; exit "$1" ;;
+	play) [[ -n $play ]] && kill -INT "$play" 2>/dev/null ;;
+	esac
 }
 trap 'on_signal 130' INT
 trap 'on_signal 143' TERM
@@ -135,12 +138,14 @@ sigint_default='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_
 # whose sshd has gone since would answer for it.
 export ANSIBLE_SSH_CONTROL_PATH_DIR=${ANSIBLE_SSH_CONTROL_PATH_DIR:-$tmp/cp}
 exec 3>&2
+phase=play	# (a signal from here on is passed to the playbook, once it has a pid)
 RG_FLEET_STATUS=$status RG_FLEET_OUT=$out RG_FLEET_PROGRESS_FD=3 \
 ANSIBLE_CALLBACK_PLUGINS=$src/fleet/callback_plugins${ANSIBLE_CALLBACK_PLUGINS:+:$ANSIBLE_CALLBACK_PLUGINS} \
 ANSIBLE_CALLBACKS_ENABLED=rgbench_fleet${ANSIBLE_CALLBACKS_ENABLED:+,$ANSIBLE_CALLBACKS_ENABLED} \
 	setsid python3 -c "$sigint_default" ansible-playbook -i "$inv" -f "$forks" -e "@$tmp/vars.json" \
 	"$src/fleet/rgbench.yml" >"$tmp/ansible.log" 2>&1 </dev/null &
 play=$!
+((interrupted)) && kill -INT "$play" 2>/dev/null
 exec 3>&-
 while :; do
 	wait "$play"
@@ -149,7 +154,7 @@ while :; do
 	((prc > 128)) && kill -0 "$play" 2>/dev/null && continue
 	break
 done
-play=
+play= phase=after
 t1=$(date +%s)
 
 # The hosts the play started on; none: the inventory did not parse, or names no host.
