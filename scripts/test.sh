@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The README's test command: install deps, build natively and for aarch64, run
+# The README's test command: install what the tests need (deps.sh test), build natively and for aarch64, run
 # every test (native; aarch64 under qemu-aarch64 with and without LSE), and the
 # unit, stress, plots, smoke and badinput labels again under ASan+UBSan, and the
 # stress test under TSan.
@@ -24,7 +24,7 @@ case "${1:-}" in
   *) echo "scripts/test.sh: unknown argument '$1' (only --quick)" >&2; exit 2 ;;
 esac
 
-bash scripts/deps.sh
+bash scripts/deps.sh test
 
 # Which builds this run makes. Under user-mode emulation (tests/arm64's Debian arm64
 # system) /proc/cpuinfo is the host's; the sanitizer runtimes do not work there
