@@ -139,7 +139,9 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		rp_sec_latency(c, &hosts[h]);
 		rp_sec_suite(c, &hosts[h], "bpf");
 		rp_sec_suite(c, &hosts[h], "kmod");
+		rp_sec_calib(c, &hosts[h]);
 	}
+	rp_sec_boots(c, in, nin);
 	rp_sec_plots(c, o->out, in, nin);
 	if (c->nleft) {
 		rp_heading(c, "Left out");

@@ -18,4 +18,10 @@ void rp_fleet_csv(FILE *f, const struct host *hosts, size_t nh, bool allow_emula
 void rp_fleet_heat_csv(FILE *f, const struct host *hosts, size_t nh);
 /* The same into path for the rows of n sources (rgbench plot). 0 or -1 (errno). */
 int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size_t n);
+/*
+ * fleet_decide.c: the role of the guard the host's kernel runs in the BPF
+ * trampoline (from its arch and h->kernel), or NULL with why set; the
+ * report's calibration reads each kernel's design with it.
+ */
+const char *rp_fleet_current_role(const struct host *h, char *why, size_t size);
 #endif /* RG_FLEET_H */
