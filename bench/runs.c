@@ -253,7 +253,12 @@ static int spawn(struct suite *s, int k, struct run_proc *p)
 			 */
 			struct rg_suite_cfg c = *cfg;
 
-			/* The earlier runs' pipes: theirs to hold, or they never see their end. */
+			/*
+			 * The parent's ends of this run's pipes and the earlier runs'
+			 * pipes: held here, no run would ever see its end of commands.
+			 */
+			close(down[1]);
+			close(up[0]);
 			for (int j = 0; j < k; j++) {
 				close(s->proc[j].to);
 				close(s->proc[j].from);
