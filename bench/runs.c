@@ -40,14 +40,11 @@ struct wire_preset {
 };
 
 struct wire_case {
-	int32_t idx;
-	uint8_t reported, active, error, counted_all, ev_all;
-	char errmsg[256];
-	uint64_t chunk, nrep, nnoisy, refusals, ops;
-	uint32_t work, work_in;
-	int64_t discarded, worst_iv;
-	double worst_ratio, cycles, instructions, ev[RG_PMU_MAX_EVENTS];
-	int32_t seen_cpu[RG_MAX_CPUS];
+	/*
+	 * The run's whole case as it stands after the group (the same binary
+	 * reads it: its pointers mean nothing to the parent and are not used).
+	 */
+	struct bcase c;
 	char where[RG_RUN_WHERE_LEN];
 };
 
@@ -119,33 +116,12 @@ static uintptr_t loop_addr(const struct bcase *c)
 	}
 }
 
-static int send_case(int fd, size_t idx, const struct bcase *c, bool s_forked)
+static int send_case(int fd, const struct bcase *c, bool s_forked)
 {
 	struct wire_case w;
 
 	memset(&w, 0, sizeof(w));
-	w.idx = (int32_t)idx;
-	w.reported = c->reported;
-	w.active = c->active;
-	w.error = c->error;
-	w.counted_all = c->counted_all;
-	w.ev_all = c->ev_all;
-	memcpy(w.errmsg, c->errmsg, sizeof(w.errmsg));
-	w.chunk = c->chunk;
-	w.nrep = c->nrep;
-	w.nnoisy = c->nnoisy;
-	w.refusals = c->refusals;
-	w.ops = c->ops;
-	w.work = c->work;
-	w.work_in = c->work_in;
-	w.discarded = c->discarded;
-	w.worst_iv = c->worst_iv;
-	w.worst_ratio = c->worst_ratio;
-	w.cycles = c->cycles;
-	w.instructions = c->instructions;
-	memcpy(w.ev, c->ev, sizeof(w.ev));
-	for (int t = 0; t < c->threads && t < RG_MAX_CPUS; t++)
-		w.seen_cpu[t] = c->seen_cpu[t];
+	w.c = *c;
 	/* Page offsets: what a fresh address layout may move (docs/bench.md, "Runs"). */
 	if (loop_addr(c))
 		snprintf(w.where, sizeof(w.where), "slots +0x%03lx stack +0x%03lx loop +0x%03lx cpu %d%s",
@@ -199,7 +175,7 @@ int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 		if (suite_run_group(&s, cmd.group, set))
 			goto out;
 		for (size_t i = 0; i < s.n; i++)
-			if (s.c[i].group == cmd.group && send_case(out, i, &s.c[i], cfg->run_forked))
+			if (s.c[i].group == cmd.group && send_case(out, &s.c[i], cfg->run_forked))
 				goto out;
 	}
 	rc = RG_EXIT_OK;
@@ -334,10 +310,10 @@ static int take_case(struct run_proc *p, struct bcase *c, size_t k, volatile sig
 	struct wire_case w;
 	size_t bytes;
 
-	if (get(p->from, &w, sizeof(w), stop) || w.nrep > (1u << 20))
+	if (get(p->from, &w, sizeof(w), stop) || w.c.nrep > (1u << 20))
 		return -1;
-	bytes = (size_t)w.nrep * sizeof(double);
-	r->nrep = (size_t)w.nrep;
+	bytes = w.c.nrep * sizeof(double);
+	r->nrep = w.c.nrep;
 	r->ns = malloc(bytes ? bytes : 1);
 	r->wall = malloc(bytes ? bytes : 1);
 	r->mops = malloc(bytes ? bytes : 1);
@@ -346,30 +322,30 @@ static int take_case(struct run_proc *p, struct bcase *c, size_t k, volatile sig
 		return -1;
 	snprintf(r->where, sizeof(r->where), "%s", w.where);
 	c->nruns = k + 1 > c->nruns ? k + 1 : c->nruns;
-	c->reported |= w.reported;
-	if (w.error && !c->error) {
+	c->reported |= w.c.reported;
+	if (w.c.error && !c->error) {
 		char msg[300];
 
-		snprintf(msg, sizeof(msg), "run %zu: %s", k, w.errmsg);
+		snprintf(msg, sizeof(msg), "run %zu: %s", k, w.c.errmsg);
 		suite_case_fail(c, msg);
 	}
-	c->chunk = w.chunk;
-	c->work = w.work;
-	c->work_in = w.work_in;
-	c->discarded += (long)w.discarded;
-	c->nnoisy += (size_t)w.nnoisy;
-	c->worst_ratio = fmin(c->worst_ratio, w.worst_ratio);
-	c->worst_iv = (long)w.worst_iv > c->worst_iv ? (long)w.worst_iv : c->worst_iv;
-	c->refusals += w.refusals;
-	c->ops += w.ops;
-	c->cycles += w.cycles;
-	c->instructions += w.instructions;
-	c->counted_all &= w.counted_all;
-	c->ev_all &= w.ev_all;
+	c->chunk = w.c.chunk;
+	c->work = w.c.work;
+	c->work_in = w.c.work_in;
+	c->discarded += w.c.discarded;
+	c->nnoisy += w.c.nnoisy;
+	c->worst_ratio = fmin(c->worst_ratio, w.c.worst_ratio);
+	c->worst_iv = w.c.worst_iv > c->worst_iv ? w.c.worst_iv : c->worst_iv;
+	c->refusals += w.c.refusals;
+	c->ops += w.c.ops;
+	c->cycles += w.c.cycles;
+	c->instructions += w.c.instructions;
+	c->counted_all &= w.c.counted_all;
+	c->ev_all &= w.c.ev_all;
 	for (size_t i = 0; i < RG_PMU_MAX_EVENTS; i++)
-		c->ev[i] += w.ev[i];
+		c->ev[i] += w.c.ev[i];
 	for (int t = 0; t < c->threads && t < RG_MAX_CPUS; t++)
-		c->seen_cpu[t] = w.seen_cpu[t];
+		c->seen_cpu[t] = w.c.seen_cpu[t];
 	return 0;
 }
 
