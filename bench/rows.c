@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rg/parts.h"
 #include "rg/schema.h"
 #include "suite_int.h"
 
@@ -121,7 +122,7 @@ static const struct bcase *baseline(struct suite *s, const struct bcase *c, cons
 
 int suite_add_row(struct suite *s, struct bcase *c)
 {
-	const char *gname = c->gi->name, *bname = NULL;
+	const char *gname = c->part ? rg_parts[c->part - 1].name : c->gi->name, *bname = NULL;
 	const struct bcase *base;
 	struct rg_result *r;
 
@@ -131,7 +132,8 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		r = rg_results_add(s->rs, "user", gname, c->scenario);
 	if (!r)
 		return -ENOMEM;
-	snprintf(r->role, sizeof(r->role), "%s", rg_guard_role(c->gi));	/* guards.def */
+	/* guards.def; a ladder step stands for no design */
+	snprintf(r->role, sizeof(r->role), "%s", c->part ? "n/a" : rg_guard_role(c->gi));
 	r->threads = c->threads;
 	r->batch = (long)c->batch;
 	r->duty_ns = c->duty_ns;
