@@ -19,6 +19,7 @@
  *   report_plots.c     links to the PNGs
  *   hosts.c            host identity: grouping rows by machine, duplicates, labels, the key index
  *   report_fleet.c     every host: the role matrix, the decision table, the prediction
+ *   report_why.c       the decision's two designs taken apart (the ladder rows), per host and every host
  */
 
 #define MAX_FILES 64
@@ -177,6 +178,9 @@ void rp_fleet_csv(FILE *f, const struct host *hosts, size_t nh, bool allow_emula
 void rp_fleet_heat_csv(FILE *f, const struct host *hosts, size_t nh);
 /* The same into path for the rows of n sources (rgbench plot). 0 or -1 (errno). */
 int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size_t n);
+/* report_why.c: the decision's two designs as ladders, one host; every host side by side. */
+void rp_sec_why(struct ctx *c, const struct host *h);
+void rp_sec_why_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
 /* out: the --out file or NULL. */
 void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin);
 
