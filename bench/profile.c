@@ -60,6 +60,12 @@ int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 	int norder;
 
 	plan_env(cfg);
+	/* --events: every name in this CPU's libpfm4 table, before anything runs (--list shows the names) */
+	snprintf(cfg->events, sizeof(cfg->events), "%s", o->events);
+	if (rg_events_configure(cfg->events, err, sizeof(err))) {
+		fprintf(stderr, "rgbench: %s\n", err);
+		return RG_EXIT_USAGE;
+	}
 	if (rg_topo_init(err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
 		return o->plan ? RG_EXIT_USAGE : RG_EXIT_FAIL;	/* --plan: a bad topology file */

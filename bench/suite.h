@@ -86,6 +86,7 @@ struct rg_suite_cfg {
 	bool guard[RG_GUARD__COUNT];	/* noop is always added */
 	bool ladder[RG_GUARD__COUNT];	/* designs whose ladder runs (RG_LADDER lines of the profile) */
 	bool scenario[RG_SC__COUNT];
+	char events[512];		/* --events: libpfm4 names, "" for the CPU table's list */
 	int cpus[RG_MAX_CPUS];		/* placement order; cpus[0] runs single-thread cases */
 	int ncpus;
 	int thread_counts[RG_MAX_THREAD_COUNTS];	/* threads scenario */
