@@ -223,7 +223,6 @@ int main(int argc, char **argv)
 			return check(argv[2], &tables[i]);
 	fprintf(stderr, "usage: rg-guard-table [--kernel | --roles | --parts] [--check docs/guards.md] "
 		"[--check-kernel docs/guards.md] [--check-roles docs/guards.md] "
-		"[--check-parts docs/guards.md] [--write FILE...]
-");
+		"[--check-parts docs/guards.md] [--write FILE...]\n");
 	return 2;
 }
