@@ -29,7 +29,7 @@
  * narrower --width is refused rather than printed wider than asked.
  */
 #define RG_REPORT_MIN_WIDTH 60
-#define MAX_LEFT 32
+#define MAX_LEFT 64
 #define DUTY_SHARE 0.05		/* "guard differences under 5% of a pair's total" */
 
 struct input {

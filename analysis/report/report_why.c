@@ -284,8 +284,8 @@ void rp_sec_why_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool a
 		for (int k = 0; k < 2; k++)
 			most[k] = L[i][k].n > most[k] ? L[i][k].n : most[k];
 	}
-	if (nh < 2)
-		goto out;
+	if (nh < 2 || !used)
+		goto out;	/* one host, or files without ladders: the hosts' own why sections say so */
 	rp_heading(c, "Why, every host: the two designs' ladders");
 	if (used < 2) {
 		rp_left_out(c, "why (fleet)", "fewer than two hosts have ladder rows for their decision's designs");
