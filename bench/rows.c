@@ -82,6 +82,7 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 	if (none) {
 		snprintf(r->counters, sizeof(r->counters), "%s", none);
 		snprintf(r->events, sizeof(r->events), "%s", none);
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%s", none);
 		return;
 	}
 	if (c->ctr_why) {
@@ -93,11 +94,15 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 		r->cycles_per_pair = c->cycles / (double)c->ops;
 		r->instructions_per_pair = c->instructions / (double)c->ops;
 	}
+	/* the table that encoded the events, or the same reason as the events column */
 	if (c->ev_why) {
 		snprintf(r->events, sizeof(r->events), "%s", c->ev_why);
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%.95s", c->ev_why);
 	} else if (!c->ev_all) {
 		snprintf(r->events, sizeof(r->events), "n/a: a thread could not open the events");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: a thread could not open the events");
 	} else {
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%s", rg_events_list()->pmu);
 		double per_pair[RG_PMU_MAX_EVENTS];
 
 		for (size_t i = 0; i < rg_events_list()->n; i++)
@@ -143,6 +148,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 	if (c->skipped) {
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: not run");
 		return 0;
 	}
 	snprintf(r->pinning, sizeof(r->pinning), "hwloc");
@@ -153,6 +159,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		snprintf(r->reason, sizeof(r->reason), "%s", c->error ? c->errmsg : "not run");
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: not run");
 		progress_line(s, c, r, false);
 		return 0;
 	}
