@@ -15,6 +15,7 @@
 #include "rg/gbench.h"
 #include "rg/platform.h"
 #include "rg/registry.h"
+#include "pmu_pfm.h"
 
 static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 {
@@ -421,6 +422,20 @@ void rg_bench_list(const struct rg_suite_cfg *cfg, const struct rg_bench_hooks *
 		for (size_t i = 0; i < e->n; i++)
 			printf("%s%s", i ? "," : " ", e->ev[i].name);
 		printf("%s%s\n", e->why[0] ? "; skipped " : "", e->why);
+	}
+	/* named events: libpfm4's table for this CPU and its list (the names --events takes), or why none */
+	{
+		struct rg_pmu_events named;
+		char nwhy[480];
+
+		if (rg_pfm_resolve(cfg->events[0] ? cfg->events : NULL, &named, nwhy, sizeof(nwhy)) == 0) {
+			printf("named events: %s:", named.pmu);
+			for (size_t i = 0; i < named.n; i++)
+				printf("%s%s", i ? "," : " ", named.ev[i].name);
+			printf(" (--events takes this table's names)\n");
+		} else {
+			printf("named events: off: %s\n", nwhy);
+		}
 	}
 	if (hooks && hooks->subcommands)
 		hooks->subcommands(stdout, false);
