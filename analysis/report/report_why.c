@@ -205,11 +205,33 @@ static void explain(FILE *f, const struct ladder *L)
 	}
 }
 
-/* Counters of the two wholes that differ, or why there are none. */
+/* The value of name in an events column ("a=1.000;b=2.000"), NAN when absent. */
+static double event_value(const char *events, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = events; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL)
+		if (!strncmp(p, name, len) && p[len] == '=')
+			return strtod(p + len + 1, NULL);
+	return NAN;
+}
+
+/* a and b differ by more than 0.05 per pair and 5% of the larger. */
+static bool differ(double a, double b)
+{
+	double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+
+	return !isnan(a) && !isnan(b) && fabs(a - b) > 0.05 && fabs(a - b) > 0.05 * m;
+}
+
+/* The per-pair counts of the two wholes that differ (cycles, instructions, events), or why none. */
 static void counts(struct ctx *c, const struct ladder *A, const struct ladder *B)
 {
 	const struct rg_row *a = A->whole, *b = B->whole;
-	const char *ca = a ? rg_row_s(a, RG_COL_counters) : "n/a: no whole row", *cb;
+	const char *ca = a ? rg_row_s(a, RG_COL_counters) : "n/a: no whole row", *cb, *ea, *eb;
+	char *s = NULL;
+	size_t slen = 0, n = 0;
+	FILE *f;
 
 	cb = b ? rg_row_s(b, RG_COL_counters) : "n/a: no whole row";
 	if (strncmp(ca, "perf", 4) || strncmp(cb, "perf", 4)) {
@@ -217,10 +239,38 @@ static void counts(struct ctx *c, const struct ladder *A, const struct ladder *B
 			strncmp(ca, "perf", 4) ? ca : cb);
 		return;
 	}
-	rp_para(c, "Counts per pair that differ (%s vs %s): cycles %.2f vs %.2f, instructions %.2f vs %.2f; events %s vs %s.",
-		A->design, B->design, rg_row_d(a, RG_COL_cycles_per_pair), rg_row_d(b, RG_COL_cycles_per_pair),
-		rg_row_d(a, RG_COL_instructions_per_pair), rg_row_d(b, RG_COL_instructions_per_pair),
-		rg_row_s(a, RG_COL_events), rg_row_s(b, RG_COL_events));
+	f = open_memstream(&s, &slen);
+	if (!f)
+		return;
+	static const struct { enum rg_col col; const char *name; } ctr[] = {
+		{ RG_COL_cycles_per_pair, "cycles" }, { RG_COL_instructions_per_pair, "instructions" },
+	};
+	for (size_t i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++) {
+		double x = rg_row_d(a, ctr[i].col), y = rg_row_d(b, ctr[i].col);
+
+		if (differ(x, y))
+			fprintf(f, "%s%s %.2f vs %.2f", n++ ? ", " : "", ctr[i].name, x, y);
+	}
+	ea = rg_row_s(a, RG_COL_events);
+	eb = rg_row_s(b, RG_COL_events);
+	for (const char *p = strncmp(ea, "n/a", 3) ? ea : NULL; p && *p;
+	     p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+		char name[64];
+		size_t len = strcspn(p, "=");
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), p);
+		if (differ(event_value(ea, name), event_value(eb, name)))
+			fprintf(f, "%s%s %.2f vs %.2f", n++ ? ", " : "", name, event_value(ea, name),
+				event_value(eb, name));
+	}
+	fclose(f);
+	if (n)
+		rp_para(c, "Counts per pair that differ (%s vs %s; events: %s): %s.", A->design, B->design,
+			strncmp(ea, "n/a", 3) ? rg_row_s(a, RG_COL_pmu_table) : ea, s);
+	else
+		rp_para(c, "Counts per pair (%s vs %s): none differs by more than 0.05 and 5%%%s%s.", A->design,
+			B->design, strncmp(ea, "n/a", 3) ? "" : "; events ", strncmp(ea, "n/a", 3) ? "" : ea);
+	free(s);
 }
 
 void rp_sec_why(struct ctx *c, const struct host *h)

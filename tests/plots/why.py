@@ -129,6 +129,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check(both is not None and all(l in both for l in labels) and
           "+reload32 -0.25" in both and "+this-cpu-ptr +0.12 ~0" in both,
           f"fleet ladders:\n{both}")
+    # counters: only the per-pair counts that differ between the two wholes (a version 5 file)
+    doc = json.load(open(paths["x86"]))
+    doc["schema_version"] = 5
+    for x in doc["results"]:
+        x["schema_version"] = 5
+        x["pmu_table"] = "n/a: no hardware PMU"
+        if x["scenario"] == "ladder" and x["guard"] in ("pcpu-xadd", "rctx-kernel"):
+            x2 = x["guard"] == "rctx-kernel"
+            x.update(counters="perf", cycles_per_pair=30.0 if x2 else 10.0, instructions_per_pair=21.0 if x2 else 20.0,
+                     events=f"LD_BLOCKS:STORE_FORWARD={'1.000' if x2 else '0.000'};MACHINE_CLEARS:MEMORY_ORDERING=0.000",
+                     pmu_table="libpfm4 icl")
+    v5 = os.path.join(tmp, "x86-v5.json")
+    json.dump(doc, open(v5, "w"))
+    r = subprocess.run([report, "report", "--width", "200", v5], capture_output=True, text=True, timeout=300)
+    flat = " ".join((section(r.stdout, "Why (") or "").split())
+    want = ("Counts per pair that differ (pcpu-xadd vs rctx-kernel; events: libpfm4 icl): cycles 10.00 vs "
+            "30.00, LD_BLOCKS:STORE_FORWARD 0.00 vs 1.00.")
+    check(r.returncode == 0 and want in flat, f"counters: {r.returncode} {r.stderr}\n  want {want}\n  in   {flat}")
     # a host without ladder rows: left out with the reason
     r = subprocess.run([report, "report", os.path.join(fleet, "vm-x86.json")], capture_output=True, text=True,
                        timeout=300)
