@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* `rgbench report`'s "why" pages: each host's decision explained by the ladders of its two designs (the ladder scenario's rows), and the ladders of every host side by side. */
+/* `rgbench report`'s "why" sections: each host's decision explained by the ladders of its two designs (the ladder scenario's rows), and the ladders of every host side by side. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fleet.h"
-#include "report.h"
 
 #define MAX_STEPS 16
 
