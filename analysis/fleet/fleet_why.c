@@ -272,6 +272,38 @@ static void counts(struct ctx *c, const struct ladder *A, const struct ladder *B
 	free(s);
 }
 
+/* The host's other ladders (rseq, the proposals with --full): each whole, the sum of its steps and the steps. */
+static void other_ladders(struct ctx *c, const struct host *h, const struct ladder *A, const struct ladder *B)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+		const char *g = rg_row_s(r, RG_COL_guard);
+		struct ladder L;
+		char *s = NULL, w[32], v[32];
+		size_t slen = 0;
+		FILE *f;
+
+		if (!rp_row_ok(r) || strcmp(rg_row_s(r, RG_COL_suite), "user") ||
+		    strcmp(rg_row_s(r, RG_COL_scenario), "ladder") || strchr(g, '+') || !strcmp(g, "noop") ||
+		    !strcmp(g, A->design) || !strcmp(g, B->design) || !ladder_of(h, g, &L))
+			continue;
+		f = open_memstream(&s, &slen);
+		if (!f)
+			return;
+		rp_fmt_signed(w, sizeof(w), whole_delta(&L));
+		rp_fmt_signed(v, sizeof(v), L.sum);
+		fprintf(f, "Also measured: %s %s ns over noop, its %zu steps sum to %s ns (", g, w, L.n, v);
+		for (size_t k = 0; k < L.n; k++) {
+			rp_fmt_signed(v, sizeof(v), L.s[k].v);
+			fprintf(f, "%s+%s %s%s", k ? ", " : "", L.s[k].part, v, excludes_zero(&L.s[k]) ? "" : " ~0");
+		}
+		fprintf(f, ").");
+		fclose(f);
+		rp_para(c, "%s", s);
+		free(s);
+	}
+}
+
 void rp_sec_why(struct ctx *c, const struct host *h)
 {
 	const char *cur, *other;
@@ -305,6 +337,7 @@ void rp_sec_why(struct ctx *c, const struct host *h)
 	rp_para(c, "%s", s);
 	free(s);
 	counts(c, &A, &B);
+	other_ladders(c, h, &A, &B);
 }
 
 /* Every host's two ladders side by side: one column per host, the steps as rows. */

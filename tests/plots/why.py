@@ -29,6 +29,8 @@ LADDERS = {
         "rctx-kernel": (4.27, [("preempt", 1.05, 1.02, 1.07), ("level", 0.92, 0.91, 0.97),
                                ("this-cpu-ptr", 0.12, -0.05, 0.2), ("byte-inc-dec", 1.72, 1.6, 1.8),
                                ("reload32", 0.39, 0.35, 0.56)]),
+        "rseq": (4.31, [("cs-arm", 0.44, 0.43, 0.45), ("cpu-slot", 0.3, -0.01, 0.32),
+                        ("add-commit", 3.64, 3.53, 3.67)]),
     },
     "arm": {
         "pcpu-ldadd-kernel": (6.5, [("preempt", 2.25, 2.0, 2.5), ("this-cpu-ptr", 0.75, 0.5, 1.0),
@@ -125,6 +127,10 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"+{p} {fmt(d)} [{fmt(lo)}, {fmt(hi)}] {fmt(d / REF)}" in " ".join(lines[1].split()),
               f"{key}: step 1 {lines[1] if len(lines) > 1 else ''}")
         check("Counts per pair: n/a here" in flat, f"{key}: counters line")
+        # a ladder beside the decision's two: its whole, the sum of its steps, its steps
+        want = ("Also measured: rseq +4.31 ns over noop, its 3 steps sum to +4.38 ns (+cs-arm +0.44, "
+                "+cpu-slot +0.30 ~0, +add-commit +3.64).")
+        check((want in flat) == (key == "x86"), f"{key}: other ladders\n  want {want}\n  in   {flat}")
     both = section(page, "Why, every host")
     check(both is not None and all(l in both for l in labels) and
           "+reload32 -0.25" in both and "+this-cpu-ptr +0.12 ~0" in both,
