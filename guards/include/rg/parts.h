@@ -52,6 +52,21 @@ extern uint64_t (*const rg_step_loops[])(struct rg_guard *, uint64_t);
 #include <stdio.h>
 void rg_parts_print_table(FILE *f);
 
+/*
+ * The design's own enter/exit: every part (RG_PARTS_ALL), for a header that
+ * defines rg_guard_<id>_enter_upto()/_exit_upto().
+ */
+#define RG_DEFINE_GUARD_FROM_PARTS(id)							\
+static rg_always_inline bool rg_guard_##id##_enter(struct rg_guard *g)			\
+{											\
+	return rg_guard_##id##_enter_upto(g, RG_PARTS_ALL);				\
+}											\
+											\
+static rg_always_inline void rg_guard_##id##_exit(struct rg_guard *g, bool granted)	\
+{											\
+	rg_guard_##id##_exit_upto(g, granted, RG_PARTS_ALL);				\
+}
+
 /* Keep a value computed by a part that later parts would consume: no instruction. */
 #define rg_part_keep(v) __asm__ __volatile__("" : : "r"(v))
 

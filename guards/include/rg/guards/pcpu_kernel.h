@@ -72,16 +72,7 @@ static rg_always_inline void rg_guard_##id##_exit_upto(struct rg_guard *g, bool 
 	}										\
 	rg_preempt_enable_notrace();							\
 }											\
-											\
-static rg_always_inline bool rg_guard_##id##_enter(struct rg_guard *g)			\
-{											\
-	return rg_guard_##id##_enter_upto(g, RG_PARTS_ALL);				\
-}											\
-											\
-static rg_always_inline void rg_guard_##id##_exit(struct rg_guard *g, bool granted)	\
-{											\
-	rg_guard_##id##_exit_upto(g, granted, RG_PARTS_ALL);				\
-}
+RG_DEFINE_GUARD_FROM_PARTS(id)
 #else
 #define RG_DEFINE_PCPU_KERNEL_GUARD(id, enter_op, exit_op) RG_GUARD_NOT_ON_THIS_ARCH(id)
 #endif

@@ -149,22 +149,30 @@ static rg_always_inline void rg_kbyte_inc(uint8_t *active, unsigned int rctx)
  * later part consumes is kept in a register (rg_part_keep) until that part
  * is there; before the reload, enter grants without a test.
  */
-static rg_always_inline bool rg_guard_rctx_kernel_enter_upto(struct rg_guard *g, unsigned int upto)
+/* rctx and active as far as upto: the level, then this_cpu_ptr (kept until the byte op uses them). */
+static rg_always_inline uint8_t *rg_rctx_kernel_where(struct rg_guard *g, unsigned int upto,
+						       unsigned int *rctx)
 {
-	unsigned int rctx = 0;
 	uint8_t *active = NULL;
-	uint32_t val = 0;
 
+	*rctx = 0;
 	if (upto >= RG_PART_rctx_kernel__level)
-		rctx = rg_interrupt_context_level();
+		*rctx = rg_interrupt_context_level();
 	if (upto >= RG_PART_rctx_kernel__ptr)
 		active = rg_kthis_cpu_ptr(rg_guard_off(g));
-	if (upto == RG_PART_rctx_kernel__level)
-		rg_part_keep(rctx);
-	if (upto == RG_PART_rctx_kernel__ptr) {
-		rg_part_keep(rctx);
+	if (upto == RG_PART_rctx_kernel__level || upto == RG_PART_rctx_kernel__ptr)
+		rg_part_keep(*rctx);
+	if (upto == RG_PART_rctx_kernel__ptr)
 		rg_part_keep(active);
-	}
+	return active;
+}
+
+static rg_always_inline bool rg_guard_rctx_kernel_enter_upto(struct rg_guard *g, unsigned int upto)
+{
+	unsigned int rctx;
+	uint8_t *active = rg_rctx_kernel_where(g, upto, &rctx);
+	uint32_t val = 0;
+
 	rg_preempt_disable_notrace();
 	if (upto >= RG_PART_rctx_kernel__reload)
 		val = rg_kbyte_inc_load32(active, rctx);
@@ -177,34 +185,16 @@ static rg_always_inline bool rg_guard_rctx_kernel_enter_upto(struct rg_guard *g,
 static rg_always_inline void rg_guard_rctx_kernel_exit_upto(struct rg_guard *g, bool granted,
 							    unsigned int upto)
 {
-	unsigned int rctx = 0;
-	uint8_t *active = NULL;
+	unsigned int rctx;
+	uint8_t *active = rg_rctx_kernel_where(g, upto, &rctx);
 
 	(void)granted;	/* a counter: every enter is undone, granted or not */
-	if (upto >= RG_PART_rctx_kernel__level)
-		rctx = rg_interrupt_context_level();
-	if (upto >= RG_PART_rctx_kernel__ptr)
-		active = rg_kthis_cpu_ptr(rg_guard_off(g));
-	if (upto == RG_PART_rctx_kernel__level)
-		rg_part_keep(rctx);
-	if (upto == RG_PART_rctx_kernel__ptr) {
-		rg_part_keep(rctx);
-		rg_part_keep(active);
-	}
 	rg_preempt_disable_notrace();
 	if (upto >= RG_PART_rctx_kernel__byte)
 		rg_kbyte_dec(active, rctx);
 	rg_preempt_enable_notrace();
 }
 
-static rg_always_inline bool rg_guard_rctx_kernel_enter(struct rg_guard *g)
-{
-	return rg_guard_rctx_kernel_enter_upto(g, RG_PARTS_ALL);
-}
-
-static rg_always_inline void rg_guard_rctx_kernel_exit(struct rg_guard *g, bool granted)
-{
-	rg_guard_rctx_kernel_exit_upto(g, granted, RG_PARTS_ALL);
-}
+RG_DEFINE_GUARD_FROM_PARTS(rctx_kernel)
 
 #endif /* RG_GUARDS_RCTX_KERNEL_H */

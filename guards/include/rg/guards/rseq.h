@@ -51,14 +51,6 @@ static rg_always_inline void rg_guard_rseq_exit_upto(struct rg_guard *g, bool gr
 		rg_part_keep(r);
 }
 
-static rg_always_inline bool rg_guard_rseq_enter(struct rg_guard *g)
-{
-	return rg_guard_rseq_enter_upto(g, RG_PARTS_ALL);
-}
-
-static rg_always_inline void rg_guard_rseq_exit(struct rg_guard *g, bool granted)
-{
-	rg_guard_rseq_exit_upto(g, granted, RG_PARTS_ALL);
-}
+RG_DEFINE_GUARD_FROM_PARTS(rseq)
 
 #endif /* RG_GUARDS_RSEQ_H */
