@@ -23,6 +23,7 @@ LAYERS = [
     ["arch"],
     ["cmdline", "platform", "schema"],
     ["guards"],
+    ["kernel/trig"],
     ["bench", "kernel/bpf", "kernel/kmod"],
     ["plots"],
     ["tools"],
