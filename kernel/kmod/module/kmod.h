@@ -17,6 +17,8 @@
  *   loops.c    the timed loops, one instance per guard, and the guard table
  *              (rg_kguards.h: generated from guards.def and kmod.def)
  *   timing.c   the timed kthreads: warm-up, rounds, retries, duty calibration
+ *   tramp.h    the tramp scenario's loops: a BPF program through the trampoline's path
+ *   tramp.c    that program: resolved from the fd written to debugfs prog, released
  *   reentry.c  re-entry from softirq, hardirq and NMI on the holder's CPU
  *   output.c   the CSV rows
  *   main.c     one run, debugfs, init and exit
