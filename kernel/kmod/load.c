@@ -21,6 +21,9 @@
 #include "rg/input.h"
 #include "rg/kmod.h"
 #include "rg/schema.h"
+#ifndef RG_KMOD_TRAMP
+#define RG_KMOD_TRAMP 0	/* CMake sets 1 when kernel/trig (libbpf) is built */
+#endif
 #if RG_KMOD_TRAMP
 #include "rg/trig.h"
 #endif
