@@ -262,7 +262,7 @@ for r in timed:
     check(r["prog_runs"] != "" and int(r["prog_runs"]) == granted,
           f"T: {r['guard']} {r['scenario']}: prog_runs {r['prog_runs']} != granted {granted}")
     check(int(r["refusals"]) == 0, f"T: {r['guard']} {r['scenario']}: refusals in a loop on one CPU")
-tre = [r for r in rt if r["scenario"].startswith("tramp-fentry-")]
+tre = [r for r in rt if r["scenario"].startswith("tramp-fentry-") and r["guard"] in designs]
 for r in tre:
     mode = r["scenario"][len("tramp-fentry-"):].rsplit("-", 1)[0]
     if mode == "nmi" and NMI_SKIP:
@@ -275,6 +275,11 @@ for r in tre:
           f"T: re-entry {r['guard']} {r['scenario']}: {r}")
 check(len(tre) == len(designs) * len(MODES), f"T: {len(tre)} re-entry rows for {len(designs)} designs")
 tk = rows(read("t.csv"))
+for r in tk:	# the schema's prog_runs (version 5): the module rows' sum, equal to the grants
+    if r["scenario"] in ("tramp-fentry", "tramp-rawtp", "tramp-call") and r["status"] != "skipped":
+        check(int(r.get("prog_runs") or -1) == int(r["ops"]) - int(r["refusals"]) > 0,
+              f"T: schema row {r['guard']} {r['scenario']}: prog_runs {r.get('prog_runs')}, "
+              f"ops {r['ops']}, refusals {r['refusals']}")
 check(any(r["scenario"] == "tramp-fentry" and r["guard"] != "noop" and r["baseline"] == "noop"
           for r in tk), "T: no tramp-fentry row measured against noop")
 # (U) bad program fds refused; without a program the tramp rows say why.

@@ -13,7 +13,7 @@
  * Bump RG_SCHEMA_VERSION whenever a column is added, removed, renamed or
  * changes meaning; tests/bench checks the column list against a copy.
  */
-#define RG_SCHEMA_VERSION 4
+#define RG_SCHEMA_VERSION 5
 
 /*
  * RG_RESULT_COLUMNS(X): X(name, kind, since, "meaning"), in CSV column order.
@@ -25,7 +25,7 @@
  * The README's schema section is checked against this list.
  */
 #define RG_RESULT_COLUMNS(X) \
-	X(schema_version, I, 1, "result schema version (this file: 4)") \
+	X(schema_version, I, 1, "result schema version (this file: 5)") \
 	X(rgbench_version, S, 1, "rgbench version that wrote the row") \
 	X(run_id, S, 3, "one id per run, the same in a run's CSV and JSON") \
 	X(timestamp, S, 1, "run start, UTC, ISO 8601") \
@@ -83,6 +83,7 @@
 	X(counters, S, 1, "perf when counted, else why not") \
 	X(refusals, U, 1, "refused enters (bpf: recursion_misses)") \
 	X(ops, U, 1, "pairs or events measured in total") \
+	X(prog_runs, U, 5, "kmod tramp rows: the BPF program's runs, counted by the program (equals ops - refusals); 0 where no program ran") \
 	X(status, S, 1, "ok, skipped or error") \
 	X(reason, S, 1, "why skipped or failed; empty when ok")
 
@@ -117,6 +118,7 @@ struct rg_result {
 	char events[512];
 	uint64_t refusals;
 	uint64_t ops;
+	uint64_t prog_runs;	/* schema 5: kmod tramp rows */
 	char status[16];
 	char reason[256];
 	/* Every repetition's value, kept in the JSON for significance tests. */
