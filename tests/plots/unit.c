@@ -386,6 +386,7 @@ static void test_reader(void)
 		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
 		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
 		{ "schema_version", "3", "b.csv:4: column 'duty_in_ns' is not in schema version 3" },
+		{ "schema_version", "4", "b.csv:4: column 'prog_runs' is not in schema version 4" },
 		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
 		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
