@@ -18,9 +18,10 @@
 
 #include "rg/cmdline.h"
 #include "rg/env.h"
-#include "rg/plots.h"
+#include "rg/fleet.h"
+#include "rg/plot.h"
+#include "rg/results.h"
 #include "plot.h"
-#include "report.h"
 
 extern char **environ;
 

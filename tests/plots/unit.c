@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/page.h"
+#include "rg/results.h"
 
 #include "check.h"
 #include "unit.h"
@@ -67,7 +69,7 @@ static int col_version(const char *n)
 
 	if (!strcmp(n, "events"))
 		return 2;
-	if (!strcmp(n, "prog_runs"))
+	if (!strcmp(n, "pmu_table") || !strcmp(n, "prog_runs"))
 		return 5;
 	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
 		if (!strcmp(n, v4[i]))
@@ -290,6 +292,28 @@ static void test_versions(void)
 	expect_ok("noisy.csv", s, 1);
 	free(s);
 
+	/* The timer comes with the rows, from the same parse: per file, NULL source for a CSV. */
+	s = make_json(3, 3, true);
+	{
+		const char *top = "{\"schema_version\":3,";
+		char *doc = malloc(strlen(s) + 200);
+
+		CHECK(doc && !strncmp(s, top, strlen(top)), "timer.json: make_json's top");
+		sprintf(doc, "{\"timer\":{\"source\":\"cntvct_el0\",\"hz\":25000000,\"resolution_ns\":40,"
+			"\"overhead_ns\":\"x\"},%s", s + 1);
+		CHECK(!rg_read_buffer("timer.json", doc, strlen(doc), &rows, err, sizeof(err)), "timer.json: %s", err);
+		free(doc);
+	}
+	free(s);
+	s = make_csv(false, false, 1, NULL, NULL);
+	CHECK(!rg_read_buffer("other.csv", s, strlen(s), &rows, err, sizeof(err)), "other.csv: %s", err);
+	CHECK(rows.nfiles == 2 && rows.timers[0].source && !strcmp(rows.timers[0].source, "cntvct_el0") &&
+	      rows.timers[0].hz == 25e6 && rows.timers[0].resolution_ns == 40 &&
+	      isnan(rows.timers[0].overhead_ns), "timer.json: the timer read with the rows");
+	CHECK(rows.nfiles == 2 && !rows.timers[1].source && isnan(rows.timers[1].hz), "other.csv: no timer");
+	rg_rows_free(&rows);
+	free(s);
+
 	/* JSON, every version. */
 	s = make_json(1, 1, false);
 	CHECK(!rg_read_buffer("v1.json", s, strlen(s), &rows, err, sizeof(err)), "v1.json: %s", err);
@@ -386,7 +410,7 @@ static void test_reader(void)
 		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
 		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
 		{ "schema_version", "3", "b.csv:4: column 'duty_in_ns' is not in schema version 3" },
-		{ "schema_version", "4", "b.csv:4: column 'prog_runs' is not in schema version 4" },
+		{ "schema_version", "4", "b.csv:4: column 'pmu_table' is not in schema version 4" },
 		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
 		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
