@@ -42,7 +42,7 @@ expect blank.json 'blank.json:1: empty file'
 head -c $(( $(head -n 3 "$csv" | wc -c) - 25 )) "$csv" > trunc.csv
 expect trunc.csv 'trunc.csv:3: last line has no line end \(truncated file\?\)'
 { head -n 2 "$csv"; sed -n 3p "$csv" | cut -d, -f1-20; } > short.csv
-expect short.csv 'short.csv:3: row has 20 fields, the header has 61 \(truncated row\?\)'
+expect short.csv 'short.csv:3: row has 20 fields, the header has 62 \(truncated row\?\)'
 head -c 700 "$json" > trunc.json
 expect trunc.json 'trunc.json:[0-9]+: invalid JSON: .*'
 
