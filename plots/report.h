@@ -75,6 +75,10 @@ struct ctx {
 	char left[MAX_LEFT][240];
 	int nleft;
 	bool include_noisy;	/* --include-noisy: noisy rows in the headline ratios too */
+	/* Where the pictures are (rp_plots_find()): a folder and how the page links into it. */
+	char plotdir[8][4096], plotrel[8][4200];
+	int nplotdir;
+	unsigned int plots_shown;	/* kinds already linked under a section */
 };
 
 /* A guard's cost over noop: the paired difference when the row has one, else a difference of medians. */
@@ -165,6 +169,8 @@ void rp_sec_threads(struct ctx *c, const struct host *h);
 void rp_sec_latency(struct ctx *c, const struct host *h);
 /* suite: "bpf" or "kmod". */
 void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite);
+/* The re-entry outcomes of a suite (kmod: irq/softirq/nmi rows; user: signal rows), guard by context. */
+void rp_sec_reentry(struct ctx *c, const struct host *h, const char *suite);
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B);
 /* The known roles in the order tables list them, NULL-terminated (report_across.c). */
 extern const char *const rp_role_order[];
@@ -182,5 +188,9 @@ int rp_fleet_heat_file(const char *heat, const char *decision, const struct rg_r
 		       size_t n);
 /* out: the --out file or NULL. */
 void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin);
+/* The folders rp_sec_plots() lists: beside the report, and each file's <stem>-plots/. */
+void rp_plots_find(struct ctx *c, const char *out, const struct input *in, size_t nin);
+/* Under the section it illustrates: a link to KIND.png with its one-line caption, once. */
+void rp_plot_link(struct ctx *c, const char *kind);
 
 #endif /* RG_PLOTS_REPORT_H */

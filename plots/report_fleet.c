@@ -464,7 +464,9 @@ void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow
 		return;
 	}
 	sec_matrix(c, &f);
+	rp_plot_link(c, "fleet");
 	sec_decision(c, &f);
+	rp_plot_link(c, "decision");
 	sec_predict(c, &f);
 	fleet_free(&f);
 }
