@@ -24,7 +24,7 @@ LAYERS = [
     ["cmdline", "platform", "schema"],
     ["guards"],
     ["bench", "kernel/bpf", "kernel/kmod"],
-    ["plots"],
+    ["analysis"],
     ["tools"],
 ]
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}
@@ -166,10 +166,10 @@ VIOLATIONS = [
     ("bench/suite.c", "#include \"rg/bpf.h\"\n", "a sibling of the same layer"),
     ("schema/schema.c", "#include \"rg/cmdline.h\"\n", "a sibling of the same layer"),
     ("guards/registry.c", "#include \"rg/bench.h\"\n", "a higher layer"),
-    ("bench/suite.c", "#include \"../plots/reader.h\"\n", "a relative path out of bench/"),
+    ("bench/suite.c", "#include \"../analysis/read/reader.h\"\n", "a relative path out of bench/"),
     ("bench/CMakeLists.txt", "target_link_libraries(rg_bench PRIVATE rg_bpf)\n",
      "a sibling of the same layer"),
-    ("plots/CMakeLists.txt", "add_library(rg_extra STATIC \"${PROJECT_SOURCE_DIR}/schema/csv.c\")\n",
+    ("analysis/CMakeLists.txt", "add_library(rg_extra STATIC \"${PROJECT_SOURCE_DIR}/schema/csv.c\")\n",
      "another folder's source"),
     ("tools/CMakeLists.txt", "add_library(rg_extra2 STATIC ../bench/duty.c)\n",
      "another folder's source"),

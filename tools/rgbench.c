@@ -38,7 +38,7 @@ struct subcmd {
 	const char *missing;			/* why it would not be built */
 };
 
-#define NO_PLOTS "the rg_plots target is not part of this build (plots/)"
+#define NO_PLOTS "the rg_plots target is not part of this build (analysis/)"
 
 static const struct subcmd subcmds[] = {
 	{ "bpf", BPF_MAIN, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
@@ -77,6 +77,10 @@ static const struct rg_bench_hooks hooks = {
 
 int main(int argc, char **argv)
 {
+	int rc = rg_cl_fd_budget();
+
+	if (rc)
+		return rc;
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NSUBCMDS; i++) {
 			const struct subcmd *c = &subcmds[i];

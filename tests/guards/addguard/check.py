@@ -15,7 +15,7 @@ is edited), builds only what the checks need, and asserts that the new guard:
     aarch64, when the cross compiler is installed, on throwaway's loop object
     compiled as the cross build would);
   - runs in the stress test (RG_STRESS_GUARDS=throwaway) with exact totals;
-  - is reported missing by the README table check and docs/guards.md's kernel
+  - is reported missing by the docs/guards.md guard table check and docs/guards.md's kernel
     and roles table checks (all driven by guards.def).
 """
 import argparse
@@ -198,9 +198,9 @@ def main():
         print(out[-3000:])
 
     rc, out = run([os.path.join(bdir, "guards", "rg-guard-table"), "--check",
-                   os.path.join(a.source, "README.md")])
+                   os.path.join(a.source, "docs", "guards.md")])
     check(rc == 1 and "differs from guards.def" in out and re.search(r"^\|\s*`?throwaway", out, re.M),
-          "README table check fails and shows the throwaway row to add")
+          "docs/guards.md guard table check fails and shows the throwaway row to add")
     rc, out = run([os.path.join(bdir, "guards", "rg-guard-table"), "--check-kernel",
                    os.path.join(a.source, "docs", "guards.md")])
     check(rc == 1 and re.search(r"^\| `throwaway` \| - \| `!atomic ; not > neg > neg > not` \|", out, re.M),

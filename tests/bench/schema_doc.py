@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""README.md's result-schema table must equal RG_RESULT_COLUMNS in schema/include/rg/schema.h.
+"""docs/schema.md's result-schema table must equal RG_RESULT_COLUMNS in schema/include/rg/schema.h.
 
 A column's `since` field (the schema version that added it) shows as "(since version N)"
 after its meaning when N > 1; the header's meanings do not repeat it.
 
-  readme_schema.py SRC_DIR            check (exit 1 and a diff on mismatch)
-  readme_schema.py SRC_DIR --print    print the table to paste between the markers
+  schema_doc.py SRC_DIR            check (exit 1 and a diff on mismatch)
+  schema_doc.py SRC_DIR --print    print the table to paste between the markers
 """
 import difflib
 import re
@@ -23,14 +23,14 @@ def table(src):
     body = body[:body.index("\n\n")]
     cols = re.findall(r'X\((\w+), ([SIUDB]), (\d+), "((?:[^"\\]|\\.)*)"\)', body)
     if not cols:
-        sys.exit("readme_schema: no columns found in schema.h")
+        sys.exit("schema_doc: no columns found in schema.h")
     lines = [f"Schema version {version}: {len(cols)} columns, in this order.", "",
              "| # | column | type | meaning |", "|---:|---|---|---|"]
     for i, (name, kind, since, doc) in enumerate(cols, 1):
         if "since version" in doc:
-            sys.exit(f"readme_schema: {name}: write the version as X's since field, not in the meaning")
+            sys.exit(f"schema_doc: {name}: write the version as X's since field, not in the meaning")
         if not 1 <= int(since) <= int(version):
-            sys.exit(f"readme_schema: {name}: since {since} is not 1 .. {version}")
+            sys.exit(f"schema_doc: {name}: since {since} is not 1 .. {version}")
         if int(since) > 1:
             doc += f" (since version {since})"
         lines.append(f"| {i} | `{name}` | {KINDS[kind]} | {doc.replace('|', '/')} |")
@@ -43,18 +43,18 @@ def main():
     if "--print" in sys.argv[2:]:
         sys.stdout.write(want)
         return 0
-    readme = open(f"{src}/README.md").read()
+    readme = open(f"{src}/docs/schema.md").read()
     if BEGIN not in readme or END not in readme:
-        print(f"README.md has no {BEGIN} ... {END} section")
+        print(f"docs/schema.md has no {BEGIN} ... {END} section")
         return 1
     have = readme.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
     if have != want:
         sys.stdout.writelines(difflib.unified_diff(have.splitlines(True), want.splitlines(True),
-                                                   "README.md", "schema.h"))
-        print("README.md's schema table differs from RG_RESULT_COLUMNS: "
-              "regenerate it with tests/bench/readme_schema.py . --print")
+                                                   "docs/schema.md", "schema.h"))
+        print("docs/schema.md's schema table differs from RG_RESULT_COLUMNS: "
+              "regenerate it with tests/bench/schema_doc.py . --print")
         return 1
-    print(f"README schema table matches schema.h ({want.count(chr(10)) - 4} columns)")
+    print(f"docs/schema.md's schema table matches schema.h ({want.count(chr(10)) - 4} columns)")
     return 0
 
 
