@@ -77,17 +77,17 @@ def name(s, limit=NAME_MAX):
 # Colour by design family, line style and marker within the family. A guard's place in its
 # family is its place in guards.def (rgbench plot passes the list), then any other name in
 # alphabetical order, so a guard looks the same in every plot of a run and in every run.
-# Within a family, member k gets shade k % S, line style (k // S) % L and marker k % 7:
-# (shade, style) repeats every S*L members and the marker every 7, so no two of the first
-# lcm(S*L, 7) members look alike; beyond that the line gets wider.
+# Within a family, member k gets shade k % S, line style k % L and marker k % 7, with S, L
+# and 7 pairwise coprime: neighbours differ in all three, and no two of the first S*L*7
+# members (84 or more) look alike; beyond that the line gets wider.
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
 FAMILIES = {  # family: (what it holds, shades, line styles, alpha)
-    "counter": ("counter designs", ["#1f5fa8", "#5a9bd8", "#0b3470", "#8c6bb1"], ["-", "--", "-.", ":"], 1.0),
+    "counter": ("counter designs", ["#1f5fa8", "#5a9bd8", "#0b3470", "#8c6bb1", "#00838f"], ["-", "--", "-.", ":"], 1.0),
     "merged": ("merged check", ["#c0392b", "#e67e22", "#7f1d12"], ["-", "--", "-.", ":"], 1.0),
-    "rseq": ("rseq", ["#2e8b3a", "#7cb342"], ["-", "--", "-.", ":"], 1.0),
-    "floor": ("references and floors", ["#555555", "#999999", "#222222"], ["--", ":", "-."], 0.7),
-    "other": ("other", ["#8d6e63", "#c2185b", "#00838f"], ["-", "--", "-.", ":"], 1.0),
+    "rseq": ("rseq", ["#2e8b3a", "#7cb342", "#1b5e20"], ["-", "--", "-.", ":"], 1.0),
+    "floor": ("references and floors", ["#555555", "#999999", "#222222", "#777777"], ["--", ":", "-."], 0.7),
+    "other": ("other", ["#8d6e63", "#c2185b", "#5d4037"], ["-", "--", "-.", ":"], 1.0),
 }
 FAMILY_OF_ROLE = {
     "harness-floor": "floor", "thread-floor": "floor", "reference": "floor", "negative-control": "floor",
@@ -124,8 +124,8 @@ class Styles:
         fam = self.family.get(guard, "other")
         k = self.index.get(guard, 0)
         _, shades, styles, alpha = FAMILIES[fam]
-        period = math.lcm(len(shades) * len(styles), len(MARKERS))
-        return {"color": shades[k % len(shades)], "linestyle": styles[(k // len(shades)) % len(styles)],
+        period = len(shades) * len(styles) * len(MARKERS)
+        return {"color": shades[k % len(shades)], "linestyle": styles[k % len(styles)],
                 "marker": MARKERS[k % len(MARKERS)], "alpha": alpha, "linewidth": 1.6 + 0.8 * (k // period)}
 
     def label_color(self, guard):
@@ -215,8 +215,13 @@ EMULATED = False
 FORMATS = ("png", "svg")
 
 
+def footer(fig, text):
+    """The line under a figure that says what its marks are (room kept for it by save())."""
+    fig.text(0.01, 0.004, text, fontsize=8, alpha=0.7, va="bottom")
+
+
 def save(fig, out, kind, written):
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, min(0.1, 0.25 / fig.get_figheight()), 1, 1))
     if EMULATED:  # timings of qemu, not of a machine: say so across the whole figure
         fig.text(0.5, 0.5, "EMULATED", fontsize=60, color="red", alpha=0.25, rotation=25,
                  ha="center", va="center", weight="bold")
@@ -347,8 +352,7 @@ def ns_bars(rows, sources, out, written, suite, kind, title):
     ax.set_title(title + f", {tmin} {unit}{'s' if tmin > 1 else ''}")
     ax.grid(axis="x", alpha=0.3, which="both")
     legend_beside(ax, 3 * len(sources), loc="lower right")
-    fig.text(0.01, 0.005, "bars: median; whiskers: min-max over repetitions; names coloured by design family",
-             fontsize=8, alpha=0.7)
+    footer(fig, "bars: median; whiskers: min-max over repetitions; names coloured by design family")
     save(fig, out, kind, written)
     return True
 
@@ -356,7 +360,7 @@ def ns_bars(rows, sources, out, written, suite, kind, title):
 def thin_labels(fig, ax):
     """Many thread counts or duty levels: every one keeps its tick, but a label that would
     run into the one before it is left blank."""
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, min(0.1, 0.25 / fig.get_figheight()), 1, 1))
     fig.canvas.draw()
     rend = fig.canvas.get_renderer()
     texts, last = [], None
@@ -419,8 +423,8 @@ def lines(rows, sources, out, written, scenario, xkey, ykey, ekey, kind, title, 
     ax.set_title(title)
     ax.grid(alpha=0.3, which="both")
     legend_beside(ax, entries)
-    fig.text(0.01, 0.005, "points: median; whiskers: standard deviation over repetitions; "
-             "colour: design family (references and floors grey, dashed)", fontsize=8, alpha=0.7)
+    footer(fig, "points: median; whiskers: standard deviation over repetitions; "
+             "colour: design family (references and floors grey, dashed)")
     thin_labels(fig, ax)
     save(fig, out, kind, written)
     return True
@@ -455,7 +459,7 @@ def bpf(rows, sources, out, written):
     ax.set_title("BPF trigger rate per attach type and trigger mode")
     ax.grid(axis="x", alpha=0.3, which="both")
     legend_beside(ax, len(sources), loc="lower right")
-    fig.text(0.01, 0.005, "whiskers: standard deviation over repetitions", fontsize=8, alpha=0.7)
+    footer(fig, "whiskers: standard deviation over repetitions")
     save(fig, out, "bpf", written)
     return True
 
@@ -515,8 +519,7 @@ def latency_cdf(hist, out, written):
     axt.set_ylabel("fraction of batches above (log scale)")
     axt.set_title("The tail: p99 at 1e-2, p99.9 at 1e-3")
     legend_beside(axt, n, loc="upper right")
-    fig.text(0.01, 0.005, "interrupted batches (ticks, interrupts, preemption) are kept: they are the tail",
-             fontsize=8, alpha=0.7)
+    footer(fig, "interrupted batches (ticks, interrupts, preemption) are kept: they are the tail")
     save(fig, out, "latency-cdf", written)
     return True
 
@@ -654,8 +657,8 @@ def decision(cands, out, written):
         ax.set_xlabel("change in ns per guard pair against the current design (left of 0: cheaper)")
         ax.set_ylabel("candidate")
     fig.suptitle("Decision: each candidate design against the host's current one")
-    fig.text(0.01, 0.005, "points: difference of the two costs over noop; bars: the difference of their "
-             "intervals (at least 90% for two 95% intervals)", fontsize=8, alpha=0.7)
+    footer(fig, "points: difference of the two costs over noop; bars: the difference of their "
+             "intervals (at least 90% for two 95% intervals)")
     global EMULATED
     was, EMULATED = EMULATED, EMULATED or any(c["emulated"] for c in cands)
     save(fig, out, "decision", written)
