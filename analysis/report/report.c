@@ -234,7 +234,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		rp_sec_suite(c, &hosts[h], "kmod");
 		rp_plot_link(c, "kmod-ns");
 	}
-	rp_sec_plots(c, o->out, in, nin);
+	rp_sec_plots(c);
 	if (c->nleft) {
 		rp_heading(c, "Left out");
 		for (int i = 0; i < c->nleft; i++)

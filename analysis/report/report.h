@@ -66,6 +66,9 @@ struct host {
 };
 
 /* The page being written, its width and the sections left out (listed at the end). */
+/* Folders of pictures a page links: beside it and one <stem>-plots/ per file, at most this many. */
+#define RP_MAX_PLOTDIRS 16
+
 struct ctx {
 	FILE *f;		/* the page, in memory (rp_page_open()) */
 	char *buf;		/* what f holds, once rp_page_emit() closed it */
@@ -76,7 +79,7 @@ struct ctx {
 	int nleft;
 	bool include_noisy;	/* --include-noisy: noisy rows in the headline ratios too */
 	/* Where the pictures are (rp_plots_find()): a folder and how the page links into it. */
-	char plotdir[8][4096], plotrel[8][4200];
+	char plotdir[RP_MAX_PLOTDIRS][4096], plotrel[RP_MAX_PLOTDIRS][4200];
 	int nplotdir;
 	unsigned int plots_shown;	/* kinds already linked under a section */
 };
@@ -186,9 +189,9 @@ void rp_fleet_decision_csv(FILE *f, const struct host *hosts, size_t nh);
 /* Both into heat and decision for the rows of n sources (rgbench plot). 0 or -1 (errno). */
 int rp_fleet_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
 		       size_t n);
-/* out: the --out file or NULL. */
-void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin);
-/* The folders rp_sec_plots() lists: beside the report, and each file's <stem>-plots/. */
+/* Every picture of the folders rp_plots_find() found. */
+void rp_sec_plots(struct ctx *c);
+/* The folders of pictures: beside the report (out: the --out file or NULL), each file's <stem>-plots/. */
 void rp_plots_find(struct ctx *c, const char *out, const struct input *in, size_t nin);
 /* Under the section it illustrates: a link to KIND.png with its one-line caption, once. */
 void rp_plot_link(struct ctx *c, const char *kind);
