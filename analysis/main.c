@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* rgbench-report: compare, plot and check without the full rgbench command (tests, scripts). */
+/* rgbench-report: compare, plot, report and check without the full rgbench command (tests, scripts). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/plot.h"
+#include "rg/report.h"
+#include "rg/results.h"
 
 /* Hidden helper for the U-test check: "mwu x1,x2,... y1,y2,..." prints U1 p exact. */
 static int mwu_main(int argc, char **argv)

@@ -25,7 +25,9 @@
 #define KMOD_MAIN NULL
 #endif
 #if RG_HAVE_PLOTS
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/plot.h"
+#include "rg/report.h"
 #define PLOTS_MAIN(fn) fn
 #else
 #define PLOTS_MAIN(fn) NULL

@@ -9,7 +9,6 @@
 #include "rg/cmdline.h"
 #include "rg/env.h"
 #include "compare.h"
-#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -45,6 +44,7 @@ struct opts {
 	const char *baseline;	/* --baseline GUARD, else NULL */
 	bool across, suites, allow_emulated;
 	const char *unit;	/* --unit ns|cycles, else NULL (ns) */
+	bool cycles;		/* --unit cycles: the rows' ns figures turned into reference cycles */
 	size_t nocycle;		/* --unit cycles: measured rows without the reference */
 	const char *path[2];	/* BASE and NEW (or FILE, then path[1] is NULL) */
 	long width;		/* --width, for --across-hosts over several hosts */
@@ -171,7 +171,7 @@ static int run_across_suites(const struct opts *o, const struct side *A, const s
 	}
 	mem = open_memstream(&buf, &blen);
 	if (mem) {
-		int e = cmp_emit_across_suites(mem, o->fmt, A, B, &hl);
+		int e = cmp_emit_across_suites(mem, o->fmt, A, B, o->cycles, &hl);
 
 		if (fclose(mem) || e < 0)
 			mem = NULL;
@@ -290,7 +290,8 @@ static int run_pairs(const struct opts *o, const struct side *A, const struct si
 	/* Build everything in memory: on any failure nothing reaches stdout. */
 	mem = open_memstream(&buf, &blen);
 	if (mem) {
-		int e = cmp_emit(mem, o->fmt, v, n, l.la, l.lb, l.las, l.lbs, o->baseline != NULL, &hl);
+		int e = cmp_emit(mem, o->fmt, v, n, l.la, l.lb, l.las, l.lbs, o->baseline != NULL,
+				 o->cycles, &hl);
 
 		if (fclose(mem) || e)
 			mem = NULL;
@@ -352,8 +353,8 @@ int rg_compare_main(int argc, char **argv)
 		err[0] = 0;
 		goto out;
 	}
-	if (o.unit && !strcmp(o.unit, "cycles")) {
-		cmp_set_unit_cycles();
+	o.cycles = o.unit && !strcmp(o.unit, "cycles");
+	if (o.cycles) {
 		o.nocycle = rg_rows_to_cycles(&A.rows) + rg_rows_to_cycles(&B.rows);
 	}
 	if (o.suites)

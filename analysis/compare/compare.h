@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/page.h"
+#include "rg/results.h"
 
 /*
  * compare in files, one concern each:
@@ -60,18 +62,20 @@ struct lines {
 };
 
 /* compare_stats.c */
-/* --unit cycles: ns figures are reference cycles (rg_rows_to_cycles), labelled "cyc". */
-void cmp_set_unit_cycles(void);
-/* "ns", or "cyc" after cmp_set_unit_cycles(). */
-const char *cmp_ns_unit(void);
+/* The unit of ns figures: "ns", or "cyc" with --unit cycles (rows through rg_rows_to_cycles). */
+const char *cmp_ns_unit(bool cycles);
 /* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). NULL: false. */
 bool cmp_row_ok(const struct rg_row *r);
 void cmp_fmt_num(char *buf, size_t size, double v);
 /* The spread with as many decimals as cmp_fmt_num gives the median. */
 void cmp_fmt_spread(char *buf, size_t size, double median, double s);
 void cmp_fmt_factor(char *buf, size_t size, double f);
-/* One line: alabel names side a in verdicts; ratio_mode: --baseline (value / baseline). */
-void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, struct res *r);
+/*
+ * One line: alabel names side a in verdicts; ratio_mode: --baseline (value /
+ * baseline); cycles: --unit cycles (ns figures are reference cycles).
+ */
+void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, bool cycles,
+		 struct res *r);
 
 /* compare_pair.c: each returns a malloc'ed array of *n lines, NULL when out of memory. */
 struct cmp *cmp_pair_ab(const struct side *A, const struct side *B, bool across, size_t *n);
@@ -96,12 +100,12 @@ void cmp_print_table(FILE *f, enum out_fmt fmt, const struct lines *hl, struct r
 /* The table of lines v in fmt: la/lb label the value columns (la_short/lb_short where narrow). 0 or -1. */
 int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
 	     const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
-	     const struct lines *hl);
+	     bool cycles, const struct lines *hl);
 
 /* compare_suites.c */
 /* 0, 1 when there was no guard to list, -1 when out of memory. */
 int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
-			   const struct side *B, const struct lines *hl);
+			   const struct side *B, bool cycles, const struct lines *hl);
 /* Does the side hold any timed row of suite (user: pair or duty; kmod: loop*)? */
 bool cmp_has_timed(const struct side *s, const char *suite);
 

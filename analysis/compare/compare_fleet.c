@@ -7,8 +7,8 @@
 
 #include "rg/cmdline.h"
 #include "rg/env.h"
+#include "rg/fleet.h"
 #include "compare.h"
-#include "report.h"
 
 bool cmp_fleet_wanted(char **paths, size_t n)
 {

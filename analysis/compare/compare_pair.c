@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `rgbench compare`'s matching: base and new rows by key, lone rows by role across hosts, every guard against a baseline. */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +32,17 @@ static int pair_key_cmp(const struct rg_row *a, const struct rg_row *b, bool acr
 	return 0;
 }
 
-static const struct rg_row *bs_base;
-static bool bs_across;
+/* What cmp_idx() sorts indexes of, given to qsort_r (no file-static state). */
+struct idx_sort {
+	const struct rg_row *base;
+	bool across;
+};
 
-static int cmp_idx(const void *x, const void *y)
+static int cmp_idx(const void *x, const void *y, void *arg)
 {
+	const struct idx_sort *s = arg;
 	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	int d = pair_key_cmp(&bs_base[i], &bs_base[j], bs_across);
+	int d = pair_key_cmp(&s->base[i], &s->base[j], s->across);
 
 	return d ? d : (i > j) - (i < j);	/* equal keys in file order */
 }
@@ -60,9 +65,7 @@ struct cmp *cmp_pair_ab(const struct side *A, const struct side *B, bool across,
 	}
 	for (size_t i = 0; i < nb; i++)
 		idx[i] = i;
-	bs_base = B->rows.v;
-	bs_across = across;
-	qsort(idx, nb, sizeof(*idx), cmp_idx);
+	qsort_r(idx, nb, sizeof(*idx), cmp_idx, &(struct idx_sort){ B->rows.v, across });
 	for (size_t i = 0; i < A->rows.n; i++) {
 		const struct rg_row *a = &A->rows.v[i], *b = NULL;
 		size_t lo = 0, hi = nb;

@@ -6,17 +6,20 @@
 
 #include "compare.h"
 
-static struct metric M_NS = { RG_COL_ns_median, RG_COL_ns_stddev, false, "ns", "ns_median" };
+/* ns figures, and the same after --unit cycles turned them into reference cycles. */
+static const struct metric M_NS = { RG_COL_ns_median, RG_COL_ns_stddev, false, "ns", "ns_median" };
+static const struct metric M_CYC = { RG_COL_ns_median, RG_COL_ns_stddev, false, "cyc", "ns_median" };
 
-void cmp_set_unit_cycles(void)
+const char *cmp_ns_unit(bool cycles)
 {
-	M_NS.unit = "cyc";
+	return cycles ? M_CYC.unit : M_NS.unit;
 }
 
-const char *cmp_ns_unit(void)
+static bool is_ns(const struct metric *m)
 {
-	return M_NS.unit;
+	return m->median == RG_COL_ns_median;
 }
+
 static const struct metric M_MOPS = { RG_COL_mops_median, RG_COL_mops_stddev, true, "M/s", "mops_median" };
 
 /* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). */
@@ -32,11 +35,12 @@ static bool row_noisy(const struct rg_row *r)
 }
 
 /* The suite's main metric, or the other one when only that is measured on both sides. */
-static const struct metric *pick_metric(const struct rg_row *a, const struct rg_row *b)
+static const struct metric *pick_metric(const struct rg_row *a, const struct rg_row *b, bool cycles)
 {
 	const struct rg_row *k = a ? a : b;
-	const struct metric *main = strcmp(rg_row_s(k, RG_COL_suite), "bpf") ? &M_NS : &M_MOPS;
-	const struct metric *alt = main == &M_NS ? &M_MOPS : &M_NS;
+	const struct metric *ns = cycles ? &M_CYC : &M_NS;
+	const struct metric *main = strcmp(rg_row_s(k, RG_COL_suite), "bpf") ? ns : &M_MOPS;
+	const struct metric *alt = main == ns ? &M_MOPS : ns;
 	bool main_ok = true, alt_ok = true;
 
 	for (int i = 0; i < 2; i++) {
@@ -48,14 +52,14 @@ static const struct metric *pick_metric(const struct rg_row *a, const struct rg_
 		alt_ok &= !isnan(rg_row_d(r, alt->median));
 	}
 	/* In cycles, a row without the reference shows n/a rather than its M/s. */
-	if (main == &M_NS && strcmp(M_NS.unit, "ns"))
+	if (main == &M_CYC)
 		return main;
 	return !main_ok && alt_ok ? alt : main;
 }
 
 static void samples(const struct rg_row *r, const struct metric *m, const double **v, size_t *n)
 {
-	if (m == &M_NS) {
+	if (is_ns(m)) {
 		*v = r->samples_ns;
 		*n = r->n_ns;
 	} else {
@@ -253,13 +257,14 @@ static bool untestable(struct res *r, const struct rg_row *a, const struct rg_ro
 	return false;
 }
 
-void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, struct res *r)
+void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, bool cycles,
+		 struct res *r)
 {
 	const struct rg_row *a = c->a, *b = c->b;
 	const double *xa = NULL, *xb = NULL;
 
 	memset(r, 0, sizeof(*r));
-	r->m = pick_metric(a, b);
+	r->m = pick_metric(a, b, cycles);
 	r->va = r->vb = r->sa = r->sb = r->change = r->factor = r->p = NAN;
 	r->test = "";
 	if (a) {
@@ -290,7 +295,7 @@ void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, struc
 	else
 		r->factor = r->vb > 0 ? r->va / r->vb : NAN;
 	cmp_fmt_factor(r->fac, sizeof(r->fac), r->factor);
-	if (!ratio_mode && r->m == &M_NS && round_paired(a, b)) {
+	if (!ratio_mode && is_ns(r->m) && round_paired(a, b)) {
 		xa = a->samples_delta_ns;
 		xb = b->samples_delta_ns;
 		r->na = a->n_delta;

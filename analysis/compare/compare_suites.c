@@ -137,7 +137,7 @@ static void suites_note(char *note, size_t size, const struct rg_row *u, const s
  * and duty are listed: the first user row, or the first module row of a guard
  * the user suite lacks. 1 when added, 0 when listed elsewhere, -1 out of memory.
  */
-static int suites_line(struct rg_table *t, enum out_fmt fmt, const struct side *S[2],
+static int suites_line(struct rg_table *t, enum out_fmt fmt, bool cycles, const struct side *S[2],
 		       const struct rg_row *r, int pass, size_t *nunpaired)
 {
 	const char *guard = rg_row_s(r, RG_COL_guard), *role;
@@ -179,7 +179,7 @@ static int suites_line(struct rg_table *t, enum out_fmt fmt, const struct side *
 			snprintf(mt, sizeof(mt), "%lld", rg_row_i(m, RG_COL_threads));
 		const char *row[] = { guard, role, du, ut, mt, u ? rg_row_s(u, RG_COL_scenario) : "",
 				      m ? rg_row_s(m, RG_COL_scenario) : "",
-				      delta ? "delta_ns" : "ns_median", cmp_ns_unit(), c[0], c[1], c[2], c[3],
+				      delta ? "delta_ns" : "ns_median", cmp_ns_unit(cycles), c[0], c[1], c[2], c[3],
 				      c[4], c[5], c[6], note };
 		return rg_table_add(t, row) ? -1 : 1;
 	}
@@ -194,7 +194,7 @@ static int suites_line(struct rg_table *t, enum out_fmt fmt, const struct side *
  * when both rows have one, else ns per pair (median ± stddev), and kmod/user.
  */
 int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
-			   const struct side *B, const struct lines *hl)
+			   const struct side *B, bool cycles, const struct lines *hl)
 {
 	const struct side *S[2] = { A, B };
 	const char *suites[2] = { "user", "kmod" };
@@ -213,8 +213,8 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 	} else {
 		char uh[16], kh[16];
 
-		snprintf(uh, sizeof(uh), "user (%s)", cmp_ns_unit());
-		snprintf(kh, sizeof(kh), "kmod (%s)", cmp_ns_unit());
+		snprintf(uh, sizeof(uh), "user (%s)", cmp_ns_unit(cycles));
+		snprintf(kh, sizeof(kh), "kmod (%s)", cmp_ns_unit(cycles));
 		const char *h[] = { "guard", "role", "duty_ns", "metric", uh, kh, "kmod/user", "note" };
 
 		rg_table_init(&t, 8);
@@ -231,7 +231,7 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 
 				if (!timed_row(r, suites[pass]))
 					continue;
-				added = suites_line(&t, fmt, S, r, pass, &nunpaired);
+				added = suites_line(&t, fmt, cycles, S, r, pass, &nunpaired);
 				if (added < 0)
 					goto oom;
 				nrows += (size_t)added;

@@ -88,12 +88,12 @@ struct skips {
  * into sk instead) and widen w[1..5] to the value cells of the others.
  */
 static void commit_measure(const struct cmp *v, size_t n, const char *la, bool ratio_mode,
-			   struct res *r, bool *hide, struct skips *sk, size_t w[6])
+			   bool cycles, struct res *r, bool *hide, struct skips *sk, size_t w[6])
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *cells[6];
 
-		cmp_compute(&v[i], la, ratio_mode, &r[i]);
+		cmp_compute(&v[i], la, ratio_mode, cycles, &r[i]);
 		if (v[i].a && v[i].b && !cmp_row_ok(v[i].a) && !cmp_row_ok(v[i].b)) {
 			const char *g = rg_row_s(v[i].b, RG_COL_guard);
 			bool seen = false;
@@ -171,7 +171,7 @@ static void commit_footer(FILE *f, const struct res *r, size_t n, const struct s
  * in one line under the table instead of one row each.
  */
 static int emit_commit(FILE *f, const struct cmp *v, size_t n, const char *la, const char *lb,
-		       bool ratio_mode, const struct lines *hl)
+		       bool ratio_mode, bool cycles, const struct lines *hl)
 {
 	struct res *r = calloc(n ? n : 1, sizeof(*r));
 	bool *hide = calloc(n ? n : 1, sizeof(*hide));
@@ -188,7 +188,7 @@ static int emit_commit(FILE *f, const struct cmp *v, size_t n, const char *la, c
 		t.right[c] = true;
 		w[c] = rg_utf8_width(h[c]);
 	}
-	commit_measure(v, n, la, ratio_mode, r, hide, &sk, w);
+	commit_measure(v, n, la, ratio_mode, cycles, r, hide, &sk, w);
 	budget = COMMIT_LOG_WIDTH - 2 * 5;
 	for (int c = 1; c < 6; c++)
 		budget = budget > w[c] + 16 ? budget - w[c] : 16;
@@ -272,14 +272,14 @@ static void note_skip(struct md_skips *sk, const char *reason)
 
 int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
 		const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
-		const struct lines *hl)
+		bool cycles, const struct lines *hl)
 {
 	struct md_skips sk = { 0 };
 	struct rg_table t;
 	const char *facname = ratio_mode ? "ratio" : "speedup";
 
 	if (fmt == OUT_COMMIT)
-		return emit_commit(f, v, n, la_short, lb_short, ratio_mode, hl);
+		return emit_commit(f, v, n, la_short, lb_short, ratio_mode, cycles, hl);
 	if (fmt == OUT_CSV) {
 		rg_table_init(&t, 21);
 		const char *h[] = { "suite", "guard", "scenario", "threads", "duty_ns", "batch",
@@ -310,7 +310,7 @@ int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const cha
 			note_skip(&sk, rg_row_s(v[i].b, RG_COL_reason));
 			continue;
 		}
-		cmp_compute(&v[i], la_short, ratio_mode, &r);
+		cmp_compute(&v[i], la_short, ratio_mode, cycles, &r);
 		snprintf(th, sizeof(th), "%lld", rg_row_i(k, RG_COL_threads));
 		snprintf(du, sizeof(du), "%lld", rg_row_i(k, RG_COL_duty_ns));
 		batch_text(ba, sizeof(ba), &v[i]);

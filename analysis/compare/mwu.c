@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/plots.h"
+#include "rg/compare.h"
 
 struct obs {
 	double v;

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "report.h"
+#include "rg/fleet.h"
 
 /* How many kernel-form candidate roles there are (fleet_decide.c lists them). */
 #define NCAND 6

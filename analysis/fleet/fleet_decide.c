@@ -8,12 +8,15 @@
 #include "rg/schema.h"
 #include "fleet.h"
 
-/* The kernel-form candidates for the trampoline's guard, by role. */
+/* The kernel-form candidates for the trampoline's guard: roles.def's kernel designs (RG_KROLE). */
 static const char *const candidates[] = {
-	"this-cpu-6.18", "this-cpu-pre-6.18", "merged-rctx", "this-cpu-llsc", "this-cpu-prfm-stadd",
-	"this-cpu-ldadd-llsc",
+#define RG_ROLE(role, meaning)
+#define RG_KROLE(role, meaning) role,
+#include "rg/roles.def"
+#undef RG_KROLE
+#undef RG_ROLE
 };
-_Static_assert(sizeof(candidates) / sizeof(candidates[0]) == NCAND, "NCAND is the number of candidates");
+_Static_assert(sizeof(candidates) / sizeof(candidates[0]) == NCAND, "NCAND is the number of RG_KROLE lines");
 
 /* ---- the design each host's kernel runs ---------------------------------------------- */
 

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "rg/schema.h"
-#include "report.h"
 #include "fleet.h"
 
 /* One cell of the matrix: a host's row for a role and its cost over noop. */
@@ -95,7 +94,8 @@ static int fleet_build(struct fleet *f, const struct host *hosts, size_t nh, boo
 	}
 	/* Known roles first, in their order, then any other in order of appearance. */
 	for (size_t i = 0; rp_role_order[i]; i++)
-		add_role(f, rp_role_order[i], &cap);
+		if (strcmp(rp_role_order[i], "n/a"))
+			add_role(f, rp_role_order[i], &cap);
 	for (size_t i = 0; i < f->nh; i++)
 		for (size_t k = 0; k < f->h[i]->n; k++) {
 			const struct rg_row *r = f->h[i]->rows[k];

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/plots.h"
+#include "rg/page.h"
+#include "rg/schema.h"
+#include "rg/writer.h"
 
 void rg_table_init(struct rg_table *t, size_t ncols)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "rg/page.h"
 
 
 /* A paragraph wrapped at ctx->width, prefix on the first line, indent on the others. */

@@ -18,10 +18,11 @@
 
 #include "rg/cmdline.h"
 #include "rg/env.h"
-#include "rg/plots.h"
+#include "rg/fleet.h"
+#include "rg/plot.h"
 #include "rg/registry.h"
+#include "rg/results.h"
 #include "plot.h"
-#include "report.h"
 
 extern char **environ;
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "rg/cmdline.h"
-#include "rg/plots.h"
+#include "rg/results.h"
 
 int rg_check_main(int argc, char **argv)
 {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "rg/plots.h"
+#include "rg/results.h"
 
 /* The columns that hold ns of a measurement (duty_ns and duty_in_ns are a row's key: they stay ns). */
 static const enum rg_col ns_cols[] = {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "rg/results.h"
 
 bool rp_row_ok(const struct rg_row *r)
 {

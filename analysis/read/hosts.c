@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "rg/env.h"
-#include "report.h"
+#include "rg/results.h"
 
 static const enum rg_col id_cols[] = {
 	RG_COL_host, RG_COL_arch, RG_COL_cpu_vendor, RG_COL_cpu_model, RG_COL_cpu_part,

@@ -290,6 +290,29 @@ static int json_row(struct rd_ctx *c, int line, size_t i, json_t *e, long long v
 	return 0;
 }
 
+/* The top's "timer" object into the file's entry of c->out->timers (the last added). 0 or -1. */
+static int json_timer(struct rd_ctx *c, json_t *root)
+{
+	struct rg_timer *tm = &c->out->timers[c->out->nfiles - 1];
+	json_t *t = json_object_get(root, "timer"), *s, *hz, *res, *ov;
+
+	if (!json_is_object(t))
+		return 0;
+	s = json_object_get(t, "source");
+	hz = json_object_get(t, "hz");
+	res = json_object_get(t, "resolution_ns");
+	ov = json_object_get(t, "overhead_ns");
+	if (!json_is_string(s))
+		return 0;
+	tm->source = strdup(json_string_value(s));
+	if (!tm->source)
+		return rd_fail(c, 1, "out of memory");
+	tm->hz = json_is_number(hz) ? json_number_value(hz) : NAN;
+	tm->resolution_ns = json_is_number(res) ? json_number_value(res) : NAN;
+	tm->overhead_ns = json_is_number(ov) ? json_number_value(ov) : NAN;
+	return 0;
+}
+
 int rd_read_json(struct rd_ctx *c, const char *buf, size_t len)
 {
 	json_error_t je;
@@ -301,7 +324,7 @@ int rd_read_json(struct rd_ctx *c, const char *buf, size_t len)
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return rd_fail(c, je.line > 0 ? je.line : 1, "invalid JSON: %s", je.text);
-	if (json_top(c, root, &version, &res, &rid))
+	if (json_top(c, root, &version, &res, &rid) || json_timer(c, root))
 		goto out;
 	lines = json_result_lines(buf, len, json_array_size(res));
 	if (!lines) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The rows the reader fills: allocation, the files they came from, their keys and the duplicate check. */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,10 +27,13 @@ void rg_rows_free(struct rg_rows *rows)
 {
 	for (size_t i = 0; i < rows->n; i++)
 		rd_row_free(&rows->v[i]);
-	for (size_t i = 0; i < rows->nfiles; i++)
+	for (size_t i = 0; i < rows->nfiles; i++) {
 		free(rows->files[i]);
+		free(rows->timers[i].source);
+	}
 	free(rows->v);
 	free(rows->files);
+	free(rows->timers);
 	memset(rows, 0, sizeof(*rows));
 }
 
@@ -62,8 +66,14 @@ struct rg_row *rd_row_new(struct rd_ctx *c, int line)
 
 int rd_add_file(struct rg_rows *o, const char *name, const char **stored)
 {
-	char **v = realloc(o->files, (o->nfiles + 1) * sizeof(*v));
+	struct rg_timer *t = realloc(o->timers, (o->nfiles + 1) * sizeof(*t));
+	char **v;
 
+	if (!t)
+		return -1;
+	o->timers = t;
+	t[o->nfiles] = (struct rg_timer){ NULL, NAN, NAN, NAN };
+	v = realloc(o->files, (o->nfiles + 1) * sizeof(*v));
 	if (!v)
 		return -1;
 	o->files = v;
@@ -101,12 +111,12 @@ int rg_row_key_cmp(const struct rg_row *a, const struct rg_row *b)
 	return 0;
 }
 
-static const struct rg_row *sort_base;
-
-static int cmp_idx(const void *pa, const void *pb)
+/* Indexes into the rows given as qsort_r's argument (no file-static state). */
+static int cmp_idx(const void *pa, const void *pb, void *rows)
 {
+	const struct rg_row *v = rows;
 	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-	int d = rg_row_key_cmp(&sort_base[a], &sort_base[b]);
+	int d = rg_row_key_cmp(&v[a], &v[b]);
 
 	return d ? d : (a > b) - (a < b);
 }
@@ -125,8 +135,7 @@ int rg_rows_check_unique(const struct rg_rows *rows, size_t from, char *err, siz
 	}
 	for (size_t i = 0; i < n; i++)
 		idx[i] = from + i;
-	sort_base = rows->v;
-	qsort(idx, n, sizeof(*idx), cmp_idx);
+	qsort_r(idx, n, sizeof(*idx), cmp_idx, rows->v);
 	/* Of all duplicates, report the one that comes first in reading order. */
 	size_t best = SIZE_MAX, first = 0;
 

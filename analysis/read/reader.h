@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rg/plots.h"
+#include "rg/results.h"
 
 /*
  * The reader in files, one concern each:
@@ -58,7 +58,7 @@ int rd_check_text(struct rd_ctx *c, const char *buf, size_t len);
 /* A new row in c->out, every string "" and every double NAN; NULL when out of memory. */
 struct rg_row *rd_row_new(struct rd_ctx *c, int line);
 void rd_row_free(struct rg_row *r);
-/* Keep a copy of name in o->files; *stored points to it. 0 or -1 (out of memory). */
+/* Keep a copy of name in o->files (and an empty timer in o->timers); *stored points to it. 0 or -1 (out of memory). */
 int rd_add_file(struct rg_rows *o, const char *name, const char **stored);
 
 /* The whole buffer as CSV or JSON into c->out. 0 or -1 with the message set. */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rg/plots.h"
+#include "rg/results.h"
 
 /*
  * Files written before guards.def carried roles (schema 1 and 2, and schema
@@ -98,3 +98,11 @@ bool rg_roles_common(const char *a, const char *b, char *common, size_t size)
 	}
 	return false;
 }
+
+/* roles.def's order: every role of the vocabulary, "n/a" (no role) included. */
+const char *const rp_role_order[] = {
+#define RG_ROLE(role, meaning) role,
+#include "rg/roles.def"
+#undef RG_ROLE
+	NULL,
+};

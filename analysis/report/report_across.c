@@ -6,12 +6,6 @@
 
 #include "report.h"
 
-const char *const rp_role_order[] = {
-	"harness-floor", "thread-floor", "this-cpu-pre-6.18", "this-cpu-6.18", "this-cpu-llsc",
-	"this-cpu-prfm-stadd", "merged-rctx", "rctx-word", "pcpu-atomic", "pcpu-xchg", "pcpu-cas",
-	"rseq", "shared-atomic", "negative-control", "reference", NULL,
-};
-
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
 {
 	struct rg_table t;
@@ -22,7 +16,8 @@ void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
 	rp_heading(c, "Side by side by role: %s vs %s", A->name, B->name);
 	/* Every role either side has, the known ones in their order first. */
 	for (size_t i = 0; rp_role_order[i]; i++)
-		snprintf(roles[nroles++], sizeof(roles[0]), "%s", rp_role_order[i]);
+		if (strcmp(rp_role_order[i], "n/a"))
+			snprintf(roles[nroles++], sizeof(roles[0]), "%s", rp_role_order[i]);
 	for (int s = 0; s < 2; s++) {
 		const struct host *h = s ? B : A;
 

@@ -122,13 +122,13 @@ def main():
               for g in groups for line in g),
           f"V2's this-cpu-6.18 cell in reference cycles is {cyc_cell} (delta_ns / ref_ns_per_cycle)")
 
-    # docs/plots.md's example is this command's output on these fixtures
-    readme = os.path.join(HERE, "..", "..", "docs", "plots.md")
+    # docs/fleet.md's example is this command's output on these fixtures
+    readme = os.path.join(HERE, "..", "..", "docs", "fleet.md")
     if os.path.exists(readme):
         text = open(readme).read()
         check(all("\n".join(g) in text for g in groups) and
               all(" ".join(x.split()) in " ".join(text.split()) for x in bullets(section(t, "Decision"))),
-              "docs/plots.md's 'Many machines' matrix and decision lines are `rgbench report tests/plots/fleet/` "
+              "docs/fleet.md's matrix and decision lines are `rgbench report tests/plots/fleet/` "
               "as it prints them now (regenerate them from that command)")
 
     # --- the decision table --------------------------------------------------------------------

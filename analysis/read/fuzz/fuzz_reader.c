@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rg/plots.h"
+#include "rg/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,10 +12,10 @@ what=${3:-reader}
 case $what in
 reader)
 	mkdir -p "$work/corpus"
-	inc="-Ianalysis/include -Ischema/include -Iarch/include"
+	inc="-Ianalysis/read/include -Ischema/include -Iarch/include"
 	# shellcheck disable=SC2086
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $inc \
-		analysis/read/fuzz/fuzz_reader.c analysis/read/validate.c analysis/read/read_*.c schema/csv.c arch/input.c \
+		analysis/read/fuzz/fuzz_reader.c analysis/read/validate.c analysis/read/read_*.c schema/csv.c schema/rows.c arch/input.c \
 		$(pkg-config --cflags --libs jansson) -lm -o "$work/fuzz_reader"
 	cp -n tests/plots/corpus/* "$work/corpus/" 2>/dev/null || true
 	"$work/fuzz_reader" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=1024 \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The plots component (library rg_plots): the result-file reader, the U test, tables, roles, and the entry points of compare, plot, report and check. */
-#ifndef RG_PLOTS_H
-#define RG_PLOTS_H
+/* The results room's reader (analysis/read/, library rg_read): result files read back into rows, the inputs of a page, the hosts they were measured on, roles, and the standalone check. */
+#ifndef RG_RESULTS_H
+#define RG_RESULTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,11 +10,6 @@
 
 /* Files larger than this are refused before they are read. */
 #define RG_READ_MAX_BYTES (64u << 20)
-/* The Mann-Whitney U test needs at least this many samples per side. */
-#define RG_MWU_MIN_SAMPLES 5
-/* Exact U distribution when there are no ties and both sides are at most this big. */
-#define RG_MWU_EXACT_MAX 25
-
 enum rg_col {
 #define X(name, kind, since, doc) RG_COL_##name,
 	RG_RESULT_COLUMNS(X)
@@ -45,10 +40,17 @@ struct rg_row {
 	size_t n_lat;
 };
 
+/* A JSON file's "timer": what its rows were timed with (read with the rows, in the same parse). */
+struct rg_timer {
+	char *source;		/* NULL: no timer with a source (a CSV file, a run without one) */
+	double hz, resolution_ns, overhead_ns;	/* NAN when absent or not a number */
+};
+
 struct rg_rows {
 	struct rg_row *v;
 	size_t n, cap;
 	char **files;		/* every file read, in order */
+	struct rg_timer *timers;	/* timers[i]: files[i]'s */
 	size_t nfiles;
 };
 
@@ -128,44 +130,8 @@ static inline const char *rg_row_s(const struct rg_row *r, enum rg_col c) { retu
 static inline long long rg_row_i(const struct rg_row *r, enum rg_col c) { return r->v[c].i; }
 static inline double rg_row_d(const struct rg_row *r, enum rg_col c) { return r->v[c].d; }
 
-/* Mann-Whitney U test, two-sided. */
-struct rg_mwu {
-	double u1;		/* U statistic of the first sample */
-	double u2;		/* n1*n2 - u1 */
-	double z;		/* normal approximation z (0 when exact) */
-	double p;		/* two-sided p-value */
-	bool exact;		/* exact distribution (no ties, small n) */
-	bool ties;
-};
-/* 0, or -1 when a side is empty or memory runs out. */
-int rg_mwu_test(const double *x, size_t n1, const double *y, size_t n2, struct rg_mwu *out);
-
-/* A table built cell by cell, then printed aligned, as Markdown or as CSV. */
-struct rg_table {
-	size_t ncols, nrows, cap;
-	char **cells;		/* nrows * ncols, row 0 is the header */
-	bool *right;		/* right-align column */
-};
-void rg_table_init(struct rg_table *t, size_t ncols);
-void rg_table_free(struct rg_table *t);
-/* Append a row of ncols strings (copied; NULL becomes ""). */
-int rg_table_add(struct rg_table *t, const char *const *cells);
-void rg_table_print_text(const struct rg_table *t, FILE *f);
-void rg_table_print_markdown(const struct rg_table *t, FILE *f);
-void rg_table_print_csv(const struct rg_table *t, FILE *f);
-/* Display width of a UTF-8 string (code points). */
-size_t rg_utf8_width(const char *s);
 /*
- * A number for a table cell or a sentence: v with dec decimals while that
- * keeps its magnitude, else in %g form, so the cell stays short and never
- * misleads: 1e7 and beyond with 3 significant digits ("1.23e+12", not 13
- * digits or a cut string), a value that dec decimals would show as 0 with 2
- * ("1e-09", not "0.00"). NaN is "n/a", infinities "inf" and "-inf".
- */
-void rg_fmt_fixed(char *buf, size_t size, double v, int dec);
-
-/*
- * Roles (plots/roles.c): what a guard stands for across architectures, a
+ * Roles (roles.c): what a guard stands for across architectures, a
  * ';'-separated list from the role column (guards.def). Rows without one
  * (files written before roles, role n/a) take the role of their guard name
  * from a built-in table of the names those files used (*from_table set);
@@ -176,13 +142,87 @@ const char *rg_row_role(const struct rg_row *r, bool *from_table);
 bool rg_role_has(const char *list, const char *role);
 /* True when two lists share a role; the first one of a that b has goes to common. */
 bool rg_roles_common(const char *a, const char *b, char *common, size_t size);
+/*
+ * Every role of rg/roles.def in its order, the order tables list them; "n/a"
+ * (a guard that stands for no role) is one of them. NULL-terminated.
+ */
+extern const char *const rp_role_order[];
 
-/* Entry of the standalone rgbench-report: validate files and summarize. */
+/* At most this many inputs (files, or runs of a directory) to one page. */
+#define MAX_FILES 64
+struct input {
+	const char *path;
+	struct rg_rows rows;
+	long long version;
+	char timer[200];	/* JSON "timer", as text; "" when absent */
+};
+
+/* Rows of one file that another file of the same host also holds (the first file's are used). */
+struct dup {
+	const char *kept, *dropped;	/* the two files */
+	const struct rg_row *ek, *ed;	/* an example: the row kept, the one not used */
+	size_t n;
+};
+
+/*
+ * One machine: host name, arch and CPU identification (hosts.c). rows in file
+ * order without repeated keys; by_key the same rows sorted by key (rp_find).
+ */
+struct host {
+	char hostname[128], arch[32], vendor[64], model[128], part[64];
+	char name[320];		/* its label: the host name, or "name (arch, model)" when another host has the name */
+	char kernel[128];	/* the kernel its current design is read from (hosts.c) */
+	char kernels[256];	/* every kernel in its rows */
+	char virt[64];
+	bool emulated;		/* every row measured on an emulated CPU */
+	const struct rg_row **rows, **by_key;
+	size_t n;
+	long long vmin, vmax;
+	bool legacy_roles;	/* some role came from the built-in table */
+	char timer[200];
+	struct dup *dups;
+	size_t ndups, ndup;	/* pairs of files, rows not used */
+};
+
+/* A guard's cost over noop: the paired difference when the row has one, else a difference of medians. */
+struct cost {
+	double v, lo, hi, ns;
+	bool paired;
+};
+
+/* host_rows.c: the rows of one host */
+/* Measured: ok or noisy. */
+bool rp_row_ok(const struct rg_row *r);
+/* The measured row of h that matches, the smallest key of several (threads or duty < 0: any). O(log n). */
+const struct rg_row *rp_find(const struct host *h, const char *suite, const char *guard,
+			     const char *scenario, long long threads, long long duty);
+/* A measured user pair row with one thread and no duty. */
+bool rp_is_pair1(const struct rg_row *r);
+struct cost rp_cost_of(const struct host *h, const struct rg_row *r);
+/* The first one-thread pair row whose guard stands for role. */
+const struct rg_row *rp_by_role(const struct host *h, const char *role);
+/* The cost to divide by: positive, else NAN. */
+double rp_cmp_value(const struct cost *k);
+
+/*
+ * inputs.c: every FILE and every run of every DIR of argv[first..argc) into in[]
+ * (at most MAX_FILES; paths strdup'ed). 0, or -1 with err set.
+ */
+int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
+		   char *err, size_t errlen);
+void rp_inputs_free(struct input *in, size_t nin);
+
+/* hosts.c: host identity */
+/* Same machine: host, arch, cpu_vendor, cpu_model, cpu_part (strcmp-like). */
+int rp_host_id_cmp(const struct rg_row *a, const struct rg_row *b);
+/* True when r was measured on h. */
+bool rp_row_of_host(const struct host *h, const struct rg_row *r);
+/* The rows of in[] grouped by machine, in order of first appearance; O(n log n). 0, or -1 with err set. */
+int rp_group_hosts(const struct input *in, size_t nin, struct host **hosts, size_t *nh,
+		   char *err, size_t errlen);
+void rp_hosts_free(struct host *hosts, size_t nh);
+
+/* Entry of the standalone rgbench-report check: validate files and summarize. */
 int rg_check_main(int argc, char **argv);
 
-/* rgbench compare BASE NEW / rgbench plot FILES... / rgbench report FILES... (argv[0]: the name). */
-int rg_compare_main(int argc, char **argv);
-int rg_plot_main(int argc, char **argv);
-int rg_report_main(int argc, char **argv);
-
-#endif /* RG_PLOTS_H */
+#endif /* RG_RESULTS_H */
