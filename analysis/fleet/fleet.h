@@ -28,11 +28,6 @@ struct decision {
 	size_t n;
 };
 
-/*
- * The role of the guard the host's kernel runs in the BPF trampoline (from
- * arch and kernel release), or NULL with why set.
- */
-const char *rp_fleet_current_role(const struct host *h, char *why, size_t size);
 /* Fill d for h: the current design's row and every candidate's change, cheapest first. */
 bool rp_fleet_decide(const struct host *h, struct decision *d);
 /* " cheaper" / " dearer" when the change's interval excludes zero, else "". */

@@ -25,12 +25,18 @@ _Static_assert(sizeof(candidates) / sizeof(candidates[0]) == NCAND, "NCAND is th
  * the arch and the kernel release: x86-64 this_cpu_inc_return (one xadd
  * %gs:, every release); arm64 before 6.18 the STADD exit, 6.18 and later
  * the LDADD exit, and from 7.0 (or a release naming bpf-next) the merged
- * per-context check. NULL when the release cannot be read (why says so).
+ * per-context check; on either arch a release naming rctx (a kernel patched
+ * to run the merged check) runs it. NULL when the release cannot be read (why says so).
  */
 const char *rp_fleet_current_role(const struct host *h, char *why, size_t size)
 {
 	int major = 0, minor = 0;
 
+	/* A kernel patched to run the merged check, named so (e.g. LOCALVERSION=-rctx), on either arch. */
+	if (strstr(h->kernel, "rctx")) {
+		snprintf(why, size, "%s %s: the merged per-context check (a release naming rctx)", h->arch, h->kernel);
+		return "merged-rctx";
+	}
 	if (!strcmp(h->arch, "x86_64")) {
 		snprintf(why, size, "x86-64: this_cpu_inc_return, xadd %%gs:");
 		return "this-cpu-6.18";

@@ -393,6 +393,7 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 	size_t done = 0;
 
 	rp_heading(c, "Prediction: per-event cost under each design");
+	rp_para(c, "From the guard rows: the fallback, used for a host without the module's tramp rows (rgbench kmod --scenarios tramp); a host with them is predicted in its \"Calibration against the real trampoline\" section.");
 	for (size_t i = 0; i < f->nh; i++) {
 		const struct host *h = f->h[i];
 		struct decision d;
@@ -402,6 +403,11 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 		char used[1200];
 		size_t nev = 0, l;
 
+		if (rp_has_tramp(h)) {
+			rp_bullet(c, "%s: predicted from its module tramp rows (Calibration against the real trampoline)", h->name);
+			done++;
+			continue;
+		}
 		for (size_t k = 0; k < h->n; k++)
 			if (prog_active_row(h->rows[k]) && !nev++)
 				bpf_file = h->rows[k]->file;

@@ -52,11 +52,8 @@ bool rp_is_pair1(const struct rg_row *r)
 	       rg_row_i(r, RG_COL_duty_ns) == 0;
 }
 
-/* A guard's cost over noop: the paired difference when the row has one, else a difference of medians. */
-struct cost rp_cost_of(const struct host *h, const struct rg_row *r)
+struct cost rp_paired_cost(const struct rg_row *r)
 {
-	const struct rg_row *noop = rp_find(h, "user", "noop", rg_row_s(r, RG_COL_scenario),
-					 rg_row_i(r, RG_COL_threads), rg_row_i(r, RG_COL_duty_ns));
 	struct cost k = { NAN, NAN, NAN, rg_row_d(r, RG_COL_ns_median), false };
 
 	if (!isnan(rg_row_d(r, RG_COL_delta_ns))) {
@@ -64,7 +61,20 @@ struct cost rp_cost_of(const struct host *h, const struct rg_row *r)
 		k.lo = rg_row_d(r, RG_COL_delta_ci_lo);
 		k.hi = rg_row_d(r, RG_COL_delta_ci_hi);
 		k.paired = true;
-	} else if (!strcmp(rg_row_s(r, RG_COL_guard), "noop")) {
+	}
+	return k;
+}
+
+/* A guard's cost over noop: the paired difference when the row has one, else a difference of medians. */
+struct cost rp_cost_of(const struct host *h, const struct rg_row *r)
+{
+	const struct rg_row *noop = rp_find(h, "user", "noop", rg_row_s(r, RG_COL_scenario),
+					 rg_row_i(r, RG_COL_threads), rg_row_i(r, RG_COL_duty_ns));
+	struct cost k = rp_paired_cost(r);
+
+	if (k.paired)
+		return k;
+	if (!strcmp(rg_row_s(r, RG_COL_guard), "noop")) {
 		k.v = 0;	/* the baseline itself: nothing to pair */
 		k.paired = true;
 	} else if (noop) {
@@ -84,4 +94,16 @@ const struct rg_row *rp_by_role(const struct host *h, const char *role)
 double rp_cmp_value(const struct cost *k)
 {
 	return !isnan(k->v) && k->v > 0 ? k->v : NAN;
+}
+
+bool rp_has_tramp(const struct host *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		const char *sc = rg_row_s(h->rows[i], RG_COL_scenario);
+
+		if (!strcmp(rg_row_s(h->rows[i], RG_COL_suite), "kmod") &&
+		    (!strcmp(sc, "tramp-fentry") || !strcmp(sc, "tramp-rawtp")) && rp_row_ok(h->rows[i]))
+			return true;
+	}
+	return false;
 }

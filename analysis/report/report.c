@@ -128,6 +128,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		rp_plots_find(c, o->out, paths, np);
 	}
 	rp_sec_fleet(c, hosts, nh, o->allow_emulated);
+	rp_sec_why_fleet(c, hosts, nh, o->allow_emulated);
 	if (o->across && nh == 2) {
 		rp_sec_machine(c, &hosts[0], in, nin);
 		rp_sec_machine(c, &hosts[1], in, nin);
@@ -143,6 +144,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		rp_sec_ranking(c, &hosts[h]);
 		rp_plot_link(c, "pair-ns");
 		rp_sec_headline(c, &hosts[h]);
+		rp_sec_why(c, &hosts[h]);
 		rp_sec_duty(c, &hosts[h]);
 		rp_plot_link(c, "duty");
 		rp_sec_threads(c, &hosts[h]);
@@ -154,7 +156,9 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		rp_plot_link(c, "bpf");
 		rp_sec_suite(c, &hosts[h], "kmod");
 		rp_plot_link(c, "kmod-ns");
+		rp_sec_calib(c, &hosts[h]);
 	}
+	rp_sec_boots(c, in, nin);
 	rp_sec_plots(c);
 	if (c->nleft) {
 		rp_heading(c, "Left out");

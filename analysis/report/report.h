@@ -17,6 +17,7 @@
  *   report_sections.c  the sections of one host
  *   report_across.c    --across-hosts: two hosts side by side by role
  *   report_plots.c     links to the PNGs
+ *   report_calib.c     the calibration against the real trampoline, two kernels of one machine
  * and below it: the inputs, hosts and their rows (rg/results.h), the page (rg/page.h), every
  * host at once (rg/fleet.h).
  */
@@ -35,6 +36,14 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite);
 /* The re-entry outcomes of a suite (kmod: irq/softirq/nmi rows; user: signal rows), guard by context. */
 void rp_sec_reentry(struct ctx *c, const struct host *h, const char *suite);
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B);
+
+/*
+ * report_calib.c: the module's tramp rows beside the real trampoline of the
+ * same boot (per host), and a base kernel's prediction beside a patched
+ * kernel's measurement (files of two kernels of one machine).
+ */
+void rp_sec_calib(struct ctx *c, const struct host *h);
+void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin);
 
 /* Every picture of the folders rp_plots_find() found (rg/page.h). */
 void rp_sec_plots(struct ctx *c);

@@ -26,6 +26,10 @@
 #define MOD_NAME RG_KMOD_NAME
 #define DEBUGFS "/sys/kernel/debug"
 #define MOD_DIR DEBUGFS "/" MOD_NAME
+/* The command that installs the running kernel's headers (the build sets the full path). */
+#ifndef RG_DEPS_SCRIPT
+#define RG_DEPS_SCRIPT "scripts/deps.sh"
+#endif
 
 int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *err,
 		      size_t errlen)
@@ -185,7 +189,8 @@ static int build_module(const char *src, const char *kdir, char *tmpdir, char *k
 	snprintf(path, sizeof(path), "%s/Makefile", kdir);
 	if (!is_file(path)) {
 		fprintf(stderr, "rgbench kmod: skipped: no kernel build headers at %s "
-			"(install linux-headers-$(uname -r), or pass --kdir or --module)\n", kdir);
+			"(%s kmod installs the running kernel's, or pass --kdir or --module)\n", kdir,
+			RG_DEPS_SCRIPT);
 		return RG_KMOD_SKIP;
 	}
 	strcpy(tmpdir, "/tmp/rgbench-kmod.XXXXXX");

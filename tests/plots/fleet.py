@@ -28,13 +28,8 @@ def run(r, *args, timeout=300):
     return subprocess.run([r] + list(args), capture_output=True, text=True, timeout=timeout)
 
 
-def section(text, title):
-    m = re.search(r"^## " + re.escape(title) + r".*?$(.*?)(?=^## |\Z)", text, re.M | re.S)
-    return m.group(1) if m else None
-
-
-def fenced_all(text):
-    return [b.splitlines() for b in re.findall(r"```\n(.*?)```", text or "", re.S)]
+section = rgtest.md_section
+fenced_all = rgtest.md_fenced_all
 
 
 def bullets(sec):

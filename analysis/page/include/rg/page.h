@@ -37,7 +37,7 @@ void rg_fmt_fixed(char *buf, size_t size, double v, int dec);
  * narrower --width is refused rather than printed wider than asked.
  */
 #define RG_REPORT_MIN_WIDTH 60
-#define MAX_LEFT 32
+#define MAX_LEFT 64
 /* Folders of pictures a page links: beside it and one <stem>-plots/ per file, at most this many. */
 #define RP_MAX_PLOTDIRS 16
 /* The page being written, its width and the sections left out (listed at the end). */

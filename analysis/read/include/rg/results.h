@@ -199,6 +199,10 @@ const struct rg_row *rp_find(const struct host *h, const char *suite, const char
 /* A measured user pair row with one thread and no duty. */
 bool rp_is_pair1(const struct rg_row *r);
 struct cost rp_cost_of(const struct host *h, const struct rg_row *r);
+/* The row's paired difference (delta_ns) with its interval; v NAN and paired false without one. */
+struct cost rp_paired_cost(const struct rg_row *r);
+/* Whether h has a measured module tramp row (kmod, scenario tramp-fentry or tramp-rawtp). */
+bool rp_has_tramp(const struct host *h);
 /* The first one-thread pair row whose guard stands for role. */
 const struct rg_row *rp_by_role(const struct host *h, const char *role);
 /* The cost to divide by: positive, else NAN. */
