@@ -195,7 +195,8 @@ static int write_data(const char *path, struct source *src, size_t nsrc)
 	if (!f)
 		return -1;
 	fputs("source,label,host,cpu_model,suite,guard,role,scenario,threads,duty_ns,batch,status,"
-	      "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev\n", f);
+	      "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev,baseline,delta_ns,"
+	      "delta_ci_lo,delta_ci_hi\n", f);
 	for (size_t s = 0; s < nsrc; s++) {
 		for (size_t i = 0; i < src[s].rows.n; i++) {
 			const struct rg_row *r = &src[s].rows.v[i];
@@ -223,6 +224,11 @@ static int write_data(const char *path, struct source *src, size_t nsrc)
 			put_d(f, rg_row_d(r, RG_COL_ns_max));
 			put_d(f, rg_row_d(r, RG_COL_mops_median));
 			put_d(f, rg_row_d(r, RG_COL_mops_stddev));
+			fputc(',', f);
+			rg_csv_put_field(f, rg_row_s(r, RG_COL_baseline));	/* the ladder's chain */
+			put_d(f, rg_row_d(r, RG_COL_delta_ns));
+			put_d(f, rg_row_d(r, RG_COL_delta_ci_lo));
+			put_d(f, rg_row_d(r, RG_COL_delta_ci_hi));
 			fputc('\n', f);
 		}
 	}

@@ -184,7 +184,10 @@ def load(path):
                 r[k] = int(r[k])
             for k in ("ns_median", "ns_stddev", "ns_min", "ns_max", "mops_median", "mops_stddev"):
                 r[k] = num(r[k])
+            for k in ("delta_ns", "delta_ci_lo", "delta_ci_hi"):  # older staging files lack them
+                r[k] = num(r.get(k) or "")
             r.setdefault("role", "")
+            r["baseline"] = r.get("baseline") or ""
         except (ValueError, KeyError) as e:
             raise Unreadable(f"{path}: {first_line(e)}") from None
         rows.append(r)
@@ -603,6 +606,92 @@ def fleet(cells, out, written):
     return True
 
 
+def ladder_steps(rows, design):
+    """A design's ladder in one source's rows: its steps in order (the first against noop,
+    each next against the step before, as the baseline column chains them) and the whole."""
+    by_base = {r["baseline"]: r for r in rows if r["guard"].startswith(design + "+")}
+    steps, base = [], "noop"
+    while base in by_base and len(steps) < 32:
+        steps.append(by_base[base])
+        base = by_base[base]["guard"]
+    whole = next((r for r in rows if r["guard"] == design), None)
+    return steps, whole
+
+
+def ladder(rows, sources, out, written):
+    """The parts ladder per design and host: a waterfall of what each part adds over the step
+    before (interval as whiskers; a step whose interval holds 0 is hatched), then the sum of
+    the steps beside the whole design measured in the same rounds. Hosts side by side."""
+    sel = [r for r in rows if r["suite"] == "user" and r["scenario"] == "ladder" and r["status"] in MEASURED
+           and ok(r["delta_ns"])]
+    designs = ordered(r["guard"].split("+")[0] for r in sel if "+" in r["guard"])
+    sources = present(sources, sel)
+    cells = {}
+    for src, _ in sources:
+        mine = [r for r in sel if r["source"] == src]
+        for d in designs:
+            steps, whole = ladder_steps(mine, d)
+            if steps:
+                cells[(src, d)] = (steps, whole)
+    if not cells:
+        return False
+    designs = [d for d in designs if any((s, d) in cells for s, _ in sources)]
+    sources = [s for s in sources if any((s[0], d) in cells for d in designs)]
+    heights = [max(len(cells[(s, d)][0]) for s, _ in sources if (s, d) in cells) * 0.42 + 1.6 for d in designs]
+    fig, axes = plt.subplots(len(designs), len(sources), squeeze=False,
+                             figsize=(max(10.0, 7.0 * len(sources)), min(40.0, sum(heights) + 0.8)),
+                             gridspec_kw={"height_ratios": heights})
+    for di, d in enumerate(designs):
+        st = STYLES.of(d)
+        for si, (src, label) in enumerate(sources):
+            ax = axes[di][si]
+            if (src, d) not in cells:
+                fig.delaxes(ax)
+                continue
+            steps, whole = cells[(src, d)]
+            names, cum = [], 0.0
+            for i, r in enumerate(steps):
+                v, lo, hi = r["delta_ns"], r["delta_ci_lo"], r["delta_ci_hi"]
+                holds0 = not (ok(lo) and ok(hi)) or lo <= 0 <= hi
+                ax.barh(i, v, left=cum, height=0.6, color=st["color"], alpha=0.35 if holds0 else 0.85,
+                        hatch="//" if holds0 else None, edgecolor=st["color"])
+                if ok(lo) and ok(hi):
+                    ax.errorbar([cum + v], [i], xerr=[[max(v - lo, 0)], [max(hi - v, 0)]], color="black",
+                                capsize=3, elinewidth=1, linestyle="none")
+                ax.annotate(f"{v:+.3g}", (max(cum, cum + v, cum + (hi if ok(hi) else v)), i), xytext=(4, 0),
+                            textcoords="offset points", va="center", fontsize=8)
+                cum += v
+                names.append("+" + name(r["guard"][len(d) + 1:]))
+            n = len(steps)
+            ax.barh(n, cum, height=0.6, color="#bbbbbb")
+            names.append("sum of the steps")
+            ax.annotate(f"{cum:+.3g}", (max(cum, 0), n), xytext=(4, 0), textcoords="offset points", va="center",
+                        fontsize=8)
+            if whole and ok(whole["delta_ns"]):
+                w, lo, hi = whole["delta_ns"], whole["delta_ci_lo"], whole["delta_ci_hi"]
+                ax.barh(n + 1, w, height=0.6, color=st["color"], alpha=0.85)
+                if ok(lo) and ok(hi):
+                    ax.errorbar([w], [n + 1], xerr=[[max(w - lo, 0)], [max(hi - w, 0)]], color="black",
+                                capsize=3, elinewidth=1, linestyle="none")
+                ax.annotate(f"{w:+.3g}", (max(w, hi if ok(hi) else w, 0), n + 1), xytext=(4, 0),
+                            textcoords="offset points", va="center", fontsize=8)
+                names.append(f"{name(d)} (whole)")
+            ax.axvline(0, color="black", linewidth=1)
+            ax.set_yticks(range(len(names)))
+            ax.set_yticklabels(names)
+            ax.set_ylim(len(names) - 0.5, -0.5)
+            ax.margins(x=0.15)
+            ax.grid(axis="x", alpha=0.3)
+            ax.set_title(f"{name(label, 60)}: {name(d)}", fontsize=11)
+            ax.set_xlabel("ns per pair: each part over the step before")
+            ax.set_ylabel("part added")
+    fig.suptitle("Parts ladder: each design built up one part at a time, in the same rounds")
+    footer(fig, "bars: median of paired per-round differences; whiskers: their interval; hatched: the "
+           "interval holds 0; grey: the sum of the steps, beside the whole design")
+    save(fig, out, "ladder", written)
+    return True
+
+
 def load_decision(path):
     """Per host and candidate: label, emulated, current_role, current_guard, suite, role, guard,
     change_ns, lo_ns, hi_ns (the report's decision table)."""
@@ -711,6 +800,8 @@ def main():
          lambda: fleet(cells, a.out, written)),
         ("decision", "no host with a measured row of its kernel's design and a candidate",
          lambda: decision(cands, a.out, written)),
+        ("ladder", "no user 'ladder' rows (rgbench --scenarios ladder)",
+         lambda: ladder(rows, sources, a.out, written)),
         ("kmod-ns", "no kmod rows with ns values",
          lambda: ns_bars(rows, sources, a.out, written, "kmod", "kmod-ns",
                          "In-kernel cost of one guard enter/exit pair (kthread loop)")),

@@ -145,6 +145,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		rp_plot_link(c, "pair-ns");
 		rp_sec_headline(c, &hosts[h]);
 		rp_sec_why(c, &hosts[h]);
+		rp_plot_link(c, "ladder");
 		rp_sec_duty(c, &hosts[h]);
 		rp_plot_link(c, "duty");
 		rp_sec_threads(c, &hosts[h]);

@@ -235,6 +235,15 @@ def main():
                   ["pair-ns", "duty", "threads", "latency-cdf", "bpf", "kmod-ns", "fleet", "decision"], T)
         plot_case(R, "report", [os.path.join(FX, "report-x86.json"), os.path.join(FX, "report-arm.json")],
                   ["pair-ns", "decision", "fleet"], T)
+        # A real ladder run (--quick --scenarios pair,ladder, drawn/README.md) beside a copy of
+        # it as a second host: the parts ladders of two hosts side by side.
+        lad = os.path.join(S, "drawn", "ladder-x86.json")
+        other = os.path.join(T, "ladder-b.json")
+        edit_json(lad, other, lambda r: r.update(host="other") if "host" in r else None)
+        figs = plot_case(R, "ladder", [lad, other], ["pair-ns", "ladder", "decision"], T,
+                         expect_texts=["+reload32", "rctx-kernel (whole)", "sum of the steps"])
+        check(any(f["kind"] == "ladder" and f["ticks"] >= 2 * 19 for f in figs),
+              "ladder: three designs on two hosts, every step named")
         # The fleet fixtures: five machines, three named vm, one emulated.
         plot_case(R, "fleet", [os.path.join(S, "fleet")], ["pair-ns", "fleet", "decision", "bpf"], T,
                   expect_texts=["vm (aarch64, Neoverse-V2)"])
