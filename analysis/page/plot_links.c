@@ -19,6 +19,7 @@ static const struct {
 	{ "threads", "million pairs/s against threads; a guard that scales climbs in proportion, a shared one falls flat" },
 	{ "latency-cdf", "per guard the distribution of batch times and its tail; further right is slower, a higher tail is interrupted more often" },
 	{ "ladder", "each design built up one part at a time, host by host; a hatched step's interval holds 0, the grey bar is the sum of the steps beside the whole design" },
+	{ "tramp", "per attach path, the module's trampoline path under each design beside the real attach measured on the same host (hatched)" },
 	{ "bpf", "events/s per attach type and trigger mode, one bar per file" },
 	{ "kmod-ns", "in-kernel ns per pair per guard (kthread loop); the dashed line is noop" },
 };

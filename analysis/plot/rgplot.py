@@ -311,8 +311,10 @@ def ns_bars(rows, sources, out, written, suite, kind, title):
     """ns per pair per guard, one bar per source, min-max whiskers, noop/tls floors."""
     sel = [r for r in rows if r["suite"] == suite and r["status"] in MEASURED and ok(r["ns_median"])
            and r["duty_ns"] == 0 and (suite != "user" or r["scenario"] == "pair")]
-    if suite == "kmod" and any(r["scenario"] == "loop" for r in sel):
-        sel = [r for r in sel if r["scenario"] == "loop"]  # the refscale-style loop
+    if suite == "kmod":  # the refscale-style loop (irqs on first); tramp rows have their own plot
+        sel = [r for r in sel if r["scenario"].startswith("loop")]
+        if any(r["scenario"] == "loop" for r in sel):
+            sel = [r for r in sel if r["scenario"] == "loop"]
     if not sel:
         return False
     tmin = min(r["threads"] for r in sel)
@@ -692,6 +694,63 @@ def ladder(rows, sources, out, written):
     return True
 
 
+# The module's trampoline paths and the real attach types that take them (report_calib.c).
+TRAMP_ATTACH = (("tramp-fentry", ("fentry", "fexit", "fmod_ret")), ("tramp-rawtp", ("raw_tp", "tp_btf")))
+
+
+def tramp(rows, sources, out, written):
+    """The module's trampoline rows (kmod tramp-fentry / tramp-rawtp: the path around a real
+    BPF program, per design) beside the real attach of the same host (bpf rows of any of its
+    files, ns per event per producer, the driver mode first). One panel per host and path."""
+    cells = []
+    for host in ordered(r["host"] for r in rows):
+        label = host
+        for sc, attach in TRAMP_ATTACH:
+            mod = [r for r in rows if r["host"] == host and r["suite"] == "kmod" and r["scenario"] == sc
+                   and r["status"] in MEASURED and ok(r["ns_median"])]
+            if not mod:
+                continue
+            real = [r for r in rows if r["host"] == host and r["suite"] == "bpf" and r["guard"] in attach
+                    and r["status"] in MEASURED and ok(r["ns_median"])]
+            real.sort(key=lambda r: (attach.index(r["guard"]), r["scenario"] != "driver", r["threads"]))
+            cells.append((label, sc, mod, real[:1]))
+    if not cells:
+        return False
+    heights = [0.42 * (len(m) + len(rl)) + 1.6 for _, _, m, rl in cells]
+    fig, axes = plt.subplots(len(cells), 1, squeeze=False, figsize=(10.0, min(40.0, sum(heights) + 0.8)),
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (label, sc, mod, real) in zip(axes[:, 0], cells):
+        names = []
+        for i, r in enumerate(mod):
+            st = STYLES.of(r["guard"])
+            ax.barh(i, r["ns_median"], height=0.6, color=st["color"], alpha=st["alpha"])
+            ax.annotate(fmt(r["ns_median"]), (r["ns_median"], i), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize=8)
+            names.append(f"{name(r['guard'])} (module)")
+        for k, r in enumerate(real):
+            y = len(mod) + k
+            ax.barh(y, r["ns_median"], height=0.6, color="white", edgecolor="black", hatch="xx")
+            ax.annotate(fmt(r["ns_median"]), (r["ns_median"], y), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize=8)
+            names.append(f"real {name(r['guard'])} / {name(r['scenario'])}")
+        ax.set_yticks(range(len(names)))
+        ax.set_yticklabels(names)
+        for t, r in zip(ax.get_yticklabels(), mod):
+            t.set_color(STYLES.label_color(r["guard"]))
+        ax.set_ylim(len(names) - 0.5, -0.5)
+        ax.margins(x=0.12)
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_title(f"{name(label, 60)}: {sc}" + ("" if real else " (no real attach measured in this file)"),
+                     fontsize=11)
+        ax.set_xlabel("ns per invocation (median)")
+        ax.set_ylabel("design / attach")
+    fig.suptitle("The module's trampoline path per design beside the real attach")
+    footer(fig, "coloured: the module's path around a real BPF program under each design; hatched: the "
+           "kernel's own attach, ns per event per producer (rgbench bpf)")
+    save(fig, out, "tramp", written)
+    return True
+
+
 def load_decision(path):
     """Per host and candidate: label, emulated, current_role, current_guard, suite, role, guard,
     change_ns, lo_ns, hi_ns (the report's decision table)."""
@@ -802,6 +861,8 @@ def main():
          lambda: decision(cands, a.out, written)),
         ("ladder", "no user 'ladder' rows (rgbench --scenarios ladder)",
          lambda: ladder(rows, sources, a.out, written)),
+        ("tramp", "no kmod tramp-fentry or tramp-rawtp rows (rgbench kmod --scenarios tramp)",
+         lambda: tramp(rows, sources, a.out, written)),
         ("kmod-ns", "no kmod rows with ns values",
          lambda: ns_bars(rows, sources, a.out, written, "kmod", "kmod-ns",
                          "In-kernel cost of one guard enter/exit pair (kthread loop)")),

@@ -158,6 +158,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		rp_sec_suite(c, &hosts[h], "kmod");
 		rp_plot_link(c, "kmod-ns");
 		rp_sec_calib(c, &hosts[h]);
+		rp_plot_link(c, "tramp");
 	}
 	rp_sec_boots(c, in, nin);
 	rp_sec_plots(c);

@@ -244,6 +244,9 @@ def main():
                          expect_texts=["+reload32", "rctx-kernel (whole)", "sum of the steps"])
         check(any(f["kind"] == "ladder" and f["ticks"] >= 2 * 19 for f in figs),
               "ladder: three designs on two hosts, every step named")
+        # The calibration fixtures: the module's tramp rows beside the real attach of one host.
+        plot_case(R, "tramp", [os.path.join(S, "calib", "base-tramp.json"), os.path.join(S, "calib", "base-bpf-fentry.json")],
+                  ["tramp", "bpf"], T, expect_texts=["real fentry / driver", "rctx-kernel (module)"])
         # The fleet fixtures: five machines, three named vm, one emulated.
         plot_case(R, "fleet", [os.path.join(S, "fleet")], ["pair-ns", "fleet", "decision", "bpf"], T,
                   expect_texts=["vm (aarch64, Neoverse-V2)"])

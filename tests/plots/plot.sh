@@ -40,8 +40,9 @@ done
 for s in alpha grace "noop floor" "tls floor"; do
 	grep -q "$s" "$T/all/pair-ns.svg" || { echo "FAIL pair-ns.svg lacks '$s'"; fail=1; }
 done
-# The fixtures have no ladder rows (tests/plots/drawn.py draws a real ladder run): one note.
-[[ $(cat "$T/err.txt") == "note: ladder: skipped, no user 'ladder' rows (rgbench --scenarios ladder)" ]] ||
+# The fixtures have no ladder and no tramp rows (tests/plots/drawn.py draws those): two notes.
+[[ $(cat "$T/err.txt") == "note: ladder: skipped, no user 'ladder' rows (rgbench --scenarios ladder)
+note: tramp: skipped, no kmod tramp-fentry or tramp-rawtp rows (rgbench kmod --scenarios tramp)" ]] ||
 	{ echo "FAIL unexpected stderr: $(cat "$T/err.txt")"; fail=1; }
 # No staging left behind.
 [[ $(ls -A "$T/all" | wc -l) == 16 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
@@ -61,7 +62,7 @@ done
 "$R" plot "$FX/ab-base.csv" --out "$T/some" > "$T/out.txt" 2> "$T/err.txt"
 [[ $(ls "$T/some" | tr '\n' ' ') == "bpf.png bpf.svg pair-ns.png pair-ns.svg " ]] ||
 	{ echo "FAIL some: $(ls "$T/some")"; fail=1; }
-for k in threads duty latency-cdf kmod-ns fleet decision ladder; do
+for k in threads duty latency-cdf kmod-ns fleet decision ladder tramp; do
 	grep -q "^note: $k: skipped" "$T/err.txt" || { echo "FAIL no note for $k"; fail=1; }
 done
 
