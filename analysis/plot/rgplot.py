@@ -608,6 +608,19 @@ def fleet(cells, out, written):
     return True
 
 
+def name_rows(ax, names, title, xlabel, ylabel):
+    """A horizontal-bar panel's rows named top to bottom, room for the values beside the bars,
+    its title and axis labels."""
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels(names)
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.margins(x=0.15)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+
+
 def ladder_steps(rows, design):
     """A design's ladder in one source's rows: its steps in order (the first against noop,
     each next against the step before, as the baseline column chains them) and the whole."""
@@ -679,14 +692,8 @@ def ladder(rows, sources, out, written):
                             textcoords="offset points", va="center", fontsize=8)
                 names.append(f"{name(d)} (whole)")
             ax.axvline(0, color="black", linewidth=1)
-            ax.set_yticks(range(len(names)))
-            ax.set_yticklabels(names)
-            ax.set_ylim(len(names) - 0.5, -0.5)
-            ax.margins(x=0.15)
-            ax.grid(axis="x", alpha=0.3)
-            ax.set_title(f"{name(label, 60)}: {name(d)}", fontsize=11)
-            ax.set_xlabel("ns per pair: each part over the step before")
-            ax.set_ylabel("part added")
+            name_rows(ax, names, f"{name(label, 60)}: {name(d)}", "ns per pair: each part over the step before",
+                      "part added")
     fig.suptitle("Parts ladder: each design built up one part at a time, in the same rounds")
     footer(fig, "bars: median of paired per-round differences; whiskers: their interval; hatched: the "
            "interval holds 0; grey: the sum of the steps, beside the whole design")
@@ -733,17 +740,10 @@ def tramp(rows, sources, out, written):
             ax.annotate(fmt(r["ns_median"]), (r["ns_median"], y), xytext=(4, 0), textcoords="offset points",
                         va="center", fontsize=8)
             names.append(f"real {name(r['guard'])} / {name(r['scenario'])}")
-        ax.set_yticks(range(len(names)))
-        ax.set_yticklabels(names)
+        name_rows(ax, names, f"{name(label, 60)}: {sc}" + ("" if real else " (no real attach measured here)"),
+                  "ns per invocation (median)", "design / attach")
         for t, r in zip(ax.get_yticklabels(), mod):
             t.set_color(STYLES.label_color(r["guard"]))
-        ax.set_ylim(len(names) - 0.5, -0.5)
-        ax.margins(x=0.12)
-        ax.grid(axis="x", alpha=0.3)
-        ax.set_title(f"{name(label, 60)}: {sc}" + ("" if real else " (no real attach measured in this file)"),
-                     fontsize=11)
-        ax.set_xlabel("ns per invocation (median)")
-        ax.set_ylabel("design / attach")
     fig.suptitle("The module's trampoline path per design beside the real attach")
     footer(fig, "coloured: the module's path around a real BPF program under each design; hatched: the "
            "kernel's own attach, ns per event per producer (rgbench bpf)")
