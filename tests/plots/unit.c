@@ -562,5 +562,6 @@ int main(void)
 	test_reader();
 	test_pairs();
 	rg_test_failures += unit_mwu_utf8();
+	rg_test_failures += unit_headline();
 	return rg_test_done("report unit tests");
 }
