@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -396,12 +398,48 @@ struct out_id {
 	const char *base;
 };
 
+/*
+ * An existing regular file the writer's rename() could not replace, found
+ * before any measuring: immutable or append-only (chattr +i/+a: EPERM on
+ * rename), or another user's file in a sticky directory (/tmp: only its
+ * owner, the directory's owner or CAP_FOWNER may replace it). 0, or 2 with
+ * why in err.
+ */
+static int check_replaceable(const char *path, const struct stat *st, const struct stat *dir,
+			     char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC), flags = 0;
+	uid_t me = geteuid();
+
+	if (fd >= 0) {
+		if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+			flags = 0;	/* a file system without flags has no immutable files */
+		close(fd);
+	}
+	if (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL))
+		return snprintf(err, errlen, "%s: cannot be replaced: the file is %s (chattr +%c)",
+				path, flags & FS_IMMUTABLE_FL ? "immutable" : "append-only",
+				flags & FS_IMMUTABLE_FL ? 'i' : 'a'), 2;
+	if ((dir->st_mode & S_ISVTX) && me != 0 && st->st_uid != me && dir->st_uid != me)
+		return snprintf(err, errlen, "%s: cannot be replaced: another user's file (uid %u) in "
+				"a sticky directory", path, (unsigned)st->st_uid), 2;
+	return 0;
+}
+
+bool rg_dir_result_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && !strstr(name, ".tmp.") &&
+	       ((n > 4 && !strcmp(name + n - 4, ".csv")) || (n > 5 && !strcmp(name + n - 5, ".json")));
+}
+
 /* Everything about one output path that can be known before the run. 0 or 2. */
 static int check_path(const char *path, struct out_id *id, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], side[PATH_MAX + 64];
 	const char *base;
-	struct stat st;
+	struct stat st, dst;
 	size_t len = strlen(path);
 
 	if (!len || path[len - 1] == '/')
@@ -416,7 +454,10 @@ static int check_path(const char *path, struct out_id *id, char *err, size_t err
 	if (!S_ISDIR(st.st_mode))
 		return snprintf(err, errlen, "%s: %s is not a directory", path, dir), 2;
 	if (access(dir, W_OK | X_OK))
-		return snprintf(err, errlen, "%s: directory %s is not writable", path, dir), 2;
+		return snprintf(err, errlen, "%s: directory %s is not writable%s", path, dir,
+				errno == EROFS ? " (a read-only file system)" :
+				errno == EPERM ? " (immutable)" : ""), 2;
+	dst = st;
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
 	id->base = base;
@@ -440,7 +481,7 @@ static int check_path(const char *path, struct out_id *id, char *err, size_t err
 				S_ISBLK(st.st_mode) ? "a block device" :
 				S_ISFIFO(st.st_mode) ? "a FIFO" :
 				S_ISSOCK(st.st_mode) ? "a socket" : "not a file"), 2;
-	return 0;
+	return check_replaceable(path, &st, &dst, err, errlen);
 }
 
 /* The CSV/JSON twin of a result file's name (x.csv <-> x.json) into buf. 0, or -1 for neither. */
@@ -478,8 +519,16 @@ static int check_not_input(const char *out, const struct out_id *id, const char 
 	struct stat st;
 
 	for (size_t k = 0; k < nin; k++) {
-		if (!in[k] || (!stat(in[k], &st) && S_ISDIR(st.st_mode)))
+		if (!in[k])
 			continue;
+		if (!stat(in[k], &st) && S_ISDIR(st.st_mode)) {
+			/* The reader's files of a directory operand (plots/read_dir.c) are inputs too. */
+			if (st.st_dev == id->dev && st.st_ino == id->ino && rg_dir_result_name(id->base))
+				return snprintf(err, errlen, "%s: is an input of this command (a result "
+						"file in the directory %s, which it reads): rgbench "
+						"never replaces what it reads", out, in[k]), 2;
+			continue;
+		}
 		if (names_same(in[k], out, id))
 			return snprintf(err, errlen, "%s: is an input of this command (%s): "
 					"rgbench never replaces what it reads", out, in[k]), 2;

@@ -167,6 +167,12 @@ void *rg_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
 
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
 void rg_results_free(struct rg_resultset *rs);
+/*
+ * The rows whose status is `error` (a benchmark that failed: a thread moved
+ * off its CPU, a check that did not hold). Every measuring command exits
+ * RG_EXIT_FAIL when there is one, after writing the rows.
+ */
+size_t rg_results_nerror(const struct rg_resultset *rs);
 
 /* A fresh run id (UTC time + 64 random bits); rg_results_init() sets one. */
 void rg_results_new_run_id(struct rg_resultset *rs);
@@ -247,6 +253,12 @@ int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errle
  */
 int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *in, size_t nin,
 			char *err, size_t errlen);
+/*
+ * A name the reader takes from a directory operand (plots/read_dir.c): ends in
+ * .csv or .json, does not start with '.', holds no ".tmp.". The output check
+ * refuses such a name in a directory the command reads.
+ */
+bool rg_dir_result_name(const char *name);
 /* Drop every output lock this process holds (also done at exit). */
 void rg_output_release(void);
 /* The temporary name template the writers use for path (".NAME.XXXXXX.tmp", fits NAME_MAX). 0 or -ENAMETOOLONG. */
