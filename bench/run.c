@@ -74,11 +74,11 @@ static int write_results(const struct rg_suite_cfg *cfg, struct rg_resultset *rs
 		if (json)
 			fprintf(cfg->progress, "rgbench: wrote %s\n", json);
 	}
-	for (size_t i = 0; i < rs->n; i++)
-		nerr += !strcmp(rs->rows[i].status, "error");
+	/* Written, and a failure all the same: the same policy as kmod and bpf (README, exit codes). */
+	nerr = rg_results_nerror(rs);
 	if (nerr)
 		fprintf(stderr, "rgbench: %zu benchmark(s) failed (status=error in the output)\n", nerr);
-	return RG_EXIT_OK;
+	return nerr ? RG_EXIT_FAIL : RG_EXIT_OK;
 }
 
 int rg_bench_run(const struct rg_suite_cfg *cfg)
