@@ -299,6 +299,9 @@ int rd_read_json(struct rd_ctx *c, const char *buf, size_t len)
 	size_t i;
 
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	/* jansson says "" or nothing useful when an allocation failed: say out of memory. */
+	if (!root && (json_error_code(&je) == json_error_out_of_memory || !je.text[0]))
+		return rd_fail(c, 0, "out of memory while parsing the JSON (%zu bytes; ulimit -v?)", len);
 	if (!root)
 		return rd_fail(c, je.line > 0 ? je.line : 1, "invalid JSON: %s", je.text);
 	if (json_top(c, root, &version, &res, &rid))
