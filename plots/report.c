@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,27 +33,60 @@ static void usage(FILE *f)
 
 /* ---- input ---------------------------------------------------------------------- */
 
-static void read_timer(struct input *in)
+/*
+ * The JSON's "timer" object (absent: "" in out) checked like every value
+ * the reader takes: source one printable line of at most 64 bytes (the
+ * writer's rg_str_printable() rule), hz a finite frequency above 0 and at
+ * most 1e12, resolution_ns and overhead_ns finite and >= 0 or null. Then
+ * as the page's text. 0, or -1 with why in err.
+ */
+static int timer_text(json_t *t, char *out, size_t len, char *err, size_t errlen)
+{
+	json_t *s = json_object_get(t, "source"), *hz = json_object_get(t, "hz");
+	json_t *res = json_object_get(t, "resolution_ns"), *ov = json_object_get(t, "overhead_ns");
+	double f = json_number_value(hz), r = json_is_number(res) ? json_number_value(res) : NAN;
+	double o = json_is_number(ov) ? json_number_value(ov) : NAN;
+
+	out[0] = 0;
+	if (!t)
+		return 0;
+	if (!json_is_object(t))
+		return snprintf(err, errlen, "\"timer\" is not an object"), -1;
+	if (!json_is_string(s) || !json_string_length(s) || json_string_length(s) > 64 ||
+	    strlen(json_string_value(s)) != json_string_length(s) ||
+	    !rg_str_is_printable(json_string_value(s)))
+		return snprintf(err, errlen, "\"timer\".source: not a name of 1 to 64 printable "
+				"characters"), -1;
+	if (!json_is_number(hz) || !isfinite(f) || f <= 0 || f > 1e12)
+		return snprintf(err, errlen, "\"timer\".hz: not a frequency in (0, 1e12] Hz"), -1;
+	if ((res && !json_is_null(res) && !(isfinite(r) && r >= 0)) ||
+	    (ov && !json_is_null(ov) && !(isfinite(o) && o >= 0)))
+		return snprintf(err, errlen, "\"timer\": resolution_ns and overhead_ns must be "
+				"numbers >= 0 or null"), -1;
+	snprintf(out, len, "%s at %.4g MHz, resolution %.3g ns, overhead %.3g ns subtracted per batch",
+		 json_string_value(s), f / 1e6, r, o);
+	return 0;
+}
+
+static int read_timer(struct input *in, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *root = json_load_file(in->path, 0, &je), *t;
+	json_t *root = json_load_file(in->path, 0, &je);
+	char why[160];
+	int ret = 0;
 
 	in->timer[0] = 0;
 	if (!root)
-		return;
-	t = json_object_get(root, "timer");
-	if (json_is_object(t)) {
-		json_t *s = json_object_get(t, "source"), *hz = json_object_get(t, "hz");
-		json_t *res = json_object_get(t, "resolution_ns"), *ov = json_object_get(t, "overhead_ns");
+		return 0;
+	if (timer_text(json_object_get(root, "timer"), in->timer, sizeof(in->timer), why, sizeof(why))) {
+		char line[PATH_MAX + 200];
 
-		if (json_is_string(s))
-			snprintf(in->timer, sizeof(in->timer),
-				 "%s at %.4g MHz, resolution %.3g ns, overhead %.3g ns subtracted per batch",
-				 json_string_value(s), json_is_number(hz) ? json_number_value(hz) / 1e6 : NAN,
-				 json_is_number(res) ? json_number_value(res) : NAN,
-				 json_is_number(ov) ? json_number_value(ov) : NAN);
+		snprintf(line, sizeof(line), "%s: %s", in->path, why);
+		rg_str_printable(err, errlen, line);
+		ret = -1;
 	}
 	json_decref(root);
+	return ret;
 }
 
 /* What the command line asked for. */
@@ -154,8 +188,7 @@ static int read_input(struct rg_dir_run *run, bool listed, void *arg, char *err,
 	if (!in->path || rg_read_run(run, &in->rows, err, errlen))
 		return -1;
 	in->version = in->rows.n ? rg_row_i(&in->rows.v[0], RG_COL_schema_version) : 0;
-	read_timer(in);
-	return 0;
+	return read_timer(in, err, errlen);
 }
 
 int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
