@@ -32,8 +32,15 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: E402
-except Exception:  # ImportError, or a broken install failing inside its import
+except ModuleNotFoundError as e:  # not installed: rgbench plot says what to install
+    if e.name != "matplotlib":
+        print(f"rgbench plot: matplotlib cannot be imported: {e}", file=sys.stderr)
+        sys.exit(5)
     sys.exit(4)
+except Exception as e:  # installed but broken: its own error, in one line
+    why = " ".join(f"{type(e).__name__}: {e}".split())
+    print(f"rgbench plot: matplotlib is installed but its import fails: {why}", file=sys.stderr)
+    sys.exit(5)
 
 # Reproducible SVGs: no date, fixed ids.
 plt.rcParams["svg.hashsalt"] = "rgbench"

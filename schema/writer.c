@@ -580,6 +580,43 @@ int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *i
 	return 0;
 }
 
+int rg_output_check_dir(const char *dir, char *err, size_t errlen)
+{
+	char parent[PATH_MAX];
+	const char *base;
+	struct stat st;
+	size_t len = strlen(dir);
+
+	if (!len)
+		return snprintf(err, errlen, "--out: an empty folder name"), 2;
+	if (len >= PATH_MAX)
+		return snprintf(err, errlen, "%.64s...: path longer than %d bytes", dir, PATH_MAX - 1), 2;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len == 1 && dir[0] == '/')
+		return snprintf(err, errlen, "/: rgbench publishes into a folder of its own, not /"), 2;
+	{
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%.*s", (int)len, dir);
+		base = split_path(path, parent, sizeof(parent));
+		if (!strcmp(base, ".") || !strcmp(base, ".."))
+			return snprintf(err, errlen, "%s: name the folder itself, not %s", dir, base), 2;
+		if (stat(parent, &st) || !S_ISDIR(st.st_mode))
+			return snprintf(err, errlen, "%s: directory %s does not exist", dir, parent), 2;
+		if (access(parent, W_OK | X_OK))
+			return snprintf(err, errlen, "%s: directory %s is not writable", dir, parent), 2;
+		if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+			return snprintf(err, errlen, "%s: is a symbolic link (rgbench neither follows nor "
+					"replaces links; give the target's path)", dir), 2;
+		if (!lstat(path, &st) && !S_ISDIR(st.st_mode))
+			return snprintf(err, errlen, "%s exists and is not a directory", dir), 2;
+		if (!lstat(path, &st) && access(path, W_OK | X_OK))
+			return snprintf(err, errlen, "%s: directory is not writable", dir), 2;
+		return take_lock(path, err, errlen) ? 1 : 0;
+	}
+}
+
 int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen)
 {
 	return rg_output_checkv_in(paths, n, NULL, 0, err, errlen);

@@ -259,6 +259,14 @@ int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *i
  * refuses such a name in a directory the command reads.
  */
 bool rg_dir_result_name(const char *name);
+/*
+ * The same policy for an output that is a folder (plot --out DIR): its
+ * parent exists and is writable, DIR is no symbolic link (a dangling one
+ * included) and, when it exists, a writable directory; then DIR is locked
+ * (".DIR.lock" beside it) so that a second command on the same DIR fails
+ * here, before any work. 0; 2 unusable ("DIR: why" in err); 1 locked.
+ */
+int rg_output_check_dir(const char *dir, char *err, size_t errlen);
 /* Drop every output lock this process holds (also done at exit). */
 void rg_output_release(void);
 /* The temporary name template the writers use for path (".NAME.XXXXXX.tmp", fits NAME_MAX). 0 or -ENAMETOOLONG. */
