@@ -69,6 +69,14 @@ const char *rd_frag(const char *s, size_t len, char *buf, size_t size)
  * them. The writer's own rule (rg_str_printable()), so rgbench reads back
  * whatever it wrote.
  */
+static bool has_c0_c1(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return true;
+	return false;
+}
+
 bool rd_has_control(const char *s)
 {
 	return !rg_str_is_printable(s);
@@ -117,9 +125,10 @@ int rd_check_value(struct rd_ctx *c, int line, int col, const union rg_val *v, c
 		if ((col == RG_COL_guard || col == RG_COL_scenario) && !*v->s)
 			return rd_fail(c, line, "column '%s' is empty", rd_cols[col].name);
 		if (rd_has_control(v->s))
-			return rd_fail(c, line, "column '%s': '%s' holds a control or bidi character "
+			return rd_fail(c, line, "column '%s': '%s' holds a %s character "
 				    "(names and texts are one printable line)", rd_cols[col].name,
-				    rd_frag(v->s, strlen(v->s), b, sizeof(b)));
+				    rd_frag(v->s, strlen(v->s), b, sizeof(b)),
+				    has_c0_c1(v->s) ? "control" : "bidi or line format");
 		break;
 	case K_U:
 		break;

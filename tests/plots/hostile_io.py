@@ -297,7 +297,7 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
             json.dump(d, fh, ensure_ascii=False)
         for cmd in (["report", t], ["compare", "--allow-emulated", t, t]):
             r = run(*cmd)
-            check(r.returncode == 1 and "holds a control or bidi character" in r.stderr and
+            check(r.returncode == 1 and "holds a bidi or line format character" in r.stderr and
                   ch not in r.stdout + r.stderr, f"item 9: U+{ord(ch):04X} {cmd[0]}: {r.returncode} {r.stderr!r}")
     # the class: a file name with a bidi or escape character is sanitized in messages
     odd = os.path.join(T, "x\u202e\x1b[31m.json")
