@@ -167,6 +167,10 @@ else:
     done = threading.Event()
 
     def mover():
+        # After the plan (its lock file is there): moving it before would only shrink the
+        # CPUs it may use, and --cpus would refuse its own CPU.
+        while not done.is_set() and not os.path.exists(os.path.join(d12, ".e.csv.lock")):
+            time.sleep(0.001)
         while not done.is_set():
             try:
                 for t in os.listdir(f"/proc/{p.pid}/task"):
