@@ -73,6 +73,16 @@ r = run_env({"HWLOC_SYNTHETIC": "package:1 core:3 pu:1(indexes=0,1500,1501)"}, "
             "--cpus", "1500")
 c.check(r.returncode == 2 and len(r.stderr.splitlines()) == 1, f"item 7: --cpus 1500: {r.returncode} {r.stderr!r}")
 
+# ---- item 14: HWLOC_XMLFILE naming a socket is named as one ---------------------------------
+import socket  # noqa: E402
+sock = os.path.join(tmp, "topo.xml")
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(sock)
+r = run_env({"HWLOC_XMLFILE": sock}, "--plan", "--quick")
+c.check(one_line(r, 2, "not a regular file (a socket)"), f"item 14: HWLOC_XMLFILE a socket: {r.returncode} {r.stderr!r}")
+srv.close()
+os.remove(sock)
+
 # ---- item 2: an output that cannot be replaced is refused before measuring ---------------
 old = os.path.join(tmp, "imm.csv")
 with open(old, "w") as f:
