@@ -193,7 +193,7 @@ static int json_column(struct rd_ctx *c, int line, struct rg_row *r, int col, js
 		}
 		if (!json_is_number(v))
 			return rd_fail(c, line, "'%s' is not a number or null", rd_cols[col].name);
-		r->v[col].d = json_number_value(v);
+		r->v[col].d = json_number_value(v) + 0.0;	/* -0 is 0 */
 		snprintf(text, sizeof(text), "%g", r->v[col].d);
 		break;
 	}

@@ -9,6 +9,7 @@ Usage: hostile_io.py RGBENCH_REPORT FIXTURES_DIR"""
 import fcntl
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -331,6 +332,36 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
         labels = open(got).read().split("\n") if os.path.exists(got) else []
         check(len(labels) == len(files) and all(len(x.encode()) <= 95 and "\x01" not in x for x in labels),
               f"item 20: legend labels {labels!r} for {len(files)} files ({r.stderr!r})")
+
+    # ---- item 19: -0 and an absurd cycle reference print as numbers, never -0.000 or inf ---
+    cb, cn = os.path.join(FX, "cyc-base.json"), os.path.join(FX, "cyc-new.json")
+    d = json.load(open(cn))
+    for row in d["results"]:
+        if row.get("ns_median") is not None:
+            row["ns_median"] = -0.0
+    neg = os.path.join(T, "neg0.json")
+    json.dump(d, open(neg, "w"))
+    for cmd in (["compare", cb, neg], ["compare", neg, neg], ["compare", "--markdown", neg, cb],
+                ["compare", "--csv", neg, cb], ["report", neg]):  # the class: every form and report
+        r = run(*cmd)
+        text = r.stdout
+        check(r.returncode == 0 and "-0.0" not in text and "-0 " not in text and "+-" not in text,
+              f"item 19: {cmd[0]} {cmd[1]} with -0: {r.returncode} {r.stderr!r} "
+              f"{[x for x in text.splitlines() if '-0.0' in x or '+-' in x][:3]}")
+    d = json.load(open(cn))
+    for row in d["results"]:
+        if row.get("ref_ns_per_cycle") is not None:
+            row["ref_ns_per_cycle"] = 1e-300
+    tiny = os.path.join(T, "tiny.json")
+    json.dump(d, open(tiny, "w"))
+    for cmd in (["compare", "--unit", "cycles", cb, tiny], ["compare", "--unit", "cycles", "--csv", cb, tiny],
+                ["report", "--unit", "cycles", tiny]):
+        r = run(*cmd)
+        text = r.stdout.lower()
+        check(r.returncode == 0 and "inf" not in text.replace("info", "") and " 0x" not in text and
+              not re.search(r"\de[+-]\d{3}", text),
+              f"item 19: {' '.join(cmd[:3])} with ref 1e-300: {r.returncode} {r.stderr!r} "
+              f"{[x for x in r.stdout.splitlines() if 'inf' in x.lower() or ' 0x' in x][:3]}")
 
 if skipped:
     print(f"plots.hostile_io: {len(skipped)} case(s) skipped (see above)")
