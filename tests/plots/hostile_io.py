@@ -333,6 +333,23 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
         check(len(labels) == len(files) and all(len(x.encode()) <= 95 and "\x01" not in x for x in labels),
               f"item 20: legend labels {labels!r} for {len(files)} files ({r.stderr!r})")
 
+    # ---- item 17: the page's plot links are relative to the page, not to the input --------
+    ind, outd = os.path.join(T, "in17"), os.path.join(T, "out17", "deep")
+    os.makedirs(os.path.join(ind, "new-plots"))
+    os.makedirs(outd)
+    shutil.copy(base_json, os.path.join(ind, "new.json"))
+    for n in ("pair-ns.png", "odd ](x)\u202e.png"):  # the class: a name that would break the link
+        open(os.path.join(ind, "new-plots", n), "wb").write(b"\x89PNG")
+    r = run("report", os.path.join(ind, "new.json"), "--out", os.path.join(outd, "rep.md"))
+    page = open(os.path.join(outd, "rep.md")).read() if r.returncode == 0 else ""
+    check("- [pair-ns.png](../../in17/new-plots/pair-ns.png)" in page,
+          f"item 17: link from out17/deep/rep.md: {[x for x in page.splitlines() if '.png' in x]} {r.stderr!r}")
+    check("(../../in17/new-plots/odd%20%5D%28x%29%E2%80%AE.png)" in page and "\u202e" not in page,
+          f"item 17: an odd PNG name: {[x for x in page.splitlines() if 'odd' in x]}")
+    for link in [x.split("](", 1)[1][:-1] for x in page.splitlines() if x.startswith("- [") and "](" in x]:
+        from urllib.parse import unquote
+        check(os.path.isfile(os.path.join(outd, unquote(link))), f"item 17: {link} does not resolve from the page")
+
     # ---- item 19: -0 and an absurd cycle reference print as numbers, never -0.000 or inf ---
     cb, cn = os.path.join(FX, "cyc-base.json"), os.path.join(FX, "cyc-new.json")
     d = json.load(open(cn))
