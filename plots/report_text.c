@@ -140,6 +140,12 @@ void rp_bullet(struct ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void clip_cell(char *s, size_t w);
+
+/*
+ * "## text": a Markdown heading is one line, so one longer than --width
+ * (a long host name) is clipped to it, its last character a '~'.
+ */
 void rp_heading(struct ctx *c, const char *fmt, ...)
 {
 	char buf[512];
@@ -148,6 +154,8 @@ void rp_heading(struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (c->width > 5)
+		clip_cell(buf, (size_t)c->width - 3);
 	fprintf(c->f, "## %s\n\n", buf);
 }
 

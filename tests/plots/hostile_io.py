@@ -350,6 +350,16 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
         from urllib.parse import unquote
         check(os.path.isfile(os.path.join(outd, unquote(link))), f"item 17: {link} does not resolve from the page")
 
+    # ---- item 22: section headings fit --width like the rest of the page -----------------
+    fleet = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fleet")
+    hosts = sorted(os.path.join(fleet, n) for n in os.listdir(fleet) if n.endswith(".json"))
+    for width in (72, 60):  # 72 the issue's; 60 the class
+        r = run("report", "--width", str(width), "--allow-emulated", *hosts)
+        heads = [x for x in r.stdout.splitlines() if x.startswith("#")]
+        wide = [x for x in heads if len(x) > width]
+        check(r.returncode == 0 and heads and not wide,
+              f"item 22: --width {width}: {r.returncode} {r.stderr[:200]!r} headings over it: {wide[:3]}")
+
     # ---- item 19: -0 and an absurd cycle reference print as numbers, never -0.000 or inf ---
     cb, cn = os.path.join(FX, "cyc-base.json"), os.path.join(FX, "cyc-new.json")
     d = json.load(open(cn))
