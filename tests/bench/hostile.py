@@ -203,6 +203,21 @@ else:
         skip("item 12: the moved thread was not seen by any round this time")
     c.check(len(rows) > 0, f"item 12: the rows are written all the same: {os.listdir(d12)} {se!r}")
 
+# ---- item 18: a row needs a minimum of measured work per round, or it is noisy and says why --
+d18 = os.path.join(tmp, "t18")
+os.mkdir(d18)
+out = os.path.join(d18, "d.csv")
+r = run_env({}, "--guards", "tls,noop", "--scenarios", "pair,duty", "--duty", "0,50", "--quiet", "--no-bpf",
+            "--repetitions", "3", "--duration", "1us", "--out", out, cwd=d18)  # duty: the class
+rows = rgtest.read_csv(out)[1] if os.path.exists(out) else []
+measured = [x for x in rows if x["status"] in ("ok", "noisy")]
+c.check(r.returncode == 0 and len(measured) >= 3, f"item 18: --duration 1us: exit {r.returncode} {r.stderr!r} {len(rows)} rows")
+for x in measured:
+    per_round = float(x["ns_median"]) * int(x["ops"]) / int(x["repetitions"]) / int(x["threads"])
+    if per_round < 10000:
+        c.check(x["status"] == "noisy" and "each round measured only" in x["reason"],
+                f"item 18: {x['guard']}/{x['scenario']} published {x['status']} from {per_round:.0f} ns per round: {x['reason']!r}")
+
 # ---- item 10: a host name that is not UTF-8 (nor free of bidi characters): rgbench's own
 # reader takes the files rgbench wrote --------------------------------------------------------
 if os.geteuid() == 0 and shutil.which("unshare") and not emulated:
