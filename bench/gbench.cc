@@ -72,6 +72,24 @@ std::string failure_text()
 	std::exit(1);
 }
 
+/*
+ * RunSpecifiedBenchmarks() with the library's stderr kept in err, and its
+ * exceptions caught into g_failure (rg_gb_failure()). The benchmarks run.
+ */
+size_t run_specified(BenchmarkReporter &rep, std::ostringstream &err)
+{
+	std::streambuf *saved = std::cerr.rdbuf(err.rdbuf());
+	size_t n = 0;
+
+	try {
+		n = benchmark::RunSpecifiedBenchmarks(&rep);
+	} catch (...) {
+		g_failure = failure_text();
+	}
+	std::cerr.rdbuf(saved);
+	return n;
+}
+
 BenchmarkReporter *make_reporter(const std::string &fmt)
 {
 	if (fmt == "console")
@@ -339,15 +357,8 @@ size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx)
 	 * line); keep the library's own note about it off stderr.
 	 */
 	std::ostringstream err;
-	std::streambuf *saved = std::cerr.rdbuf(err.rdbuf());
-	size_t n = 0;
+	size_t n = run_specified(rep, err);
 
-	try {
-		n = benchmark::RunSpecifiedBenchmarks(&rep);
-	} catch (...) {
-		g_failure = failure_text();
-	}
-	std::cerr.rdbuf(saved);
 	if (n || err.str().rfind("Failed to match any benchmarks", 0) != 0)
 		std::cerr << err.str();
 	return n;
@@ -371,16 +382,8 @@ size_t rg_gb_count_selected(void)
 		return g_registered;	/* the library would print the list: the run lists them */
 	CountOnly rep;
 	std::ostringstream err;
-	std::streambuf *saved = std::cerr.rdbuf(err.rdbuf());
-	size_t n = 0;
 
-	try {
-		n = benchmark::RunSpecifiedBenchmarks(&rep);
-	} catch (...) {
-		g_failure = failure_text();
-	}
-	std::cerr.rdbuf(saved);
-	return n;
+	return run_specified(rep, err);
 }
 
 void rg_gb_finish(void)
