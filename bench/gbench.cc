@@ -72,22 +72,15 @@ std::string failure_text()
 	std::exit(1);
 }
 
-/*
- * RunSpecifiedBenchmarks() with the library's stderr kept in err, and its
- * exceptions caught into g_failure (rg_gb_failure()). The benchmarks run.
- */
-size_t run_specified(BenchmarkReporter &rep, std::ostringstream &err)
+/* RunSpecifiedBenchmarks() with its exceptions caught into g_failure (rg_gb_failure()). */
+size_t run_specified(BenchmarkReporter &rep)
 {
-	std::streambuf *saved = std::cerr.rdbuf(err.rdbuf());
-	size_t n = 0;
-
 	try {
-		n = benchmark::RunSpecifiedBenchmarks(&rep);
+		return benchmark::RunSpecifiedBenchmarks(&rep);
 	} catch (...) {
 		g_failure = failure_text();
+		return 0;
 	}
-	std::cerr.rdbuf(saved);
-	return n;
 }
 
 BenchmarkReporter *make_reporter(const std::string &fmt)
@@ -108,6 +101,80 @@ const benchmark::State &S(const struct rg_gb_state *st)
 {
 	return *reinterpret_cast<const benchmark::State *>(st);
 }
+
+/*
+ * What the library writes to std::cerr while the binding runs it, passed on
+ * line by line as it comes (not collected and printed afterwards: the library
+ * may end the process with std::exit() half-way, e.g. when it cannot read a
+ * sysfs file, and its reason must reach the user). Lines that start with
+ * drop are left out; the others get prefix in front.
+ */
+class LineFilter : public std::streambuf {
+public:
+	LineFilter(std::streambuf *to, const char *prefix, const char *drop)
+		: to_(to), prefix_(prefix), drop_(drop), saved_(std::cerr.rdbuf(this))
+	{
+		static bool registered;
+
+		if (!registered)
+			registered = !std::atexit(at_exit);
+		active_ = this;
+	}
+	~LineFilter() override
+	{
+		flush_line();
+		std::cerr.rdbuf(saved_);
+		active_ = nullptr;
+	}
+	bool dropped() const { return dropped_; }
+
+protected:
+	int overflow(int c) override
+	{
+		if (c == traits_type::eof())
+			return traits_type::not_eof(c);
+		line_.push_back(static_cast<char>(c));
+		if (c == '\n')
+			flush_line();
+		return c;
+	}
+	/* std::cerr is unit-buffered: it syncs after every <<, mid-line. */
+	int sync() override { return 0; }
+
+private:
+	/* The library's std::exit() skips destructors: pass on what it wrote last. */
+	static void at_exit()
+	{
+		if (active_)
+			active_->flush_line();
+	}
+	static LineFilter *active_;
+
+	void flush_line()
+	{
+		if (line_.empty())
+			return;
+		if (drop_ && line_.rfind(drop_, 0) == 0) {
+			dropped_ = true;
+		} else {
+			std::string out = prefix_ + line_;
+
+			if (out.back() != '\n')
+				out.push_back('\n');
+			to_->sputn(out.data(), static_cast<std::streamsize>(out.size()));
+			to_->pubsync();
+		}
+		line_.clear();
+	}
+
+	std::streambuf *to_;
+	std::string prefix_, line_;
+	const char *drop_;
+	std::streambuf *saved_;
+	bool dropped_ = false;
+};
+
+LineFilter *LineFilter::active_;
 
 /*
  * Hands every repetition back to C, and forwards to the library's own
@@ -264,6 +331,16 @@ int rg_gb_initialize(int *argc, char **argv)
 	 */
 	std::set_terminate(on_terminate);
 	benchmark::Initialize(argc, argv);
+	/*
+	 * The library reads the CPU's description from sysfs once, at its first
+	 * run, and exits 1 when a read fails (it holds two cache files open at
+	 * once). Read it now, before anything is measured, with its reason named.
+	 */
+	{
+		LineFilter f(std::cerr.rdbuf(), "rgbench: Google Benchmark: ", nullptr);
+
+		(void)benchmark::CPUInfo::Get();
+	}
 	return *argc - 1;
 }
 
@@ -356,12 +433,9 @@ size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx)
 	 * A filter that matches nothing is the caller's error to report (in one
 	 * line); keep the library's own note about it off stderr.
 	 */
-	std::ostringstream err;
-	size_t n = run_specified(rep, err);
+	LineFilter f(std::cerr.rdbuf(), "", "Failed to match any benchmarks");
 
-	if (n || err.str().rfind("Failed to match any benchmarks", 0) != 0)
-		std::cerr << err.str();
-	return n;
+	return run_specified(rep);
 }
 
 const char *rg_gb_failure(void)
@@ -381,9 +455,9 @@ size_t rg_gb_count_selected(void)
 	if (g_list_only)
 		return g_registered;	/* the library would print the list: the run lists them */
 	CountOnly rep;
-	std::ostringstream err;
+	LineFilter f(std::cerr.rdbuf(), "", "Failed to match any benchmarks");
 
-	return run_specified(rep, err);
+	return run_specified(rep);
 }
 
 void rg_gb_finish(void)

@@ -7,7 +7,7 @@
 # (native, sanitizer, cross) needs the same members: they are extracted once per
 # tarball into CACHE (keyed by its name, size and time) under a lock, then copied.
 # An empty or unwritable CACHE extracts straight into DEST.
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.22...3.25)
 foreach(v TARBALL TOP MEMBERS DEST)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "libperf_extract.cmake: -D${v}= missing")

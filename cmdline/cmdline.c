@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "rg/cmdline.h"
@@ -31,6 +32,26 @@ static void cl_vprint(const char *head, const char *tail, const char *fmt, va_li
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fprintf(stderr, "%s: %s%s%s\n", cl_prog, head, msg, tail);
+}
+
+int rg_cl_fd_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;	/* no limit to read: nothing to raise */
+	if (rl.rlim_cur < RG_FD_RAISE && rl.rlim_cur < rl.rlim_max) {
+		struct rlimit up = rl;
+
+		up.rlim_cur = rl.rlim_max < RG_FD_RAISE ? rl.rlim_max : RG_FD_RAISE;
+		if (!setrlimit(RLIMIT_NOFILE, &up))
+			rl = up;
+	}
+	if (rl.rlim_cur >= RG_FD_NEED)
+		return 0;
+	fprintf(stderr, "%s: needs %d open files, ulimit -n allows %llu: raise the limit\n",
+		rg_cl_prog(), RG_FD_NEED, (unsigned long long)rl.rlim_cur);
+	return RG_EXIT_USAGE;
 }
 
 int rg_cl_usage_error(const char *fmt, ...)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* rg-guard-table: print the markdown tables generated from guards.def (README, docs/guards.md), check a file's copy, or rewrite it. */
+/* rg-guard-table: print the markdown tables generated from guards.def (docs/guards.md), check a file's copy, or rewrite it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; argc == 3 && i < NTABLES; i++)
 		if (!strcmp(argv[1], tables[i].option))
 			return check(argv[2], &tables[i]);
-	fprintf(stderr, "usage: rg-guard-table [--kernel | --roles] [--check README.md] "
+	fprintf(stderr, "usage: rg-guard-table [--kernel | --roles] [--check docs/guards.md] "
 		"[--check-kernel docs/guards.md] [--check-roles docs/guards.md] [--write FILE...]\n");
 	return 2;
 }

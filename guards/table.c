@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The guard table in markdown, generated from the registry (README section, --list). */
+/* The guard table in markdown, generated from the registry (docs/guards.md, --list). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>

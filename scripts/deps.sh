@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Install what rgbench needs, by distribution family and release (idempotent; root or sudo).
-# Both quick-start commands call this first, so a fresh machine needs nothing else.
+# Install what rgbench needs for one purpose, by distribution family and release (idempotent;
+# root or sudo). Each README command asks for its purpose first, so a fresh machine needs
+# nothing else and installs only what that command uses.
 #
-# The needs are one table (below): build, bpf, counters, plots, cross, vm, each with package
-# names per family: apt (Debian, Ubuntu) and dnf (Fedora, RHEL, Amazon Linux). A row is for
-# every architecture (any) or for amd64 / arm64 only:
-#   amd64  native build + aarch64 cross toolchain and arm64 libraries (incl. libbpf for the
-#          arm64 BPF bench) + qemu (user and system) for the aarch64 tests + mmdebstrap and
+# Purposes (each a set of needs of the table below):
+#   run    build bpf counters plots     scripts/run.sh: build, run every suite, plot, report
+#   test   run + cross vm fleet sshd    scripts/test.sh: + aarch64 cross build, the VM tests,
+#                                       the fleet test (Ansible, sshd in network namespaces)
+#   kmod   build kmod                   rgbench kmod on this machine: the running kernel's
+#                                       headers (linux-headers-$(uname -r), kernel-devel-$(uname -r))
+#   fleet  fleet                        rgbench fleet's control machine: Ansible and ssh
+# The table has package names per family: apt (Debian, Ubuntu) and dnf (Fedora, RHEL, Amazon
+# Linux). A row is for every architecture (any) or for amd64 / arm64 only:
+#   amd64  cross: aarch64 cross toolchain and arm64 libraries (incl. libbpf for the arm64 BPF
+#          bench); vm: qemu (user and system) for the aarch64 tests, mmdebstrap and
 #          qemu-user-static for tests/arm64 (a Debian arm64 system under binfmt)
-#   arm64  native build + the qemu/busybox/linux-headers-arm64 VM-test packages; no cross
-#          toolchain and no qemu-user (they would only emulate what runs natively here)
+#   arm64  no cross toolchain and no qemu-user (they would only emulate what runs natively here)
 # A name A|B is the first of A, B that is installed, else the first the release has (asked
 # of apt-cache); NAME-VERSION is the newest NAME-<version> installed, else the newest the
-# release has (apt-cache pkgnames NAME-). Every other name is installed exactly as written.
+# release has (apt-cache pkgnames NAME-); NAME-UNAME is NAME-$(uname -r) (the running
+# kernel; a kernel with no such package, e.g. one built by hand, is said in one line). Every
+# other name is installed exactly as written.
 #
-#   scripts/deps.sh          install what is missing (apt-get or dnf), or say all present
-#   scripts/deps.sh --list   print the package names for this machine, one a line; install nothing
-#   scripts/deps.sh --table  print the table itself (NEED FAMILY ARCH NAMES...)
+#   scripts/deps.sh [PURPOSE]         install what PURPOSE (default run) is missing, or say all present
+#   scripts/deps.sh --list [PURPOSE]  print its package names for this machine, one a line; install nothing
+#   scripts/deps.sh --table           print the table itself (NEED FAMILY ARCH NAMES...)
 # RG_DEPS_ARCH=arm64|amd64 lists another architecture's names (with --list);
 # RG_DEPS_RESOLVE=first takes the first name of each A|B without asking apt (--list for
 # another release's root filesystem, tests/arm64/rootfs.sh); RG_DEPS_CROSS=0 / RG_DEPS_VM=0
-# leave out the cross / VM-test packages; RG_DEPS_OS_RELEASE names another os-release file.
+# leave out the cross / VM-test packages; RG_DEPS_OS_RELEASE names another os-release file;
+# RG_DEPS_UNAME stands for $(uname -r).
 # Exit: 0 done or all present, 1 install failed or a name is missing from this release
 # (nothing installed then), 2 usage, or a distribution that is neither apt nor dnf.
 set -euo pipefail
@@ -42,18 +51,42 @@ vm       apt amd64 qemu-system-x86 qemu-system-arm busybox-static cpio linux-hea
 vm       apt arm64 qemu-system-arm busybox-static cpio linux-headers-arm64
 vm       dnf amd64 qemu-system-x86 qemu-system-aarch64 busybox cpio kernel-devel
 vm       dnf arm64 qemu-system-aarch64 busybox cpio kernel-devel
+kmod     apt any   linux-headers-UNAME
+kmod     dnf any   kernel-devel-UNAME
+fleet    apt any   ansible-core openssh-client
+fleet    dnf any   ansible-core openssh-clients
+sshd     apt any   openssh-server iproute2
+sshd     dnf any   openssh-server iproute
 EOF
 }
 die() { echo "rgbench deps: $2" >&2; exit "$1"; }
+# purpose_needs PURPOSE: the table's needs that PURPOSE installs.
+purpose_needs() {
+	case "$1" in
+	run) echo build bpf counters plots ;;
+	test) echo build bpf counters plots cross vm fleet sshd ;;
+	kmod) echo build kmod ;;
+	fleet) echo fleet ;;
+	*) return 1 ;;
+	esac
+}
 
 mode=install
-case "${1:-}" in
-'') ;;
---list) mode=list ;;
---table) table; exit 0 ;;
-*) die 2 "unknown argument '$1' (--list or --table)" ;;
+if [[ ${1:-} == --table ]]; then
+	(($# == 1)) || die 2 "--table takes no other argument"
+	table
+	exit 0
+fi
+if [[ ${1:-} == --list ]]; then
+	mode=list
+	shift
+fi
+purpose=${1:-run}
+case "$purpose" in
+-*) die 2 "unknown argument '$purpose' (PURPOSE, --list [PURPOSE] or --table)" ;;
 esac
-(($# <= 1)) || die 2 "one argument at most (--list or --table)"
+(($# <= 1)) || die 2 "one purpose at most (run, test, kmod or fleet)"
+purpose_needs "$purpose" >/dev/null || die 2 "unknown purpose '$purpose' (run, test, kmod or fleet)"
 
 # The family from os-release (ID, then ID_LIKE), and its package tool.
 osr=${RG_DEPS_OS_RELEASE:-/etc/os-release}
@@ -74,7 +107,8 @@ if [[ -z $family ]] || ! command -v "${family/apt/apt-get}" >/dev/null; then
 		for (i = 4; i <= NF; i++) {
 			n = split($i, alt, "|"); out = ""
 			for (j = 1; j <= n; j++)
-				if (alt[j] !~ /-VERSION$/) out = out (out == "" ? "" : " or ") alt[j]
+				if (alt[j] ~ /-UNAME$/) out = out (out == "" ? "" : " or ") substr(alt[j], 1, length(alt[j]) - 5) "$(uname -r)"
+				else if (alt[j] !~ /-VERSION$/) out = out (out == "" ? "" : " or ") alt[j]
 			printf " %s", out
 		}
 		print ""
@@ -103,22 +137,32 @@ fi
 # Ubuntu's amd64 archive has no arm64 packages (they are on its ports mirror): the cross
 # need is left out there unless arm64 is already a dpkg architecture; test.sh then skips it.
 cross=${RG_DEPS_CROSS:-1}
+[[ " $(purpose_needs "$purpose") " == *" cross "* ]] || cross=0
 if [[ $cross == 1 && $family == apt && $arch == amd64 && " $ID " == *" ubuntu "* && $mode == install ]] &&
    [[ $'\n'$(dpkg --print-foreign-architectures)$'\n' != *$'\narm64\n'* ]]; then
 	echo "rgbench deps: cross left out: Ubuntu's archive has no arm64 packages (add the ports sources and 'dpkg --add-architecture arm64', then run again)"
 	cross=0
 fi
-needs=(build bpf counters plots)
-[[ $cross == 1 ]] && needs+=(cross)
-[[ ${RG_DEPS_VM:-1} == 1 ]] && needs+=(vm)
+needs=()
+for need in $(purpose_needs "$purpose"); do
+	[[ $need == cross && $cross != 1 ]] && continue
+	[[ $need == vm && ${RG_DEPS_VM:-1} != 1 ]] && continue
+	needs+=("$need")
+done
 
-# The names of the wanted needs for this family and architecture, table order.
+# The names of the wanted needs for this family and architecture, table order; NAME-UNAME
+# is the running kernel's package.
+uname_r=${RG_DEPS_UNAME:-$(uname -r)}
+kernel_pkg=
 wanted=()
 while read -r need fam rarch names; do
 	[[ $fam == "$family" && ($rarch == any || $rarch == "$arch") ]] || continue
 	[[ " ${needs[*]} " == *" $need "* ]] || continue
 	read -ra ns <<<"$names"
-	wanted+=("${ns[@]}")
+	for n in "${ns[@]}"; do
+		[[ $n == *-UNAME ]] && { n=${n%UNAME}$uname_r; kernel_pkg=$n; }
+		wanted+=("$n")
+	done
 done < <(table)
 
 # (Output is read whole, never piped to grep -q: with pipefail, a writer cut off by SIGPIPE
@@ -201,13 +245,17 @@ fi
 missing=()
 for p in "${want[@]}"; do installed "$p" || missing+=("$p"); done
 if ((${#missing[@]} == 0)); then
-	echo "rgbench deps: all ${#want[@]} packages present ($arch)"
+	echo "rgbench deps: all ${#want[@]} packages for $purpose present ($arch)"
 	exit 0
 fi
 [[ $(id -u) == 0 || -n $SUDO ]] || die 1 "need root or sudo to install: ${missing[*]}"
-echo "rgbench deps: installing ($family, $arch) ${missing[*]}"
+[[ $family == apt ]] && apt_update
+# The running kernel's headers exist as a package only for the distribution's own kernels.
+if [[ -n $kernel_pkg && " ${missing[*]} " == *" $kernel_pkg "* ]] && ! available "$kernel_pkg"; then
+	die 1 "no package $kernel_pkg for the running kernel $uname_r (not the distribution's kernel?): install that kernel's build tree (its 'make modules_prepare' output) and pass rgbench kmod --kdir DIR; nothing installed"
+fi
+echo "rgbench deps: installing for $purpose ($family, $arch) ${missing[*]}"
 if [[ $family == apt ]]; then
-	apt_update
 	# Every name must exist in this release before anything is installed.
 	absent=()
 	for p in "${missing[@]}"; do available "$p" || absent+=("$p"); done

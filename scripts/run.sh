@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The README's first quick-start command: install deps, build, run the default
+# The README's first quick-start command: install what running needs (deps.sh run), build, run the default
 # suite into results/<host>-<UTC time>.csv and .json, then plot it.
 # Extra arguments go to rgbench (e.g. --quick, --full, --guards tls,rseq).
+# RG_RUN_PREBUILT=DIR runs DIR/tools/rgbench as it is: no configure, no build (the fleet test's
+# hosts share one machine and its already built tree; rgbench fleet passes it from the inventory).
 set -euo pipefail
 
 # DIR/<host>-<UTC time>, or -2, -3, ... when a result (CSV, JSON, plots or a run in
@@ -19,24 +21,31 @@ result_base() {	# DIR HOST STAMP
 [[ ${BASH_SOURCE[0]} != "$0" ]] && return 0
 
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh run
 # The configure log stays in build/; its rgbench lines say what is built and what is off, and why.
-mkdir -p build
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log ||
-  { cat build/configure.log >&2; exit 1; }
-grep '^-- rgbench: ' build/configure.log || true
-cmake --build build -j"$(nproc)"
+build=build
+if [[ -n ${RG_RUN_PREBUILT:-} ]]; then
+  build=$RG_RUN_PREBUILT
+  [[ -x $build/tools/rgbench ]] || { echo "scripts/run.sh: RG_RUN_PREBUILT=$build has no tools/rgbench" >&2; exit 1; }
+  echo "rgbench: running the build in $build as it is (RG_RUN_PREBUILT)"
+else
+  mkdir -p build
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log ||
+    { cat build/configure.log >&2; exit 1; }
+  grep '^-- rgbench: ' build/configure.log || true
+  cmake --build build -j"$(nproc)"
+fi
 
 host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
 mkdir -p results
 base=$(result_base results "$host" "$(date -u +%Y%m%dT%H%M%SZ)")
-build/tools/rgbench --out "$base.csv" --json "$base.json" "$@"
+"$build"/tools/rgbench --out "$base.csv" --json "$base.json" "$@"
 
 # Plots: `rgbench plot` exists when the plots component (target rg_plots) is
 # part of the build; otherwise the CSV and JSON above are the whole result.
-if build/tools/rgbench --list | grep -q '^subcommands:.* plot\( \|$\)' &&
-   ! build/tools/rgbench --list | grep -q 'plot (not built)'; then
-  build/tools/rgbench plot "$base.json" --out "$base-plots"
+if "$build"/tools/rgbench --list | grep -q '^subcommands:.* plot\( \|$\)' &&
+   ! "$build"/tools/rgbench --list | grep -q 'plot (not built)'; then
+  "$build"/tools/rgbench plot "$base.json" --out "$base-plots"
   echo "rgbench: plots in $base-plots/"
 else
   echo "rgbench: plots skipped: rgbench plot is not built"
@@ -44,7 +53,7 @@ fi
 echo "rgbench: results in $base.csv and $base.json"
 
 # The one-page answer beside the CSV and JSON (links the plots above), and its first lines.
-if build/tools/rgbench report "$base.json" --out "$base.md" > /dev/null; then
+if "$build"/tools/rgbench report "$base.json" --out "$base.md" > /dev/null; then
   echo "rgbench: report in $base.md; its first lines:"
   head -n 40 "$base.md"
 else

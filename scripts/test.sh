@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The README's test command: install deps, build natively and for aarch64, run
+# The README's test command: install what the tests need (deps.sh test), build natively and for aarch64, run
 # every test (native; aarch64 under qemu-aarch64 with and without LSE), and the
 # unit, stress, plots, smoke and badinput labels again under ASan+UBSan, and the
 # stress test under TSan.
@@ -10,6 +10,8 @@
 # qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh;
 # RG_ROOTFS_RELEASE=trixie for Debian 13). RG_TEST_DISTRO=1 runs the README's first command
 # and this one in a pristine Debian 13 amd64 chroot (test distro.debian13_amd64, label distro).
+# RG_TEST_KBENCH=1 builds the kernel's own BPF bench from linux-source and reports rgbench bpf's
+# raw_tp rate against it (test bpf.kbench, label kbench; a ratio printed, never asserted).
 # scripts/test.sh --quick: the edit-build-test loop (native build, labels unit and smoke,
 # no sanitizer or aarch64 builds): about a minute on 2 cores.
 set -euo pipefail
@@ -22,7 +24,7 @@ case "${1:-}" in
   *) echo "scripts/test.sh: unknown argument '$1' (only --quick)" >&2; exit 2 ;;
 esac
 
-bash scripts/deps.sh
+bash scripts/deps.sh test
 
 # Which builds this run makes. Under user-mode emulation (tests/arm64's Debian arm64
 # system) /proc/cpuinfo is the host's; the sanitizer runtimes do not work there

@@ -9,7 +9,11 @@
   uses another folder's files as include directories, exports (PUBLIC/INTERFACE) its
   own folder beyond include/, or compiles another folder's sources (a path into
   another folder in a target's source list);
-- the top CMakeLists.txt depends on add_subdirectory order (if(TARGET ...)).
+- the top CMakeLists.txt depends on add_subdirectory order (if(TARGET ...));
+- a folder of the results room (analysis/*) has more than one public header, or a target
+  takes another folder's files as include directories by a relative path.
+The results room (analysis/) is layers of its own: read and page, then fleet, then the
+commands compare, report and plot, then analysis/ itself (rgbench-report).
 
   layers.py [SRC]            check SRC (default .)
   layers.py --self-test      copy the tree, add one violation of each kind, expect each
@@ -24,7 +28,10 @@ LAYERS = [
     ["cmdline", "platform", "schema"],
     ["guards"],
     ["bench", "kernel/bpf", "kernel/kmod"],
-    ["plots"],
+    ["analysis/read", "analysis/page"],
+    ["analysis/fleet"],
+    ["analysis/compare", "analysis/report", "analysis/plot"],
+    ["analysis"],
     ["tools"],
 ]
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}
@@ -50,7 +57,11 @@ def public_headers(src):
 
 
 def sources(src, folder):
-    for root, _, files in os.walk(os.path.join(src, folder)):
+    """The files of folder, not of a folder nested in it (analysis/read in analysis)."""
+    top = os.path.join(src, folder)
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs
+                   if os.path.relpath(os.path.join(root, d), src).replace(os.sep, "/") not in RANK]
         for name in files:
             if re.search(r"\.(c|h|cc|hh|in)$", name):
                 yield os.path.join(root, name)
@@ -106,11 +117,15 @@ def cmake_targets(src):
             # What a target exports (PUBLIC, INTERFACE) of its own folder: include/ only.
             scope = "PRIVATE"
             for item in m.group(2).split():
-                if item in ("PUBLIC", "INTERFACE", "PRIVATE"):
-                    scope = item
+                if item in ("PUBLIC", "INTERFACE", "PRIVATE", "SYSTEM", "BEFORE", "AFTER"):
+                    scope = item if item in ("PUBLIC", "INTERFACE", "PRIVATE") else scope
                     continue
                 d = re.sub(r"^\$\{(CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}", folder,
                            re.sub(r"^\$\{PROJECT_SOURCE_DIR\}/", "", item.strip('"'))).rstrip("/")
+                if not d.startswith(("$", "/")) and not d.startswith(folder + "/") and d != folder:
+                    d = os.path.normpath(os.path.join(folder, d))	# relative to the folder
+                if folder_of(d) not in (folder, None) and not item.startswith('"${PROJECT_SOURCE_DIR}'):
+                    uses.append((folder, m.group(1), ["@dir:" + d]))
                 if scope != "PRIVATE" and folder_of(d) == folder and not (
                         d == folder + "/include" or d.startswith(folder + "/include/")):
                     uses.append((folder, m.group(1), ["@export:" + d]))
@@ -150,9 +165,22 @@ def check_links(src, errors):
                 errors.append(f"{folder}/CMakeLists.txt: {tgt} links {name} from {to}/, {why}")
 
 
+# Folders whose include/ holds exactly one header: the results room's.
+ONE_HEADER = [f for f in RANK if f.startswith("analysis/")]
+
+
+def check_one_header(src, owner, errors):
+    for folder in ONE_HEADER:
+        mine = sorted(h for h, f in owner.items() if f == folder)
+        for extra in mine[1:]:
+            errors.append(f"{folder}/include/{extra}: a second public header of {folder}/ "
+                          f"(one per folder of the results room: {mine[0]})")
+
+
 def check(src):
     errors = []
     owner = public_headers(src)
+    check_one_header(src, owner, errors)
     check_includes(src, owner, errors)
     check_links(src, errors)
     top = open(os.path.join(src, "CMakeLists.txt")).read()
@@ -166,10 +194,10 @@ VIOLATIONS = [
     ("bench/suite.c", "#include \"rg/bpf.h\"\n", "a sibling of the same layer"),
     ("schema/schema.c", "#include \"rg/cmdline.h\"\n", "a sibling of the same layer"),
     ("guards/registry.c", "#include \"rg/bench.h\"\n", "a higher layer"),
-    ("bench/suite.c", "#include \"../plots/reader.h\"\n", "a relative path out of bench/"),
+    ("bench/suite.c", "#include \"../analysis/read/reader.h\"\n", "a relative path out of bench/"),
     ("bench/CMakeLists.txt", "target_link_libraries(rg_bench PRIVATE rg_bpf)\n",
      "a sibling of the same layer"),
-    ("plots/CMakeLists.txt", "add_library(rg_extra STATIC \"${PROJECT_SOURCE_DIR}/schema/csv.c\")\n",
+    ("analysis/CMakeLists.txt", "add_library(rg_extra STATIC \"${PROJECT_SOURCE_DIR}/schema/csv.c\")\n",
      "another folder's source"),
     ("tools/CMakeLists.txt", "add_library(rg_extra2 STATIC ../bench/duty.c)\n",
      "another folder's source"),
@@ -178,13 +206,41 @@ VIOLATIONS = [
 ]
 
 
+def room_violations(src):
+    """The results room's rules, one violation each, drawn from LAYERS: every folder of the
+    room includes the public header of a folder it may not use (a sibling of its layer when
+    it has one, else the folder above it); and a link upward, a relative include, another
+    folder as an include directory, a second public header."""
+    room = [f for f in RANK if f.startswith("analysis/")]
+    owner = {f: h for h, f in public_headers(src).items()}
+    out = []
+    for frm in room:
+        banned = sorted((t for t in room if t != frm and direction(frm, t)),
+                        key=lambda t: (RANK[t] != RANK[frm], RANK[t]))
+        first_c = sorted(n for n in os.listdir(os.path.join(src, frm)) if n.endswith(".c"))[0]
+        out.append((f"{frm}/{first_c}", f'#include "{owner[banned[0]]}"\n', direction(frm, banned[0])))
+    out += [
+        ("analysis/compare/compare_fleet.c", '#include "../report/report.h"\n',
+         "a relative path out of analysis/compare/"),
+        ("analysis/fleet/CMakeLists.txt", "target_link_libraries(rg_fleet PRIVATE rg_report)\n",
+         "a higher layer"),
+        ("analysis/report/CMakeLists.txt", "target_include_directories(rg_report PRIVATE ../compare)\n",
+         "another folder's files"),
+        ("analysis/plot/include/rg/plot_more.h", "/* a second public header */\n",
+         "a second public header"),
+    ]
+    return out
+
+
 def self_test(src):
     import shutil
     import tempfile
     bad = 0
-    for i, (path, line, want) in enumerate(VIOLATIONS):
+    violations = VIOLATIONS + room_violations(src)
+    for i, (path, line, want) in enumerate(violations):
         with tempfile.TemporaryDirectory(prefix="rgbench-layers-") as tmp:
-            for f in list(RANK) + ["CMakeLists.txt"]:
+            tops = sorted({f.split("/")[0] for f in RANK})	# analysis/ once, with its folders
+            for f in tops + ["CMakeLists.txt"]:
                 s = os.path.join(src, f)
                 if os.path.isdir(s):
                     shutil.copytree(s, os.path.join(tmp, f), ignore=shutil.ignore_patterns("build*"))
@@ -199,7 +255,7 @@ def self_test(src):
             else:
                 print(f"layers self-test {i + 1}: {path} +{line.strip()!r}: NOT caught ({errors})")
                 bad += 1
-    print(f"layers self-test: {len(VIOLATIONS) - bad} of {len(VIOLATIONS)} violations caught")
+    print(f"layers self-test: {len(violations) - bad} of {len(violations)} violations caught")
     return 1 if bad else 0
 
 

@@ -6,6 +6,7 @@
 
 #include "rg/bench.h"
 #include "rg/cmdline.h"
+#include "fleet_run.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
 #if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_PLOTS)
@@ -25,7 +26,9 @@
 #define KMOD_MAIN NULL
 #endif
 #if RG_HAVE_PLOTS
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/plot.h"
+#include "rg/report.h"
 #define PLOTS_MAIN(fn) fn
 #else
 #define PLOTS_MAIN(fn) NULL
@@ -38,7 +41,7 @@ struct subcmd {
 	const char *missing;			/* why it would not be built */
 };
 
-#define NO_PLOTS "the rg_plots target is not part of this build (plots/)"
+#define NO_PLOTS "the rg_plots target is not part of this build (analysis/)"
 
 static const struct subcmd subcmds[] = {
 	{ "bpf", BPF_MAIN, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
@@ -50,6 +53,8 @@ static const struct subcmd subcmds[] = {
 	{ "plot", PLOTS_MAIN(rg_plot_main), "plots of result files (matplotlib)", NO_PLOTS },
 	{ "report", PLOTS_MAIN(rg_report_main), "the one-page answer: cheapest guard, by how much, why",
 	  NO_PLOTS },
+	{ "fleet", rg_fleet_run_main, "run.sh on every host of an Ansible inventory, fetch, report",
+	  NULL },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))
@@ -77,6 +82,10 @@ static const struct rg_bench_hooks hooks = {
 
 int main(int argc, char **argv)
 {
+	int rc = rg_cl_fd_budget();
+
+	if (rc)
+		return rc;
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NSUBCMDS; i++) {
 			const struct subcmd *c = &subcmds[i];

@@ -169,14 +169,9 @@ struct ucounter {
  */
 enum loop { LOOP_SYSCALL, LOOP_USER_COUNT, LOOP_DRIVER };
 
-/*
- * Over-aligned (the shared counter is aligned(128)): allocated with
- * aligned_alloc(), never calloc()/malloc(), which only promise
- * alignof(max_align_t).
- */
+/* Allocated by run_alloc(), which also allocates the padded counters (aligned(128)). */
 struct run {
 	enum loop loop;
-	enum count_method count;
 	int prog_fd;
 	int batch;
 	int np;
@@ -189,8 +184,7 @@ struct run {
 	atomic_int errors;		/* failed bpf_prog_test_run_opts() calls */
 	atomic_int first_errno;
 	atomic_int unpinned;		/* producers whose pinning failed */
-	struct ucounter *ucnt;		/* one per producer */
-	struct ucounter shared;		/* --count atomic */
+	struct ucounter *ucnt;		/* one per producer: its loop's count, stored */
 };
 
 struct producer {

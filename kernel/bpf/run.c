@@ -235,7 +235,6 @@ static int row_run_setup(struct ctx *c, struct row_run *rr)
 	    series_alloc(&rr->sb, (size_t)o->reps))
 		return -ENOMEM;
 	r->pin = &c->pin;
-	r->count = o->count;
 	r->batch = c->batch;
 	r->limit = o->triggers ? o->triggers : UINT64_MAX;
 	r->loop = rr->m != MODE_SYSCALL ? LOOP_DRIVER :

@@ -176,42 +176,37 @@ static int set_option(int c, struct opts *o, struct seen *seen, char **argv)
 }
 
 /*
- * The names the module accepts, from its own source (the one list, read
- * where load.c builds it from): every X(id, "name", ...) entry of its guard
- * table and every name of rg_other_arch[]. Appended to names[] as quoted
- * strings ("\"noop\"", ...) for strstr(); NULL when the source cannot be read
- * (the build then says why).
+ * The names the module accepts, from its generated guard list (rg_kguards.h,
+ * found as load.c finds the module's files): every X(id, "name", ...) entry
+ * of every build's RG_KGUARDS and every Y("name") of the other architecture's.
+ * Appended to names[] as quoted strings ("\"noop\"", ...) for strstr(); NULL
+ * when the list cannot be read (the build then says why).
  */
 static char *module_guard_names(const char *src)
 {
 	char path[4200], err[256], *text, *names, *o;
 	const char *p, *end;
 
-	snprintf(path, sizeof(path), "%.4000s/" RG_KMOD_NAME ".c", src);
-	if (rg_kmod_read_file(path, 0, &text, err, sizeof(err)))
+	if (rg_kmod_source(src, "rg_kguards.h", path, sizeof(path)) ||
+	    rg_kmod_read_file(path, 0, &text, err, sizeof(err)))
 		return NULL;
 	names = o = calloc(1, strlen(text) + 1);
-	for (p = text; names && (p = strstr(p, "X(")); p += 2) {
-		const char *q = p + 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	for (p = text; names && (p = strpbrk(p, "XY")); p++) {
+		const char *q = p + 1;
 
-		if (strncmp(q, ", \"", 3))
+		if (q[0] != '(' || (p > text && p[-1] != '\t'))
 			continue;
-		end = strchr(q + 3, '"');
-		if (end) {
-			memcpy(o, q + 2, (size_t)(end - q - 1));	/* "name" with its quotes */
-			o += end - q - 1;
+		q++;
+		if (*p == 'X') {	/* X(id, "name" */
+			q += strspn(q, "abcdefghijklmnopqrstuvwxyz0123456789_");
+			if (strncmp(q, ", ", 2))
+				continue;
+			q += 2;
 		}
-	}
-	p = names ? strstr(text, "rg_other_arch[] = {") : NULL;
-	end = p ? strstr(p, "};") : NULL;
-	while (p && end && (p = strchr(p, '"')) && p < end) {
-		const char *e = strchr(p + 1, '"');	/* copy "name" with its quotes */
-
-		if (!e || e > end)
-			break;
-		memcpy(o, p, (size_t)(e - p + 1));
-		o += e - p + 1;
-		p = e + 1;
+		if (*q != '"' || !(end = strchr(q + 1, '"')))
+			continue;
+		memcpy(o, q, (size_t)(end - q + 1));	/* "name" with its quotes */
+		o += end - q + 1;
 	}
 	free(text);
 	return names;

@@ -10,6 +10,10 @@
 #define RG_KMOD_SRC_DIR "kernel/kmod/module"	/* CMake passes the absolute path */
 #endif
 
+#ifndef RG_KMOD_GEN_DIR
+#define RG_KMOD_GEN_DIR "kernel/kmod/module"	/* the build's generated module files (rg_kguards.h) */
+#endif
+
 #define RG_KMOD_NAME "rgbench_kmod"		/* the module, its debugfs and sysfs directories */
 
 /* What one run of the module is asked to do: the module parameters and where the .ko comes from. */
@@ -41,5 +45,11 @@ int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv);
  */
 int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *err,
 		      size_t errlen);
+
+/*
+ * Where the module's file name is: src/name, or the build's generated
+ * RG_KMOD_GEN_DIR/name. 0 with the path, or -1 (neither exists).
+ */
+int rg_kmod_source(const char *src, const char *name, char *path, size_t len);
 
 #endif /* RG_KMOD_INT_H */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -25,6 +26,10 @@
 #define MOD_NAME RG_KMOD_NAME
 #define DEBUGFS "/sys/kernel/debug"
 #define MOD_DIR DEBUGFS "/" MOD_NAME
+/* The command that installs the running kernel's headers (the build sets the full path). */
+#ifndef RG_DEPS_SCRIPT
+#define RG_DEPS_SCRIPT "scripts/deps.sh"
+#endif
 
 int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *err,
 		      size_t errlen)
@@ -109,23 +114,64 @@ static int copy_file(const char *from, const char *to)
 	return ret;
 }
 
-/* The module's sources (rgbench_kmod.c, Kbuild) from src into tmpdir. */
+int rg_kmod_source(const char *src, const char *name, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", src, name);
+	if (is_file(path))
+		return 0;
+	snprintf(path, len, "%s/%s", RG_KMOD_GEN_DIR, name);
+	return is_file(path) ? 0 : -1;
+}
+
+/*
+ * The module's files, as its Kbuild lists them: Kbuild itself, the .c of
+ * every object of rgbench_kmod-y and the headers of rgbench_kmod-headers,
+ * from src (or, generated ones, RG_KMOD_GEN_DIR) into tmpdir.
+ */
 static int copy_sources(const char *src, const char *tmpdir)
 {
-	char path[PATH_MAX + 64], to[PATH_MAX + 64];
+	char path[PATH_MAX + 64], to[PATH_MAX + 64], err[256], *kbuild, *line, *save = NULL;
+	int ret = 0, n = 0;
 
-	for (int i = 0; i < 2; i++) {
-		const char *name = i ? "Kbuild" : MOD_NAME ".c";
+	if (rg_kmod_source(src, "Kbuild", path, sizeof(path)) ||
+	    rg_kmod_read_file(path, 0, &kbuild, err, sizeof(err))) {
+		fprintf(stderr, "rgbench kmod: no module Kbuild in %s "
+			"(set RG_KMOD_SRC to the kernel/kmod/module directory)\n", src);
+		return -1;
+	}
+	snprintf(to, sizeof(to), "%s/Kbuild", tmpdir);
+	ret = rg_output_write(to, kbuild, strlen(kbuild), err, sizeof(err));
+	for (line = strtok_r(kbuild, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+		char *word, *wsave = NULL;
 
-		snprintf(path, sizeof(path), "%s/%s", src, name);
-		snprintf(to, sizeof(to), "%s/%s", tmpdir, name);
-		if (copy_file(path, to)) {
-			fprintf(stderr, "rgbench kmod: module source %s not found "
-				"(set RG_KMOD_SRC to the kernel/kmod/module directory)\n", path);
-			return -1;
+		if (strncmp(line, MOD_NAME "-y :=", strlen(MOD_NAME "-y :=")) &&
+		    strncmp(line, MOD_NAME "-headers :=", strlen(MOD_NAME "-headers :=")))
+			continue;
+		strtok_r(line, " \t", &wsave);			/* the variable */
+		strtok_r(NULL, " \t", &wsave);			/* := */
+		while (!ret && (word = strtok_r(NULL, " \t", &wsave))) {
+			size_t l = strlen(word);
+
+			if (l > 2 && !strcmp(word + l - 2, ".o"))
+				word[l - 1] = 'c';		/* an object: its source */
+			if (rg_kmod_source(src, word, path, sizeof(path))) {
+				fprintf(stderr, "rgbench kmod: module source %s/%s not found (nor in %s; "
+					"set RG_KMOD_SRC to the kernel/kmod/module directory)\n",
+					src, word, RG_KMOD_GEN_DIR);
+				ret = -1;
+				break;
+			}
+			snprintf(to, sizeof(to), "%s/%s", tmpdir, word);
+			ret = copy_file(path, to);
+			n++;
 		}
 	}
-	return 0;
+	free(kbuild);
+	if (!ret && !n) {
+		fprintf(stderr, "rgbench kmod: %s/Kbuild lists no " MOD_NAME "-y objects\n", src);
+		ret = -1;
+	}
+	return ret;
 }
 
 /* make's last 2000 bytes, after a failed build. */
@@ -154,7 +200,8 @@ static int build_module(const char *src, const char *kdir, char *tmpdir, char *k
 	snprintf(path, sizeof(path), "%s/Makefile", kdir);
 	if (!is_file(path)) {
 		fprintf(stderr, "rgbench kmod: skipped: no kernel build headers at %s "
-			"(install linux-headers-$(uname -r), or pass --kdir or --module)\n", kdir);
+			"(%s kmod installs the running kernel's, or pass --kdir or --module)\n", kdir,
+			RG_DEPS_SCRIPT);
 		return RG_KMOD_SKIP;
 	}
 	strcpy(tmpdir, "/tmp/rgbench-kmod.XXXXXX");
@@ -177,28 +224,19 @@ static int build_module(const char *src, const char *kdir, char *tmpdir, char *k
 	return 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* The build directory this run made (mkdtemp), with everything kbuild wrote in it. */
 static void remove_tmpdir(const char *dir)
 {
-	static const char *const names[] = {
-		MOD_NAME ".c", "Kbuild", "build.log", MOD_NAME ".ko", MOD_NAME ".o",
-		MOD_NAME ".mod", MOD_NAME ".mod.c", MOD_NAME ".mod.o", "Module.symvers",
-		"modules.order", "." MOD_NAME ".ko.cmd", "." MOD_NAME ".o.cmd",
-		"." MOD_NAME ".mod.cmd", "." MOD_NAME ".mod.o.cmd", ".Module.symvers.cmd",
-		".modules.order.cmd", "." MOD_NAME ".o.d",
-		/* kbuild since 6.11 (Debian 13's 6.12) */
-		".module-common.o", "..module-common.o.cmd",
-	};
-	char p[PATH_MAX];
-
 	if (!dir[0])
 		return;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
-		unlink(p);
-	}
-	snprintf(p, sizeof(p), "%s/.tmp_versions", dir);
-	rmdir(p);
-	if (rmdir(dir) && errno != ENOENT)
+	if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
 		fprintf(stderr, "rgbench kmod: note: left build files in %s\n", dir);
 }
 

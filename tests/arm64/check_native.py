@@ -23,7 +23,7 @@ def main():
     check(read(f"{home}/rc_run").strip() == "0", "scripts/run.sh --quick exited 0")
     check(read(f"{home}/rc_test").strip() == "0", "scripts/test.sh exited 0")
     # deps.sh found the arm64 set installed: no cross toolchain, no qemu-user, no network.
-    check(re.search(r"^rgbench deps: all \d+ packages present \(arm64\)$", run, re.M) is not None,
+    check(re.search(r"^rgbench deps: all \d+ packages for run present \(arm64\)$", run, re.M) is not None,
           "deps.sh: every arm64 package present (the arm64 list, not amd64's)")
     warn = [line for line in run.splitlines() if line.startswith("rgbench: WARNING: emulated (qemu-user) CPU")]
     check(len(warn) == 1, f"one emulation warning line (got {len(warn)})")

@@ -53,13 +53,13 @@ rg_rootfs_params() {
 }
 
 # rg_rootfs_pkgs SRC: the packages the root filesystem is made with, one a line: scripts/deps.sh's
-# list for its architecture (the first name of each alternative: apt here is another release's),
+# test list (everything both README commands install) for its architecture (the first name of each alternative: apt here is another release's),
 # or only git when pristine.
 rg_rootfs_pkgs() {
   if [[ $rg_pristine == 1 ]]; then
     echo git
   else
-    RG_DEPS_RESOLVE=first RG_DEPS_ARCH=$rg_rarch bash "$1/scripts/deps.sh" --list
+    RG_DEPS_RESOLVE=first RG_DEPS_ARCH=$rg_rarch bash "$1/scripts/deps.sh" --list test
   fi
 }
 

@@ -9,7 +9,7 @@
 #   RG_ARM64_CACHE   cache directory (default ~/.cache/rgbench)
 #   RG_ARM64_MIRROR  Debian mirror (default http://deb.debian.org/debian)
 # The root filesystem is made by mmdebstrap (through qemu-user-static for a foreign
-# architecture) with every package `RG_DEPS_ARCH=<arch> scripts/deps.sh --list` names (so
+# architecture) with every package `RG_DEPS_ARCH=<arch> scripts/deps.sh --list test` names (so
 # scripts/deps.sh finds them all inside it and needs no network), or with only apt and git
 # when pristine, and named by a hash of that list: e.g. debian12-arm64-<hash>,
 # debian13-amd64-pristine-<hash>. It is built under a temporary name and renamed when

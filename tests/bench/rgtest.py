@@ -159,3 +159,14 @@ class Checker:
             sys.exit(code)
         print(f"{self.name}: all checks passed")
         sys.exit(0)
+
+
+def md_section(text, title):
+    """The text of the first '## ' section of a report page whose title starts with title, or None."""
+    m = re.search(r"^## " + re.escape(title) + r".*?$(.*?)(?=^## |\Z)", text or "", re.M | re.S)
+    return m.group(1) if m else None
+
+
+def md_fenced_all(text):
+    """Every fenced block of text, each as its list of lines."""
+    return [b.splitlines() for b in re.findall(r"```\n(.*?)```", text or "", re.S)]

@@ -2,21 +2,20 @@
 # SPDX-License-Identifier: MIT
 """The kernel module's guard list and the docs that state it must agree.
 
-usage: kmod_list.py --cc CC --source DIR [--self-test]
+usage: kmod_list.py --cmake CMAKE --source DIR [--extra DIR] [--self-test]
 
-The module (kernel/kmod/module/rgbench_kmod.c) keeps its own guard table,
-RG_KGUARDS(X) (docs/guards.md says why it is not generated from guards.def).
-Its X(id, "name", "role", kind, avail) entries are expanded with the C
-preprocessor for each configuration the module builds in (x86-64; arm64
-before and since 6.18, where this_cpu_dec() changes), and checked:
-  - a name that guards.def also has carries guards.def's role there;
+The module's guard list is generated from guards.def and kmod.def (both in
+guards/include/rg/) by kernel/kmod/kguards.cmake. This test generates it (as
+the build does) and reads it with tests/kmod/kguards.py, for each build the
+module has (x86-64; arm64 before and since 6.18, where this_cpu_dec()
+changes), and checks:
   - docs/kmod.md's guard table has exactly the module's guards, each with the
     module's role, its architectures, whether the user suite has it, and the
     re-entry outcome of its kind (refused / granted / deferred);
   - docs/guards.md's table between <!-- kmod-guards:begin/end --> names
-    every guard the module has ("yes", "module only") and nothing else; a
-    guard of guards.def it names with "no" has none and says why (one it
-    does not name has none either, so adding a guard needs no row);
+    every module-only guard ("module only") and no guard the module lacks as
+    "yes"; a guard of guards.def it names with "no" has none and says why (one
+    it does not name has none either, so adding a guard needs no row there);
   - the names the module accepts as the other architecture's are that
     architecture's guards.
 Exit 0 when all agree, 1 with one line per disagreement. --self-test edits
@@ -28,18 +27,18 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "kmod"))
 from asm_check import read_def  # noqa: E402  (the one parser of guards.def)
+import kguards  # noqa: E402  (the one reader of the generated module list)
 
-# (name, #defines): every configuration the module's table depends on.
-CONFIGS = [
-    ("x86-64", ["CONFIG_X86_64", "CONFIG_X86", "LINUX_VERSION_CODE=0x060100"]),
-    ("arm64 6.1", ["CONFIG_ARM64", "LINUX_VERSION_CODE=0x060100"]),
-    ("arm64 6.18", ["CONFIG_ARM64", "LINUX_VERSION_CODE=0x061200"]),
-]
-KIND_OUTCOME = {"RG_CHECK": "refused", "RG_COUNTER": "granted", "RG_IRQOFF": "deferred"}
+# (name, generated build): every configuration the module's table depends on.
+CONFIGS = [("x86-64", ("x86-64", False)), ("arm64 6.1", ("arm64", False)),
+           ("arm64 6.18", ("arm64", True))]
+KIND_OUTCOME = {"refuse": "refused", "grant": "granted", "defer": "deferred"}
 errors = []
 
 
@@ -47,25 +46,35 @@ def fail(msg):
     errors.append(msg)
 
 
-def module_table(cc, src_text, defines):
-    """[(name, role, kind)] of RG_KGUARDS(X) and the other-architecture names, for one config."""
-    start = src_text.index("#ifdef CONFIG_X86_64\n#define RG_THIS_CPU")
-    end = src_text.index("\n", src_text.index("#define RG_KGUARDS(X)"))
-    other = re.search(r"static const char \*const rg_other_arch\[\] = \{.*?\};", src_text, re.S)
-    snippet = ("#define KERNEL_VERSION(a, b, c) (((a) << 16) + ((b) << 8) + (c))\n"
-               + src_text[start:end] + "\n"
-               + "#define X(id, name, role, kind, avail) @@ name role kind\n"
-               + "RG_KGUARDS(X)\n@@other " + other.group(0) + "\n")
-    r = subprocess.run([cc, "-E", "-P", "-x", "c"] + [f"-D{d}" for d in defines] + ["-"],
-                       input=snippet, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(f"kmod_list: {cc} -E failed on the module's table: {r.stderr.strip()}")
-    out = " ".join(r.stdout.split())
-    head, _, tail = out.partition("@@other")
-    entries = [re.fullmatch(r'"([^"]+)" "([^"]+)" (\w+)', e.strip()) for e in head.split("@@")[1:]]
-    if not entries or not all(entries):
-        sys.exit(f"kmod_list: cannot read the module's RG_KGUARDS(X) entries: {head!r}")
-    return [m.groups() for m in entries], re.findall(r'"([^"]+)"', tail)
+def generate(cmake, source, extra=None):
+    """The module's list as the build writes it, from source's guards.def and kmod.def
+    (and, with extra, a test build's RG_EXTRA_GUARDS directory's lines)."""
+    with tempfile.TemporaryDirectory(prefix="rgbench-kguards-") as tmp:
+        out = os.path.join(tmp, "rg_kguards.h")
+        script = os.path.join(tmp, "gen.cmake")
+        defs = os.path.join(tmp, "guards.all.def")
+        kdefs = [f"{source}/guards/include/rg/kmod.def"]
+        with open(defs, "w") as f:
+            f.write(open(f"{source}/guards/include/rg/guards.def").read())
+            if extra:
+                f.write(open(os.path.join(extra, "guards.def")).read())
+                kdefs.append(os.path.join(extra, "kmod.def"))
+        with open(script, "w") as f:
+            f.write("cmake_minimum_required(VERSION 3.20)\n"
+                    f'include("{source}/kernel/kmod/kguards.cmake")\n'
+                    f'rg_kmod_guards_header("{out}" "{defs}" '
+                    + " ".join(f'"{k}"' for k in kdefs) + ")\n")
+        r = subprocess.run([cmake, "-P", script], capture_output=True, text=True)
+        if r.returncode:
+            fail("generating the module's list: " + " ".join(r.stderr.split())[:300])
+            return None
+        return kguards.read(out)
+
+
+def module_table(builds, key):
+    """[(name, role, kind)] of one build and the other-architecture names."""
+    b = builds[key]
+    return [(n, r, k) for _, n, r, k, _ in b["guards"]], b["other"]
 
 
 def md_table(text, header):
@@ -83,17 +92,21 @@ def names(cell):
     return re.findall(r"`([^`]+)`", cell)
 
 
-def check(source, cc):
+def check(source, cmake, extra=None):
     """The disagreements (errors) and the module's guards: {name: (role, kind, {configs})}."""
     del errors[:]
-    src = open(os.path.join(source, "kernel/kmod/module/rgbench_kmod.c")).read()
     defs = {d["name"]: d for d in read_def(os.path.join(source, "guards/include/rg/guards.def")).values()}
+    if extra:
+        defs.update({d["name"]: d for d in read_def(os.path.join(extra, "guards.def")).values()})
+    builds = generate(cmake, source, extra)
+    if builds is None:
+        return list(errors), {}, defs
 
     mod = {}		# name -> (role, kind, {configs})
-    for cfg, defines in CONFIGS:
-        table, other = module_table(cc, src, defines)
+    for cfg, key in CONFIGS:
+        table, other = module_table(builds, key)
         if len({n for n, _, _ in table}) != len(table):
-            fail(f"module ({cfg}): a guard name twice in RG_KGUARDS")
+            fail(f"module ({cfg}): a guard name twice in the generated list")
         for name, role, kind in table:
             if name in mod and mod[name][:2] != (role, kind):
                 fail(f"module: {name} has role/kind {mod[name][:2]} and {(role, kind)} in different builds")
@@ -158,8 +171,8 @@ def check(source, cc):
     for n in list(defs) + sorted(set(real) - set(defs)):
         want = "yes" if n in defs and n in real else ("no" if n in defs else "module only")
         got = said.pop(n, None)
-        if got is None and want == "no":
-            continue	# a guard of guards.def the table does not name: no module form
+        if got is None and want in ("no", "yes"):
+            continue	# unnamed: no module form, or one docs/kmod.md's table states
         if got is None:
             fail(f"docs/guards.md: {n} is not in the kmod-guards table (it should say {want!r})")
         elif got[0] != want:
@@ -172,30 +185,33 @@ def check(source, cc):
     return list(errors), real, defs
 
 
-# --self-test: each edit, made to a copy of the three files, must be reported.
+# --self-test: each edit, made to a copy of the files, must be reported.
+KMOD_DEF = "guards/include/rg/kmod.def"
 MUTATIONS = [
-    ("kernel/kmod/module/rgbench_kmod.c", 'X(local_t, "local-t", "n/a"', 'X(local_t, "local-t", "pcpu-atomic"',
+    (KMOD_DEF, 'RG_KMOD_ONLY(local_t, "local-t", RG_ON_ANY, "n/a"', 'RG_KMOD_ONLY(local_t, "local-t", RG_ON_ANY, "pcpu-atomic"',
      "docs/kmod.md: local-t role"),
-    ("kernel/kmod/module/rgbench_kmod.c", 'X(rctx_word, "rctx-word", "rctx-word"', 'X(rctx_word, "rctx-word", "merged-rctx"',
-     "module (x86-64): rctx-word has role 'merged-rctx', guards.def 'rctx-word'"),
-    ("kernel/kmod/module/rgbench_kmod.c", '\tX(pcpu_llsc, "pcpu-llsc", "n/a", RG_CHECK, NULL)\n',
-     '\tX(pcpu_llsc, "pcpu-llsc", "n/a", RG_CHECK, NULL) \\\n\tX(pcpu_new, "pcpu-new", "n/a", RG_CHECK, NULL)\n',
+    (KMOD_DEF, 'RG_KMOD(rctx_word, RG_CHECK, NULL)', 'RG_KMOD(rctx_word, RG_COUNTER, NULL)',
+     "docs/kmod.md: rctx-word re-entry"),
+    (KMOD_DEF, 'RG_KMOD(pcpu_llsc, RG_CHECK, NULL)\n',
+     'RG_KMOD(pcpu_llsc, RG_CHECK, NULL)\nRG_KMOD_ONLY(pcpu_new, "pcpu-new", RG_ON_AARCH64, "n/a", RG_CHECK, NULL)\n',
      "docs/kmod.md: the module's pcpu-new is not in the guard table"),
+    (KMOD_DEF, 'RG_KMOD(rctx_kernel, RG_CHECK, NULL)\n', '', "docs/kmod.md: rctx-kernel is in the guard table, but the module has no such guard"),
     ("docs/kmod.md", "| `irqsave` | any |", "| `irqsave` | x86 |", "docs/kmod.md: irqsave arch"),
     ("docs/kmod.md", "| `local-t` | any | - | n/a |", "| `local-t` | any | - | n/a |", None),
     ("docs/guards.md", "| `irqsave` | module only |", "| `irqsave` | yes |", "docs/guards.md: irqsave says 'yes'"),
     ("docs/guards.md", "| `tls` | no |", "| `tls`, `pcpu-xadd` | no |", "docs/guards.md: pcpu-xadd says 'no'"),
 ]
+FILES = ("guards/include/rg/guards.def", KMOD_DEF, "kernel/kmod/kguards.cmake", "docs/kmod.md",
+         "docs/guards.md")
 
 
-def self_test(source, cc):
+def self_test(source, cmake):
     import shutil
     import tempfile
     bad = 0
     for path, old, new, want in MUTATIONS:
         with tempfile.TemporaryDirectory(prefix="rgbench-kmod-list-") as tmp:
-            for f in ("kernel/kmod/module/rgbench_kmod.c", "guards/include/rg/guards.def",
-                      "docs/kmod.md", "docs/guards.md"):
+            for f in FILES:
                 os.makedirs(os.path.dirname(os.path.join(tmp, f)), exist_ok=True)
                 shutil.copy(os.path.join(source, f), os.path.join(tmp, f))
             text = open(os.path.join(tmp, path)).read()
@@ -204,7 +220,7 @@ def self_test(source, cc):
                 bad += 1
                 continue
             open(os.path.join(tmp, path), "w").write(text.replace(old, new, 1))
-            errs = check(tmp, cc)[0]
+            errs = check(tmp, cmake)[0]
             ok = any(want in e for e in errs) if want else not errs
             print(f"kmod_list self-test: {path}: {new.strip()!r}: "
                   f"{'ok' if ok else 'MISSED'}{(': ' + errs[0]) if errs else ''}")
@@ -215,21 +231,22 @@ def self_test(source, cc):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cc", required=True)
+    ap.add_argument("--cmake", required=True)
     ap.add_argument("--source", required=True)
+    ap.add_argument("--extra", help="a test build's RG_EXTRA_GUARDS directory (guards.def, kmod.def)")
     ap.add_argument("--self-test", action="store_true",
                     help="edit copies of the files in ways that must be reported")
     a = ap.parse_args()
     if a.self_test:
-        return self_test(a.source, a.cc)
-    errs, real, defs = check(a.source, a.cc)
+        return self_test(a.source, a.cmake)
+    errs, real, defs = check(a.source, a.cmake, a.extra)
     for e in errs:
         print("kmod_list:", e)
     if errs:
         return 1
     print(f"kmod_list: the module's {len(real)} guards ({len(set(real) & set(defs))} shared with "
           f"guards.def, {len(set(real) - set(defs))} module-only) in {len(CONFIGS)} builds agree "
-          f"with guards.def's roles, docs/kmod.md and docs/guards.md")
+          f"with docs/kmod.md and docs/guards.md")
     return 0
 
 

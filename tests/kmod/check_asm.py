@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # The module's timed loops contain the instructions each guard claims, the duty work only where due, and no call but preempt/paravirt irq ops; its cycle reference is 16 dependent adds.
-# Usage: check_asm.py amd64|arm64 SRC_DIR   (builds the module with build_module.sh; 77 when it cannot)
+# Usage: check_asm.py amd64|arm64 SRC_DIR GEN_DIR   (builds the module with build_module.sh; 77 when it cannot)
+# The loops expected are the generated guard list's (GEN_DIR/rg_kguards.h) for the headers' kernel.
 import os, re, subprocess, sys, tempfile
 
-arch, src = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kguards  # noqa: E402
+
+arch, src, gen = sys.argv[1], sys.argv[2], sys.argv[3]
 errors = []
 
 with tempfile.TemporaryDirectory() as d:
-    b = subprocess.run(["bash", os.path.join(src, "tests/kmod/build_module.sh"), arch, src, d],
+    b = subprocess.run(["bash", os.path.join(src, "tests/kmod/build_module.sh"), arch, src, gen, d],
                        stdout=subprocess.PIPE, text=True)
     if b.returncode == 77:
         sys.exit(77)
@@ -43,10 +47,13 @@ for n, body in funcs.items():
     for shape in ("pair", "duty"):
         if n.startswith(f"rg_{shape}_"):
             loops[(n[len(f"rg_{shape}_"):], shape)] = body
-common = {"noop", "this_cpu", "this_cpu_inc", "rctx", "rctx_word", "preempt_raw", "irqsave",
-          "local_t", "global_atomic"}
+# The headers' kernel version (build_module.sh prints its ABI, e.g. 6.1.0-57 or 6.12.118+deb13).
+kv = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", b.stdout.strip()).groups())
+build = kguards.read(os.path.join(gen, "rg_kguards.h"))[("x86-64" if arch == "amd64" else "arm64",
+                                                          kv >= (6, 18))]
+want = {g[0] for g in build["guards"]}
+own = build["own"]	# the kernel's own this_cpu_inc_return()/this_cpu_dec()
 if arch == "amd64":
-    want = common | {"pcpu_lock_xadd", "pcpu_lock_inc"}
     # ftrace entry, preempt_enable's slow path, paravirt irq save/restore.
     ok_call = re.compile(r"^(__fentry__|__SCT__preempt_schedule\w*|preempt_schedule\w*|"
                          r"__preempt_schedule\w*|pv_ops)$")
@@ -58,7 +65,7 @@ if arch == "amd64":
     gs_reg = r"%gs:(\(%\w+\)|0x0\(%(rbp|r13)\))$"
     has = {
         # through a pointer loaded first (prog->active, as the user row's g->off)
-        "this_cpu": [r"^xadd\s+%\w+," + gs_reg,
+        own: [r"^xadd\s+%\w+," + gs_reg,
                      r"^decl\s+" + gs_reg + r"|^addl\s+\$0xffffffff," + gs_reg],
         "this_cpu_inc": [r"^incl\s+%gs:", r"^decl\s+%gs:"],
         # the slot itself, %rip-relative with its relocation, on 6.1 and 6.12 alike (on 6.12 only
@@ -68,17 +75,14 @@ if arch == "amd64":
         "global_atomic": [r"^lock xadd", r"^lock decl"],
         "local_t": [r"^xadd\s"],
         # this_cpu_ptr(prog->active): add %gs:this_cpu_off to the loaded pointer
-        "rctx": [r"^add\s+%gs:", r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"],
+        "rctx_kernel": [r"^add\s+%gs:", r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"],
     }
-    hasnt = {g: [r"^lock\b"] for g in ("noop", "this_cpu", "this_cpu_inc", "rctx", "rctx_word",
+    hasnt = {g: [r"^lock\b"] for g in ("noop", own, "this_cpu_inc", "rctx_kernel", "rctx_word",
                                         "preempt_raw", "irqsave", "local_t")}
     hasnt["rctx_word"] = hasnt["rctx_word"] + [r"^addb|^subb"]
     # every locked op of the per-CPU asm guards is %gs:-relative
     hasnt["pcpu_lock_xadd"] = hasnt["pcpu_lock_inc"] = [r"^lock (?!.*%gs:)"]
 else:
-    a64 = {"pcpu_stadd", "pcpu_ldadd", "pcpu_prfm_stadd", "pcpu_ldadd_llsc", "pcpu_llsc"}
-    # Built against 6.1: this_cpu is pcpu-stadd-kernel, so the asm -kernel set lacks it.
-    want = common | a64 | {g + "_kernel" for g in a64 - {"pcpu_stadd"}}
     ok_call = re.compile(r"^(preempt_schedule\w*|__preempt_schedule\w*)$")
     is_call = lambda i: re.match(r"^(bl|blr)\b", i) is not None
     mul = r"^madd\s|^mul\s"
@@ -93,10 +97,10 @@ else:
     for g, (h, n) in forms.items():
         for k in (g, g + "_kernel"):
             has[k], hasnt[k] = h, n
-    # LL/SC in the object, patched to LSE at load time.
-    has["this_cpu"] = [r"^ldxr\s|^ldadd"]
+    # The kernel's own: LL/SC in the object, patched to LSE at load time.
+    has[own], hasnt[own] = [r"^ldxr\s|^ldadd"], []
     hasnt.update({"noop": [r"^ldxr|^ldadd|^stadd"], "preempt_raw": [r"^ldxr|^ldadd|^stadd"],
-                  "rctx": [r"^ldxr|^ldadd|^stadd"], "rctx_word": [r"^ldxr|^ldadd|^stadd"]})
+                  "rctx_kernel": [r"^ldxr|^ldadd|^stadd"], "rctx_word": [r"^ldxr|^ldadd|^stadd"]})
 
 for shape in ("pair", "duty"):
     got = {g for g, sh in loops if sh == shape}

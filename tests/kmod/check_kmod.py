@@ -3,7 +3,11 @@
 # Checks what the qemu guest of qemu_kmod.sh wrote: module CSV, schema-3 rows, exact softirq/hardirq/NMI re-entry counts, discards, clean unload and dmesg.
 import csv, io, json, math, os, re, subprocess, sys, tempfile
 
-out, arch, lse, conv = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
+# Usage: check_kmod.py OUT amd64|arm64 LSE(0|1) RG_KGUARDS_H KVER CONVERTER...
+out, arch, lse, kguards_h, kver, conv = (sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4],
+                                         sys.argv[5], sys.argv[6:])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kguards  # noqa: E402
 errors = []
 
 
@@ -26,28 +30,13 @@ def rows(text):
     return list(csv.DictReader(io.StringIO(text))) if text else []
 
 
-# Guard -> (role, kind): kind is what a re-entry gets while the guard is held. Roles are
-# guards.def's for the names the user suite has (the module's table must agree).
-COMMON = {"noop": ("harness-floor", "grant"), "this-cpu-inc": ("n/a", "grant"),
-          "rctx-kernel": ("merged-rctx", "refuse"), "rctx-word": ("rctx-word", "refuse"),
-          "preempt-raw": ("n/a", "refuse"), "irqsave": ("n/a", "defer"),
-          "local-t": ("n/a", "refuse"), "global-atomic": ("shared-atomic", "refuse")}
-X86 = {"pcpu-xadd": ("this-cpu-pre-6.18;this-cpu-6.18", "refuse"), "pcpu-lock-xadd": ("pcpu-atomic", "refuse"),
-       "pcpu-lock-inc": ("n/a", "grant")}
-A64_LSE = {"pcpu-stadd-kernel": ("this-cpu-pre-6.18", "refuse"),
-           "pcpu-ldadd-kernel": ("this-cpu-6.18", "refuse"),
-           "pcpu-prfm-stadd-kernel": ("this-cpu-prfm-stadd", "refuse"),
-           "pcpu-ldadd-llsc-kernel": ("this-cpu-ldadd-llsc", "refuse"),
-           "pcpu-stadd": ("n/a", "refuse"), "pcpu-ldadd": ("pcpu-atomic", "refuse"),
-           "pcpu-prfm-stadd": ("n/a", "refuse"),
-           "pcpu-ldadd-llsc": ("n/a", "refuse")}
-A64_LLSC = {"pcpu-llsc-kernel": ("this-cpu-llsc", "refuse"), "pcpu-llsc": ("n/a", "refuse")}
-if arch == "amd64":
-    RUN, SKIP, OTHER = dict(COMMON, **X86), {}, list(A64_LSE) + list(A64_LLSC)
-else:
-    RUN = dict(COMMON, **A64_LLSC, **(A64_LSE if lse else {}))
-    SKIP = {} if lse else {g: "CPU has no LSE atomics" for g in A64_LSE}
-    OTHER = list(X86)
+# Guard -> (role, kind) from the build's generated guard list (rg_kguards.h) for the
+# guest kernel: kind is what a re-entry gets while the guard is held.
+_since_618 = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", kver).groups()) >= (6, 18)
+_build = kguards.read(kguards_h)[("x86-64" if arch == "amd64" else "arm64", _since_618)]
+RUN = {n: (r, k) for _, n, r, k, a in _build["guards"] if lse or a != "rg_need_lse"}
+SKIP = {n: "CPU has no LSE atomics" for _, n, r, k, a in _build["guards"] if not lse and a == "rg_need_lse"}
+OTHER = list(_build["other"])
 ALL = list(RUN) + list(SKIP)
 MODES = ("irq", "softirq", "softirq-irq", "nmi")
 LEVEL = {"irq": 2, "softirq": 1, "softirq-irq": 2, "nmi": 3}

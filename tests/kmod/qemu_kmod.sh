@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Functional test of rgbench_kmod.ko: build it against Debian's linux-headers, boot the matching kernel under qemu, load, run, check, unload.
 #
-# Usage: qemu_kmod.sh [--arch amd64|arm64] SRC_DIR RGBENCH_KMOD_STATIC [WORKDIR]
+# Usage: qemu_kmod.sh [--arch amd64|arm64] SRC_DIR GEN_DIR RGBENCH_KMOD_STATIC [WORKDIR]
 #   SRC_DIR               the repository root (kernel/kmod/module, tests/vm/vm.sh)
+#   GEN_DIR               the build's generated module files (rg_kguards.h)
 #   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch
 # The module is built by build_module.sh (amd64: installed linux-headers;
 # arm64: fetched linux-headers-<abi>-arm64, cross-compiled). RG_VM_CPU picks
@@ -14,7 +15,7 @@
 set -euo pipefail
 arch=amd64
 if [[ ${1:-} == --arch ]]; then arch=$2; shift 2; fi
-src=$(cd "$1" && pwd); tool=$2; work=${3:-}
+src=$(cd "$1" && pwd); gen=$2; tool=$3; work=${4:-}
 skip() { echo "qemu_kmod: SKIP: $*" >&2; exit 77; }
 fail() { echo "qemu_kmod: FAIL: $*" >&2; exit 1; }
 
@@ -26,7 +27,7 @@ if [[ -z $work ]]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 rm -rf "$work/mod" "$work/payload" "$work/out"
 mkdir -p "$work/payload" "$work/out"
 set +e
-kver=$(bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$work/mod")
+kver=$(bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$gen" "$work/mod")
 rc=$?
 set -e
 ((rc == 77)) && skip "cannot build the module here (see above)"
@@ -120,5 +121,5 @@ set -e
 
 conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 "$tool")
 lse=1; [[ $arch == arm64 && ${RG_VM_CPU:-max} != max ]] && lse=0
-python3 "$src/tests/kmod/check_kmod.py" "$work/out" "$arch" "$lse" "${conv[@]}" || fail "checks failed (files in $work/out)"
+python3 "$src/tests/kmod/check_kmod.py" "$work/out" "$arch" "$lse" "$gen/rg_kguards.h" "$kver" "${conv[@]}" || fail "checks failed (files in $work/out)"
 echo "qemu_kmod: PASS"

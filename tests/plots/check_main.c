@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `check` alone, built with sanitizers so the corpus test catches memory errors, not just crashes. */
-#include "rg/plots.h"
+#include "rg/results.h"
 
 int main(int argc, char **argv)
 {

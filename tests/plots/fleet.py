@@ -28,13 +28,8 @@ def run(r, *args, timeout=300):
     return subprocess.run([r] + list(args), capture_output=True, text=True, timeout=timeout)
 
 
-def section(text, title):
-    m = re.search(r"^## " + re.escape(title) + r".*?$(.*?)(?=^## |\Z)", text, re.M | re.S)
-    return m.group(1) if m else None
-
-
-def fenced_all(text):
-    return [b.splitlines() for b in re.findall(r"```\n(.*?)```", text or "", re.S)]
+section = rgtest.md_section
+fenced_all = rgtest.md_fenced_all
 
 
 def bullets(sec):
@@ -122,13 +117,13 @@ def main():
               for g in groups for line in g),
           f"V2's this-cpu-6.18 cell in reference cycles is {cyc_cell} (delta_ns / ref_ns_per_cycle)")
 
-    # the README's example is this command's output on these fixtures
-    readme = os.path.join(HERE, "..", "..", "README.md")
+    # docs/fleet.md's example is this command's output on these fixtures
+    readme = os.path.join(HERE, "..", "..", "docs", "fleet.md")
     if os.path.exists(readme):
         text = open(readme).read()
         check(all("\n".join(g) in text for g in groups) and
               all(" ".join(x.split()) in " ".join(text.split()) for x in bullets(section(t, "Decision"))),
-              "README's 'compare guards and machines' matrix and decision lines are `rgbench report tests/plots/fleet/` "
+              "docs/fleet.md's matrix and decision lines are `rgbench report tests/plots/fleet/` "
               "as it prints them now (regenerate them from that command)")
 
     # --- the decision table --------------------------------------------------------------------

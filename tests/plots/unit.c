@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/page.h"
+#include "rg/results.h"
 
 #include "check.h"
 #include "unit.h"
@@ -285,6 +287,28 @@ static void test_versions(void)
 	free(s);
 	s = make_csv(false, false, 1, "status", "noisy");
 	expect_ok("noisy.csv", s, 1);
+	free(s);
+
+	/* The timer comes with the rows, from the same parse: per file, NULL source for a CSV. */
+	s = make_json(3, 3, true);
+	{
+		const char *top = "{\"schema_version\":3,";
+		char *doc = malloc(strlen(s) + 200);
+
+		CHECK(doc && !strncmp(s, top, strlen(top)), "timer.json: make_json's top");
+		sprintf(doc, "{\"timer\":{\"source\":\"cntvct_el0\",\"hz\":25000000,\"resolution_ns\":40,"
+			"\"overhead_ns\":\"x\"},%s", s + 1);
+		CHECK(!rg_read_buffer("timer.json", doc, strlen(doc), &rows, err, sizeof(err)), "timer.json: %s", err);
+		free(doc);
+	}
+	free(s);
+	s = make_csv(false, false, 1, NULL, NULL);
+	CHECK(!rg_read_buffer("other.csv", s, strlen(s), &rows, err, sizeof(err)), "other.csv: %s", err);
+	CHECK(rows.nfiles == 2 && rows.timers[0].source && !strcmp(rows.timers[0].source, "cntvct_el0") &&
+	      rows.timers[0].hz == 25e6 && rows.timers[0].resolution_ns == 40 &&
+	      isnan(rows.timers[0].overhead_ns), "timer.json: the timer read with the rows");
+	CHECK(rows.nfiles == 2 && !rows.timers[1].source && isnan(rows.timers[1].hz), "other.csv: no timer");
+	rg_rows_free(&rows);
 	free(s);
 
 	/* JSON, every version. */

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rg/plots.h"
+#include "rg/compare.h"
+#include "rg/page.h"
+#include "rg/results.h"
 
 #include "check.h"
 #include "unit.h"

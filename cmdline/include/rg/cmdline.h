@@ -40,6 +40,19 @@ int rg_cl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 int rg_cl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * Open files. Every command needs descriptors beyond stdio: output locks and
+ * temporary files, hwloc and libperf, BPF objects, Google Benchmark's sysfs
+ * reads (it holds two cache files open at once and exits silently when the
+ * second open fails). rg_cl_fd_budget() raises the soft RLIMIT_NOFILE towards
+ * the hard limit (at most RG_FD_RAISE) and, when the hard limit is below
+ * RG_FD_NEED, prints "<prog>: needs N open files, ulimit -n allows M: raise
+ * the limit" and returns RG_EXIT_USAGE; else 0. Called once, before any work.
+ */
+#define RG_FD_NEED 64
+#define RG_FD_RAISE 65536
+int rg_cl_fd_budget(void);
+
+/*
  * Values. Each parser takes the option's spelling (flag, e.g. "--threads")
  * and its text (s), stores the value and returns 0; or prints
  *   "<prog>: <flag>: <what is wrong> (got '<s>')"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The versioned result schema shared by the user, bpf and kmod suites, and its writers. */
+/* The versioned result schema shared by the user, bpf and kmod suites: its columns and the rows a run fills (the writer: rg/writer.h; statistics: rg/stats.h). */
 #ifndef RG_SCHEMA_H
 #define RG_SCHEMA_H
 
@@ -193,146 +193,9 @@ struct rg_result *rg_results_skip(struct rg_resultset *rs, const char *suite,
 int rg_result_set_samples(struct rg_result *r, const double *ns,
 			  const double *mops, size_t n);
 
-/*
- * Write the set to path, atomically: the data goes to a temporary file beside
- * it (".NAME.XXXXXX.tmp", random and created exclusively, or ".rgbench-HASH.XXXXXX.tmp" when that would exceed
- * NAME_MAX), is fsync'ed, then renamed over path. An interrupted run leaves
- * either the old file or the complete new one. A path that exists and is not a
- * regular file is never replaced (-EEXIST; -EISDIR for a directory).
- * 0 or -errno (nothing left behind on error).
- */
-int rg_results_write_csv(const struct rg_resultset *rs, const char *path);
-int rg_results_write_json(const struct rg_resultset *rs, const char *path);
-
 /* Copy n histogram bins (hi may hold INFINITY for the open last bin). 0 or -ENOMEM. */
 int rg_result_set_lat_hist(struct rg_result *r, const double *lo, const double *hi,
 			   const uint64_t *count, size_t n);
-
-/*
- * Both files of one run (either path may be NULL): both temporary files are
- * written and fsync'ed first, then renamed one right after the other, so a
- * full disk or a write error changes neither. Both carry rs->run_id, so a kill
- * between the two renames leaves a pair the reader refuses as mismatched.
- * 0, or -errno with "cannot write PATH: why" in err.
- */
-int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
-		     char *err, size_t errlen);
-
-/*
- * Any other output file (e.g. kmod's --raw, the module's own CSV): len bytes
- * of data written to path the same way, atomically (a temporary file beside
- * it, fsync'ed, renamed over path; a path that is not a regular file is never
- * replaced). 0, or -errno with "cannot write PATH: why" in err.
- */
-int rg_output_write(const char *path, const char *data, size_t len, char *err, size_t errlen);
-
-/*
- * Check the output paths of a run before measuring, and reserve them:
- *  - each path names a file in an existing, writable directory, with a name
- *    within NAME_MAX and PATH_MAX (its temporary and lock names always fit);
- *  - an existing path must be a regular file: a directory, device, FIFO or
- *    socket is refused, and so is a symbolic link (rgbench never writes
- *    through a link nor replaces one: give the target's path);
- *  - no two paths name the same file (e.g. --out x.csv --json ./x.csv);
- *  - each path is locked against other runs writing it: a lock file beside it
- *    (".NAME.lock", flock()ed, holding the pid), so a second run on the same
- *    output fails here instead of interleaving its files with the first. A
- *    lock left by a process that died is free again (flock dies with it).
- * Locks are held until rg_output_release() or process exit.
- * Returns 0; 2 when a path is unusable (a usage error: "PATH: why" in err);
- * 1 when a lock cannot be taken (errno EBUSY: another run holds it).
- */
-int rg_output_check(const char *csv, const char *json, char *err, size_t errlen);
-/* The same for n paths (NULL entries are skipped), e.g. kmod's --out, --json and --raw. */
-int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen);
-/*
- * The same, and no output may name one of the command's nin input files
- * (NULL entries and directories skipped), by any spelling or hard link, nor
- * that input's CSV/JSON twin (x.csv <-> x.json): "OUT: is an input of this
- * command (IN)", 2. E.g. report's --out, kmod's outputs against --from-raw.
- */
-int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *in, size_t nin,
-			char *err, size_t errlen);
-/*
- * A name the reader takes from a directory operand (plots/read_dir.c): ends in
- * .csv or .json, does not start with '.', holds no ".tmp.". The output check
- * refuses such a name in a directory the command reads.
- */
-bool rg_dir_result_name(const char *name);
-/*
- * The same policy for an output that is a folder (plot --out DIR): its
- * parent exists and is writable, DIR is no symbolic link (a dangling one
- * included) and, when it exists, a writable directory; then DIR is locked
- * (".DIR.lock" beside it) so that a second command on the same DIR fails
- * here, before any work. 0; 2 unusable ("DIR: why" in err); 1 locked.
- */
-int rg_output_check_dir(const char *dir, char *err, size_t errlen);
-/* Drop every output lock this process holds (also done at exit). */
-void rg_output_release(void);
-/* The temporary name template the writers use for path (".NAME.XXXXXX.tmp", fits NAME_MAX). 0 or -ENAMETOOLONG. */
-int rg_output_tmp_name(char *buf, size_t len, const char *path);
-
-/*
- * src as one printable line of valid UTF-8 in dst (size > 0; cut on a
- * character boundary): tab, CR and LF become ' '; other C0 controls, DEL, the
- * C1 controls (U+0080-U+009F), the bidi and line format characters
- * (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C, U+2028, U+2029) and
- * each byte that is not part of a valid UTF-8 sequence (stray, truncated,
- * overlong, surrogate, beyond U+10FFFF) become '?'. What every string in a
- * row or a JSON file goes through, and what the reader accepts. Returns the
- * length written.
- */
-size_t rg_str_printable(char *dst, size_t size, const char *src);
-/* True when rg_str_printable() would leave s as it is (what the reader accepts in a string value). */
-bool rg_str_is_printable(const char *s);
-/*
- * Repair s in place, a whole page (line ends and other controls kept): each
- * byte that is not part of a valid UTF-8 sequence becomes '?'. For text
- * built from names cut to fixed buffers. Returns the number replaced.
- */
-size_t rg_utf8_repair(char *s);
-
-/* Write one CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
-void rg_csv_put_field(FILE *f, const char *s);
-
-/* The CSV header line (no newline), for tests and docs. */
-const char *rg_results_csv_header(void);
-
-/* Small statistics helpers (also used by the suites). */
-double rg_stat_median(const double *v, size_t n);
-double rg_stat_mean(const double *v, size_t n);
-double rg_stat_stddev(const double *v, size_t n);	/* sample (n-1); NAN when n < 2 */
-
-/*
- * The interval of a median of n samples: the exact distribution-free
- * order-statistic interval [d(k), d(n+1-k)] of the sorted samples, whose
- * confidence is 1 - 2 P(B <= k-1) for B ~ binomial(n, 1/2) (at least that with
- * ties). k is the largest one whose level reaches RG_CI_NOMINAL: n = 6 .. 8
- * give k = 1, 11 gives k = 2 (98.8%), 20 gives k = 6 (95.9%). Below 6 samples
- * no k reaches 95%: n = 3 .. 5 give [min, max] with its real level (75%,
- * 87.5%, 93.75%); below RG_CI_MIN_SAMPLES (1 or 2 samples: 50% at best) there
- * is no interval. Returns k, or 0 with *level NAN when n < RG_CI_MIN_SAMPLES.
- */
-#define RG_CI_NOMINAL 0.95
-#define RG_CI_MIN_SAMPLES 3
-size_t rg_stat_median_ci_k(size_t n, double *level);
-
-/*
- * The paired difference of n samples taken in the same rounds (or windows):
- * d[i] = x[i] - base[i]. *median is the median of d; [*lo, *hi] its
- * order-statistic interval (rg_stat_median_ci_k()) and *level (may be NULL)
- * that interval's confidence. Fewer than RG_CI_MIN_SAMPLES differences give
- * the median and an n/a (NAN) interval and level; n == 0 all NAN. 0 or -ENOMEM.
- */
-int rg_stat_paired_delta(const double *x, const double *base, size_t n,
-			 double *median, double *lo, double *hi, double *level);
-
-/*
- * What a table prints after an interval: "" when its level reached
- * RG_CI_NOMINAL (or is n/a: a file from before schema 4, whose intervals were
- * called 95%), else " 93.8%" (the level, leading space). Returns buf.
- */
-const char *rg_ci_level_tag(double level, char *buf, size_t len);
 
 /*
  * Fill r's baseline, delta_ns, delta_ci_lo, delta_ci_hi and delta_ci_level from per-round
@@ -361,5 +224,15 @@ void rg_result_set_ref(struct rg_result *r, const double *ns, size_t n);
  */
 int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
 				const double *x, const double *base, size_t n);
+
+/* The CSV header line (no newline), for tests and docs. */
+const char *rg_results_csv_header(void);
+
+/*
+ * The writer and its output policy (rg/writer.h) and the statistics (rg/stats.h)
+ * have headers of their own; included here for the files that include only this one.
+ */
+#include "rg/stats.h"
+#include "rg/writer.h"
 
 #endif /* RG_SCHEMA_H */

@@ -15,8 +15,14 @@ is edited), builds only what the checks need, and asserts that the new guard:
     aarch64, when the cross compiler is installed, on throwaway's loop object
     compiled as the cross build would);
   - runs in the stress test (RG_STRESS_GUARDS=throwaway) with exact totals;
-  - is reported missing by the README table check and docs/guards.md's kernel
-    and roles table checks (all driven by guards.def).
+  - is reported missing by the docs/guards.md guard table check and docs/guards.md's kernel
+    and roles table checks (all driven by guards.def);
+  - with its module form (kmod.def's line + kmod_guards.h's body, the only
+    module files a guard adds): is in the module's generated guard list for
+    every build (x86-64, arm64; before and since 6.18), is reported missing
+    from docs/kmod.md's guard table, and (x86-64 hosts with Debian's
+    linux-headers-amd64) the module builds with it and the module's asm test
+    finds its pair and duty loops.
 """
 import argparse
 import json
@@ -198,9 +204,9 @@ def main():
         print(out[-3000:])
 
     rc, out = run([os.path.join(bdir, "guards", "rg-guard-table"), "--check",
-                   os.path.join(a.source, "README.md")])
+                   os.path.join(a.source, "docs", "guards.md")])
     check(rc == 1 and "differs from guards.def" in out and re.search(r"^\|\s*`?throwaway", out, re.M),
-          "README table check fails and shows the throwaway row to add")
+          "docs/guards.md guard table check fails and shows the throwaway row to add")
     rc, out = run([os.path.join(bdir, "guards", "rg-guard-table"), "--check-kernel",
                    os.path.join(a.source, "docs", "guards.md")])
     check(rc == 1 and re.search(r"^\| `throwaway` \| - \| `!atomic ; not > neg > neg > not` \|", out, re.M),
@@ -209,6 +215,28 @@ def main():
                    os.path.join(a.source, "docs", "guards.md")])
     check(rc == 1 and re.search(r"^\| `n/a` \| .*`throwaway` \| \| \|$", out, re.M),
           "docs/guards.md roles-table check fails and names throwaway (role n/a) in the row to write")
+
+    # the module form: the generated list, the docs check, the module's own build and asm test
+    sys.path.insert(0, os.path.join(a.source, "tests", "kmod"))
+    import kguards
+    gen = os.path.join(bdir, "kernel", "kmod", "module")
+    builds = kguards.read(os.path.join(gen, "rg_kguards.h"))
+    check(all(("throwaway", "throwaway", "n/a", "refuse", None) in b["guards"] for b in builds.values()),
+          f"the module's generated guard list has throwaway in all {len(builds)} builds")
+    rc, out = run([sys.executable, os.path.join(a.source, "tests", "guards", "kmod_list.py"),
+                   "--cmake", a.cmake, "--source", a.source, "--extra", HERE])
+    check(rc == 1 and "docs/kmod.md: the module's throwaway is not in the guard table" in out,
+          "guards.kmod_list asks for throwaway's row in docs/kmod.md")
+    if os.uname().machine == "x86_64":
+        rc, out = run([sys.executable, os.path.join(a.source, "tests", "kmod", "check_asm.py"),
+                       "amd64", a.source, gen])
+        if rc == 77:
+            print("note: no kernel headers to build the module: its throwaway loops unchecked")
+        else:
+            check(rc == 0, "the module builds with throwaway and its asm test passes "
+                  "(rg_pair_throwaway, rg_duty_throwaway among the loops)")
+            if rc:
+                print(out[-3000:])
 
     # arm64: the same asm checks on the cross-built loops, when the cross compiler is here
     if shutil.which("aarch64-linux-gnu-gcc") and os.uname().machine == "x86_64":

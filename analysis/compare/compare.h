@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench compare`'s private interface (cmp_*): the sides, the lines of a comparison and the steps between its files. */
+#ifndef RG_PLOTS_COMPARE_H
+#define RG_PLOTS_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "rg/compare.h"
+#include "rg/page.h"
+#include "rg/results.h"
+
+/*
+ * compare in files, one concern each:
+ *   compare.c         the command line: options, reading both sides, output to stdout
+ *   compare_pair.c    which rows stand side by side (by key, by role, against a baseline)
+ *   compare_stats.c   the numbers of one line: metric, change, speedup, U test verdict
+ *   compare_header.c  the lines above the table
+ *   compare_table.c   the table in each output form
+ *   compare_suites.c  --across-suites
+ *   compare_fleet.c   --across-hosts with any number of hosts
+ */
+
+#define ALPHA 0.05
+#define COMMIT_LOG_WIDTH 72
+
+enum out_fmt { OUT_TEXT, OUT_MARKDOWN, OUT_COMMIT, OUT_CSV };
+
+struct side {
+	const char *path;
+	struct rg_rows rows;
+};
+
+/* One line of the comparison: a (base) and/or b (new) row; role when paired by role. */
+struct cmp {
+	const struct rg_row *a, *b;
+	char role[48];		/* "" when paired by key (same guard name) */
+};
+
+struct metric {
+	enum rg_col median, spread;
+	bool higher_better;
+	const char *unit, *name;
+};
+
+/* Everything computed for one line, as text and as numbers. */
+struct res {
+	const struct metric *m;
+	double va, vb, sa, sb, change, factor, p;
+	size_t na, nb;
+	char a[48], b[48], a_short[24], b_short[24], chg[24], fac[24], pv[24], verdict[320];
+	char note_short[16];	/* the commit log's p column when there is no p */
+	const char *test;	/* "exact", "normal" or "" */
+	bool paired;		/* tested on per-round differences against the baseline */
+};
+
+/* Lines printed above the table (owned strings). */
+struct lines {
+	char **v;
+	size_t n;
+};
+
+/* compare_stats.c */
+/* The unit of ns figures: "ns", or "cyc" with --unit cycles (rows through rg_rows_to_cycles). */
+const char *cmp_ns_unit(bool cycles);
+/* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). NULL: false. */
+bool cmp_row_ok(const struct rg_row *r);
+void cmp_fmt_num(char *buf, size_t size, double v);
+/* The spread with as many decimals as cmp_fmt_num gives the median. */
+void cmp_fmt_spread(char *buf, size_t size, double median, double s);
+void cmp_fmt_factor(char *buf, size_t size, double f);
+/*
+ * One line: alabel names side a in verdicts; ratio_mode: --baseline (value /
+ * baseline); cycles: --unit cycles (ns figures are reference cycles).
+ */
+void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, bool cycles,
+		 struct res *r);
+
+/* compare_pair.c: each returns a malloc'ed array of *n lines, NULL when out of memory. */
+struct cmp *cmp_pair_ab(const struct side *A, const struct side *B, bool across, size_t *n);
+/* Consumes v (freed, also on failure). */
+struct cmp *cmp_pair_roles(struct cmp *v, size_t *n);
+/* *nbase: how many rows of the baseline guard there are. */
+struct cmp *cmp_pair_baseline(const struct side *S, const char *guard, size_t *n,
+			      size_t *nbase);
+
+/* compare_header.c */
+__attribute__((format(printf, 2, 3)))
+void cmp_addl(struct lines *l, const char *fmt, ...);
+/* "base:"/"new:" (or "file:" when B is NULL) lines, then how the sides differ. */
+void cmp_header_lines(struct lines *l, const struct side *A, const struct side *B, bool across);
+void cmp_interleave_lines(struct lines *l, const struct cmp *v, size_t n);
+void cmp_host_label(const struct side *s, char *buf, size_t size, bool with_cpu);
+
+/* compare_table.c */
+/* Truncate s to at most w display columns, marking the cut with '~'. */
+void cmp_clip(char *s, size_t w);
+void cmp_print_table(FILE *f, enum out_fmt fmt, const struct lines *hl, struct rg_table *t);
+/* The table of lines v in fmt: la/lb label the value columns (la_short/lb_short where narrow). 0 or -1. */
+int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
+	     const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
+	     bool cycles, const struct lines *hl);
+
+/* compare_suites.c */
+/* 0, 1 when there was no guard to list, -1 when out of memory. */
+int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
+			   const struct side *B, bool cycles, const struct lines *hl);
+/* Does the side hold any timed row of suite (user: pair or duty; kmod: loop*)? */
+bool cmp_has_timed(const struct side *s, const char *suite);
+
+/* compare_fleet.c: --across-hosts over any number of hosts (report's matrix, decision, prediction). */
+/* Not two files, or two that hold more than two machines. */
+bool cmp_fleet_wanted(char **paths, size_t n);
+/* The exit status. */
+int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool allow_emulated);
+
+#endif /* RG_PLOTS_COMPARE_H */

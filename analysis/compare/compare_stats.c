@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench compare`'s numbers: the metric of a pair of rows, their values as text, the change and the Mann-Whitney U verdict. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+
+/* ns figures, and the same after --unit cycles turned them into reference cycles. */
+static const struct metric M_NS = { RG_COL_ns_median, RG_COL_ns_stddev, false, "ns", "ns_median" };
+static const struct metric M_CYC = { RG_COL_ns_median, RG_COL_ns_stddev, false, "cyc", "ns_median" };
+
+const char *cmp_ns_unit(bool cycles)
+{
+	return cycles ? M_CYC.unit : M_NS.unit;
+}
+
+static bool is_ns(const struct metric *m)
+{
+	return m->median == RG_COL_ns_median;
+}
+
+static const struct metric M_MOPS = { RG_COL_mops_median, RG_COL_mops_stddev, true, "M/s", "mops_median" };
+
+/* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). */
+bool cmp_row_ok(const struct rg_row *r)
+{
+	return r && (!strcmp(rg_row_s(r, RG_COL_status), "ok") ||
+		     !strcmp(rg_row_s(r, RG_COL_status), "noisy"));
+}
+
+static bool row_noisy(const struct rg_row *r)
+{
+	return r && !strcmp(rg_row_s(r, RG_COL_status), "noisy");
+}
+
+/* The suite's main metric, or the other one when only that is measured on both sides. */
+static const struct metric *pick_metric(const struct rg_row *a, const struct rg_row *b, bool cycles)
+{
+	const struct rg_row *k = a ? a : b;
+	const struct metric *ns = cycles ? &M_CYC : &M_NS;
+	const struct metric *main = strcmp(rg_row_s(k, RG_COL_suite), "bpf") ? ns : &M_MOPS;
+	const struct metric *alt = main == ns ? &M_MOPS : ns;
+	bool main_ok = true, alt_ok = true;
+
+	for (int i = 0; i < 2; i++) {
+		const struct rg_row *r = i ? b : a;
+
+		if (!r)
+			continue;
+		main_ok &= !isnan(rg_row_d(r, main->median));
+		alt_ok &= !isnan(rg_row_d(r, alt->median));
+	}
+	/* In cycles, a row without the reference shows n/a rather than its M/s. */
+	if (main == &M_CYC)
+		return main;
+	return !main_ok && alt_ok ? alt : main;
+}
+
+static void samples(const struct rg_row *r, const struct metric *m, const double **v, size_t *n)
+{
+	if (is_ns(m)) {
+		*v = r->samples_ns;
+		*n = r->n_ns;
+	} else {
+		*v = r->samples_mops;
+		*n = r->n_mops;
+	}
+}
+
+/* Decimals for a figure of about v: 0 from 1000, 1 from 100, 2 from 1, else 3. */
+static int decimals(double v)
+{
+	return v >= 1000 ? 0 : v >= 100 ? 1 : v >= 1 ? 2 : 3;
+}
+
+void cmp_fmt_num(char *buf, size_t size, double v)
+{
+	rg_fmt_fixed(buf, size, v, decimals(v));
+}
+
+/* The spread with as many decimals as fmt_num gives the median. */
+void cmp_fmt_spread(char *buf, size_t size, double median, double s)
+{
+	/* A spread small against its median may read 0 ("±0"); a huge one keeps its magnitude. */
+	if (fabs(s) >= 1e7)
+		rg_fmt_fixed(buf, size, s, decimals(median));
+	else
+		snprintf(buf, size, "%.*f", decimals(median), s);
+}
+
+void cmp_fmt_factor(char *buf, size_t size, double f)
+{
+	char n[32];
+
+	if (isnan(f) || isinf(f) || f <= 0)	/* a factor of 0 or below compares nothing */
+		snprintf(buf, size, "n/a");
+	else if (f >= 0.01) {
+		rg_fmt_fixed(n, sizeof(n), f, f >= 10 ? 0 : 2);
+		snprintf(buf, size, "%sx", n);
+	} else
+		snprintf(buf, size, "%.2gx", f);
+}
+
+static void fmt_change(char *buf, size_t size, double pct)
+{
+	char n[32];
+
+	if (isnan(pct) || isinf(pct)) {
+		snprintf(buf, size, "n/a");
+		return;
+	}
+	if (fabs(pct) < 0.05)
+		pct = 0;	/* -0 and -0.04 read +0.0%, never -0.0% */
+	/* A change under 0.05% reads +0.0% (no change); a huge one keeps its magnitude. */
+	if (fabs(pct) >= 1e7) {
+		rg_fmt_fixed(n, sizeof(n), pct, 0);
+		snprintf(buf, size, "%s%s%%", pct >= 0 ? "+" : "", n);
+	} else {
+		snprintf(buf, size, fabs(pct) >= 1000 ? "%+.0f%%" : "%+.1f%%", pct);
+	}
+}
+
+static void fmt_p(char *buf, size_t size, double p)
+{
+	if (p < 0.001)
+		snprintf(buf, size, "<0.001");
+	else
+		snprintf(buf, size, "%.3f", p);
+}
+/*
+ * Rows measured in interleaved rounds carry, per round, their difference
+ * against the baseline of the same round (samples_delta_ns): the test then
+ * compares those, so drift within each run cancels out. Only when both rows
+ * were measured that way against the same baseline.
+ */
+static bool round_paired(const struct rg_row *a, const struct rg_row *b)
+{
+	/* The baseline's own deltas are all 0: its row is tested on its samples. */
+	return a->n_delta && b->n_delta && a->n_delta == a->n_ns && b->n_delta == b->n_ns &&
+	       strcmp(rg_row_s(a, RG_COL_guard), rg_row_s(a, RG_COL_baseline)) &&
+	       !strcmp(rg_row_s(a, RG_COL_interleave), "rounds") &&
+	       !strcmp(rg_row_s(b, RG_COL_interleave), "rounds") &&
+	       !strcmp(rg_row_s(a, RG_COL_baseline), rg_row_s(b, RG_COL_baseline));
+}
+
+static void value_text(char *full, size_t fs, char *shrt, size_t ss, const struct rg_row *r,
+		       const struct metric *m, double v, double s)
+{
+	char nv[32], ns[32];
+
+	if (!r) {
+		snprintf(full, fs, "-");
+		snprintf(shrt, ss, "-");
+		return;
+	}
+	if (!cmp_row_ok(r)) {
+		snprintf(full, fs, "%s", rg_row_s(r, RG_COL_status));
+		snprintf(shrt, ss, "%s", rg_row_s(r, RG_COL_status));
+		return;
+	}
+	cmp_fmt_num(nv, sizeof(nv), v);
+	if (isnan(v)) {
+		snprintf(full, fs, "n/a");
+		snprintf(shrt, ss, "n/a");
+		return;
+	}
+	cmp_fmt_spread(ns, sizeof(ns), v, s);
+	if (isnan(s))
+		snprintf(full, fs, "%s %s", nv, m->unit);
+	else
+		snprintf(full, fs, "%s ±%s %s", nv, ns, m->unit);
+	snprintf(shrt, ss, "%s%s", nv, m->unit);
+}
+
+/*
+ * The U test on the samples xa and xb (r->na, r->nb of them) and the verdict
+ * it gives: the p value, faster or slower in the metric's direction (or in
+ * the delta's, for per-round differences), and whether a side was noisy.
+ */
+static void test_verdict(struct res *r, const struct rg_row *a, const struct rg_row *b,
+			 const double *xa, const double *xb, const char *alabel, bool ratio_mode)
+{
+	struct rg_mwu t;
+	char p[24];
+	bool better;
+	double da = r->va, db = r->vb;
+
+	if (!r->na || !r->nb) {
+		snprintf(r->verdict, sizeof(r->verdict), "n/a (no samples)");
+		snprintf(r->pv, sizeof(r->pv), "n/a");
+		return;
+	}
+	if (r->na < RG_MWU_MIN_SAMPLES || r->nb < RG_MWU_MIN_SAMPLES) {
+		snprintf(r->verdict, sizeof(r->verdict), "too few repetitions (%zu vs %zu, need %d)",
+			 r->na, r->nb, RG_MWU_MIN_SAMPLES);
+		snprintf(r->pv, sizeof(r->pv), "few");
+		return;
+	}
+	if (rg_mwu_test(xa, r->na, xb, r->nb, &t)) {
+		snprintf(r->verdict, sizeof(r->verdict), "n/a (test failed)");
+		return;
+	}
+	r->p = t.p;
+	r->test = t.exact ? "exact" : "normal";
+	fmt_p(p, sizeof(p), t.p);
+	snprintf(r->pv, sizeof(r->pv), "%s", p);
+	if (r->paired) {
+		/* The direction of the tested quantity: the delta against the baseline. */
+		da = rg_row_d(a, RG_COL_delta_ns);
+		db = rg_row_d(b, RG_COL_delta_ns);
+	}
+	better = r->m->higher_better ? db > da : db < da;
+	if (t.p >= ALPHA)
+		snprintf(r->verdict, sizeof(r->verdict), "no significant change (p=%s%s)", p,
+			 r->paired ? ", per-round deltas" : "");
+	else if (db == da)
+		snprintf(r->verdict, sizeof(r->verdict), "differs (p=%s%s)", p,
+			 r->paired ? ", per-round deltas" : "");
+	else
+		snprintf(r->verdict, sizeof(r->verdict), "%s (p%s%s%s)",
+			 better ? "faster" : "slower", *p == '<' ? "" : "=", p,
+			 r->paired ? ", per-round deltas" : "");
+	if (row_noisy(a) || row_noisy(b)) {
+		size_t l = strlen(r->verdict);
+
+		snprintf(r->verdict + l, sizeof(r->verdict) - l, "; noisy in %s",
+			 row_noisy(a) && row_noisy(b) ? "both" : row_noisy(a) ? alabel
+			 : ratio_mode ? "this row" : "new");
+	}
+}
+
+/* A line that cannot be tested: a side missing or not measured. True when it said why. */
+static bool untestable(struct res *r, const struct rg_row *a, const struct rg_row *b,
+		       const char *alabel, bool ratio_mode)
+{
+	if (!a || !b) {
+		if (ratio_mode)
+			snprintf(r->verdict, sizeof(r->verdict), "no %s row", alabel);
+		else
+			snprintf(r->verdict, sizeof(r->verdict), "only in %s", a ? "base" : "new");
+		snprintf(r->chg, sizeof(r->chg), "%s", ratio_mode ? "-" : a ? "removed" : "added");
+		return true;
+	}
+	if (!cmp_row_ok(a) || !cmp_row_ok(b)) {
+		const struct rg_row *s = !cmp_row_ok(a) ? a : b;
+
+		snprintf(r->verdict, sizeof(r->verdict), "%s in %s%s%s", rg_row_s(s, RG_COL_status),
+			 !cmp_row_ok(a) && !cmp_row_ok(b) ? "both"
+			 : s == a ? alabel : (ratio_mode ? "this row" : "new"),
+			 *rg_row_s(s, RG_COL_reason) ? ": " : "", rg_row_s(s, RG_COL_reason));
+		snprintf(r->chg, sizeof(r->chg), "%s", rg_row_s(s, RG_COL_status));
+		return true;
+	}
+	if (isnan(r->va) || isnan(r->vb)) {
+		snprintf(r->verdict, sizeof(r->verdict), "n/a (not measured)");
+		return true;
+	}
+	return false;
+}
+
+void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, bool cycles,
+		 struct res *r)
+{
+	const struct rg_row *a = c->a, *b = c->b;
+	const double *xa = NULL, *xb = NULL;
+
+	memset(r, 0, sizeof(*r));
+	r->m = pick_metric(a, b, cycles);
+	r->va = r->vb = r->sa = r->sb = r->change = r->factor = r->p = NAN;
+	r->test = "";
+	if (a) {
+		r->va = rg_row_d(a, r->m->median);
+		r->sa = rg_row_d(a, r->m->spread);
+		samples(a, r->m, &xa, &r->na);
+	}
+	if (b) {
+		r->vb = rg_row_d(b, r->m->median);
+		r->sb = rg_row_d(b, r->m->spread);
+		samples(b, r->m, &xb, &r->nb);
+	}
+	value_text(r->a, sizeof(r->a), r->a_short, sizeof(r->a_short), a, r->m, r->va, r->sa);
+	value_text(r->b, sizeof(r->b), r->b_short, sizeof(r->b_short), b, r->m, r->vb, r->sb);
+	snprintf(r->chg, sizeof(r->chg), "-");
+	snprintf(r->fac, sizeof(r->fac), "-");
+	snprintf(r->pv, sizeof(r->pv), "-");
+	if (untestable(r, a, b, alabel, ratio_mode))
+		return;
+	if (r->va > 0) {
+		r->change = (r->vb - r->va) / r->va * 100.0;
+		fmt_change(r->chg, sizeof(r->chg), r->change);
+	}
+	if (ratio_mode)
+		r->factor = r->va > 0 ? r->vb / r->va : NAN;
+	else if (r->m->higher_better)
+		r->factor = r->va > 0 ? r->vb / r->va : NAN;
+	else
+		r->factor = r->vb > 0 ? r->va / r->vb : NAN;
+	cmp_fmt_factor(r->fac, sizeof(r->fac), r->factor);
+	if (!ratio_mode && is_ns(r->m) && round_paired(a, b)) {
+		xa = a->samples_delta_ns;
+		xb = b->samples_delta_ns;
+		r->na = a->n_delta;
+		r->nb = b->n_delta;
+		r->paired = true;
+	}
+	test_verdict(r, a, b, xa, xb, alabel, ratio_mode);
+}

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench report` over any number of hosts: the role matrix, the decision table against each kernel's own design, and the per-event prediction. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rg/schema.h"
+#include "fleet.h"
+
+/* One cell of the matrix: a host's row for a role and its cost over noop. */
+struct cell {
+	const struct rg_row *r;	/* NULL: the host has no such row */
+	struct cost k;
+	double cyc, cyc_lo, cyc_hi;	/* the same in reference cycles, NAN without ref_ns_per_cycle */
+};
+
+/* The hosts shown, the roles measured on any of them, and the cells (role-major). */
+struct fleet {
+	const struct host **h;
+	size_t nh;
+	char (*roles)[48];
+	size_t nroles;
+	struct cell *cells;
+	bool any_cycles;
+	size_t more_roles;	/* roles beyond MAX_ROLES, not shown */
+	char left[600];		/* hosts left out as emulated */
+};
+
+
+static struct cell *cell_at(const struct fleet *f, size_t role, size_t host)
+{
+	return &f->cells[role * f->nh + host];
+}
+
+/* At most this many roles: the known ones and others (guards.def's vocabulary is a few dozen). */
+#define MAX_ROLES 64
+
+static void add_role(struct fleet *f, const char *role, size_t *cap)
+{
+	for (size_t i = 0; i < f->nroles; i++)
+		if (!strcmp(f->roles[i], role))
+			return;
+	if (f->nroles == MAX_ROLES) {
+		f->more_roles++;	/* counted, not shown: keeps a hostile file linear */
+		return;
+	}
+	if (f->nroles == *cap) {
+		void *p = realloc(f->roles, (*cap ? *cap * 2 : 32) * sizeof(*f->roles));
+
+		if (!p)
+			return;
+		f->roles = p;
+		*cap = *cap ? *cap * 2 : 32;
+	}
+	snprintf(f->roles[f->nroles++], sizeof(f->roles[0]), "%s", role);
+}
+
+static struct cost cost_in_cycles(const struct rg_row *r, const struct cost *k, double *lo, double *hi)
+{
+	double ref = rg_row_d(r, RG_COL_ref_ns_per_cycle);
+	struct cost c = *k;
+
+	if (isnan(ref) || ref <= 0) {
+		c.v = c.lo = c.hi = NAN;
+	} else {
+		c.v /= ref;
+		c.lo /= ref;
+		c.hi /= ref;
+	}
+	*lo = c.lo;
+	*hi = c.hi;
+	return c;
+}
+
+/* Build the matrix: every one-thread user pair row of each host, by role. 0 or -1 (out of memory). */
+static int fleet_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated)
+{
+	size_t cap = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->h = calloc(nh ? nh : 1, sizeof(*f->h));
+	if (!f->h)
+		return -1;
+	for (size_t i = 0; i < nh; i++) {
+		if (hosts[i].emulated && !allow_emulated) {
+			size_t l = strlen(f->left);
+
+			snprintf(f->left + l, sizeof(f->left) - l, "%s%s (virt: %s)", l ? ", " : "",
+				 hosts[i].name, hosts[i].virt);
+			continue;
+		}
+		f->h[f->nh++] = &hosts[i];
+	}
+	/* Known roles first, in their order, then any other in order of appearance. */
+	for (size_t i = 0; rp_role_order[i]; i++)
+		if (strcmp(rp_role_order[i], "n/a"))
+			add_role(f, rp_role_order[i], &cap);
+	for (size_t i = 0; i < f->nh; i++)
+		for (size_t k = 0; k < f->h[i]->n; k++) {
+			const struct rg_row *r = f->h[i]->rows[k];
+			const char *list = rg_row_role(r, NULL);
+
+			for (const char *p = list; rp_is_pair1(r) && p && *p; ) {
+				const char *e = strchr(p, ';');
+				char one[48];
+
+				snprintf(one, sizeof(one), "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+				if (*one && strcmp(one, "n/a"))
+					add_role(f, one, &cap);
+				p = e ? e + 1 : NULL;
+			}
+		}
+	f->cells = calloc(f->nroles * f->nh + 1, sizeof(*f->cells));
+	if (!f->cells)
+		return -1;
+	for (size_t r = 0; r < f->nroles; r++)
+		for (size_t i = 0; i < f->nh; i++) {
+			struct cell *c = cell_at(f, r, i);
+
+			c->r = rp_by_role(f->h[i], f->roles[r]);
+			c->cyc = c->cyc_lo = c->cyc_hi = NAN;
+			if (!c->r)
+				continue;
+			c->k = rp_cost_of(f->h[i], c->r);
+			c->cyc = cost_in_cycles(c->r, &c->k, &c->cyc_lo, &c->cyc_hi).v;
+			f->any_cycles |= !isnan(c->cyc);
+		}
+	return 0;
+}
+
+static void fleet_free(struct fleet *f)
+{
+	free(f->h);
+	free(f->roles);
+	free(f->cells);
+}
+
+/* A role row with a cell on one of the hosts [from, to) (noop's is 0 by construction: not shown). */
+static bool role_in(const struct fleet *f, size_t r, size_t from, size_t to)
+{
+	if (!strcmp(f->roles[r], "harness-floor"))
+		return false;
+	for (size_t i = from; i < to; i++)
+		if (cell_at(f, r, i)->r)
+			return true;
+	return false;
+}
+
+static bool role_shown(const struct fleet *f, size_t r)
+{
+	return role_in(f, r, 0, f->nh);
+}
+
+/* "+1.23 [+1.10,+1.40]", "+1.23" without an interval, "-" without a value. */
+static void fmt_cell(char *buf, size_t size, double v, double lo, double hi)
+{
+	char a[24], b[24], d[24];
+
+	if (isnan(v)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	rp_fmt_signed(a, sizeof(a), v);
+	if (isnan(lo) || isnan(hi)) {
+		snprintf(buf, size, "%s", a);
+		return;
+	}
+	rp_fmt_signed(b, sizeof(b), lo);
+	rp_fmt_signed(d, sizeof(d), hi);
+	snprintf(buf, size, "%s [%s,%s]", a, b, d);
+}
+
+/* ---- sections ----------------------------------------------------------------------------- */
+
+static const char *tag_of(size_t i, char *buf, size_t size)
+{
+	if (i < 26)
+		snprintf(buf, size, "%c", (int)('A' + i));
+	else
+		snprintf(buf, size, "H%zu", i + 1);
+	return buf;
+}
+
+/* The matrix in column groups that fit c->width; cycles: the reference-cycle values. */
+static void matrix_out(struct ctx *c, const struct fleet *f, bool cycles)
+{
+	size_t *w = calloc(f->nh + 1, sizeof(*w)), rolew = 4, from = 0;
+	char buf[64], tag[16];
+
+	if (!w)
+		return;
+	for (size_t r = 0; r < f->nroles; r++)
+		if (role_shown(f, r) && strlen(f->roles[r]) > rolew)
+			rolew = strlen(f->roles[r]);
+	for (size_t i = 0; i < f->nh; i++) {
+		w[i] = strlen(tag_of(i, tag, sizeof(tag)));
+		for (size_t r = 0; r < f->nroles; r++) {
+			const struct cell *x = cell_at(f, r, i);
+
+			if (!role_shown(f, r))
+				continue;
+			if (cycles)
+				fmt_cell(buf, sizeof(buf), x->cyc, x->cyc_lo, x->cyc_hi);
+			else
+				fmt_cell(buf, sizeof(buf), x->r ? x->k.v : NAN, x->k.lo, x->k.hi);
+			w[i] = strlen(buf) > w[i] ? strlen(buf) : w[i];
+		}
+	}
+	while (from < f->nh) {
+		size_t to = from + 1, total = rolew + 2 + w[from];
+		struct rg_table t;
+
+		while (to < f->nh && to - from < 39 && total + 2 + w[to] <= (size_t)c->width)
+			total += 2 + w[to++];
+		rg_table_init(&t, 1 + to - from);
+		{
+			const char *hdr[40] = { "role" };
+			char tags[40][320];
+
+			for (size_t i = from; i < to ; i++) {
+				/* the label when it fits the column, else the tag of the legend */
+				if (strlen(f->h[i]->name) <= w[i])
+					snprintf(tags[i - from], sizeof(tags[0]), "%s", f->h[i]->name);
+				else
+					tag_of(i, tags[i - from], sizeof(tags[0]));
+				hdr[1 + i - from] = tags[i - from];
+				t.right[1 + i - from] = true;
+			}
+			rg_table_add(&t, hdr);
+		}
+		for (size_t r = 0; r < f->nroles; r++) {
+			const char *row[40] = { f->roles[r] };
+			char cells[40][64];
+
+			if (!role_in(f, r, from, to))
+				continue;
+			for (size_t i = from; i < to ; i++) {
+				const struct cell *x = cell_at(f, r, i);
+
+				if (cycles)
+					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->cyc : NAN, x->cyc_lo, x->cyc_hi);
+				else
+					fmt_cell(cells[i - from], sizeof(cells[0]), x->r ? x->k.v : NAN, x->k.lo, x->k.hi);
+				row[1 + i - from] = cells[i - from];
+			}
+			rg_table_add(&t, row);
+		}
+		rp_table_out(c, &t);
+		rg_table_free(&t);
+		from = to;
+	}
+	free(w);
+}
+
+/* Roles measured on at least two of the hosts. */
+static size_t roles_in_common(const struct fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < f->nroles; r++) {
+		size_t on = 0;
+
+		if (!role_shown(f, r))
+			continue;
+		for (size_t i = 0; i < f->nh; i++)
+			on += cell_at(f, r, i)->r != NULL;
+		n += on >= 2;
+	}
+	return n;
+}
+
+static void sec_matrix(struct ctx *c, const struct fleet *f)
+{
+	char tag[16], why[160];
+	size_t shown = 0;
+
+	rp_heading(c, "Guard cost by role and host");
+	for (size_t r = 0; r < f->nroles; r++)
+		shown += role_shown(f, r);
+	if (!shown) {
+		rp_left_out(c, "matrix", "no host has an ok user pair row (one thread, no duty) with a role");
+		return;
+	}
+	for (size_t i = 0; i < f->nh; i++) {
+		const char *role = rp_fleet_current_role(f->h[i], why, sizeof(why));
+
+		rp_bullet(c, "%s = %s%s: %s %s (%s), kernel %s; runs %s", tag_of(i, tag, sizeof(tag)),
+			  f->h[i]->name, f->h[i]->emulated ? " [EMULATED]" : "", f->h[i]->vendor,
+			  f->h[i]->model, f->h[i]->arch, f->h[i]->kernels, role ? role : "n/a");
+	}
+	fputc('\n', c->f);
+	matrix_out(c, f, false);
+	rp_para(c, "ns per enter/exit pair over noop on that host (one pinned thread) with its interval; \"-\": not measured there. The guard standing for a role differs per architecture (the role column).");
+	if (f->more_roles)
+		rp_para(c, "%zu row(s) whose role is not among the first %d role names are not shown.", f->more_roles, MAX_ROLES);
+	if (f->nh >= 2 && !roles_in_common(f))
+		rp_para(c, "No role is measured on two of these hosts: the columns share nothing to compare.");
+	if (f->any_cycles) {
+		matrix_out(c, f, true);
+		rp_para(c, "The same in reference cycles (over ref_ns_per_cycle, the row's dependent-add chain); \"-\" where the row has no reference.");
+	} else {
+		rp_para(c, "In reference cycles: n/a (no row carries ref_ns_per_cycle).");
+	}
+}
+
+static void sec_decision(struct ctx *c, const struct fleet *f)
+{
+	size_t done = 0;
+
+	rp_heading(c, "Decision: the trampoline's guard per host");
+	for (size_t i = 0; i < f->nh; i++) {
+		struct decision d;
+		char line[2048], a[24], b[24], v[24];
+		size_t l;
+
+		if (!rp_fleet_decide(f->h[i], &d)) {
+			rp_bullet(c, "%s: n/a (%s)", f->h[i]->name, d.why);
+			continue;
+		}
+		l = (size_t)snprintf(line, sizeof(line), "%s%s, kernel %s, runs %s (%s, %s rows):",
+				     f->h[i]->name, f->h[i]->emulated ? " [EMULATED]" : "", f->h[i]->kernel,
+				     d.role, rg_row_s(d.cur, RG_COL_guard), d.suite);
+		for (size_t k = 0; k < d.n && l < sizeof(line); k++) {
+			rp_fmt_signed(v, sizeof(v), d.c[k].v);
+			if (isnan(d.c[k].lo)) {
+				l += (size_t)snprintf(line + l, sizeof(line) - l, "%s %s %s ns (no interval)",
+						      k ? ";" : "", d.c[k].role, v);
+				continue;
+			}
+			rp_fmt_signed(a, sizeof(a), d.c[k].lo);
+			rp_fmt_signed(b, sizeof(b), d.c[k].hi);
+			l += (size_t)snprintf(line + l, sizeof(line) - l, "%s %s %s [%s, %s] ns%s",
+					      k ? ";" : "", d.c[k].role, v, a, b, rp_fleet_verdict(&d.c[k]));
+		}
+		if (!d.n && l < sizeof(line))
+			snprintf(line + l, sizeof(line) - l, " no other kernel-form design measured");
+		rp_bullet(c, "%s", line);
+		done++;
+	}
+	fputc('\n', c->f);
+	rp_para(c, "Each candidate as a change of ns per enter/exit pair against the design the host's kernel runs (x86-64: this_cpu_inc_return; arm64: STADD exit before 6.18, LDADD exit from 6.18, the merged per-context check from 7.0 or bpf-next), cheapest first; the interval holds both rows' intervals (candidate's low end minus current's high end, and so on); cheaper/dearer only where it excludes zero.");
+	if (!done)
+		rp_left_out(c, "decision", "no host has a row for the design its kernel runs");
+}
+
+/*
+ * A BPF row whose program runs the trampoline's guard (prog->active): role
+ * prog-active, or in files without a role the attach types that have it.
+ */
+static bool prog_active_row(const struct rg_row *r)
+{
+	static const char *const types[] = { "fentry", "fexit", "fmod_ret", "raw_tp", "tp_btf" };
+	const char *role = rg_row_s(r, RG_COL_role);
+	bool yes = rg_role_has(role, "prog-active");
+
+	for (size_t i = 0; !yes && (!*role || !strcmp(role, "n/a")) && i < sizeof(types) / sizeof(types[0]); i++)
+		yes = !strcmp(rg_row_s(r, RG_COL_guard), types[i]);
+	return yes && rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_suite), "bpf") &&
+	       !isnan(rg_row_d(r, RG_COL_ns_median)) && rg_row_d(r, RG_COL_ns_median) > 0;
+}
+
+/* Predicted ns per event and M/s of BPF row e if the kernel ran change ch (NULL: the current design). */
+static void predict_row(struct rg_table *t, const struct rg_row *e, const char *design,
+			const struct change *ch)
+{
+	double ns = rg_row_d(e, RG_COL_ns_median), mops = rg_row_d(e, RG_COL_mops_median);
+	double v = ch ? ns + ch->v : ns, lo = ch ? ns + ch->lo : ns, hi = ch ? ns + ch->hi : ns;
+	char d[64], a[24], iv[48], m[24], lo_s[20], hi_s[20];
+
+	snprintf(d, sizeof(d), "  %s", design);
+	rg_fmt_fixed(a, sizeof(a), v, 2);
+	if (!ch)
+		snprintf(iv, sizeof(iv), "measured");
+	else if (isnan(lo) || isnan(hi))
+		snprintf(iv, sizeof(iv), "n/a");
+	else {
+		rg_fmt_fixed(lo_s, sizeof(lo_s), lo, 2);
+		rg_fmt_fixed(hi_s, sizeof(hi_s), hi, 2);
+		snprintf(iv, sizeof(iv), "[%s, %s]", lo_s, hi_s);
+	}
+	/* events per second scale with 1/ns: the same producers, each event costing v */
+	if (isnan(mops) || v <= 0)
+		snprintf(m, sizeof(m), "n/a");
+	else
+		rg_fmt_fixed(m, sizeof(m), mops * ns / v, 3);
+	const char *row[] = { d, a, iv, m };
+	rg_table_add(t, row);
+}
+
+static void sec_predict(struct ctx *c, const struct fleet *f)
+{
+	size_t done = 0;
+
+	rp_heading(c, "Prediction: per-event cost under each design");
+	rp_para(c, "From the guard rows: the fallback, used for a host without the module's tramp rows (rgbench kmod --scenarios tramp); a host with them is predicted in its \"Calibration against the real trampoline\" section.");
+	for (size_t i = 0; i < f->nh; i++) {
+		const struct host *h = f->h[i];
+		struct decision d;
+		struct rg_table t;
+		const char *hdr[] = { "event / design", "ns/event", "interval", "M/s" };
+		const char *bpf_file = NULL;
+		char used[1200];
+		size_t nev = 0, l;
+
+		if (rp_has_tramp(h)) {
+			rp_bullet(c, "%s: predicted from its module tramp rows (Calibration against the real trampoline)", h->name);
+			done++;
+			continue;
+		}
+		for (size_t k = 0; k < h->n; k++)
+			if (prog_active_row(h->rows[k]) && !nev++)
+				bpf_file = h->rows[k]->file;
+		if (!nev || !rp_fleet_decide(h, &d))
+			continue;
+		rg_table_init(&t, 4);
+		rg_table_add(&t, hdr);
+		t.right[1] = t.right[2] = t.right[3] = true;
+		for (size_t k = 0; k < h->n; k++) {
+			const struct rg_row *e = h->rows[k];
+			char ev[96];
+
+			if (!prog_active_row(e))
+				continue;
+			snprintf(ev, sizeof(ev), "%s/%s p=%lld", rg_row_s(e, RG_COL_guard),
+				 rg_row_s(e, RG_COL_scenario), rg_row_i(e, RG_COL_threads));
+			{
+				const char *row[] = { ev, "", "", "" };
+
+				rg_table_add(&t, row);
+			}
+			predict_row(&t, e, d.role, NULL);
+			for (size_t j = 0; j < d.n; j++)
+				predict_row(&t, e, d.c[j].role, &d.c[j]);
+		}
+		rp_para(c, "%s%s (PREDICTION, not a measurement: measured per-event cost - %s's guard difference + the design's):",
+			h->name, h->emulated ? " [EMULATED]" : "", d.role);
+		rp_table_out(c, &t);
+		rg_table_free(&t);
+		l = (size_t)snprintf(used, sizeof(used), "Rows used: BPF rows that run prog->active (%s); guard rows of suite %s: %s=%s",
+				     bpf_file, d.suite, d.role, rg_row_s(d.cur, RG_COL_guard));
+		for (size_t j = 0; j < d.n && l < sizeof(used); j++)
+			l += (size_t)snprintf(used + l, sizeof(used) - l, ", %s=%s", d.c[j].role,
+					      rg_row_s(d.c[j].r, RG_COL_guard));
+		rp_para(c, "%s.", used);
+		done++;
+	}
+	if (!done) {
+		rp_left_out(c, "prediction", "no host has both BPF rows of role prog-active (rgbench bpf: fentry, raw_tp, ...) and a guard row of its kernel's design");
+		return;
+	}
+	rp_para(c, "ns/event: ns per event per producer; M/s: events per second, all producers, scaled by measured/predicted ns. Assumes one guard enter/exit pair per event and the CPU in the same state as when the guard rows were measured (docs/plots.md); boot the other kernel to check it.");
+}
+
+void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated)
+{
+	struct fleet f;
+
+	if (fleet_build(&f, hosts, nh, allow_emulated)) {
+		fleet_free(&f);
+		return;
+	}
+	if (f.left[0])
+		rp_para(c, "Left out of the next three sections as emulated (timings of qemu, not of a machine; --allow-emulated shows them): %s.",
+			f.left);
+	if (!f.nh) {
+		rp_heading(c, "Guard cost by role and host");
+		rp_left_out(c, "matrix", "every host's rows were measured on an emulated CPU (--allow-emulated shows them)");
+		fleet_free(&f);
+		return;
+	}
+	sec_matrix(c, &f);
+	sec_decision(c, &f);
+	sec_predict(c, &f);
+	fleet_free(&f);
+}
+
+static void put_d(FILE *o, double v)
+{
+	if (isnan(v))
+		fputs(",", o);
+	else
+		fprintf(o, ",%.6g", v);
+}
+
+void rp_fleet_csv(FILE *o, const struct host *hosts, size_t nh, bool allow_emulated)
+{
+	struct fleet f;
+	char why[160];
+
+	if (fleet_build(&f, hosts, nh, allow_emulated)) {
+		fleet_free(&f);
+		return;
+	}
+	fputs("host,label,arch,cpu_model,kernel,emulated,current_role,role,guard,delta_ns,ci_lo,ci_hi,"
+	      "delta_cycles,cycles_lo,cycles_hi\n", o);
+	for (size_t r = 0; r < f.nroles; r++) {
+		if (!role_shown(&f, r))
+			continue;
+		for (size_t i = 0; i < f.nh; i++) {
+			const struct cell *x = cell_at(&f, r, i);
+			const char *cur = rp_fleet_current_role(f.h[i], why, sizeof(why));
+			const char *s[] = { f.h[i]->hostname, f.h[i]->name, f.h[i]->arch, f.h[i]->model,
+					    f.h[i]->kernel };
+
+			for (size_t k = 0; k < 5; k++) {
+				rg_csv_put_field(o, s[k]);
+				fputc(',', o);
+			}
+			fprintf(o, "%d,%s,%s,", f.h[i]->emulated, cur ? cur : "", f.roles[r]);
+			rg_csv_put_field(o, x->r ? rg_row_s(x->r, RG_COL_guard) : "");
+			put_d(o, x->r ? x->k.v : NAN);
+			put_d(o, x->r ? x->k.lo : NAN);
+			put_d(o, x->r ? x->k.hi : NAN);
+			put_d(o, x->cyc);
+			put_d(o, x->cyc_lo);
+			put_d(o, x->cyc_hi);
+			fputc('\n', o);
+		}
+	}
+	fleet_free(&f);
+}
+
+void rp_fleet_heat_csv(FILE *o, const struct host *hosts, size_t nh)
+{
+	struct fleet f;
+	char why[160];
+
+	if (fleet_build(&f, hosts, nh, true)) {
+		fleet_free(&f);
+		return;
+	}
+	fputs("label,emulated,current_role,role,relative_ns,now\n", o);
+	for (size_t i = 0; i < f.nh; i++) {
+		const char *cur = rp_fleet_current_role(f.h[i], why, sizeof(why));
+		const struct rg_row *now = NULL;
+		double base = NAN;
+
+		for (size_t r = 0; cur && r < f.nroles; r++)
+			if (!strcmp(f.roles[r], cur) && cell_at(&f, r, i)->r) {
+				base = cell_at(&f, r, i)->k.v;
+				now = cell_at(&f, r, i)->r;
+			}
+		for (size_t r = 0; r < f.nroles; r++) {
+			const struct cell *x = cell_at(&f, r, i);
+
+			if (!role_shown(&f, r))
+				continue;
+			rg_csv_put_field(o, f.h[i]->name);
+			fprintf(o, ",%d,%s,", f.h[i]->emulated, cur ? cur : "");
+			rg_csv_put_field(o, f.roles[r]);
+			put_d(o, x->r ? x->k.v - base : NAN);
+			fprintf(o, ",%d\n", x->r && x->r == now);	/* the current design's own row */
+		}
+	}
+	fleet_free(&f);
+}
+
+int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size_t n)
+{
+	struct input *in = calloc(n ? n : 1, sizeof(*in));
+	struct host *hosts = NULL;
+	size_t nh = 0;
+	char err[256];
+	FILE *o;
+	int ret = -1;
+
+	if (!in)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		in[i].rows = *rows[i];	/* borrowed: never freed here */
+		in[i].version = rows[i]->n ? rg_row_i(&rows[i]->v[0], RG_COL_schema_version) : 0;
+	}
+	o = fopen(path, "w");
+	if (o && !rp_group_hosts(in, n, &hosts, &nh, err, sizeof(err))) {
+		rp_fleet_heat_csv(o, hosts, nh);
+		ret = ferror(o) ? -1 : 0;
+	}
+	if (o && fclose(o))
+		ret = -1;
+	rp_hosts_free(hosts, nh);
+	free(in);
+	return ret;
+}

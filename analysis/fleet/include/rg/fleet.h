@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* The results room's fleet (analysis/fleet/, library rg_fleet): every host at once, for report, compare --across-hosts and plot's heat map: the role matrix, the decision table, the prediction. */
+#ifndef RG_FLEET_H
+#define RG_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "rg/page.h"
+#include "rg/results.h"
+
+/* fleet_sections.c: every host at once. Emulated hosts only with allow_emulated. */
+void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
+/* The matrix, one line per role and host, as CSV (compare --across-hosts --csv). */
+void rp_fleet_csv(FILE *f, const struct host *hosts, size_t nh, bool allow_emulated);
+/* The heat map's data for rgplot.py: label,emulated,role,value relative to the current design. */
+void rp_fleet_heat_csv(FILE *f, const struct host *hosts, size_t nh);
+/* The same into path for the rows of n sources (rgbench plot). 0 or -1 (errno). */
+int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size_t n);
+/*
+ * fleet_decide.c: the role of the guard the host's kernel runs in the BPF
+ * trampoline (from its arch and h->kernel), or NULL with why set; the
+ * report's calibration reads each kernel's design with it.
+ */
+const char *rp_fleet_current_role(const struct host *h, char *why, size_t size);
+#endif /* RG_FLEET_H */

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: MIT
+"""rgbench fleet's record of each host: one line per failure as it happens, one per finished host.
+
+Enabled by tools/fleet.sh (ANSIBLE_CALLBACKS_ENABLED); writes to $RG_FLEET_STATUS, one
+tab-separated line each, flushed at once so that a Ctrl-C keeps what was known:
+    HOST<TAB>listed                          (the play starts on the host: every inventory host)
+    HOST<TAB>failed<TAB>STEP<TAB>REASON      (a task failed or the host was unreachable)
+    HOST<TAB>ok                              (the play finished on the host without a failure)
+STEP is the task name (copy, deps, run, fetch); REASON is one line. A fetch that failed part way
+(a full disk) may have left a partial tar behind: it is removed ($RG_FLEET_OUT/.HOST.tar), so
+that only whole tars stay. It prints a line per host as it goes (a failure, a finished run) on
+the file descriptor $RG_FLEET_PROGRESS_FD (rgbench fleet's stderr), else on stderr.
+"""
+import os
+import sys
+
+from ansible.plugins.callback import CallbackBase
+
+DOCUMENTATION = """
+    name: rgbench_fleet
+    type: aggregate
+    short_description: rgbench fleet's per-host status file
+    description: Records each host's failure (step and reason) and its finish for rgbench fleet.
+    requirements: [RG_FLEET_STATUS and RG_FLEET_OUT in the environment]
+"""
+
+
+def one_line(text):
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+def reason_of(res):
+    """The one line that says why a task failed, from Ansible's result dict."""
+    msg = str(res.get("msg", ""))
+    if "rc" in res and msg.startswith("non-zero return code"):
+        why = one_line(res.get("stderr", "")) or one_line(res.get("stdout", "")) or "no output"
+        return f"exit {res['rc']}: {why}"
+    if msg.startswith("MODULE FAILURE") or not msg:
+        why = one_line(res.get("module_stderr", "")) or one_line(res.get("module_stdout", ""))
+        if why:
+            return why
+    if res.get("results"):  # a loop: the first item that failed
+        for item in res["results"]:
+            if item.get("failed"):
+                return f"{item.get('item', '')}: {reason_of(item)}"
+    first = [ln.strip() for ln in msg.splitlines() if ln.strip()]
+    return first[0] if first else "failed"
+
+
+class CallbackModule(CallbackBase):
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "aggregate"
+    CALLBACK_NAME = "rgbench_fleet"
+    CALLBACK_NEEDS_ENABLED = True
+
+    def __init__(self):
+        super().__init__()
+        self.path = os.environ.get("RG_FLEET_STATUS")
+        self.out = os.environ.get("RG_FLEET_OUT", "")
+        self.failed = set()
+        # Progress lines go to rgbench fleet's own stderr (Ansible's output goes to a log).
+        self.progress = None
+        fd = os.environ.get("RG_FLEET_PROGRESS_FD", "")
+        if fd.isdigit():
+            try:
+                self.progress = os.fdopen(int(fd), "w", buffering=1, closefd=False)
+            except OSError:
+                self.progress = None
+
+    def _write(self, *fields):
+        if not self.path:
+            return
+        line = "\t".join(str(f).replace("\t", " ").replace("\n", " ") for f in fields)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+
+    def _say(self, host, text):
+        try:
+            print(f"rgbench fleet: {host}: {text}", file=self.progress or sys.stderr, flush=True)
+        except OSError:
+            pass
+
+    def _fail(self, result, reason):
+        host = result._host.get_name()
+        if result._task.get_name() == "fetch" and self.out:
+            tar = os.path.join(self.out, "." + host + ".tar")
+            if os.path.isfile(tar):
+                os.unlink(tar)
+        if host in self.failed:
+            return
+        self.failed.add(host)
+        step = result._task.get_name() or "?"
+        self._write(host, "failed", step, reason)
+        self._say(host, f"failed at {step}: {reason}")
+
+    def v2_playbook_on_play_start(self, play):
+        inventory = play.get_variable_manager()._inventory
+        for host in inventory.get_hosts(play.hosts):
+            self._write(host.get_name(), "listed")
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        if not ignore_errors:
+            self._fail(result, reason_of(result._result))
+
+    def v2_runner_on_unreachable(self, result):
+        why = one_line(result._result.get("msg", "")) or "no reason given"
+        # 'Data could not be sent to remote host "X". Make sure this host can be reached over
+        # ssh: ssh: connect to host X port 22: Connection refused': ssh's own words are the reason.
+        # ('Failed to connect to the host via ssh: ssh: ...' likewise)
+        why = why.split("can be reached over ssh: ", 1)[-1]
+        why = why.split("Failed to connect to the host via ssh: ", 1)[-1]
+        self._fail(result, "unreachable: " + why)
+
+    def v2_runner_on_ok(self, result):
+        name = result._task.get_name()
+        host = result._host.get_name()
+        if name == "run" and result._task.action in ("ansible.builtin.command", "command") and \
+                result._result.get("rc") == 0:
+            self._say(host, "scripts/run.sh finished")
+
+    def v2_playbook_on_stats(self, stats):
+        for host in sorted(stats.processed):
+            s = stats.summarize(host)
+            if not s["failures"] and not s["unreachable"] and host not in self.failed:
+                self._write(host, "ok")

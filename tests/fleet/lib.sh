@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT
+# The fleet tests' machine room (sourced): a control network namespace and fleet hosts, each
+# host a network namespace of its own with its own sshd on its own address and its own host
+# name (UTS namespace), joined to the control namespace by a veth pair; keys made for the test.
+# Nothing outside the namespaces the test makes gets an address or a process; fleet_cleanup
+# (on EXIT) stops every process in them and deletes them.
+#
+#   fleet_setup SRC BUILD   checks what is needed (else SKIP, exit 77), makes $T, keys, control ns
+#   fleet_host NAME HOSTNAME   a host: 10.254.<n>.2 in namespace rgf<pid>-<n>, sshd on port 22
+#   fleet_stop_sshd NAME    stops that host's sshd (the host stays: an unreachable host)
+#   fleet_inventory FILE LINE...   an INI inventory with the test's connection variables
+#   fleet_run ARGS...       rgbench fleet in the control namespace (cwd $T), exit status returned
+set -uo pipefail
+FLEET_PREFIX=rgf$$
+FLEET_NS=()		# every namespace made, control first
+declare -A FLEET_ADDR FLEET_NSOF FLEET_PID
+T=
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+fleet_cleanup() {
+	local ns p
+	for ns in "${FLEET_NS[@]}"; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+	done
+	sleep 0.2
+	for ns in "${FLEET_NS[@]}"; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+		ip netns del "$ns" 2>/dev/null
+	done
+	[[ -n $T && -d $T ]] && rm -rf --one-file-system "$T"
+}
+
+fleet_setup() {
+	SRC=$1 BUILD=$2
+	[[ $(id -u) == 0 ]] || skip "needs root (network namespaces, sshd)"
+	local t
+	for t in ip unshare ssh ssh-keygen ansible-playbook ansible-inventory python3; do
+		command -v "$t" >/dev/null || skip "$t not found (scripts/deps.sh test installs what the fleet test needs)"
+	done
+	[[ -x /usr/sbin/sshd ]] || skip "/usr/sbin/sshd not found (openssh-server; scripts/deps.sh test installs it)"
+	[[ -x $BUILD/tools/rgbench ]] || fail "no $BUILD/tools/rgbench"
+	git -C "$SRC" rev-parse -q --verify HEAD >/dev/null || skip "$SRC is not a git checkout (rgbench fleet copies a commit)"
+	trap fleet_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	T=$(mktemp -d /tmp/rgbench-fleet-test.XXXXXX)
+	mkdir -p "$T/ltmp"
+	ssh-keygen -q -t ed25519 -N '' -f "$T/id" -C rgbench-fleet-test || fail "ssh-keygen"
+	cp "$T/id.pub" "$T/authorized_keys"
+	ip netns add "$FLEET_PREFIX-c" || skip "cannot make a network namespace (ip netns add)"
+	FLEET_NS+=("$FLEET_PREFIX-c")
+	ip netns exec "$FLEET_PREFIX-c" ip link set lo up
+	export ANSIBLE_LOCAL_TEMP=$T/ltmp ANSIBLE_HOME=$T/ansible-home
+}
+
+# fleet_host NAME HOSTNAME: the next host namespace, its veth pair and sshd.
+fleet_host() {
+	local name=$1 hn=$2 n=$((${#FLEET_NS[@]})) ns d
+	ns=$FLEET_PREFIX-$n
+	ip netns add "$ns" || fail "ip netns add $ns"
+	FLEET_NS+=("$ns")
+	ip netns exec "$FLEET_PREFIX-c" ip link add "h$n" type veth peer name eth0 netns "$ns" || fail "veth for $name"
+	ip netns exec "$FLEET_PREFIX-c" ip addr add "10.254.$n.1/30" dev "h$n"
+	ip netns exec "$FLEET_PREFIX-c" ip link set "h$n" up
+	ip netns exec "$ns" ip link set lo up
+	ip netns exec "$ns" ip addr add "10.254.$n.2/30" dev eth0
+	ip netns exec "$ns" ip link set eth0 up
+	d=$T/host-$name
+	mkdir -p "$d"
+	ssh-keygen -q -t ed25519 -N '' -f "$d/hostkey" -C "$name" || fail "host key for $name"
+	cat >"$d/sshd_config" <<CFG
+ListenAddress 10.254.$n.2:22
+HostKey $d/hostkey
+PidFile $d/sshd.pid
+AuthorizedKeysFile $T/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PrintMotd no
+Subsystem sftp /usr/lib/openssh/sftp-server
+CFG
+	# Its own host name (UTS) and a private /run (sshd's privilege separation folder) in its
+	# own mount namespace: nothing of the machine's is changed.
+	ip netns exec "$ns" unshare --uts --mount --propagation private sh -c \
+		"hostname '$hn' && mount -t tmpfs -o size=1m,mode=755 rgfleet /run && mkdir -m 755 /run/sshd && /usr/sbin/sshd -t -f '$d/sshd_config' && exec /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
+		>"$d/sshd.log" 2>&1 &
+	FLEET_PID[$name]=$!
+	FLEET_ADDR[$name]=10.254.$n.2
+	FLEET_NSOF[$name]=$ns
+	local i
+	for ((i = 0; i < 100; i++)); do
+		ip netns exec "$FLEET_PREFIX-c" bash -c "exec 3<>/dev/tcp/10.254.$n.2/22" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$d/sshd.log"
+	fail "sshd of $name did not listen on 10.254.$n.2:22"
+}
+
+fleet_stop_sshd() {
+	local p
+	for p in $(ip netns pids "${FLEET_NSOF[$1]}"); do kill -TERM "$p" 2>/dev/null; done
+	wait "${FLEET_PID[$1]}" 2>/dev/null
+	[[ -z $(ip netns pids "${FLEET_NSOF[$1]}") ]] || fail "$1's sshd did not stop"
+}
+
+# fleet_inventory FILE LINE...: LINEs are "NAME [vars]" under [fleet], the test's connection in [fleet:vars].
+fleet_inventory() {
+	local f=$1 line
+	shift
+	{
+		echo "[fleet]"
+		for line in "$@"; do echo "$line"; done
+		echo
+		echo "[fleet:vars]"
+		echo "ansible_user=root"
+		echo "ansible_ssh_private_key_file=$T/id"
+		echo "ansible_ssh_common_args='-o UserKnownHostsFile=$T/known_hosts -o StrictHostKeyChecking=accept-new -o ConnectTimeout=5'"
+		echo "ansible_python_interpreter=/usr/bin/python3"
+		echo "ansible_remote_tmp=$T/rtmp"
+		echo "rgbench_prebuilt=$BUILD"
+		echo "rgbench_dir=$T/remote/{{ inventory_hostname }}"
+	} >"$f"
+}
+
+fleet_run() {
+	(cd "$T" && ip netns exec "$FLEET_PREFIX-c" "$BUILD/tools/rgbench" fleet "$@")
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# rgbench fleet: the README's first command on every host of an Ansible inventory, through
+# fleet/rgbench.yml; every result file fetched to OUT/<inventory name>/, then one report over
+# the hosts that finished. `rgbench fleet` runs this script (tools/fleet_run.c); docs/fleet-run.md.
+#
+#   rgbench fleet -i INVENTORY [--forks N] [--out DIR] [--] [run.sh options...]
+#
+# Exit: 0 every host finished and the report was made; 1 a host failed (each says why in one
+# line; the report is made from the others) or the report could not be made; 2 usage (a bad
+# option, an inventory that does not parse or has no host, not a git checkout); 128+signal
+# interrupted (Ctrl-C: the playbook stops, every file already fetched stays).
+set -uo pipefail
+me="rgbench fleet"
+say() { echo "$me: $*" >&2; }
+usage_error() { say "$* (see $me --help)"; exit 2; }
+bad_input() { say "$*"; exit 2; }
+
+usage() {
+	cat <<'EOF'
+usage: rgbench fleet -i INVENTORY [--forks N] [--out DIR] [--] [run.sh options...]
+Runs scripts/run.sh (the README's first command) with the same options on every host of an
+Ansible inventory, this checkout's commit on each (git archive of HEAD, copied; uncommitted
+changes are not), hosts in parallel; fetches every result file into
+DIR/<inventory name>/ and writes DIR/report.md with rgbench report over the hosts that finished.
+  -i, --inventory FILE  Ansible inventory (INI or YAML, Ansible's own formats)
+  --forks N             hosts at once (default 5, Ansible's; 1 to 256)
+  --out DIR             where the results go (default results/fleet-<UTC time>; must not exist)
+  run.sh options        e.g. --quick, --guards tls,rseq; everything after -- goes to run.sh
+DIR/ansible.log has Ansible's own output; DIR/status.tsv one line per host.
+Needs ansible-playbook (scripts/deps.sh fleet installs it) and, on every host, ssh and python3.
+Exit: 0 all hosts ok, 1 a host failed or no report, 2 usage, 128+signal interrupted.
+EOF
+}
+
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+inv= forks=5 out= args=()
+while (($#)); do
+	case "$1" in
+	-i|--inventory) (($# >= 2)) || usage_error "$1 needs a file"; inv=$2; shift 2 ;;
+	--inventory=*) inv=${1#*=}; shift ;;
+	--forks) (($# >= 2)) || usage_error "--forks needs a number"; forks=$2; shift 2 ;;
+	--forks=*) forks=${1#*=}; shift ;;
+	--out) (($# >= 2)) || usage_error "--out needs a folder"; out=$2; shift 2 ;;
+	--out=*) out=${1#*=}; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; args+=("$@"); break ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+[[ -n $inv ]] || usage_error "-i INVENTORY is required"
+[[ -r $inv ]] || usage_error "cannot read the inventory '$inv'"
+[[ $forks =~ ^[1-9][0-9]*$ ]] && ((forks <= 256)) || usage_error "--forks: expected 1 to 256 (got '$forks')"
+for a in "${args[@]}"; do
+	case "$a" in
+	--out|--out=*|--json|--json=*) usage_error "'$a' is for run.sh to choose on each host (the fleet's folder is --out before the run options)" ;;
+	esac
+done
+command -v ansible-playbook >/dev/null ||
+	{ say "ansible-playbook not found: scripts/deps.sh fleet installs Ansible (ansible-core)"; exit 1; }
+rgbench=${RGBENCH:-$src/build/tools/rgbench}
+[[ -x $rgbench ]] || { say "no rgbench to make the report with ($rgbench): build it first (scripts/run.sh)"; exit 1; }
+
+# The commit every host runs.
+commit=$(git -C "$src" rev-parse --verify -q HEAD 2>/dev/null) ||
+	usage_error "$src is not a git checkout with a commit: the fleet copies a commit (git archive HEAD)"
+[[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] ||
+	echo "$me: uncommitted changes are not copied: every host runs commit ${commit:0:12}"
+
+# The inventory must parse (Ansible only warns by default): the playbook then stops before
+# its play starts, and the callback has listed no host.
+export ANSIBLE_INVENTORY_UNPARSED_FAILED=True ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED=True
+export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_NOCOLOR=1
+# One ssh round trip per task instead of four (no requiretty sudoers needed by anything here).
+export ANSIBLE_PIPELINING=${ANSIBLE_PIPELINING:-True}
+# DIR: results/fleet-<UTC>, -2, -3... when it exists; mkdir claims it (never an earlier run's).
+made_results=0
+if [[ -z $out ]]; then
+	[[ -d results ]] || made_results=1
+	mkdir -p results || { say "cannot create results/ here"; exit 1; }
+	stamp=$(date -u +%Y%m%dT%H%M%SZ)
+	for ((k = 1; k <= 1000; k++)); do
+		out=results/fleet-$stamp
+		((k == 1)) || out+=-$k
+		mkdir "$out" 2>/dev/null && break
+		out=
+	done
+	[[ -n $out ]] || { say "cannot create a results/fleet-$stamp folder"; exit 1; }
+else
+	[[ ! -e $out ]] || usage_error "--out '$out' exists: every run gets a new folder"
+	mkdir -p "$out" || { say "cannot create '$out'"; exit 1; }
+fi
+out=$(cd "$out" && pwd)
+
+# Ansible's input (the archive of the commit, the vars) and the fleet's own records (Ansible's
+# output, the status lines) live outside DIR until the end: a full disk where the results go
+# must not stop the playbook or lose a host's status. They are copied into DIR at the end.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgbench-fleet.XXXXXX") || { say "cannot make a temporary folder"; exit 1; }
+status=$tmp/status.tsv
+: >"$status"
+play= phase=before
+interrupted=0
+keep_tmp=0
+cleanup() {
+	local s
+	# Ansible's ssh masters (ControlPersist) would linger a minute after the run: end them.
+	for s in "$tmp"/cp/*; do
+		[[ -S $s ]] && ssh -O exit -o ControlPath="$s" rgbench-fleet >/dev/null 2>&1
+	done
+	((keep_tmp)) || rm -rf "$tmp"
+}
+trap cleanup EXIT
+on_signal() {	# before the playbook: stop, nothing made; during: stop it, keep the files
+	interrupted=$1
+	case $phase in
+	before) rmdir "$out" 2>/dev/null; say "interrupted; nothing started"; exit "$1" ;;
+	play) [[ -n $play ]] && kill -INT "$play" 2>/dev/null ;;
+	esac
+}
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
+git -C "$src" archive --format=tar.gz -o "$tmp/rgbench.tar.gz" "$commit" ||
+	{ say "git archive of ${commit:0:12} failed"; exit 1; }
+python3 -c '
+import json, sys
+json.dump({"rg_archive": sys.argv[1], "rg_commit": sys.argv[2], "rg_out": sys.argv[3],
+           "rg_args": sys.argv[4:]}, open(sys.argv[1].rsplit("/", 1)[0] + "/vars.json", "w"))
+' "$tmp/rgbench.tar.gz" "$commit" "$out" "${args[@]}" || { say "cannot write the playbook's variables"; exit 1; }
+
+echo "$me: inventory $inv, $forks hosts at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
+t0=$(date +%s)
+# The playbook runs in its own session (a Ctrl-C reaches it through on_signal, once). A shell
+# starts background commands with SIGINT ignored, and Python then never turns SIGINT into
+# Ansible's "User interrupted execution": it gets SIGINT back to default before it starts.
+sigint_default='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])'
+# ssh connections are shared within this run only: a master left from an earlier run to a host
+# whose sshd has gone since would answer for it.
+export ANSIBLE_SSH_CONTROL_PATH_DIR=${ANSIBLE_SSH_CONTROL_PATH_DIR:-$tmp/cp}
+exec 3>&2
+phase=play	# (a signal from here on is passed to the playbook, once it has a pid)
+RG_FLEET_STATUS=$status RG_FLEET_OUT=$out RG_FLEET_PROGRESS_FD=3 \
+ANSIBLE_CALLBACK_PLUGINS=$src/fleet/callback_plugins${ANSIBLE_CALLBACK_PLUGINS:+:$ANSIBLE_CALLBACK_PLUGINS} \
+ANSIBLE_CALLBACKS_ENABLED=rgbench_fleet${ANSIBLE_CALLBACKS_ENABLED:+,$ANSIBLE_CALLBACKS_ENABLED} \
+	setsid python3 -c "$sigint_default" ansible-playbook -i "$inv" -f "$forks" -e "@$tmp/vars.json" \
+	"$src/fleet/rgbench.yml" >"$tmp/ansible.log" 2>&1 </dev/null &
+play=$!
+((interrupted)) && kill -INT "$play" 2>/dev/null
+exec 3>&-
+while :; do
+	wait "$play"
+	prc=$?
+	# wait returns early (>128) when a trapped signal arrives: the playbook is still stopping
+	((prc > 128)) && kill -0 "$play" 2>/dev/null && continue
+	break
+done
+play= phase=after
+t1=$(date +%s)
+
+# The hosts the play started on; none: the inventory did not parse, or names no host.
+mapfile -t hosts < <(awk -F'\t' '$2 == "listed" && !seen[$1]++ { print $1 }' "$status")
+if ((${#hosts[@]} == 0)) && ((!interrupted)); then
+	rmdir "$out" 2>/dev/null
+	# Ansible wraps its warnings: the plugin's words for this kind of file, joined.
+	why=$(python3 - "$inv" "$tmp/ansible.log" <<'PY'
+import re, sys
+inv, log = sys.argv[1], " ".join(open(sys.argv[2], errors="replace").read().split())
+want = "yaml" if re.search(r"\.(ya?ml|json)$", inv) else "ini"
+m = re.search(r"Failed to parse \S+ with " + want + r" plugin: (.*?)(?: \[WARNING\]| ERROR!|$)", log)
+if m:
+    print(f"{want} plugin: {m.group(1)}")
+else:
+    m = re.search(r"ERROR! (.*?)(?: \[WARNING\]|$)", log)
+    print(m.group(1) if m else "")
+PY
+)
+	((made_results)) && rmdir results 2>/dev/null
+	[[ -n $why ]] && bad_input "inventory '$inv' does not parse: $why"
+	bad_input "inventory '$inv' has no host (ansible-playbook exited $prc)"
+fi
+if ! cp "$tmp/ansible.log" "$tmp/status.tsv" "$out/" 2>/dev/null; then
+	keep_tmp=1
+	say "cannot copy ansible.log and status.tsv into $out (full disk?): they stay in $tmp"
+fi
+
+# unpack HOST: DIR/.HOST.tar (the host's run, fetched whole) into DIR/HOST/, a file at a time,
+# each written into DIR/HOST/.unpack/ and then renamed into place: only whole files. The tar
+# is removed once every file is out; else it stays (it holds the rest) and unpack_why says why.
+unpack() {
+	local tar=$out/.$1.tar part=$out/$1/.unpack m dest err members
+	unpack_why=
+	[[ -f $tar ]] || return 0
+	members=$(tar -tf "$tar" 2>&1) || { unpack_why="$tar is not a tar: ${members##*$'\n'}"; return 1; }
+	while IFS= read -r m; do
+		case "$m" in
+		/*|../*|*/../*|*/) continue ;;	# files under the host's folder only
+		esac
+		dest=$out/$1/$m
+		# (tar's own writes say "Wrote only N of M bytes" on a full disk; cat names the errno)
+		if ! err=$({ mkdir -p "$part" "${dest%/*}" && tar -xOf "$tar" -- "$m" | cat >"$part/file" &&
+			     mv -f "$part/file" "$dest"; } 2>&1); then
+			rm -rf "$part"
+			err=${err%%$'\n'*}	# the first line: "cat: write error: No space left on device"
+			unpack_why="cannot write $dest: ${err##*: } (the rest stays in $tar)"
+			return 1
+		fi
+	done <<<"$members"
+	rm -rf "$part"
+	rm -f "$tar"
+}
+
+# One line per host: ok with its files, or why not.
+ok=() nfail=0
+for h in "${hosts[@]}"; do
+	line=$(awk -F'\t' -v h="$h" '$1 == h { l = $0 } END { print l }' "$status")
+	IFS=$'\t' read -r _ what step why <<<"$line"
+	if ! unpack "$h" && [[ $what != failed ]]; then
+		what=failed step=unpack why=$unpack_why
+	fi
+	nfiles=0
+	[[ -d $out/$h ]] && nfiles=$(find "$out/$h" -type f | wc -l)
+	if [[ $what == ok ]] && compgen -G "$out/$h/*.json" >/dev/null; then
+		ok+=("$out/$h")
+		echo "$me: $h: ok, $nfiles files in $out/$h"
+	elif [[ $what == ok ]]; then
+		nfail=$((nfail + 1))
+		echo "$me: $h: failed at fetch: no result file came back ($nfiles files)"
+	elif [[ $what == failed ]]; then
+		nfail=$((nfail + 1))
+		echo "$me: $h: failed at $step: $why ($nfiles files kept)"
+	elif ((interrupted)); then
+		nfail=$((nfail + 1))
+		echo "$me: $h: interrupted ($nfiles files kept)"
+	else
+		nfail=$((nfail + 1))
+		echo "$me: $h: failed: the playbook ended without finishing it (exit $prc; see ansible.log)"
+	fi
+done
+if ((interrupted)); then
+	say "interrupted after $((t1 - t0)) s; the files fetched so far stay in $out"
+	exit "$interrupted"
+fi
+say "${#ok[@]} of ${#hosts[@]} hosts finished in $((t1 - t0)) s"
+
+# The report over the hosts that finished.
+rc=0
+((nfail == 0)) || rc=1
+if ((${#ok[@]} == 0)); then
+	say "no host finished: no report"
+	exit 1
+fi
+if "$rgbench" report "${ok[@]}" --out "$out/report.md" >/dev/null; then
+	echo "$me: report over ${#ok[@]} hosts in $out/report.md"
+else
+	say "rgbench report over ${ok[*]} failed (its message is above): no report"
+	rc=1
+fi
+exit "$rc"
