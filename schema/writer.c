@@ -209,56 +209,71 @@ int rg_results_write_json(const struct rg_resultset *rs, const char *path)
 	return write_atomic(rs, path, FMT_JSON);
 }
 
-int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
-		     char *err, size_t errlen)
+/* data (len bytes) into a fresh temporary file beside path, named in tmp. 0 or -errno. */
+static int write_tmp_data(const char *path, const char *data, size_t len, char *tmp, size_t tmplen)
 {
-	const char *path[2] = { csv, json };
-	char tmp[2][PATH_MAX + 64];
-	bool made[2] = { false, false };
+	int rc = 0;
+	FILE *f = open_tmp(path, tmp, tmplen, &rc);
+
+	if (!f)
+		return rc;
+	fwrite(data, 1, len, f);	/* a short write sets ferror(), which close_tmp() reports */
+	return close_tmp(f, tmp);
+}
+
+int rg_results_write_with(const struct rg_resultset *rs, const char *csv, const char *json,
+			  const char *extra, const char *data, size_t len, char *err, size_t errlen)
+{
+	const char *path[3] = { csv, json, extra };
+	char tmp[3][PATH_MAX + 64];
+	bool made[3] = { false, false, false };
 	int rc = 0, i;
 
-	for (i = 0; i < 2 && !rc; i++) {
+	for (i = 0; i < 3 && !rc; i++) {
 		if (!path[i])
 			continue;
 		rc = replaceable(path[i]);
 		if (!rc)
-			rc = write_tmp(rs, path[i], i ? FMT_JSON : FMT_CSV, tmp[i], sizeof(tmp[i]));
+			rc = i == 2 ? write_tmp_data(path[i], data, len, tmp[i], sizeof(tmp[i])) :
+			     write_tmp(rs, path[i], i ? FMT_JSON : FMT_CSV, tmp[i], sizeof(tmp[i]));
 		made[i] = !rc;
 	}
 	if (rc) {
 		snprintf(err, errlen, "cannot write %s: %s", path[i - 1], strerror(-rc));
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < 3; i++)
 			if (made[i])
 				unlink(tmp[i]);
 		return rc;
 	}
-	/* Both complete on disk: the two renames follow each other immediately. */
-	for (i = 0; i < 2; i++) {
+	/* All complete on disk: the renames follow each other immediately. */
+	for (i = 0; i < 3; i++) {
 		if (!path[i])
 			continue;
 		rc = publish(tmp[i], path[i]);
 		if (rc) {
 			snprintf(err, errlen, "cannot write %s: %s", path[i], strerror(-rc));
-			if (i == 0 && made[1])
-				unlink(tmp[1]);
+			for (int k = i + 1; k < 3; k++)
+				if (made[k])
+					unlink(tmp[k]);
 			return rc;
 		}
 	}
 	return 0;
 }
 
+int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
+		     char *err, size_t errlen)
+{
+	return rg_results_write_with(rs, csv, json, NULL, NULL, 0, err, errlen);
+}
+
 int rg_output_write(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 64];
-	FILE *f = NULL;
 	int rc = replaceable(path);
 
 	if (!rc)
-		f = open_tmp(path, tmp, sizeof(tmp), &rc);
-	if (f) {
-		fwrite(data, 1, len, f);	/* a short write sets ferror(), which close_tmp() reports */
-		rc = close_tmp(f, tmp);
-	}
+		rc = write_tmp_data(path, data, len, tmp, sizeof(tmp));
 	if (!rc)
 		rc = publish(tmp, path);
 	if (rc)

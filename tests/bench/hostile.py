@@ -130,6 +130,39 @@ if os.geteuid() == 0 and not emulated:
 else:
     skip("item 2: running as nobody needs root (and a native build)")
 
+# ---- the class of item 2, at write time: one output that fails then (its folder made
+# immutable while the run measures) leaves every output of the run as it was, the
+# pass-through --benchmark_out included.
+if emulated:
+    skip("all-or-nothing at write time: chattr under qemu-user")
+elif shutil.which("chattr") and os.geteuid() == 0:
+    da, db = os.path.join(tmp, "aon-a"), os.path.join(tmp, "aon-b")
+    os.mkdir(da)
+    os.mkdir(db)
+    if subprocess.run(["chattr", "+i", db], capture_output=True).returncode != 0:
+        skip("all-or-nothing at write time: chattr +i on a folder is not possible here")
+    else:
+        subprocess.run(["chattr", "-i", db], capture_output=True)
+        p = subprocess.Popen(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf",
+                                            "--repetitions", "3", "--min-time", "0.2",
+                                            "--out", os.path.join(da, "r.csv"),
+                                            f"--benchmark_out={os.path.join(db, 'gb.json')}"),
+                             cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        end = time.monotonic() + 120
+        while time.monotonic() < end and not os.path.exists(os.path.join(db, ".gb.json.lock")) and p.poll() is None:
+            time.sleep(0.005)
+        subprocess.run(["chattr", "+i", db], capture_output=True)
+        try:
+            so, se = p.communicate(timeout=600)
+        finally:
+            subprocess.run(["chattr", "-i", db], capture_output=True)
+        se = rgtest.EMULATED_WARNING.sub("", se)
+        c.check(p.returncode == 1 and se.count("\n") == 1 and "cannot write" in se and
+                not os.path.exists(os.path.join(da, "r.csv")) and not os.path.exists(os.path.join(db, "gb.json")),
+                f"all-or-nothing: exit {p.returncode} {se!r} {os.listdir(da)} {os.listdir(db)}")
+else:
+    skip("all-or-nothing at write time: needs root and chattr")
+
 # ---- item 3: thread creation refused: one line, exit 1, no lock left, nothing replaced ----
 if emulated or sanitized:
     skip("item 3: ulimit -v under qemu-user or a sanitizer runtime (they reserve the address space themselves)")

@@ -29,6 +29,14 @@ int rg_results_write_json(const struct rg_resultset *rs, const char *path);
  */
 int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
 		     char *err, size_t errlen);
+/*
+ * The same with one more output of the run in the batch (extra: len bytes of
+ * data, e.g. --benchmark_out's report; NULL for none): every temporary file
+ * is complete before the first rename, so a failure on any of them changes
+ * none of the outputs.
+ */
+int rg_results_write_with(const struct rg_resultset *rs, const char *csv, const char *json,
+			  const char *extra, const char *data, size_t len, char *err, size_t errlen);
 
 /*
  * Any other output file (e.g. kmod's --raw, the module's own CSV): len bytes
