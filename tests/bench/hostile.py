@@ -194,6 +194,27 @@ else:
                 f"item 3: ulimit -v {kb}: files {os.listdir(d3)}")
     if not seen:
         skip("item 3: no address-space limit made thread creation fail here")
+    # the other way the issue names: ulimit -u 1 as nobody (root is not held by RLIMIT_NPROC)
+    if os.geteuid() == 0:
+        import pwd
+        pw = pwd.getpwnam("nobody")
+
+        def nproc1():
+            resource.setrlimit(resource.RLIMIT_NPROC, (1, 1))
+            os.setgroups([])
+            os.setgid(pw.pw_gid)
+            os.setuid(pw.pw_uid)
+        d3u = os.path.join(tmp, "t3u")
+        os.mkdir(d3u)
+        os.chmod(d3u, 0o777)
+        r = run_env({}, "--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet", "--no-bpf",
+                    "--repetitions", "1", "--min-time", "0.001", "--out", os.path.join(d3u, "u.csv"), cwd=d3u,
+                    preexec_fn=nproc1)
+        c.check(r.returncode == 1 and r.stderr.count("\n") == 1 and
+                r.stderr.startswith("rgbench: Google Benchmark stopped: cannot start a benchmark thread") and
+                os.listdir(d3u) == [], f"item 3: ulimit -u 1 as nobody: exit {r.returncode} {r.stderr!r} {os.listdir(d3u)}")
+    else:
+        skip("item 3: ulimit -u 1 as nobody needs root")
 
 # ---- item 12: a run with status=error rows exits 1 --------------------------------------
 # An outside affinity change (taskset -a -p) moves the pinned thread; whether a round sees it is
