@@ -615,8 +615,16 @@ int rg_output_check_dir(const char *dir, char *err, size_t errlen)
 
 		snprintf(path, sizeof(path), "%.*s", (int)len, dir);
 		base = split_path(path, parent, sizeof(parent));
-		if (!strcmp(base, ".") || !strcmp(base, ".."))
-			return snprintf(err, errlen, "%s: name the folder itself, not %s", dir, base), 2;
+		/* "--out ." or "x/..": the folder they name, by its real path. */
+		if ((!strcmp(base, ".") || !strcmp(base, "..")) && !realpath(path, parent))
+			return snprintf(err, errlen, "%s: %s", dir, strerror(errno)), 2;
+		if (!strcmp(base, ".") || !strcmp(base, "..")) {
+			if (!strcmp(parent, "/"))
+				return snprintf(err, errlen, "/: rgbench publishes into a folder of its "
+						"own, not /"), 2;
+			snprintf(path, sizeof(path), "%s", parent);
+			base = split_path(path, parent, sizeof(parent));
+		}
 		if (stat(parent, &st) || !S_ISDIR(st.st_mode))
 			return snprintf(err, errlen, "%s: directory %s does not exist", dir, parent), 2;
 		if (access(parent, W_OK | X_OK))

@@ -170,6 +170,14 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
         check(not [n for n in os.listdir(T) if n.startswith(".rgplot-")], "item 5: staging left")
         os.remove(link)
 
+    # the class: "--out ." names the current folder, locked by its real name, and works
+    dot = os.path.join(T, "dot")
+    os.mkdir(dot)
+    r = run("plot", a, "--out", ".", cwd=dot)
+    check(r.returncode in (0, 1) and "name the folder" not in r.stderr and "symbolic link" not in r.stderr
+          and not os.path.exists(os.path.join(T, ".dot.lock")),
+          f"item 5: plot --out .: {r.returncode} {r.stderr!r}")
+
     # ---- item 4: plot killed with SIGKILL: the script dies with it, the next plot cleans ---
     out4 = os.path.join(T, "p4")
     p = subprocess.Popen([R, "plot", a, b, "--out", out4], stdout=subprocess.PIPE,
