@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-R, FX = sys.argv[1], sys.argv[2]
+R, FX = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 failures = []
 skipped = []
 nchecks = 0
