@@ -41,6 +41,20 @@ def run_env(env, *argv, cwd=None, timeout=300, preexec_fn=None):
     return p
 
 
+def as_nobody(nproc=None):
+    """A preexec_fn that runs the child as nobody (root only), with RLIMIT_NPROC nproc if given."""
+    import pwd
+    pw = pwd.getpwnam("nobody")
+
+    def drop():
+        if nproc is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        os.setgroups([])
+        os.setgid(pw.pw_gid)
+        os.setuid(pw.pw_uid)
+    return drop
+
+
 tmp = rgtest.mkdtemp(prefix="rgbench-hostile-")
 os.chmod(tmp, 0o755)
 
@@ -105,13 +119,7 @@ elif shutil.which("chattr") and subprocess.run(["chattr", "+i", old], capture_ou
 else:
     skip("item 2: chattr +i is not possible here (needs root and a file system with flags)")
 if os.geteuid() == 0 and not emulated:
-    import pwd
-    pw = pwd.getpwnam("nobody")
-
-    def nobody():
-        os.setgroups([])
-        os.setgid(pw.pw_gid)
-        os.setuid(pw.pw_uid)
+    nobody = as_nobody()
     sticky = os.path.join(tmp, "sticky")
     os.mkdir(sticky)
     os.chmod(sticky, 0o1777)
@@ -196,14 +204,7 @@ else:
         skip("item 3: no address-space limit made thread creation fail here")
     # the other way the issue names: ulimit -u 1 as nobody (root is not held by RLIMIT_NPROC)
     if os.geteuid() == 0:
-        import pwd
-        pw = pwd.getpwnam("nobody")
-
-        def nproc1():
-            resource.setrlimit(resource.RLIMIT_NPROC, (1, 1))
-            os.setgroups([])
-            os.setgid(pw.pw_gid)
-            os.setuid(pw.pw_uid)
+        nproc1 = as_nobody(nproc=1)
         d3u = os.path.join(tmp, "t3u")
         os.mkdir(d3u)
         os.chmod(d3u, 0o777)
