@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "plan.h"
 #include "rg/gbench.h"
+#include "rg/parts.h"
 #include "rg/platform.h"
 #include "rg/schema.h"
 
@@ -80,6 +81,12 @@ int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 	int norder;
 
 	plan_env(cfg);
+	/* --events: every name in this CPU's libpfm4 table, before anything runs (--list shows the names) */
+	snprintf(cfg->events, sizeof(cfg->events), "%s", o->events);
+	if (rg_events_configure(cfg->events, err, sizeof(err))) {
+		fprintf(stderr, "rgbench: %s\n", err);
+		return RG_EXIT_USAGE;
+	}
 	if (rg_topo_init(err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
 		return o->plan ? RG_EXIT_USAGE : RG_EXIT_FAIL;	/* --plan: a bad topology file */
@@ -132,6 +139,10 @@ int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 	const int p = o->profile;
 
 	memcpy(cfg->guard, o->guard, sizeof(cfg->guard));
+	/* Ladders: the RG_LADDER_DEFAULT designs in every profile, the others with --full. */
+	for (int id = 0; id < RG_GUARD__COUNT; id++)
+		cfg->ladder[id] = o->guard[id] && rg_ladder_profile((unsigned int)id) &&
+				  (p == 2 || rg_ladder_profile((unsigned int)id) == RG_LADDER_DEFAULT);
 	memcpy(cfg->scenario, o->scenario, sizeof(cfg->scenario));
 	if (o->nthreads) {
 		for (int i = 0; i < o->nthreads; i++)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rg/parts.h"
 #include "rg/schema.h"
 #include "suite_int.h"
 
@@ -81,6 +82,7 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 	if (none) {
 		snprintf(r->counters, sizeof(r->counters), "%s", none);
 		snprintf(r->events, sizeof(r->events), "%s", none);
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%s", none);
 		return;
 	}
 	if (c->ctr_why) {
@@ -92,11 +94,15 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 		r->cycles_per_pair = c->cycles / (double)c->ops;
 		r->instructions_per_pair = c->instructions / (double)c->ops;
 	}
+	/* the table that encoded the events, or the same reason as the events column */
 	if (c->ev_why) {
 		snprintf(r->events, sizeof(r->events), "%s", c->ev_why);
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%.95s", c->ev_why);
 	} else if (!c->ev_all) {
 		snprintf(r->events, sizeof(r->events), "n/a: a thread could not open the events");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: a thread could not open the events");
 	} else {
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%s", rg_events_list()->pmu);
 		double per_pair[RG_PMU_MAX_EVENTS];
 
 		for (size_t i = 0; i < rg_events_list()->n; i++)
@@ -121,7 +127,7 @@ static const struct bcase *baseline(struct suite *s, const struct bcase *c, cons
 
 int suite_add_row(struct suite *s, struct bcase *c)
 {
-	const char *gname = c->gi->name, *bname = NULL;
+	const char *gname = c->part ? rg_parts[c->part - 1].name : c->gi->name, *bname = NULL;
 	const struct bcase *base;
 	struct rg_result *r;
 
@@ -131,7 +137,8 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		r = rg_results_add(s->rs, "user", gname, c->scenario);
 	if (!r)
 		return -ENOMEM;
-	snprintf(r->role, sizeof(r->role), "%s", rg_guard_role(c->gi));	/* guards.def */
+	/* guards.def; a ladder step stands for no design */
+	snprintf(r->role, sizeof(r->role), "%s", c->part ? "n/a" : rg_guard_role(c->gi));
 	r->threads = c->threads;
 	r->batch = (long)c->batch;
 	r->duty_ns = c->duty_ns;
@@ -141,6 +148,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 	if (c->skipped) {
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: not run");
 		return 0;
 	}
 	snprintf(r->pinning, sizeof(r->pinning), "hwloc");
@@ -151,6 +159,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		snprintf(r->reason, sizeof(r->reason), "%s", c->error ? c->errmsg : "not run");
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: not run");
 		progress_line(s, c, r, false);
 		return 0;
 	}

@@ -221,6 +221,7 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 #define COL_ref_cycles_per_pair(r, rs)	(r)->ref_cycles_per_pair
 #define COL_counters(r, rs)		(r)->counters
 #define COL_events(r, rs)		(r)->events
+#define COL_pmu_table(r, rs)		(r)->pmu_table
 #define COL_refusals(r, rs)		(r)->refusals
 #define COL_ops(r, rs)			(r)->ops
 #define COL_status(r, rs)		(r)->status

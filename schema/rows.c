@@ -100,6 +100,7 @@ struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 	copy_str(r->status, sizeof(r->status), "ok");
 	copy_str(r->counters, sizeof(r->counters), "n/a");
 	copy_str(r->events, sizeof(r->events), "n/a");
+	copy_str(r->pmu_table, sizeof(r->pmu_table), "n/a");
 	copy_str(r->role, sizeof(r->role), "n/a");
 	copy_str(r->baseline, sizeof(r->baseline), "n/a");
 	copy_str(r->interleave, sizeof(r->interleave), "none");

@@ -120,6 +120,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 	rp_para(c, "%s", what);
 	unit_para(c, o, nocycle);
 	rp_sec_fleet(c, hosts, nh, o->allow_emulated);
+	rp_sec_why_fleet(c, hosts, nh, o->allow_emulated);
 	if (o->across && nh == 2) {
 		rp_sec_machine(c, &hosts[0], in, nin);
 		rp_sec_machine(c, &hosts[1], in, nin);
@@ -134,6 +135,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 			rp_sec_machine(c, &hosts[h], in, nin);
 		rp_sec_ranking(c, &hosts[h]);
 		rp_sec_headline(c, &hosts[h]);
+		rp_sec_why(c, &hosts[h]);
 		rp_sec_duty(c, &hosts[h]);
 		rp_sec_threads(c, &hosts[h]);
 		rp_sec_latency(c, &hosts[h]);

@@ -130,46 +130,16 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
  * kernel form (the whole sequence the kernel runs: arm64's preempt count
  * around every this_cpu op, rctx-kernel's count, context level and
  * this_cpu_ptr; x86's this_cpu ops, which need no wrapper) or the
- * instructions alone. A line names a role, or a guard ("=name").
+ * instructions alone. Their lines come from roles.def and guards.def
+ * (report_headline.c); what each wrapping holds is said per arch here.
  */
-struct headline {
-	const char *key, *what;
+static const struct {
+	const char *arch, *kernel;
+} wrapping_about[] = {
+	{ "aarch64", "each row is the kernel's whole sequence: the preempt count around every this_cpu op, and for rctx the count, the context level read from it and this_cpu_ptr" },
+	{ "x86_64", "each row is the kernel's whole sequence: this_cpu_inc_return/this_cpu_dec are one %gs: instruction each with no wrapper; rctx adds two preempt_disable/enable pairs, the context level and this_cpu_ptr" },
 };
-
-struct headline_table {
-	const char *arch, *wrapping, *about;
-	const struct headline *lines;
-	size_t n, by;		/* lines; the line every row is divided by */
-};
-
-static const struct headline arm_kernel[] = {
-	{ "this-cpu-pre-6.18", "STADD exit (<6.18)" },
-	{ "this-cpu-6.18", "LDADD exit (6.18+)" },
-	{ "this-cpu-llsc", "LL/SC" },
-	{ "this-cpu-prfm-stadd", "PRFM+STADD exit" },
-	{ "merged-rctx", "rctx (non-atomic)" },
-};
-static const struct headline arm_bare[] = {
-	{ "=pcpu-stadd", "STADD exit (<6.18)" },
-	{ "=pcpu-ldadd", "LDADD exit (6.18+)" },
-	{ "=pcpu-llsc", "LL/SC" },
-	{ "=pcpu-prfm-stadd", "PRFM+STADD exit" },
-};
-static const struct headline x86_kernel[] = {
-	{ "this-cpu-6.18", "xadd/dec (this_cpu)" },
-	{ "merged-rctx", "rctx (non-atomic)" },
-};
-static const struct headline x86_bare[] = {
-	{ "pcpu-atomic", "lock xadd/dec" },
-	{ "=pcpu-xadd", "xadd/dec (no lock)" },
-};
-#define HL(a) a, sizeof(a) / sizeof(a[0])
-static const struct headline_table headline_tables[] = {
-	{ "aarch64", "kernel form", "each row is the kernel's whole sequence: the preempt count around every this_cpu op, and for rctx the count, the context level read from it and this_cpu_ptr", HL(arm_kernel), 4 },
-	{ "aarch64", "instructions alone", "the per-CPU op and its lookup, nothing around them", HL(arm_bare), 1 },
-	{ "x86_64", "kernel form", "each row is the kernel's whole sequence: this_cpu_inc_return/this_cpu_dec are one %gs: instruction each with no wrapper; rctx adds two preempt_disable/enable pairs, the context level and this_cpu_ptr", HL(x86_kernel), 1 },
-	{ "x86_64", "instructions alone", "the per-CPU op and its lookup, nothing around them", HL(x86_bare), 1 },
-};
+#define BARE_ABOUT "the per-CPU op and its lookup, nothing around them"
 
 static bool row_noisy(const struct rg_row *r)
 {
@@ -194,17 +164,6 @@ static void bullet_costs(struct ctx *c, const char *x, const char *y, double a, 
 	rp_bullet(c, "%s costs %s %s over noop (%s vs %s ns)", x, r, y, sa, sb);
 }
 
-static const struct rg_row *headline_row(const struct host *h, const char *key)
-{
-	if (key[0] == '=') {
-		for (size_t i = 0; i < h->n; i++)
-			if (rp_is_pair1(h->rows[i]) && !strcmp(rg_row_s(h->rows[i], RG_COL_guard), key + 1))
-				return h->rows[i];
-		return NULL;
-	}
-	return rp_by_role(h, key);
-}
-
 /* Append what to the ", "-separated list in buf, once (a row can be in two tables). */
 static void list_add(char *buf, size_t size, const char *what)
 {
@@ -217,23 +176,25 @@ static void list_add(char *buf, size_t size, const char *what)
 }
 
 /* One table; false when it has fewer than two rows (then nothing is written). */
-static bool headline_table(struct ctx *c, const struct host *h, const struct headline_table *T,
-			   char *missing, size_t msize, char *noisy, size_t nsize)
+static bool headline_table(struct ctx *c, const struct host *h, const struct hl_table *T,
+			   const char *wrapping, const char *about, char *missing, size_t msize,
+			   char *noisy, size_t nsize)
 {
-	struct cost k[8];
-	const struct rg_row *r[8];
+	struct cost k[RP_HL_MAX];
+	const struct rg_row *r[RP_HL_MAX];
+	const struct rg_row *by = T->by < T->n ? T->l[T->by].r : NULL;
 	char xhdr[48], g[96];
 	const char *hdr[] = { "design", "guard", "ns/pair", "over noop", xhdr };
 	struct rg_table t;
 	size_t found = 0;
 
 	for (size_t i = 0; i < T->n; i++) {
-		r[i] = headline_row(h, T->lines[i].key);
+		r[i] = T->l[i].r;
 		if (r[i] && row_noisy(r[i]) && !c->include_noisy) {
 			list_add(noisy, nsize, rg_row_s(r[i], RG_COL_guard));
 			r[i] = NULL;
 		} else if (!r[i]) {
-			list_add(missing, msize, T->lines[i].key[0] == '=' ? T->lines[i].key + 1 : T->lines[i].key);
+			list_add(missing, msize, T->l[i].name);
 		}
 		if (r[i]) {
 			k[i] = rp_cost_of(h, r[i]);
@@ -242,8 +203,10 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hea
 	}
 	if (found < 2)
 		return false;
-	snprintf(xhdr, sizeof(xhdr), "x %s", r[T->by] ? rg_row_s(r[T->by], RG_COL_guard) : "n/a");
-	rp_para(c, "Wrapping: %s (%s).", T->wrapping, T->about);
+	if (by && !r[T->by])
+		by = NULL;	/* noisy */
+	snprintf(xhdr, sizeof(xhdr), "x %s", by ? rg_row_s(by, RG_COL_guard) : "n/a");
+	rp_para(c, "Wrapping: %s (%s).", wrapping, about);
 	rg_table_init(&t, 5);
 	rg_table_add(&t, hdr);
 	t.right[2] = t.right[3] = t.right[4] = true;
@@ -256,9 +219,9 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hea
 		rp_fmt_ns(ns, sizeof(ns), k[i].ns);
 		rp_fmt_signed(d, sizeof(d), k[i].v);
 		a = rp_cmp_value(&k[i]);
-		b = r[T->by] ? rp_cmp_value(&k[T->by]) : NAN;
+		b = by ? rp_cmp_value(&k[T->by]) : NAN;
 		rp_fmt_ratio(x, sizeof(x), a, b);
-		const char *row[] = { T->lines[i].what, marked_guard(r[i], g, sizeof(g)), ns, d, x };
+		const char *row[] = { T->l[i].what, marked_guard(r[i], g, sizeof(g)), ns, d, x };
 		rg_table_add(&t, row);
 	}
 	rp_table_out(c, &t);
@@ -273,10 +236,10 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hea
 			a = rp_cmp_value(&k[i]);
 			b = rp_cmp_value(&k[j]);
 			if (isnan(a) || isnan(b))
-				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", T->lines[i].what,
-					  T->lines[j].what);
+				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", T->l[i].what,
+					  T->l[j].what);
 			else
-				bullet_costs(c, T->lines[i].what, T->lines[j].what, a, b);
+				bullet_costs(c, T->l[i].what, T->l[j].what, a, b);
 			break;
 		}
 	}
@@ -288,13 +251,22 @@ void rp_sec_headline(struct ctx *c, const struct host *h)
 {
 	bool arm = !strcmp(h->arch, "aarch64");
 	char missing[512] = "", noisy[256] = "";
+	const char *about = NULL;
+	struct hl_table T;
 	int tables = 0;
 
 	rp_heading(c, "Headline ratios (%s, %s)", h->name, arm ? "arm64" : "x86-64");
-	for (size_t i = 0; i < sizeof(headline_tables) / sizeof(headline_tables[0]); i++)
-		if (!strcmp(headline_tables[i].arch, arm ? "aarch64" : "x86_64"))
-			tables += headline_table(c, h, &headline_tables[i], missing, sizeof(missing), noisy,
-						 sizeof(noisy));
+	for (size_t i = 0; i < sizeof(wrapping_about) / sizeof(wrapping_about[0]); i++)
+		if (!strcmp(wrapping_about[i].arch, h->arch))
+			about = wrapping_about[i].kernel;
+	if (about) {
+		rp_headline_kernel(h, rp_kernel_roles, &T);
+		tables += headline_table(c, h, &T, "kernel form", about, missing, sizeof(missing), noisy,
+					 sizeof(noisy));
+		rp_headline_bare(h, rp_kernel_roles, &T);
+		tables += headline_table(c, h, &T, "instructions alone", BARE_ABOUT, missing, sizeof(missing),
+					 noisy, sizeof(noisy));
+	}
 	if (!tables) {
 		rp_left_out(c, "headline ratios", "%s has fewer than two rows of one wrapping (missing: %s%s%s)",
 			    h->name, missing[0] ? missing : "none", noisy[0] ? "; noisy: " : "", noisy);

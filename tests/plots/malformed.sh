@@ -42,7 +42,7 @@ expect blank.json 'blank.json:1: empty file'
 head -c $(( $(head -n 3 "$csv" | wc -c) - 25 )) "$csv" > trunc.csv
 expect trunc.csv 'trunc.csv:3: last line has no line end \(truncated file\?\)'
 { head -n 2 "$csv"; sed -n 3p "$csv" | cut -d, -f1-20; } > short.csv
-expect short.csv 'short.csv:3: row has 20 fields, the header has 60 \(truncated row\?\)'
+expect short.csv 'short.csv:3: row has 20 fields, the header has 61 \(truncated row\?\)'
 head -c 700 "$json" > trunc.json
 expect trunc.json 'trunc.json:[0-9]+: invalid JSON: .*'
 
@@ -82,43 +82,51 @@ sed '1s/,cpus,/,/' "$csv" > nocol.csv
 expect nocol.csv "nocol.csv:1: required column 'cpus' is missing from the header"
 
 # Unknown schema versions.
-sed '1s/"schema_version":4,/"schema_version":5,/' "$json" > v5.json
-expect v5.json 'v5.json:1: schema version 5 is not supported \(this rgbench reads versions 1 to 4\)'
-col v5.csv schema_version 5
-expect v5.csv 'v5.csv:4: schema version 5 is not supported \(this rgbench reads versions 1 to 4\)'
+sed '1s/"schema_version":5,/"schema_version":6,/' "$json" > v6.json
+expect v6.json 'v6.json:1: schema version 6 is not supported \(this rgbench reads versions 1 to 5\)'
+col v6.csv schema_version 6
+expect v6.csv 'v6.csv:4: schema version 6 is not supported \(this rgbench reads versions 1 to 5\)'
 
-# Version 1 has no `events` column, version 2 requires it; versions 3 and 4 add more.
+# Version 1 has no `events` column, version 2 requires it; versions 3, 4 and 5 add more.
 V3COLS=" run_id virt role baseline interleave delta_ns delta_ci_lo delta_ci_hi cpu_ns_median wall_ns_median discarded lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns "
 V4COLS=" duty_in_ns delta_ci_level ref_ns_per_cycle ref_cv ref_cycles_per_pair "
+V5COLS=" pmu_table "
 col v1row.csv schema_version 1
 expect v1row.csv "v1row.csv:4: column 'run_id' is not in schema version 1"
 drop_cols() { # IN OUT VERSION DROP: the file without the columns in DROP (" a b "), rows set to VERSION
 	awk -F, -v OFS=, -v ver="$3" -v drop="$4" 'NR==1{for(i=1;i<=NF;i++) if(index(drop, " " $i " ")) k[i]=1}
 		{s=""; n=0; for(i=1;i<=NF;i++) if(!(i in k)) {s=s (n++?OFS:"") (NR>1&&i==1?ver:$i)}; print s}' "$1" > "$2"
 }
-drop_cols "$csv" noev.csv 2 " events$V3COLS$V4COLS"
+drop_cols "$csv" noev.csv 2 " events$V3COLS$V4COLS$V5COLS"
 expect noev.csv "noev.csv:2: required column 'events' is missing from the header \\(schema version 2\\)"
-drop_cols "$csv" nov3.csv 3 "$V3COLS$V4COLS"
+drop_cols "$csv" nov3.csv 3 "$V3COLS$V4COLS$V5COLS"
 expect nov3.csv "nov3.csv:2: required column 'run_id' is missing from the header \\(schema version 3\\)"
-drop_cols "$csv" nov4.csv 4 "$V4COLS"
+drop_cols "$csv" nov4.csv 4 "$V4COLS$V5COLS"
 expect nov4.csv "nov4.csv:2: required column 'duty_in_ns' is missing from the header \\(schema version 4\\)"
-sed '1s/"schema_version":4,/"schema_version":1,/' "$json" > v1ev.json
+drop_cols "$csv" nov5.csv 5 "$V5COLS"
+expect nov5.csv "nov5.csv:2: required column 'pmu_table' is missing from the header \\(schema version 5\\)"
+sed '1s/"schema_version":5,/"schema_version":1,/' "$json" > v1ev.json
 expect v1ev.json "v1ev.json:3: results\\[0\\]: field 'run_id' is not in schema version 1"
-# ... and real version 1, 2 and 3 files (the same rows without the newer columns) are read beside a version 4 one.
-drop_cols "$csv" v1.csv 1 " events$V3COLS$V4COLS"
+# ... and real version 1 to 4 files (the same rows without the newer columns) are read beside a version 5 one.
+drop_cols "$csv" v1.csv 1 " events$V3COLS$V4COLS$V5COLS"
 if ! head -n1 v1.csv | grep -q ',instructions_per_pair,counters,' ||
    ! out=$("$R" compare v1.csv "$good" 2>err.txt) || [[ -s err.txt || -z $out ]]; then
 	echo "FAIL version 1 file refused: $(head -c 300 err.txt)"; fail=1
 fi
-drop_cols "$csv" v2.csv 2 "$V3COLS$V4COLS"
+drop_cols "$csv" v2.csv 2 "$V3COLS$V4COLS$V5COLS"
 if ! head -n1 v2.csv | grep -q ',instructions_per_pair,events,counters,' ||
    ! out=$("$R" compare v2.csv "$good" 2>err.txt) || [[ -s err.txt || -z $out ]]; then
 	echo "FAIL version 2 file refused: $(head -c 300 err.txt)"; fail=1
 fi
-drop_cols "$csv" v3.csv 3 "$V4COLS"
+drop_cols "$csv" v3.csv 3 "$V4COLS$V5COLS"
 if ! head -n1 v3.csv | grep -q ',duty_ns,repetitions,' ||
    ! out=$("$R" compare v3.csv "$good" 2>err.txt) || [[ -s err.txt || -z $out ]]; then
 	echo "FAIL version 3 file refused: $(head -c 300 err.txt)"; fail=1
+fi
+drop_cols "$csv" v4.csv 4 "$V5COLS"
+if ! head -n1 v4.csv | grep -q ',events,counters,' ||
+   ! out=$("$R" compare v4.csv "$good" 2>err.txt) || [[ -s err.txt || -z $out ]]; then
+	echo "FAIL version 4 file refused: $(head -c 300 err.txt)"; fail=1
 fi
 
 # Too big (sparse, never read), binary junk, bad UTF-8.

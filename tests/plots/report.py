@@ -66,12 +66,13 @@ def main():
           [l[-4] for l in kern[1:]] == ["pcpu-xadd", "rctx-kernel"] and [l[-1] for l in kern[1:]] == ["1.52x", "1.00x"],
           f"x86 headline, kernel form: pcpu-xadd 1.52x rctx-kernel: {kern}")
     bare = [l.split() for l in tabs[1].splitlines()] if len(tabs) > 1 else []
-    check(bare and bare[0][-2:] == ["x", "pcpu-xadd"] and [l[-1] for l in bare[1:]] == ["2.97x", "1.00x"],
-          f"x86 headline, instructions alone: lock 2.97x xadd: {bare}")
-    check("xadd/dec (this_cpu) costs 1.52x rctx (non-atomic) over noop (3.20 vs 2.10 ns)" in flat,
-          "x86 headline: this_cpu vs rctx-kernel sentence")
-    check("lock xadd/dec costs 2.97x xadd/dec (no lock) over noop (9.50 vs 3.20 ns)" in flat,
-          "x86 headline: lock 2.97x non-lock")
+    # the instructions alone: pcpu-xadd (its own twin), then the atomic per-CPU counter dividing
+    check(bare and bare[0][-2:] == ["x", "pcpu-lock-xadd"] and [l[-1] for l in bare[1:]] == ["0.34x", "1.00x"],
+          f"x86 headline, instructions alone: xadd 0.34x lock: {bare}")
+    check("this-cpu-pre-6.18/6.18 costs 1.52x merged-rctx over noop (3.20 vs 2.10 ns)" in flat,
+          "x86 headline: this_cpu vs rctx-kernel sentence, one line for pcpu-xadd's two roles")
+    check("this-cpu-pre-6.18/6.18 costs 0.34x pcpu-atomic over noop (3.20 vs 9.50 ns)" in flat,
+          "x86 headline: non-lock 0.34x lock")
     check("rseq" not in " ".join(" ".join(r) for r in kern + bare) and " rctx " not in tabs[0] if tabs else False,
           "x86 headline: no rseq-form row divided")
     duty = section(t, "Duty cycle")
@@ -95,20 +96,23 @@ def main():
     ta = pa.stdout
     head = section(ta, "Headline ratios (grace, arm64)")
     rows = [l.split()[0] for l in fenced(head)[1:]]
-    check(rows == ["STADD", "LDADD", "PRFM+STADD", "rctx"], f"arm headline rows, the noisy LL/SC left out: {rows}")
+    want = ["this-cpu-pre-6.18", "this-cpu-6.18", "this-cpu-prfm-stadd", "merged-rctx"]	# cut to 60 columns
+    check(len(rows) == len(want) and all(w.startswith(x.rstrip("~")) for x, w in zip(rows, want)),
+          f"arm headline rows, roles.def's order, the noisy LL/SC left out: {rows}")
     check(head and "Left out as noisy (their rounds were disturbed; --include-noisy keeps them): pcpu-llsc-kernel."
           in " ".join(head.split()), "arm headline: the noisy row is named as left out")
-    check(head and "Not in these files: pcpu-stadd, pcpu-llsc, pcpu-prfm-stadd." in " ".join(head.split()),
+    check(head and "Not in these files: this-cpu-ldadd-llsc, pcpu-stadd, pcpu-llsc, pcpu-prfm-stadd, pcpu-ldadd-llsc." in " ".join(head.split()),
           "arm headline: the instructions-alone table has one row: not shown, its missing rows named")
     rk = [l for l in fenced(section(run(r, "report", arm).stdout, "Guards ranked")) if "pcpu-llsc-kernel" in l]
     check(rk and "pcpu-llsc-kernel (noisy)" in rk[0], f"ranking marks the noisy row: {rk}")
     pn = run(r, "report", arm, "--width", "100", "--include-noisy")
     hn = section(pn.stdout, "Headline ratios (grace, arm64)")
     rn = [l.split()[:3] for l in fenced(hn)[1:]]
-    check(pn.returncode == 0 and [x[0] for x in rn] == ["STADD", "LDADD", "LL/SC", "PRFM+STADD", "rctx"] and
+    check(pn.returncode == 0 and [x[0] for x in rn] == ["this-cpu-pre-6.18", "this-cpu-6.18", "this-cpu-llsc", "this-cpu-prfm-stadd",
+                                                 "merged-rctx"] and
           rn[2][1:] == ["pcpu-llsc-kernel", "(noisy)"] and "Left out as noisy" not in (hn or ""),
           f"--include-noisy: the noisy row is in, marked: {rn}")
-    check(head and "STADD exit (<6.18) costs 5.62x LDADD exit (6.18+)" in head.replace("\n", " ").replace("  ", " "),
+    check(head and "this-cpu-pre-6.18 costs 5.62x this-cpu-6.18" in head.replace("\n", " ").replace("  ", " "),
           "arm headline: STADD exit 5.62x LDADD exit")
     thr = fenced(section(ta, "Thread scaling (grace)"))
     ga = [l for l in thr if l.startswith("global-atomic")]
@@ -147,7 +151,7 @@ def main():
         v3 = ("run_id", "virt", "role", "baseline", "interleave", "delta_ns", "delta_ci_lo", "delta_ci_hi",
               "cpu_ns_median", "wall_ns_median", "discarded", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns",
               "lat_p999_ns", "lat_max_ns", "duty_in_ns", "delta_ci_level", "ref_ns_per_cycle", "ref_cv",
-              "ref_cycles_per_pair")
+              "ref_cycles_per_pair", "pmu_table")
         doc["schema_version"] = 2
         doc.pop("timer", None)
         doc["results"] = [dict({k: v for k, v in x.items() if k not in v3 and k != "lat_hist"},

@@ -68,6 +68,8 @@ static int col_version(const char *n)
 
 	if (!strcmp(n, "events"))
 		return 2;
+	if (!strcmp(n, "pmu_table"))
+		return 5;
 	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
 		if (!strcmp(n, v4[i]))
 			return 4;
@@ -402,7 +404,7 @@ static void test_reader(void)
 		{ "ns_median", "1e999", "is not a number or n/a" },
 		{ "ns_median", "0x10", "is not a number or n/a" },
 		{ "ns_median", " 1", "is not a number or n/a" },
-		{ "schema_version", "5", "b.csv:4: schema version 5 is not supported (this rgbench reads versions 1 to 4)" },
+		{ "schema_version", "6", "b.csv:4: schema version 6 is not supported (this rgbench reads versions 1 to 5)" },
 		{ "schema_version", "0", "b.csv:4: schema version 0 is not supported" },
 		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
 		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
@@ -452,7 +454,7 @@ static void test_reader(void)
 		{ "cr.csv", "a,b\rc\n", 6, "carriage return not followed by a line feed" },
 		/* JSON */
 		{ "j.json", "{\"schema_version\":1,\"results\":[", 31, "j.json:1: invalid JSON:" },
-		{ "j.json", "{\"schema_version\":5,\"results\":[]}", 33, "j.json:1: schema version 5 is not supported" },
+		{ "j.json", "{\"schema_version\":6,\"results\":[]}", 33, "j.json:1: schema version 6 is not supported" },
 		{ "j.json", "{\"results\":[]}", 14, "no 'schema_version'" },
 		{ "j.json", "{\"schema_version\":1,\"schema_version\":1,\"results\":[]}", 52, "duplicate object key" },
 		{ "j.json", "{\"schema_version\":1,\n\"results\":[\n{\"suite\":\"user\"}]}", 51, "j.json:3: results[0]: required field 'schema_version' is missing" },
@@ -560,5 +562,6 @@ int main(void)
 	test_reader();
 	test_pairs();
 	rg_test_failures += unit_mwu_utf8();
+	rg_test_failures += unit_headline();
 	return rg_test_done("report unit tests");
 }

@@ -13,7 +13,7 @@
  * Bump RG_SCHEMA_VERSION whenever a column is added, removed, renamed or
  * changes meaning; tests/bench checks the column list against a copy.
  */
-#define RG_SCHEMA_VERSION 4
+#define RG_SCHEMA_VERSION 5
 
 /*
  * RG_RESULT_COLUMNS(X): X(name, kind, since, "meaning"), in CSV column order.
@@ -25,7 +25,7 @@
  * The README's schema section is checked against this list.
  */
 #define RG_RESULT_COLUMNS(X) \
-	X(schema_version, I, 1, "result schema version (this file: 4)") \
+	X(schema_version, I, 1, "result schema version (this file: 5)") \
 	X(rgbench_version, S, 1, "rgbench version that wrote the row") \
 	X(run_id, S, 3, "one id per run, the same in a run's CSV and JSON") \
 	X(timestamp, S, 1, "run start, UTC, ISO 8601") \
@@ -79,7 +79,8 @@
 	X(ref_ns_per_cycle, D, 4, "cycle reference: ns per add of a dependent single-cycle add chain, median over the row's rounds") \
 	X(ref_cv, D, 4, "cycle reference: coefficient of variation over the row's rounds (the core's speed moved)") \
 	X(ref_cycles_per_pair, D, 4, "ns_median in reference cycles (ns_median / ref_ns_per_cycle); n/a without the reference") \
-	X(events, S, 2, "extra core-PMU events per pair from sysfs, name=value;..., else n/a: why") \
+	X(events, S, 2, "extra core-PMU events per pair, name=value;... (named as pmu_table names them: libpfm4 where its tables know the CPU, else sysfs), else n/a: why") \
+	X(pmu_table, S, 5, "the PMU table that encoded the events: libpfm4 <table> or sysfs <pmu>; n/a: why when no event was counted") \
 	X(counters, S, 1, "perf when counted, else why not") \
 	X(refusals, U, 1, "refused enters (bpf: recursion_misses)") \
 	X(ops, U, 1, "pairs or events measured in total") \
@@ -115,6 +116,7 @@ struct rg_result {
 	double cycles_per_pair, instructions_per_pair;
 	char counters[96];
 	char events[512];
+	char pmu_table[96];
 	uint64_t refusals;
 	uint64_t ops;
 	char status[16];

@@ -24,4 +24,11 @@ int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size
  * report's calibration reads each kernel's design with it.
  */
 const char *rp_fleet_current_role(const struct host *h, char *why, size_t size);
+/*
+ * fleet_why.c: the decision's two designs taken apart by their ladder rows
+ * (the ladder scenario): one host's why section; every host's ladders side by
+ * side (only when a host has them; emulated hosts only with allow_emulated).
+ */
+void rp_sec_why(struct ctx *c, const struct host *h);
+void rp_sec_why_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
 #endif /* RG_FLEET_H */

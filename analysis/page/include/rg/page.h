@@ -37,7 +37,7 @@ void rg_fmt_fixed(char *buf, size_t size, double v, int dec);
  * narrower --width is refused rather than printed wider than asked.
  */
 #define RG_REPORT_MIN_WIDTH 60
-#define MAX_LEFT 32
+#define MAX_LEFT 64
 /* The page being written, its width and the sections left out (listed at the end). */
 struct ctx {
 	FILE *f;		/* the page, in memory (rp_page_open()) */

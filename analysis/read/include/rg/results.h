@@ -150,6 +150,8 @@ bool rg_roles_common(const char *a, const char *b, char *common, size_t size);
  * (a guard that stands for no role) is one of them. NULL-terminated.
  */
 extern const char *const rp_role_order[];
+/* roles.def's kernel designs (its RG_KROLE lines), in its order. NULL-terminated. */
+extern const char *const rp_kernel_roles[];
 
 /* At most this many inputs (files, or runs of a directory) to one page. */
 #define MAX_FILES 64
