@@ -280,11 +280,17 @@ int suite_run_set(struct suite *s, struct bcase **set, size_t n, bool calib)
 		else
 			err = rg_gb_register(c->name, case_run, c, &o);
 		if (err) {
-			fprintf(stderr, "rgbench: cannot register %s: %s\n", c->name, strerror(-err));
+			fprintf(stderr, "rgbench: cannot register %s: %s\n", c->name,
+				rg_gb_failure() ? rg_gb_failure() : strerror(-err));
 			return -1;
 		}
 	}
 	rg_gb_run_all(on_run, s);
 	rg_gb_clear();
+	if (rg_gb_failure()) {	/* the library stopped (bench/include/rg/gbench.h): one line, exit 1 */
+		fprintf(stderr, "rgbench: Google Benchmark stopped: %s; nothing written\n",
+			rg_gb_failure());
+		return -1;
+	}
 	return 0;
 }

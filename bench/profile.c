@@ -13,6 +13,7 @@
 #include "rg/gbench.h"
 #include "rg/parts.h"
 #include "rg/platform.h"
+#include "rg/schema.h"
 
 /* Rounds of every benchmark and the chunk time per round (docs/bench.md), per profile. */
 static const double prof_min_time[3] = { 0.005, 0.01, 0.05 };
@@ -33,20 +34,40 @@ static const char *env_str(const char *name)
  * plan (docs/bench.md, "Test switches"): the topology source (hwloc's own
  * names) and the RG_TEST_* switches. Nothing below the plan calls getenv().
  */
+/*
+ * A test switch that takes one of words[] (or is unset/empty: index 0 is
+ * "" and means off): its index, or a usage error naming what it takes.
+ */
+static int env_word(const char *name, const char *const *words, int n)
+{
+	const char *v = env_str(name);
+	char shown[64];
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, words[i]))
+			return i;
+	rg_str_printable(shown, sizeof(shown), v);
+	rg_bench_die_usage("%s=%s: expected %s%s%s%s%s (or unset)", name, shown, words[1],
+			   n > 2 ? "|" : "", n > 2 ? words[2] : "", n > 3 ? "|" : "",
+			   n > 3 ? words[3] : "");
+}
+
 static void plan_env(struct rg_suite_cfg *cfg)
 {
-	const char *d = env_str("RG_TEST_DISTURB");
+	static const char *const disturb[] = { "", "first", "every", "ref" };
+	static const char *const one[] = { "", "1" };
+	int d = env_word("RG_TEST_DISTURB", disturb, 4);
 
 	snprintf(cfg->topo_xml, sizeof(cfg->topo_xml), "%s", env_str("HWLOC_XMLFILE"));
 	if (!cfg->topo_xml[0])
 		snprintf(cfg->topo_synthetic, sizeof(cfg->topo_synthetic), "%s",
 			 env_str("HWLOC_SYNTHETIC"));
-	cfg->test_disturb = !strcmp(d, "first") ? RG_DISTURB_FIRST : !strcmp(d, "every") ?
-			    RG_DISTURB_EVERY : !strcmp(d, "ref") ? RG_DISTURB_REF : RG_DISTURB_NONE;
-	cfg->test_xpkg = !strcmp(env_str("RG_TEST_XPKG"), "1");
+	cfg->test_disturb = d == 1 ? RG_DISTURB_FIRST : d == 2 ? RG_DISTURB_EVERY :
+			    d == 3 ? RG_DISTURB_REF : RG_DISTURB_NONE;
+	cfg->test_xpkg = env_word("RG_TEST_XPKG", one, 2);
 	snprintf(cfg->test_lat_unusable, sizeof(cfg->test_lat_unusable), "%s",
 		 env_str("RG_TEST_LATENCY_UNUSABLE"));
-	cfg->test_counters_software = !strcmp(env_str("RG_TEST_COUNTERS_SOFTWARE"), "1");
+	cfg->test_counters_software = env_word("RG_TEST_COUNTERS_SOFTWARE", one, 2);
 	snprintf(cfg->test_sysfs_root, sizeof(cfg->test_sysfs_root), "%s",
 		 env_str("RG_TEST_SYSFS_ROOT"));
 	rg_topo_set_source(cfg->topo_xml, cfg->topo_synthetic);

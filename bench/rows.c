@@ -182,6 +182,16 @@ int suite_add_row(struct suite *s, struct bcase *c)
 			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches)",
 			 c->nnoisy, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
 	}
+	/* Too little measured work per round to trust: the row says so (RG_SUITE_MIN_ROUND_NS). */
+	if (c->loop != LOOP_LAT && c->chunk && r->ns_median * (double)c->chunk < RG_SUITE_MIN_ROUND_NS) {
+		size_t l = strcmp(r->status, "noisy") ? 0 : strlen(r->reason);
+
+		snprintf(r->status, sizeof(r->status), "noisy");
+		snprintf(r->reason + l, sizeof(r->reason) - l,
+			 "%seach round measured only %llu pairs (%.0f ns), under the %.0f us minimum: raise --duration",
+			 l ? "; " : "", (unsigned long long)c->chunk, r->ns_median * (double)c->chunk,
+			 RG_SUITE_MIN_ROUND_NS / 1e3);
+	}
 	ref_columns(r, suite_group_ref(s, c->group));
 	r->refusals = c->refusals;
 	r->ops = c->ops;

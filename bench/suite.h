@@ -64,6 +64,13 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
  * at least twice as slow as its slowest earlier one.
  */
 #define RG_SUITE_RETRIES 3
+/*
+ * The least measured work per round a row is `ok` with: 10 us of the case's
+ * own time per thread (a chunk of a few pairs is mostly the timer's reads
+ * and the library's loop). A row under it (--duration 1us) is `noisy`, its
+ * reason saying how little each round measured.
+ */
+#define RG_SUITE_MIN_ROUND_NS 10000.0
 #define RG_SUITE_MIN_CPU_WALL 0.95
 /* RG_REF_MAX_MOVE: rg/schema.h (rg_result_set_ref(), shared with the module's rows). */
 

@@ -44,6 +44,15 @@ void rg_results_new_run_id(struct rg_resultset *rs)
 		 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
 }
 
+size_t rg_results_nerror(const struct rg_resultset *rs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		n += !strcmp(rs->rows[i].status, "error");
+	return n;
+}
+
 void rg_results_free(struct rg_resultset *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {

@@ -7,10 +7,10 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,6 +19,7 @@
 #include "rg/cmdline.h"
 #include "rg/env.h"
 #include "rg/fleet.h"
+#include "rg/input.h"
 #include "rg/plot.h"
 #include "rg/registry.h"
 #include "rg/results.h"
@@ -289,19 +290,30 @@ static void make_labels(struct source *src, size_t n)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		char clean[sizeof(src[i].label)];
+		char clean[sizeof(src[i].label)], sfx[24];
 
-		for (size_t k = 0; k < i; k++) {
-			if (!strcmp(src[i].label, src[k].label)) {
-				size_t l = strlen(src[i].label);
-
-				snprintf(src[i].label + l, sizeof(src[i].label) - l, " #%zu", i + 1);
-				break;
-			}
-		}
 		/* A file name may hold any byte, and the cut above may split a character. */
 		rg_str_printable(clean, sizeof(clean), src[i].label);
 		memcpy(src[i].label, clean, sizeof(clean));
+		/*
+		 * Two labels still alike (names cut to the label's size, or alike
+		 * once sanitized): " #N", with room made for it, so every legend
+		 * entry is its own.
+		 */
+		for (size_t k = 0; k < i; k++) {
+			if (!strcmp(src[i].label, src[k].label)) {
+				size_t l = strlen(src[i].label), room;
+
+				snprintf(sfx, sizeof(sfx), " #%zu", i + 1);
+				room = sizeof(src[i].label) - 1 - strlen(sfx);
+				if (l > room)
+					l = room;
+				while (l && ((unsigned char)src[i].label[l] & 0xc0) == 0x80)
+					l--;	/* never half a character */
+				snprintf(src[i].label + l, sizeof(src[i].label) - l, "%s", sfx);
+				break;
+			}
+		}
 	}
 }
 
@@ -348,37 +360,48 @@ static int run_python(const char *py, const char *script, const struct plot_file
 			 "--lat", (char *)pf->lat, "--fleet", (char *)pf->fleet,
 			 "--decision", (char *)pf->decision, "--guards", (char *)pf->guards,
 			 "--formats", (char *)formats, "--out", (char *)outdir, NULL };
-	posix_spawnattr_t attr;
-	sigset_t def, held;
-	pid_t pid;
-	int st, e;
+	sigset_t held;
+	pid_t pid, parent = getpid();
+	int st;
 
 	/*
 	 * The script starts with the default actions (rgbench plot ignores
 	 * SIGPIPE) and the stop signals blocked: it unblocks them once its
 	 * handlers are in, so one sent while python starts is no traceback.
 	 */
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
 	sigemptyset(&held);
 	sigaddset(&held, SIGINT);
 	sigaddset(&held, SIGTERM);
 	sigaddset(&held, SIGHUP);
 	sigaddset(&held, SIGQUIT);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigdefault(&attr, &def);
-	posix_spawnattr_setsigmask(&attr, &held);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	e = posix_spawn(&pid, py, NULL, &attr, args, environ);
-	posix_spawnattr_destroy(&attr);
-	if (e) {
-		snprintf(err, errlen, "cannot run %s: %s", py, strerror(e));
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot run %s: %s", py, strerror(errno));
 		return -1;
+	}
+	if (!pid) {
+		/*
+		 * The script dies with rgbench plot, SIGKILL included (nothing
+		 * is left drawing for no one; the next plot on DIR removes the
+		 * staging folder): PR_SET_PDEATHSIG, then a check that the
+		 * parent did not die before it was set.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &held, NULL);
+		execve(py, args, environ);
+		_exit(127);
 	}
 	if (wait_script(pid, &st, err, errlen))
 		return -1;
 	if (pl_stop)
 		return -1;	/* the caller says it, in one line */
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+		snprintf(err, errlen, "cannot run %s", py);
+		return -1;
+	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
@@ -424,6 +447,35 @@ static int parse_formats(const char *list, char *out, size_t size)
 	return 0;
 }
 
+/*
+ * The environment, read here with the options and nowhere else in plot:
+ * RG_PYTHON (default RG_PYTHON_DEFAULT) and RG_PLOT_SCRIPT, each one that
+ * is set checked now (an executable; a regular file by the input policy):
+ * a usage error in one line, exit 2, before any file is read. -1 to go on.
+ */
+static int plot_env(struct plot_opts *o)
+{
+	const char *py = getenv("RG_PYTHON"), *script = getenv("RG_PLOT_SCRIPT");
+	char shown[256], why[256];
+	int fd;
+
+	o->py = py && *py ? py : RG_PYTHON_DEFAULT;
+	o->script = script && *script ? script : NULL;
+	if (py && *py && access(py, X_OK)) {
+		rg_str_printable(shown, sizeof(shown), py);
+		return rg_cl_usage_error("RG_PYTHON=%s: %s", shown, strerror(errno));
+	}
+	if (!o->script)
+		return -1;
+	fd = rg_input_open(o->script, RG_INPUT_MAX_BYTES, 0, why, sizeof(why));
+	if (fd < 0) {
+		rg_str_printable(shown, sizeof(shown), o->script);
+		return rg_cl_usage_error("RG_PLOT_SCRIPT=%s: %s", shown, why);
+	}
+	close(fd);
+	return -1;
+}
+
 /* The options and environment into *o: -1 to go on, else the exit status (help, usage). */
 static int parse_args(int argc, char **argv, struct plot_opts *o)
 {
@@ -455,13 +507,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	if (optind >= argc)
 		return rg_cl_usage_error("needs at least one result FILE or DIR");
 	o->first = optind;
-	o->py = getenv("RG_PYTHON");
-	if (!o->py || !*o->py)
-		o->py = RG_PYTHON_DEFAULT;
-	o->script = getenv("RG_PLOT_SCRIPT");
-	if (o->script && !*o->script)
-		o->script = NULL;
-	return -1;
+	return plot_env(o);
 }
 
 /* Where read_sources() puts the runs. */
@@ -572,7 +618,7 @@ int rg_plot_main(int argc, char **argv)
 	struct plot_opts o = { 0 };
 	struct stage sg = { 0 };
 	struct source *src = NULL;
-	char err[1024] = "", sbuf[4096];
+	char err[PATH_MAX + 1024] = "", sbuf[4096];
 	const char *script;
 	size_t nsrc = 0;
 	int ret;
@@ -581,6 +627,15 @@ int rg_plot_main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	/*
+	 * The output policy before any work: DIR a folder (or none yet) in a
+	 * writable folder, no link, and locked against another plot on it.
+	 */
+	ret = rg_output_check_dir(o.out, err, sizeof(err));
+	if (ret) {
+		rg_cl_error("%s", err);
+		return ret;
+	}
 	/* Stop signals are passed on to the script; then nothing is published. */
 	rg_cl_catch_stop_signals(&pl_stop);
 	ret = RG_EXIT_FAIL;

@@ -35,8 +35,15 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: E402
     import matplotlib.ticker  # noqa: E402,F401
-except Exception:  # ImportError, or a broken install failing inside its import
+except ModuleNotFoundError as e:  # not installed: rgbench plot says what to install
+    if e.name != "matplotlib":
+        print(f"rgbench plot: matplotlib cannot be imported: {e}", file=sys.stderr)
+        sys.exit(5)
     sys.exit(4)
+except Exception as e:  # installed but broken: its own error, in one line
+    why = " ".join(f"{type(e).__name__}: {e}".split())
+    print(f"rgbench plot: matplotlib is installed but its import fails: {why}", file=sys.stderr)
+    sys.exit(5)
 
 # Reproducible files: no date, fixed ids. Sizes for a slide or a linked page: the text of a
 # 10-inch figure stays readable when the picture is shown a third of a screen wide.

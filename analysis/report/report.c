@@ -192,13 +192,14 @@ int rg_report_main(int argc, char **argv)
 	rg_cl_catch_stop_signals(NULL);
 	/*
 	 * The output policy before any work: --out is no device, FIFO or link,
-	 * and none of the inputs (nor an input's CSV/JSON twin). Exit 2.
+	 * and none of the inputs (nor an input's CSV/JSON twin, nor a result file
+	 * in an input directory): exit 2; its lock held by another run: exit 1.
 	 */
-	if (o.out && rg_output_checkv_in((const char *const *)&o.out, 1,
-					 (const char *const *)argv + o.first,
-					 (size_t)(argc - o.first), err, sizeof(err))) {
+	if (o.out && (ret = rg_output_checkv_in((const char *const *)&o.out, 1,
+						(const char *const *)argv + o.first,
+						(size_t)(argc - o.first), err, sizeof(err)))) {
 		rg_cl_error("%s", err);
-		return RG_EXIT_USAGE;
+		return ret;
 	}
 	ret = RG_EXIT_FAIL;
 	memset(in, 0, sizeof(in));

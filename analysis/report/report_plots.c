@@ -2,11 +2,12 @@
 /* `rgbench report`'s plot links: the PNGs beside the report and in each file's <stem>-plots/ folder. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rg/schema.h"
 #include "report.h"
 
 static bool has_sfx(const char *s, const char *sfx)
@@ -39,7 +40,15 @@ static size_t list_pngs(struct ctx *c, const char *dir, const char *rel)
 	for (size_t i = 0; i < n; i++) {
 		if (!names[i])
 			continue;
-		fprintf(c->f, "- [%s](%s%s%s)\n", names[i], rel, *rel ? "/" : "", names[i]);
+		char shown[512], link[PATH_MAX + 512], url[3 * sizeof(link)];
+
+		/* The one sanitizer for the text, percent-encoding for the target. */
+		rg_str_printable(shown, sizeof(shown), names[i]);
+		for (char *p = shown; *p; p++)
+			if (strchr("[]`", *p))
+				*p = '?';
+		snprintf(link, sizeof(link), "%s%s%s", rel, *rel ? "/" : "", names[i]);
+		fprintf(c->f, "- [%s](%s)\n", shown, rp_url(url, sizeof(url), link));
 		free(names[i]);
 	}
 	return n;

@@ -2,10 +2,12 @@
 /* The module's debugfs CSV (per run, per CPU) to shared-schema rows (per guard and scenario): rg_kmod_convert(). */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rg/cpu_limit.h"
 #include "rg/csv.h"
 #include "rg/kmod.h"
 #include "rg/registry.h"
@@ -391,6 +393,60 @@ static void set_refs(struct conv *c)
 	}
 }
 
+/*
+ * What report accepts, checked here so that --from-raw never converts what
+ * the reader then refuses (one line, exit 1, nothing written): names one
+ * printable line that fits the result's field (never cut, so two names
+ * equal in their first 47 bytes stay two), a known status, threads in
+ * [1, RG_MAX_CPUS] (one kthread per CPU), batch and duty within a signed
+ * 64-bit column. 0 or -1 (message in c->err).
+ */
+static int check_row(struct conv *c, char **f, const unsigned long long num[5], int line)
+{
+	static const struct { int col; size_t max; const char *name; } names[] = {
+		{ C_GUARD, sizeof(((struct group *)0)->guard) - 1, "guard" },
+		{ C_SCENARIO, sizeof(((struct group *)0)->scenario) - 1, "scenario" },
+		{ C_CPUS, sizeof(((struct group *)0)->cpus) - 1, "cpus" },
+		{ C_ROLE, sizeof(((struct group *)0)->role) - 1, "role" },
+		{ C_REASON, ~(size_t)0, "reason" },
+	};
+	const char *st = f[c->idx[C_STATUS]];
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const char *v = c->idx[names[k].col] >= 0 ? f[c->idx[names[k].col]] : "";
+
+		if (!rg_str_is_printable(v))
+			return snprintf(c->err, c->errlen, "module CSV line %d: column '%s' holds a "
+					"control, bidi or non-UTF-8 character", line, names[k].name), -1;
+		if (strlen(v) > names[k].max)
+			return snprintf(c->err, c->errlen, "module CSV line %d: column '%s' is longer "
+					"than %zu bytes", line, names[k].name, names[k].max), -1;
+	}
+	if (!*f[c->idx[C_GUARD]] || !*f[c->idx[C_SCENARIO]])
+		return snprintf(c->err, c->errlen, "module CSV line %d: an empty guard or scenario",
+				line), -1;
+	if (strcmp(st, "ok") && strcmp(st, "noisy") && strcmp(st, "skipped") && strcmp(st, "error"))
+		return snprintf(c->err, c->errlen, "module CSV line %d: status '%.16s' is not ok, "
+				"noisy, skipped or error", line, st), -1;
+	if (num[0] < 1 || num[0] > RG_MAX_CPUS)
+		return snprintf(c->err, c->errlen, "module CSV line %d: threads %llu is not in [1, %d]",
+				line, num[0], RG_MAX_CPUS), -1;
+	if (num[1] > INT64_MAX || num[2] > INT64_MAX)
+		return snprintf(c->err, c->errlen, "module CSV line %d: batch or duty_ns over 2^63-1",
+				line), -1;
+	return 0;
+}
+
+/* A guard and scenario that already had its group: the module writes each group's rows together. */
+static bool group_seen(const struct conv *c, const char *guard, const char *scenario)
+{
+	for (size_t i = 0; i < c->rs->n; i++)
+		if (!strcmp(c->rs->rows[i].suite, "kmod") && !strcmp(c->rs->rows[i].guard, guard) &&
+		    !strcmp(c->rs->rows[i].scenario, scenario))
+			return true;
+	return false;
+}
+
 /* One data row: starts a new group when guard or scenario change. 0 or -1 (message in c->err). */
 static int add_row(struct conv *c, char **f, size_t nf, int line)
 {
@@ -410,6 +466,8 @@ static int add_row(struct conv *c, char **f, size_t nf, int line)
 			return -1;
 		}
 	}
+	if (check_row(c, f, num, line))
+		return -1;
 	if (!strcmp(f[c->idx[C_GUARD]], "cycle-ref"))
 		return strcmp(f[c->idx[C_STATUS]], "ok") ? 0 : add_ref(c, f, line, num[1]);
 	if (!c->have || strcmp(c->g.guard, guard_name(f[c->idx[C_GUARD]])) ||
@@ -420,8 +478,15 @@ static int add_row(struct conv *c, char **f, size_t nf, int line)
 			c->added++;
 			group_free(&c->g);
 		}
+		if (group_seen(c, guard_name(f[c->idx[C_GUARD]]), f[c->idx[C_SCENARIO]]))
+			return snprintf(c->err, c->errlen, "module CSV line %d: rows of %s/%s after "
+					"another group's (a group's rows are consecutive)", line,
+					guard_name(f[c->idx[C_GUARD]]), f[c->idx[C_SCENARIO]]), -1;
 		group_start(c, f, num);
 	}
+	if (c->g.ops + num[3] < c->g.ops || c->g.refusals + num[4] < c->g.refusals)
+		return snprintf(c->err, c->errlen, "module CSV line %d: ops or refusals sum past "
+				"2^64", line), -1;
 	c->g.ops += num[3];
 	c->g.refusals += num[4];
 	if (c->idx[C_PROG_RUNS] >= 0 && rg_csv_u64(f[c->idx[C_PROG_RUNS]], &v))

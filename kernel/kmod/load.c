@@ -55,6 +55,17 @@ int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *er
 			err[n] = '\0';
 		return -1;
 	}
+	/* Text only: a NUL byte would end the CSV there, every row after it dropped. */
+	if (strlen(*out) != len) {
+		int line = 1;
+
+		for (const char *p = *out; *p; p++)
+			line += *p == '\n';
+		snprintf(err, errlen, "%s: line %d: a NUL byte (module output is text)", path, line);
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
 	return 0;
 }
 

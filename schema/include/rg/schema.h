@@ -171,6 +171,12 @@ void *rg_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
 
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
 void rg_results_free(struct rg_resultset *rs);
+/*
+ * The rows whose status is `error` (a benchmark that failed: a thread moved
+ * off its CPU, a check that did not hold). Every measuring command exits
+ * RG_EXIT_FAIL when there is one, after writing the rows.
+ */
+size_t rg_results_nerror(const struct rg_resultset *rs);
 
 /* A fresh run id (UTC time + 64 random bits); rg_results_init() sets one. */
 void rg_results_new_run_id(struct rg_resultset *rs);

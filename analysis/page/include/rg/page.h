@@ -62,6 +62,8 @@ struct ctx {
  * one-line caption under the section it illustrates, once per page.
  */
 void rp_plots_find(struct ctx *c, const char *out, const char *const *paths, size_t n);
+/* A link target in Markdown: bytes outside [A-Za-z0-9._/~-] percent-encoded into out. */
+const char *rp_url(char *out, size_t size, const char *s);
 void rp_plot_link(struct ctx *c, const char *kind);
 
 /* text.c: the page's paragraphs, bullets, headings, tables and numbers */

@@ -74,6 +74,9 @@ int rg_read_buffer(const char *name, const char *buf, size_t len,
 
 void rg_rows_free(struct rg_rows *rows);
 
+/* The cycle references --unit cycles takes (ns per cycle): 1 THz to 1 kHz; outside, the row has none. */
+#define RG_REF_NS_MIN 1e-3
+#define RG_REF_NS_MAX 1e6
 /*
  * --unit cycles: every ns figure of each row (medians, spreads, deltas and
  * their interval, latency percentiles, the per-round samples) divided by the
