@@ -40,7 +40,14 @@ int rg_input_open(const char *path, size_t max, unsigned int flags, char *why, s
 	/* Non-blocking: opening a FIFO for reading would wait for a writer. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		e = errno;
+		/* A socket cannot be opened (ENXIO): name what it is, as for a FIFO. */
+		if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			snprintf(why, whylen, "not a regular file%s (%s)",
+				 flags & RG_IN_OR_DIR ? " or directory" : "", kind_of(st.st_mode));
+		else
+			snprintf(why, whylen, "cannot open: %s", strerror(e));
+		errno = e;
 		return RG_IN_EOPEN;
 	}
 	if (fstat(fd, &st)) {
@@ -78,6 +85,8 @@ int rg_input_read(const char *path, size_t max, unsigned int flags, char **out, 
 		return fd;
 	if (fstat(fd, &st))
 		st.st_size = 0;
+	/* A regular file of size 0 may be a pseudo-file (/proc/cpuinfo): read it to its end. */
+	pseudo |= st.st_size == 0;
 	cap = pseudo ? 65536 : (size_t)st.st_size;
 	if (cap > max)
 		cap = max;

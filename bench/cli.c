@@ -15,6 +15,7 @@
 #include "rg/gbench.h"
 #include "rg/platform.h"
 #include "rg/registry.h"
+#include "pmu_pfm.h"
 
 static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 {
@@ -45,6 +46,8 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 "  --out file.csv            CSV output (default results/<host>-<time>.csv)\n"
 "  --json file.json          also JSON; --json alone (old form): beside the CSV\n"
 "                            (the default output always has both)\n"
+"  --events a,b,...          PMU events for the events column, libpfm4 names of\n"
+"                            this CPU's table (default: its list, see --list)\n"
 "  --no-bpf                  do not run the BPF suite in the default run\n"
 "  --quiet                   no progress lines\n"
 "  --benchmark_*=...         passed to Google Benchmark (filter, format, out...)\n"
@@ -54,7 +57,7 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 
 enum {
 	O_LIST = RG_CL_O__FIRST_FREE, O_PLAN, O_QUICK, O_FULL, O_NO_BPF, O_GUARDS, O_SCENARIOS,
-	O_DUTY, O_RUNS, O_RUN_CHILD,
+	O_DUTY, O_RUNS, O_RUN_CHILD, O_EVENTS,
 };
 
 /*
@@ -75,6 +78,7 @@ static const struct option words[] = {
 	{ "duty", required_argument, NULL, O_DUTY },
 	{ "runs", required_argument, NULL, O_RUNS },
 	{ "run-child", required_argument, NULL, O_RUN_CHILD },	/* internal: runs.c */
+	{ "events", required_argument, NULL, O_EVENTS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -293,6 +297,11 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 	case O_DUTY:
 		rc = o->nduty = rg_cl_duty_list(flag, v, o->duty, o->duty_in, RG_MAX_DUTY, 100000);
 		break;
+	case O_EVENTS:
+		if (!*v || strlen(v) >= sizeof(o->events))
+			return rg_cl_usage_error("--events: a comma-separated list of libpfm4 event names"), -1;
+		snprintf(o->events, sizeof(o->events), "%s", v);
+		break;
 	case RG_CL_O_OUT:
 		if (!*v)	/* not the default name: the user gave one, and it is empty */
 			return rg_cl_usage_error("--out: an empty file name"), -1;
@@ -428,6 +437,20 @@ void rg_bench_list(const struct rg_suite_cfg *cfg, const struct rg_bench_hooks *
 		for (size_t i = 0; i < e->n; i++)
 			printf("%s%s", i ? "," : " ", e->ev[i].name);
 		printf("%s%s\n", e->why[0] ? "; skipped " : "", e->why);
+	}
+	/* named events: libpfm4's table for this CPU and its list (the names --events takes), or why none */
+	{
+		struct rg_pmu_events named;
+		char nwhy[480];
+
+		if (rg_pfm_resolve(cfg->events[0] ? cfg->events : NULL, &named, nwhy, sizeof(nwhy)) == 0) {
+			printf("named events: %s:", named.pmu);
+			for (size_t i = 0; i < named.n; i++)
+				printf("%s%s", i ? "," : " ", named.ev[i].name);
+			printf(" (--events takes this table's names)\n");
+		} else {
+			printf("named events: off: %s\n", nwhy);
+		}
 	}
 	if (hooks && hooks->subcommands)
 		hooks->subcommands(stdout, false);

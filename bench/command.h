@@ -27,6 +27,7 @@ struct rg_bench_opts {
 	int child[3];			/* --run-child=K,IN,OUT (internal): run K of a parent; -1 */
 	double min_time;		/* --duration (--min-time) in seconds, -1 */
 	long batch;			/* --batch, 4096 */
+	char events[512];		/* --events: libpfm4 names, "" for the CPU's list */
 	char out_csv[PATH_MAX + 8];	/* --out */
 	char out_json[PATH_MAX + 8];	/* --json FILE */
 	bool want_json;			/* --json FILE, or --json alone (beside the CSV) */

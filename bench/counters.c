@@ -8,6 +8,18 @@
 #include <string.h>
 
 #include "counters.h"
+#include "pmu_pfm.h"
+
+/* The plan's --events: libpfm4 names, "" for the CPU table's own list. */
+static char cfg_events[512];
+
+int rg_events_configure(const char *names, char *why, size_t size)
+{
+	struct rg_pmu_events tmp;
+
+	snprintf(cfg_events, sizeof(cfg_events), "%s", names ? names : "");
+	return cfg_events[0] && rg_pfm_resolve(cfg_events, &tmp, why, size) < 0 ? -1 : 0;
+}
 
 #if RG_HAVE_LIBPERF
 #include <linux/perf_event.h>
@@ -280,23 +292,47 @@ const char *rg_events_probe(void)
 	static char why[480];
 	static int done;
 	const char *root = cfg_sysfs_root;
+	char pfm_why[480] = "";
 	struct rg_events e;
-	int err;
+	int err, rc;
 
 	if (done)
 		return why[0] ? why : NULL;
 	done = 1;
 	libperf_init(quiet);
-	if (!rg_pmu_discover(root ? root : "", RG_PMU_WANTED, &ev_list)) {
-		snprintf(why, sizeof(why), "%s", ev_list.why);
+	/*
+	 * libpfm4's table for this CPU first (not under a test sysfs tree), then
+	 * the sysfs reader; --events names need libpfm4.
+	 */
+	rc = root[0] && !cfg_events[0] ? 1 :
+	     rg_pfm_resolve(cfg_events[0] ? cfg_events : NULL, &ev_list, pfm_why, sizeof(pfm_why));
+	if (rc && cfg_events[0]) {
+		snprintf(why, sizeof(why), "n/a: --events: %s", pfm_why);
+		ev_list.n = 0;
 		return why;
+	}
+	if (rc && !rg_pmu_discover(root ? root : "", RG_PMU_WANTED, &ev_list)) {
+		size_t l = (size_t)snprintf(why, sizeof(why), "%s", ev_list.why);
+
+		if (!root[0] && l + 2 < sizeof(why))
+			snprintf(why + l, sizeof(why) - l, "; %s", pfm_why);
+		return why;
+	}
+	if (rc) {
+		char pmu[sizeof(ev_list.pmu)];
+
+		snprintf(pmu, sizeof(pmu), "%s", ev_list.pmu);
+		snprintf(ev_list.pmu, sizeof(ev_list.pmu), "sysfs %.57s", pmu);
 	}
 	if (rg_events_open(&e) == 0) {
 		rg_events_close(&e);
 		return NULL;
 	}
 	err = errno;
-	if (err == ENOSYS)
+	if (err == ENOENT)
+		snprintf(why, sizeof(why), "n/a: no hardware PMU (perf_event_open of %s %s: ENOENT)",
+			 ev_list.pmu, ev_list.ev[0].name);
+	else if (err == ENOSYS)
 		snprintf(why, sizeof(why), "n/a: perf_event_open not implemented here (ENOSYS)");
 	else if (err == EACCES || err == EPERM)
 		snprintf(why, sizeof(why), "n/a: perf_event_paranoid=%d denies (%s)", paranoid(),

@@ -44,6 +44,14 @@ void rg_counters_close(struct rg_counters *c);
  * counted (rg_events_list() names them), else "n/a: why".
  */
 const char *rg_events_probe(void);
+/*
+ * The plan's --events (libpfm4 names, "" for the CPU table's list): checked
+ * against the table before anything runs. 0, or -1 with the one line in why
+ * (a name the table lacks: the table and the closest names). Without
+ * libpfm4 (or a table for this CPU) the names are kept and the events
+ * column says why it is n/a; with no names the sysfs reader is used.
+ */
+int rg_events_configure(const char *names, char *why, size_t size);
 const struct rg_pmu_events *rg_events_list(void);
 
 struct rg_events {

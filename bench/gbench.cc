@@ -4,9 +4,12 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
+#include <system_error>
 #include <sstream>
 #include <memory>
 #include <string>
@@ -37,6 +40,48 @@ std::string g_out, g_out_format = "json", g_out_text;
 std::ostringstream g_out_file;
 std::unique_ptr<BenchmarkReporter> g_display, g_file;
 bool g_context_done, g_session;
+
+/* The library's failure, one line (rg_gb_failure()); "" while none. */
+std::string g_failure;
+
+/* The exception being handled (inside a catch block or a terminate handler), as one line. */
+std::string failure_text()
+{
+	try {
+		throw;
+	} catch (const std::system_error &e) {
+		return std::string("cannot start a benchmark thread (ulimit -u, ulimit -v?): ") + e.what();
+	} catch (const std::bad_alloc &) {
+		return "out of memory";
+	} catch (const std::exception &e) {
+		return e.what();
+	} catch (...) {
+		return "an unknown exception";
+	}
+}
+
+/* Where unwinding cannot reach the caller: one line, then exit(1) so the output locks go. */
+[[noreturn]] void on_terminate()
+{
+	std::string why = std::current_exception() ? failure_text() : "std::terminate";
+
+	for (char &ch : why)
+		if (ch == '\n' || ch == '\r')
+			ch = ' ';
+	std::fprintf(stderr, "rgbench: Google Benchmark stopped: %s; nothing written\n", why.c_str());
+	std::exit(1);
+}
+
+/* RunSpecifiedBenchmarks() with its exceptions caught into g_failure (rg_gb_failure()). */
+size_t run_specified(BenchmarkReporter &rep)
+{
+	try {
+		return benchmark::RunSpecifiedBenchmarks(&rep);
+	} catch (...) {
+		g_failure = failure_text();
+		return 0;
+	}
+}
 
 BenchmarkReporter *make_reporter(const std::string &fmt)
 {
@@ -284,6 +329,7 @@ int rg_gb_initialize(int *argc, char **argv)
 	 * rgbench checked every flag's value before (bench/cli.c), so what the
 	 * library says here is news: it goes to stderr as it is.
 	 */
+	std::set_terminate(on_terminate);
 	benchmark::Initialize(argc, argv);
 	/*
 	 * The library reads the CPU's description from sysfs once, at its first
@@ -304,9 +350,14 @@ int rg_gb_register(const char *name, rg_gb_fn fn, void *arg, const struct rg_gb_
 
 	if (!name || !fn || !rg_gb_options_valid(o))
 		return -EINVAL;
-	b = benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &st) {
-		fn(reinterpret_cast<struct rg_gb_state *>(&st), arg);
-	});
+	try {
+		b = benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &st) {
+			fn(reinterpret_cast<struct rg_gb_state *>(&st), arg);
+		});
+	} catch (...) {
+		g_failure = failure_text();
+		return -ENOMEM;
+	}
 	if (!b)
 		return -ENOMEM;
 	rg_gb_apply(b, o);
@@ -384,7 +435,12 @@ size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx)
 	 */
 	LineFilter f(std::cerr.rdbuf(), "", "Failed to match any benchmarks");
 
-	return benchmark::RunSpecifiedBenchmarks(&rep);
+	return run_specified(rep);
+}
+
+const char *rg_gb_failure(void)
+{
+	return g_failure.empty() ? nullptr : g_failure.c_str();
 }
 
 /* The library runs nothing when the display reporter refuses the context. */
@@ -401,7 +457,7 @@ size_t rg_gb_count_selected(void)
 	CountOnly rep;
 	LineFilter f(std::cerr.rdbuf(), "", "Failed to match any benchmarks");
 
-	return benchmark::RunSpecifiedBenchmarks(&rep);
+	return run_specified(rep);
 }
 
 void rg_gb_finish(void)

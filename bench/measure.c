@@ -11,6 +11,7 @@
 #include "native_noop.h"
 #include "rg/gbench.h"
 #include "rg/loops.h"
+#include "rg/parts.h"
 #include "rg/percpu.h"
 #include "rg/platform.h"
 #include "suite_int.h"
@@ -150,6 +151,8 @@ static __attribute__((noinline)) void case_run(struct rg_gb_state *st, void *arg
 {
 	struct bcase *c = arg;
 	const struct rg_loops *L = &rg_loops[c->gi->id];
+	/* a ladder step's own loop, else the guard's (chosen once, never inside a batch) */
+	uint64_t (*const pair)(struct rg_guard *, uint64_t) = c->part ? rg_step_loops[c->part - 1] : L->pair;
 	struct rg_guard *g = &c->g;
 	const uint64_t n = c->batch;
 	const uint32_t work = c->work, work_in = c->work_in;
@@ -164,7 +167,7 @@ static __attribute__((noinline)) void case_run(struct rg_gb_state *st, void *arg
 	max = rg_gb_max_iterations(st);
 	switch (c->loop) {
 	case LOOP_PAIR:
-		MEASURED_LOOP(L->pair(g, n));
+		MEASURED_LOOP(pair(g, n));
 		break;
 	case LOOP_DUTY:
 		MEASURED_LOOP(L->duty(g, n, work_in, work - work_in));
@@ -303,11 +306,17 @@ int suite_run_set(struct suite *s, struct bcase **set, size_t n, bool calib)
 		else
 			err = rg_gb_register(c->name, case_run_placed, c, &o);
 		if (err) {
-			fprintf(stderr, "rgbench: cannot register %s: %s\n", c->name, strerror(-err));
+			fprintf(stderr, "rgbench: cannot register %s: %s\n", c->name,
+				rg_gb_failure() ? rg_gb_failure() : strerror(-err));
 			return -1;
 		}
 	}
 	rg_gb_run_all(on_run, s);
 	rg_gb_clear();
+	if (rg_gb_failure()) {	/* the library stopped (bench/include/rg/gbench.h): one line, exit 1 */
+		fprintf(stderr, "rgbench: Google Benchmark stopped: %s; nothing written\n",
+			rg_gb_failure());
+		return -1;
+	}
 	return 0;
 }

@@ -12,7 +12,9 @@
 #include "counters.h"
 #include "plan.h"
 #include "rg/gbench.h"
+#include "rg/parts.h"
 #include "rg/platform.h"
+#include "rg/schema.h"
 
 /* Rounds of every benchmark and the chunk time per round (docs/bench.md), per profile. */
 static const double prof_min_time[3] = { 0.005, 0.01, 0.05 };
@@ -79,20 +81,40 @@ static void plan_layout(struct rg_suite_cfg *cfg)
  * plan (docs/bench.md, "Test switches"): the topology source (hwloc's own
  * names) and the RG_TEST_* switches. Nothing below the plan calls getenv().
  */
+/*
+ * A test switch that takes one of words[] (or is unset/empty: index 0 is
+ * "" and means off): its index, or a usage error naming what it takes.
+ */
+static int env_word(const char *name, const char *const *words, int n)
+{
+	const char *v = env_str(name);
+	char shown[64];
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, words[i]))
+			return i;
+	rg_str_printable(shown, sizeof(shown), v);
+	rg_bench_die_usage("%s=%s: expected %s%s%s%s%s (or unset)", name, shown, words[1],
+			   n > 2 ? "|" : "", n > 2 ? words[2] : "", n > 3 ? "|" : "",
+			   n > 3 ? words[3] : "");
+}
+
 static void plan_env(struct rg_suite_cfg *cfg)
 {
-	const char *d = env_str("RG_TEST_DISTURB");
+	static const char *const disturb[] = { "", "first", "every", "ref" };
+	static const char *const one[] = { "", "1" };
+	int d = env_word("RG_TEST_DISTURB", disturb, 4);
 
 	snprintf(cfg->topo_xml, sizeof(cfg->topo_xml), "%s", env_str("HWLOC_XMLFILE"));
 	if (!cfg->topo_xml[0])
 		snprintf(cfg->topo_synthetic, sizeof(cfg->topo_synthetic), "%s",
 			 env_str("HWLOC_SYNTHETIC"));
-	cfg->test_disturb = !strcmp(d, "first") ? RG_DISTURB_FIRST : !strcmp(d, "every") ?
-			    RG_DISTURB_EVERY : !strcmp(d, "ref") ? RG_DISTURB_REF : RG_DISTURB_NONE;
-	cfg->test_xpkg = !strcmp(env_str("RG_TEST_XPKG"), "1");
+	cfg->test_disturb = d == 1 ? RG_DISTURB_FIRST : d == 2 ? RG_DISTURB_EVERY :
+			    d == 3 ? RG_DISTURB_REF : RG_DISTURB_NONE;
+	cfg->test_xpkg = env_word("RG_TEST_XPKG", one, 2);
 	snprintf(cfg->test_lat_unusable, sizeof(cfg->test_lat_unusable), "%s",
 		 env_str("RG_TEST_LATENCY_UNUSABLE"));
-	cfg->test_counters_software = !strcmp(env_str("RG_TEST_COUNTERS_SOFTWARE"), "1");
+	cfg->test_counters_software = env_word("RG_TEST_COUNTERS_SOFTWARE", one, 2);
 	snprintf(cfg->test_sysfs_root, sizeof(cfg->test_sysfs_root), "%s",
 		 env_str("RG_TEST_SYSFS_ROOT"));
 	cfg->test_stack_free = !strcmp(env_str("RG_TEST_LAYOUT"), "kernel");
@@ -108,6 +130,12 @@ int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 	int norder;
 
 	plan_env(cfg);
+	/* --events: every name in this CPU's libpfm4 table, before anything runs (--list shows the names) */
+	snprintf(cfg->events, sizeof(cfg->events), "%s", o->events);
+	if (rg_events_configure(cfg->events, err, sizeof(err))) {
+		fprintf(stderr, "rgbench: %s\n", err);
+		return RG_EXIT_USAGE;
+	}
 	if (rg_topo_init(err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);
 		return o->plan ? RG_EXIT_USAGE : RG_EXIT_FAIL;	/* --plan: a bad topology file */
@@ -160,6 +188,10 @@ int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 	const int p = o->profile;
 
 	memcpy(cfg->guard, o->guard, sizeof(cfg->guard));
+	/* Ladders: the RG_LADDER_DEFAULT designs in every profile, the others with --full. */
+	for (int id = 0; id < RG_GUARD__COUNT; id++)
+		cfg->ladder[id] = o->guard[id] && rg_ladder_profile((unsigned int)id) &&
+				  (p == 2 || rg_ladder_profile((unsigned int)id) == RG_LADDER_DEFAULT);
 	memcpy(cfg->scenario, o->scenario, sizeof(cfg->scenario));
 	if (o->nthreads) {
 		for (int i = 0; i < o->nthreads; i++)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rg/parts.h"
 #include "rg/schema.h"
 #include "suite_int.h"
 
@@ -81,6 +82,7 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 	if (none) {
 		snprintf(r->counters, sizeof(r->counters), "%s", none);
 		snprintf(r->events, sizeof(r->events), "%s", none);
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%s", none);
 		return;
 	}
 	if (c->ctr_why) {
@@ -92,11 +94,15 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 		r->cycles_per_pair = c->cycles / (double)c->ops;
 		r->instructions_per_pair = c->instructions / (double)c->ops;
 	}
+	/* the table that encoded the events, or the same reason as the events column */
 	if (c->ev_why) {
 		snprintf(r->events, sizeof(r->events), "%s", c->ev_why);
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%.95s", c->ev_why);
 	} else if (!c->ev_all) {
 		snprintf(r->events, sizeof(r->events), "n/a: a thread could not open the events");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: a thread could not open the events");
 	} else {
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%s", rg_events_list()->pmu);
 		double per_pair[RG_PMU_MAX_EVENTS];
 
 		for (size_t i = 0; i < rg_events_list()->n; i++)
@@ -151,7 +157,7 @@ static const struct bcase *baseline(struct suite *s, const struct bcase *c, cons
 
 int suite_add_row(struct suite *s, struct bcase *c)
 {
-	const char *gname = c->gi->name, *bname = NULL;
+	const char *gname = c->part ? rg_parts[c->part - 1].name : c->gi->name, *bname = NULL;
 	const struct bcase *base;
 	struct rg_result *r;
 
@@ -161,7 +167,8 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		r = rg_results_add(s->rs, "user", gname, c->scenario);
 	if (!r)
 		return -ENOMEM;
-	snprintf(r->role, sizeof(r->role), "%s", rg_guard_role(c->gi));	/* guards.def */
+	/* guards.def; a ladder step stands for no design */
+	snprintf(r->role, sizeof(r->role), "%s", c->part ? "n/a" : rg_guard_role(c->gi));
 	r->threads = c->threads;
 	r->batch = (long)c->batch;
 	r->duty_ns = c->duty_ns;
@@ -171,6 +178,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 	if (c->skipped) {
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: not run");
 		return 0;
 	}
 	snprintf(r->pinning, sizeof(r->pinning), "hwloc");
@@ -181,6 +189,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		snprintf(r->reason, sizeof(r->reason), "%s", c->error ? c->errmsg : "not run");
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
 		snprintf(r->events, sizeof(r->events), "n/a: not run");
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: not run");
 		progress_line(s, c, r, false);
 		return 0;
 	}
@@ -214,6 +223,16 @@ int suite_add_row(struct suite *s, struct bcase *c)
 			 c->nruns, s->cfg->aslr);
 	if (c->nruns > 1 && run_columns(r, c, base))
 		return -ENOMEM;
+	/* Too little measured work per round to trust: the row says so (RG_SUITE_MIN_ROUND_NS). */
+	if (c->loop != LOOP_LAT && c->chunk && r->ns_median * (double)c->chunk < RG_SUITE_MIN_ROUND_NS) {
+		size_t l = strcmp(r->status, "noisy") ? 0 : strlen(r->reason);
+
+		snprintf(r->status, sizeof(r->status), "noisy");
+		snprintf(r->reason + l, sizeof(r->reason) - l,
+			 "%seach round measured only %llu pairs (%.0f ns), under the %.0f us minimum: raise --duration",
+			 l ? "; " : "", (unsigned long long)c->chunk, r->ns_median * (double)c->chunk,
+			 RG_SUITE_MIN_ROUND_NS / 1e3);
+	}
 	ref_columns(r, suite_group_ref(s, c->group));
 	r->refusals = c->refusals;
 	r->ops = c->ops;

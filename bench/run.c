@@ -58,14 +58,14 @@ static int write_results(const struct rg_suite_cfg *cfg, struct rg_resultset *rs
 	const char *gb_path, *gb_text;
 	size_t gb_len;
 
-	if (rg_results_write(rs, cfg->out_csv, json, err, sizeof(err))) {
-		fprintf(stderr, "rgbench: %s\n", err);
-		return RG_EXIT_FAIL;
-	}
-	/* Google Benchmark's own report, kept in memory by the binding, the same way. */
+	/*
+	 * Google Benchmark's own report (kept in memory by the binding) in the
+	 * same batch: all of the run's outputs or none.
+	 */
 	gb_text = rg_gb_out_report(&gb_path, &gb_len);
-	if (gb_text && rg_output_write(gb_path, gb_text, gb_len, err, sizeof(err))) {
-		fprintf(stderr, "rgbench: --benchmark_out: %s\n", err);
+	if (rg_results_write_with(rs, cfg->out_csv, json, gb_text ? gb_path : NULL, gb_text, gb_len,
+				  err, sizeof(err))) {
+		fprintf(stderr, "rgbench: %s\n", err);
 		return RG_EXIT_FAIL;
 	}
 	rg_output_release();
@@ -74,11 +74,11 @@ static int write_results(const struct rg_suite_cfg *cfg, struct rg_resultset *rs
 		if (json)
 			fprintf(cfg->progress, "rgbench: wrote %s\n", json);
 	}
-	for (size_t i = 0; i < rs->n; i++)
-		nerr += !strcmp(rs->rows[i].status, "error");
+	/* Written, and a failure all the same: the same policy as kmod and bpf (README, exit codes). */
+	nerr = rg_results_nerror(rs);
 	if (nerr)
 		fprintf(stderr, "rgbench: %zu benchmark(s) failed (status=error in the output)\n", nerr);
-	return RG_EXIT_OK;
+	return nerr ? RG_EXIT_FAIL : RG_EXIT_OK;
 }
 
 int rg_bench_run(const struct rg_suite_cfg *cfg)

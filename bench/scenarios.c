@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rg/parts.h"
 #include "rg/platform.h"
 #include "suite_int.h"
 
@@ -217,6 +218,49 @@ static int sc_xpkg_cases(struct suite *s, int k, const struct rg_guard_info *gi)
 	c->stride = k == 1 ? sizeof(uint32_t) : RG_CACHELINE;
 	if (s->xpkg_cpus[1] < 0)
 		suite_skip_case(c, "%s", "no core on another package");
+	return 0;
+}
+
+/* ladder: one group, when a selected design has a ladder in this profile (cfg->ladder). */
+static int sc_ladder_groups(const struct rg_suite_cfg *cfg)
+{
+	for (int id = 0; id < RG_GUARD__COUNT; id++)
+		if (cfg->ladder[id])
+			return 1;
+	return 0;
+}
+
+/*
+ * noop; then for each design of cfg->ladder, the whole (its own loop, against
+ * noop) and one case per part in the ladder's order, each step's loop
+ * (rg_step_loops) against the step before (the first: against noop), so a
+ * row's delta is what its part adds, paired round by round.
+ */
+static int sc_ladder_cases(struct suite *s, int k, const struct rg_guard_info *gi)
+{
+	int first = rg_ladder_first(gi->id), n = rg_ladder_len(gi->id);
+	long prev = -1;
+
+	(void)k;
+	if (gi->id == RG_GUARD_noop)
+		return guard_case(s, gi, "ladder", LOOP_PAIR, 1) ? 0 : -1;
+	if (!s->cfg->ladder[gi->id] || first < 0)
+		return 0;
+	if (!guard_case(s, gi, "ladder", LOOP_PAIR, 1))
+		return -1;
+	for (int i = first; i < first + n; i++) {
+		struct bcase *c = guard_case(s, gi, "ladder", LOOP_PAIR, 1);
+
+		if (!c)
+			return -1;
+		c->part = i + 1;
+		snprintf(c->name, sizeof(c->name), "user/ladder/%s/t1", rg_parts[i].name);
+		if (prev >= 0) {
+			c->base = prev;
+			c->base_name = rg_parts[i - 1].name;
+		}
+		prev = (long)(c - s->c);
+	}
 	return 0;
 }
 

@@ -26,7 +26,8 @@
 	X(threads, "pair loop on 1..N threads, each pinned to its own CPU") \
 	X(falseshare, "per-CPU slots packed 4 bytes apart vs padded to 128, all CPUs") \
 	X(latency, "pair loop timed per small batch with the cycle counter: p50..p99.9, max (bench/latency.c)") \
-	X(xpkg, "more than one package only: slots in another package's memory; false sharing across packages")
+	X(xpkg, "more than one package only: slots in another package's memory; false sharing across packages") \
+	X(ladder, "composite designs built up one part at a time (guards.def RG_PART), each step against the one before, beside the whole")
 
 enum rg_scenario {
 #define X(name, doc) RG_SC_##name,
@@ -64,6 +65,13 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
  * at least twice as slow as its slowest earlier one.
  */
 #define RG_SUITE_RETRIES 3
+/*
+ * The least measured work per round a row is `ok` with: 10 us of the case's
+ * own time per thread (a chunk of a few pairs is mostly the timer's reads
+ * and the library's loop). A row under it (--duration 1us) is `noisy`, its
+ * reason saying how little each round measured.
+ */
+#define RG_SUITE_MIN_ROUND_NS 10000.0
 #define RG_SUITE_MIN_CPU_WALL 0.95
 /* RG_REF_MAX_MOVE: rg/schema.h (rg_result_set_ref(), shared with the module's rows). */
 
@@ -84,7 +92,9 @@ typedef int (*rg_bpf_run_fn)(struct rg_resultset *rs, int quick,
  */
 struct rg_suite_cfg {
 	bool guard[RG_GUARD__COUNT];	/* noop is always added */
+	bool ladder[RG_GUARD__COUNT];	/* designs whose ladder runs (RG_LADDER lines of the profile) */
 	bool scenario[RG_SC__COUNT];
+	char events[512];		/* --events: libpfm4 names, "" for the CPU table's list */
 	int cpus[RG_MAX_CPUS];		/* placement order; cpus[0] runs single-thread cases */
 	int ncpus;
 	int thread_counts[RG_MAX_THREAD_COUNTS];	/* threads scenario */

@@ -88,6 +88,7 @@ struct bcase {
 	long base;			/* index of the baseline case (-1: the group's noop) */
 	const char *base_name;		/* the row's `baseline` (with base >= 0) */
 	const struct rg_guard_info *gi;	/* the cycle reference: noop's, never a row */
+	int part;			/* ladder step: 1 + its rg_parts index (0: the guard's own loop) */
 	enum loop_kind loop;
 	int threads;
 	const int *cpus;		/* cpus[t] for thread t */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rg/parts.h"
 #include "rg/registry.h"
 
 struct table {
@@ -19,6 +20,8 @@ static const struct table tables[] = {
 	  rg_guard_print_kernel_table },
 	{ "--check-roles", "roles", "<!-- roles-table:begin -->", "<!-- roles-table:end -->",
 	  rg_guard_print_roles_table },
+	{ "--check-parts", "parts", "<!-- parts-table:begin -->", "<!-- parts-table:end -->",
+	  rg_parts_print_table },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
@@ -204,6 +207,10 @@ int main(int argc, char **argv)
 		rg_guard_print_roles_table(stdout);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "--parts")) {
+		rg_parts_print_table(stdout);
+		return 0;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "--write")) {
 		int rc = 0;
 
@@ -214,7 +221,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; argc == 3 && i < NTABLES; i++)
 		if (!strcmp(argv[1], tables[i].option))
 			return check(argv[2], &tables[i]);
-	fprintf(stderr, "usage: rg-guard-table [--kernel | --roles] [--check docs/guards.md] "
-		"[--check-kernel docs/guards.md] [--check-roles docs/guards.md] [--write FILE...]\n");
+	fprintf(stderr, "usage: rg-guard-table [--kernel | --roles | --parts] [--check docs/guards.md] "
+		"[--check-kernel docs/guards.md] [--check-roles docs/guards.md] "
+		"[--check-parts docs/guards.md] [--write FILE...]\n");
 	return 2;
 }

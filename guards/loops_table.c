@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The table of measured loops, one row per line of guards.def. */
 #include "rg/loops.h"
+#include "rg/parts.h"
 
 const struct rg_loops rg_loops[RG_GUARD__COUNT] = {
 #define RG_GUARD(id, ...)							\
@@ -8,4 +9,16 @@ const struct rg_loops rg_loops[RG_GUARD__COUNT] = {
 			    .nested = rg_loop_nested_##id },
 #include "rg/guards.def"
 #undef RG_GUARD
+};
+
+/* The ladder steps, one per RG_PART line (guards/steps.c.in). */
+#define RG_PART(design, part, ...)							\
+	uint64_t rg_loop_step_##design##__##part(struct rg_guard *g, uint64_t n);
+#include "rg/guards.def"
+#undef RG_PART
+
+uint64_t (*const rg_step_loops[RG_PART__COUNT + 1])(struct rg_guard *, uint64_t) = {
+#define RG_PART(design, part, ...) [RG_PART_##design##__##part] = rg_loop_step_##design##__##part,
+#include "rg/guards.def"
+#undef RG_PART
 };

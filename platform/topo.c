@@ -9,11 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rg/cpu_limit.h"
 #include "rg/input.h"
 #include "rg/platform.h"
 
 static hwloc_topology_t topo;
-static hwloc_bitmap_t allowed;	/* process binding at start, within the topology */
+static hwloc_bitmap_t allowed;	/* process binding at start, within the topology, below RG_MAX_CPUS */
+/* Each PU by OS index (one lookup, not hwloc's linear search per CPU); PUs left out as >= RG_MAX_CPUS. */
+static hwloc_obj_t pu_by_os[RG_MAX_CPUS];
+static int pus_over_limit;
 
 /* Another machine's topology, set by the caller's plan (rg_topo_set_source()); "" for this machine. */
 static char src_xml[4096], src_syn[1024];
@@ -106,8 +110,27 @@ int rg_topo_init(char *err, size_t errlen)
 	if (!allowed || hwloc_get_cpubind(topo, allowed, HWLOC_CPUBIND_PROCESS))
 		hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo));
 	hwloc_bitmap_and(allowed, allowed, hwloc_topology_get_allowed_cpuset(topo));
+	/*
+	 * The same limit as --cpus (RG_MAX_CPUS): a PU numbered above it is
+	 * neither planned nor placed, and --plan says how many were left out.
+	 */
+	pus_over_limit = 0;
+	memset(pu_by_os, 0, sizeof(pu_by_os));
+	for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, NULL); pu;
+	     pu = pu->next_cousin) {
+		if (pu->os_index < RG_MAX_CPUS) {
+			pu_by_os[pu->os_index] = pu;
+		} else if (hwloc_bitmap_isset(allowed, pu->os_index)) {
+			hwloc_bitmap_clr(allowed, pu->os_index);
+			pus_over_limit++;
+		}
+	}
 	if (hwloc_bitmap_iszero(allowed)) {
-		snprintf(err, errlen, "hwloc: no CPU is allowed to this process");
+		if (pus_over_limit)
+			snprintf(err, errlen, "no CPU of this topology is numbered below %d (the --cpus limit): %d left out",
+				 RG_MAX_CPUS, pus_over_limit);
+		else
+			snprintf(err, errlen, "hwloc: no CPU is allowed to this process");
 		rg_topo_fini();
 		return -1;
 	}
@@ -138,45 +161,43 @@ static int add_cpu(int *cpus, int n, int max, hwloc_bitmap_t done, unsigned os)
 	return n + 1;
 }
 
-/* pass 0: the first allowed PU of every core under `top`; pass 1: every other PU under it. */
-static int order_under(hwloc_obj_t top, int pass, int *cpus, int n, int max, hwloc_bitmap_t done)
+/*
+ * pass 0: the first allowed PU of every core under `top`; pass 1: every other
+ * PU under it. Linear in the topology: each walk goes once along the level's
+ * cousin list, and a core's first allowed PU is a bitmap intersection.
+ */
+static int order_under(hwloc_obj_t top, int pass, int *cpus, int n, int max, hwloc_bitmap_t done,
+		       hwloc_bitmap_t tmp)
 {
-	int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, top->cpuset, HWLOC_OBJ_CORE);
-	int npus = hwloc_get_nbobjs_inside_cpuset_by_type(topo, top->cpuset, HWLOC_OBJ_PU);
+	hwloc_obj_type_t t = pass == 1 ? HWLOC_OBJ_PU : HWLOC_OBJ_CORE;
 
-	if (pass == 1) {
-		for (int p = 0; p < npus; p++) {
-			hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(topo, top->cpuset,
-									     HWLOC_OBJ_PU, (unsigned)p);
-			n = add_cpu(cpus, n, max, done, pu->os_index);
-		}
-		return n;
-	}
-	for (int c = 0; c < ncores; c++) {
-		hwloc_obj_t core = hwloc_get_obj_inside_cpuset_by_type(topo, top->cpuset,
-								       HWLOC_OBJ_CORE, (unsigned)c);
-		int npc = hwloc_get_nbobjs_inside_cpuset_by_type(topo, core->cpuset, HWLOC_OBJ_PU);
+	for (hwloc_obj_t o = hwloc_get_next_obj_inside_cpuset_by_type(topo, top->cpuset, t, NULL);
+	     o && n < max; o = hwloc_get_next_obj_inside_cpuset_by_type(topo, top->cpuset, t, o)) {
+		int first;
 
-		for (int p = 0; p < npc; p++) {
-			hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(topo, core->cpuset,
-									     HWLOC_OBJ_PU, (unsigned)p);
-			if (hwloc_bitmap_isset(allowed, pu->os_index)) {
-				n = add_cpu(cpus, n, max, done, pu->os_index);
-				break;
-			}
+		if (pass == 1) {
+			n = add_cpu(cpus, n, max, done, o->os_index);
+			continue;
 		}
+		hwloc_bitmap_and(tmp, o->cpuset, allowed);
+		first = hwloc_bitmap_first(tmp);
+		if (first >= 0)
+			n = add_cpu(cpus, n, max, done, (unsigned)first);
 	}
 	return n;
 }
 
 int rg_topo_order(int *cpus, int max)
 {
-	hwloc_bitmap_t done = hwloc_bitmap_alloc();
+	hwloc_bitmap_t done = hwloc_bitmap_alloc(), tmp = hwloc_bitmap_alloc();
 	int n = 0, npkg;
 	unsigned os;
 
-	if (!topo || !done)
+	if (!topo || !done || !tmp) {
+		hwloc_bitmap_free(done);
+		hwloc_bitmap_free(tmp);
 		return 0;
+	}
 	npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
 	/* Pass 0: one PU per core, package by package; pass 1: the SMT siblings, same order. */
 	for (int pass = 0; pass < 2; pass++) {
@@ -190,9 +211,9 @@ int rg_topo_order(int *cpus, int max)
 				hwloc_obj_t node = hwloc_get_obj_inside_cpuset_by_type(topo, pkg->cpuset,
 										       HWLOC_OBJ_NUMANODE, (unsigned)j);
 				if (node && node->cpuset)
-					n = order_under(node, pass, cpus, n, max, done);
+					n = order_under(node, pass, cpus, n, max, done, tmp);
 			}
-			n = order_under(pkg, pass, cpus, n, max, done);
+			n = order_under(pkg, pass, cpus, n, max, done, tmp);
 		}
 	}
 	/* PUs outside any package (unusual topologies): in OS order. */
@@ -200,6 +221,7 @@ int rg_topo_order(int *cpus, int max)
 		n = add_cpu(cpus, n, max, done, os);
 	hwloc_bitmap_foreach_end();
 	hwloc_bitmap_free(done);
+	hwloc_bitmap_free(tmp);
 	return n;
 }
 
@@ -209,9 +231,9 @@ int rg_topo_where(int cpu, struct rg_topo_where *w)
 
 	memset(w, 0, sizeof(*w));
 	w->package = w->numa = w->core = -1;
-	if (!topo || cpu < 0)
+	if (!topo || cpu < 0 || cpu >= RG_MAX_CPUS)
 		return -1;
-	pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu);
+	pu = pu_by_os[cpu];
 	if (!pu)
 		return -1;
 	o = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
@@ -219,7 +241,7 @@ int rg_topo_where(int cpu, struct rg_topo_where *w)
 	o = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
 	w->core = o ? (int)o->logical_index : -1;
 	if (o)
-		w->smt = hwloc_get_nbobjs_inside_cpuset_by_type(topo, o->cpuset, HWLOC_OBJ_PU) > 1 &&
+		w->smt = hwloc_bitmap_weight(o->cpuset) > 1 &&	/* a core's PUs are its cpuset */
 			 hwloc_bitmap_first(o->cpuset) != cpu;
 	for (o = pu->parent; o; o = o->parent) {
 		if (o->memory_arity) {
@@ -257,6 +279,10 @@ void rg_topo_describe(char *buf, size_t len)
 	off = (size_t)snprintf(buf, len, "%d package(s), %d core(s), %d PU(s), %d NUMA node(s), %d allowed",
 			       count(HWLOC_OBJ_PACKAGE), count(HWLOC_OBJ_CORE), count(HWLOC_OBJ_PU),
 			       count(HWLOC_OBJ_NUMANODE), hwloc_bitmap_weight(allowed));
+	if (pus_over_limit && off < len)
+		off += (size_t)snprintf(buf + off, len - off,
+					" (%d PU(s) numbered %d or more left out: the --cpus limit)",
+					pus_over_limit, RG_MAX_CPUS);
 	for (int lvl = 1; lvl <= 3 && off < len; lvl++) {
 		hwloc_obj_type_t t = lvl == 1 ? HWLOC_OBJ_L1CACHE : lvl == 2 ? HWLOC_OBJ_L2CACHE
 									   : HWLOC_OBJ_L3CACHE;

@@ -88,6 +88,36 @@ size_t rg_utf8_repair(char *s)
 	return bad;
 }
 
+/*
+ * A format character that reorders or breaks the text it sits in: the bidi
+ * embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), the
+ * marks U+200E, U+200F and U+061C, and the line and paragraph separators
+ * U+2028, U+2029. A name holding one would reverse a table's cells or break
+ * the one-line promise; p is a valid sequence of n bytes.
+ */
+static bool is_format_char(const unsigned char *p, size_t n)
+{
+	if (n == 2)
+		return p[0] == 0xd8 && p[1] == 0x9c;
+	if (n != 3 || p[0] != 0xe2)
+		return false;
+	return (p[1] == 0x80 && ((p[2] >= 0xa8 && p[2] <= 0xae) || p[2] == 0x8e || p[2] == 0x8f)) ||
+	       (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9);
+}
+
+bool rg_str_is_printable(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = *p >= 0x80 ? utf8_seq(p) : 1;
+
+		if (*p < 0x20 || *p == 0x7f || !n || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f) ||
+		    is_format_char(p, n))
+			return false;
+		p += n;
+	}
+	return true;
+}
+
 size_t rg_str_printable(char *dst, size_t size, const char *src)
 {
 	const unsigned char *p = (const unsigned char *)src;
@@ -98,8 +128,9 @@ size_t rg_str_printable(char *dst, size_t size, const char *src)
 
 		if (*p == '\t' || *p == '\r' || *p == '\n') {
 			dst[o++] = ' ';
-		} else if (*p < 0x20 || *p == 0x7f || !n || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f)) {
-			dst[o++] = '?';		/* a control or a byte outside valid UTF-8 */
+		} else if (*p < 0x20 || *p == 0x7f || !n || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f) ||
+			   is_format_char(p, n)) {
+			dst[o++] = '?';		/* a control, a bidi/line format character or a byte outside valid UTF-8 */
 			n = n ? n : 1;
 		} else if (o + n < size) {
 			memcpy(dst + o, p, n);
@@ -193,8 +224,10 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 #define COL_ref_cycles_per_pair(r, rs)	(r)->ref_cycles_per_pair
 #define COL_counters(r, rs)		(r)->counters
 #define COL_events(r, rs)		(r)->events
+#define COL_pmu_table(r, rs)		(r)->pmu_table
 #define COL_refusals(r, rs)		(r)->refusals
 #define COL_ops(r, rs)			(r)->ops
+#define COL_prog_runs(r, rs)		(r)->prog_runs
 #define COL_status(r, rs)		(r)->status
 #define COL_reason(r, rs)		(r)->reason
 

@@ -44,6 +44,15 @@ void rg_results_new_run_id(struct rg_resultset *rs)
 		 rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
 }
 
+size_t rg_results_nerror(const struct rg_resultset *rs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		n += !strcmp(rs->rows[i].status, "error");
+	return n;
+}
+
 void rg_results_free(struct rg_resultset *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
@@ -94,6 +103,7 @@ struct rg_result *rg_results_add(struct rg_resultset *rs, const char *suite,
 	copy_str(r->status, sizeof(r->status), "ok");
 	copy_str(r->counters, sizeof(r->counters), "n/a");
 	copy_str(r->events, sizeof(r->events), "n/a");
+	copy_str(r->pmu_table, sizeof(r->pmu_table), "n/a");
 	copy_str(r->role, sizeof(r->role), "n/a");
 	copy_str(r->baseline, sizeof(r->baseline), "n/a");
 	copy_str(r->interleave, sizeof(r->interleave), "none");

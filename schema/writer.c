@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -207,56 +209,71 @@ int rg_results_write_json(const struct rg_resultset *rs, const char *path)
 	return write_atomic(rs, path, FMT_JSON);
 }
 
-int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
-		     char *err, size_t errlen)
+/* data (len bytes) into a fresh temporary file beside path, named in tmp. 0 or -errno. */
+static int write_tmp_data(const char *path, const char *data, size_t len, char *tmp, size_t tmplen)
 {
-	const char *path[2] = { csv, json };
-	char tmp[2][PATH_MAX + 64];
-	bool made[2] = { false, false };
+	int rc = 0;
+	FILE *f = open_tmp(path, tmp, tmplen, &rc);
+
+	if (!f)
+		return rc;
+	fwrite(data, 1, len, f);	/* a short write sets ferror(), which close_tmp() reports */
+	return close_tmp(f, tmp);
+}
+
+int rg_results_write_with(const struct rg_resultset *rs, const char *csv, const char *json,
+			  const char *extra, const char *data, size_t len, char *err, size_t errlen)
+{
+	const char *path[3] = { csv, json, extra };
+	char tmp[3][PATH_MAX + 64];
+	bool made[3] = { false, false, false };
 	int rc = 0, i;
 
-	for (i = 0; i < 2 && !rc; i++) {
+	for (i = 0; i < 3 && !rc; i++) {
 		if (!path[i])
 			continue;
 		rc = replaceable(path[i]);
 		if (!rc)
-			rc = write_tmp(rs, path[i], i ? FMT_JSON : FMT_CSV, tmp[i], sizeof(tmp[i]));
+			rc = i == 2 ? write_tmp_data(path[i], data, len, tmp[i], sizeof(tmp[i])) :
+			     write_tmp(rs, path[i], i ? FMT_JSON : FMT_CSV, tmp[i], sizeof(tmp[i]));
 		made[i] = !rc;
 	}
 	if (rc) {
 		snprintf(err, errlen, "cannot write %s: %s", path[i - 1], strerror(-rc));
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < 3; i++)
 			if (made[i])
 				unlink(tmp[i]);
 		return rc;
 	}
-	/* Both complete on disk: the two renames follow each other immediately. */
-	for (i = 0; i < 2; i++) {
+	/* All complete on disk: the renames follow each other immediately. */
+	for (i = 0; i < 3; i++) {
 		if (!path[i])
 			continue;
 		rc = publish(tmp[i], path[i]);
 		if (rc) {
 			snprintf(err, errlen, "cannot write %s: %s", path[i], strerror(-rc));
-			if (i == 0 && made[1])
-				unlink(tmp[1]);
+			for (int k = i + 1; k < 3; k++)
+				if (made[k])
+					unlink(tmp[k]);
 			return rc;
 		}
 	}
 	return 0;
 }
 
+int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
+		     char *err, size_t errlen)
+{
+	return rg_results_write_with(rs, csv, json, NULL, NULL, 0, err, errlen);
+}
+
 int rg_output_write(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 64];
-	FILE *f = NULL;
 	int rc = replaceable(path);
 
 	if (!rc)
-		f = open_tmp(path, tmp, sizeof(tmp), &rc);
-	if (f) {
-		fwrite(data, 1, len, f);	/* a short write sets ferror(), which close_tmp() reports */
-		rc = close_tmp(f, tmp);
-	}
+		rc = write_tmp_data(path, data, len, tmp, sizeof(tmp));
 	if (!rc)
 		rc = publish(tmp, path);
 	if (rc)
@@ -396,12 +413,48 @@ struct out_id {
 	const char *base;
 };
 
+/*
+ * An existing regular file the writer's rename() could not replace, found
+ * before any measuring: immutable or append-only (chattr +i/+a: EPERM on
+ * rename), or another user's file in a sticky directory (/tmp: only its
+ * owner, the directory's owner or CAP_FOWNER may replace it). 0, or 2 with
+ * why in err.
+ */
+static int check_replaceable(const char *path, const struct stat *st, const struct stat *dir,
+			     char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC), flags = 0;
+	uid_t me = geteuid();
+
+	if (fd >= 0) {
+		if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+			flags = 0;	/* a file system without flags has no immutable files */
+		close(fd);
+	}
+	if (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL))
+		return snprintf(err, errlen, "%s: cannot be replaced: the file is %s (chattr +%c)",
+				path, flags & FS_IMMUTABLE_FL ? "immutable" : "append-only",
+				flags & FS_IMMUTABLE_FL ? 'i' : 'a'), 2;
+	if ((dir->st_mode & S_ISVTX) && me != 0 && st->st_uid != me && dir->st_uid != me)
+		return snprintf(err, errlen, "%s: cannot be replaced: another user's file (uid %u) in "
+				"a sticky directory", path, (unsigned)st->st_uid), 2;
+	return 0;
+}
+
+bool rg_dir_result_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && !strstr(name, ".tmp.") &&
+	       ((n > 4 && !strcmp(name + n - 4, ".csv")) || (n > 5 && !strcmp(name + n - 5, ".json")));
+}
+
 /* Everything about one output path that can be known before the run. 0 or 2. */
 static int check_path(const char *path, struct out_id *id, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], side[PATH_MAX + 64];
 	const char *base;
-	struct stat st;
+	struct stat st, dst;
 	size_t len = strlen(path);
 
 	if (!len || path[len - 1] == '/')
@@ -416,7 +469,10 @@ static int check_path(const char *path, struct out_id *id, char *err, size_t err
 	if (!S_ISDIR(st.st_mode))
 		return snprintf(err, errlen, "%s: %s is not a directory", path, dir), 2;
 	if (access(dir, W_OK | X_OK))
-		return snprintf(err, errlen, "%s: directory %s is not writable", path, dir), 2;
+		return snprintf(err, errlen, "%s: directory %s is not writable%s", path, dir,
+				errno == EROFS ? " (a read-only file system)" :
+				errno == EPERM ? " (immutable)" : ""), 2;
+	dst = st;
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
 	id->base = base;
@@ -440,7 +496,7 @@ static int check_path(const char *path, struct out_id *id, char *err, size_t err
 				S_ISBLK(st.st_mode) ? "a block device" :
 				S_ISFIFO(st.st_mode) ? "a FIFO" :
 				S_ISSOCK(st.st_mode) ? "a socket" : "not a file"), 2;
-	return 0;
+	return check_replaceable(path, &st, &dst, err, errlen);
 }
 
 /* The CSV/JSON twin of a result file's name (x.csv <-> x.json) into buf. 0, or -1 for neither. */
@@ -478,8 +534,16 @@ static int check_not_input(const char *out, const struct out_id *id, const char 
 	struct stat st;
 
 	for (size_t k = 0; k < nin; k++) {
-		if (!in[k] || (!stat(in[k], &st) && S_ISDIR(st.st_mode)))
+		if (!in[k])
 			continue;
+		if (!stat(in[k], &st) && S_ISDIR(st.st_mode)) {
+			/* The reader's files of a directory operand (plots/read_dir.c) are inputs too. */
+			if (st.st_dev == id->dev && st.st_ino == id->ino && rg_dir_result_name(id->base))
+				return snprintf(err, errlen, "%s: is an input of this command (a result "
+						"file in the directory %s, which it reads): rgbench "
+						"never replaces what it reads", out, in[k]), 2;
+			continue;
+		}
 		if (names_same(in[k], out, id))
 			return snprintf(err, errlen, "%s: is an input of this command (%s): "
 					"rgbench never replaces what it reads", out, in[k]), 2;
@@ -529,6 +593,51 @@ int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *i
 		return 2;
 	}
 	return 0;
+}
+
+int rg_output_check_dir(const char *dir, char *err, size_t errlen)
+{
+	char parent[PATH_MAX];
+	const char *base;
+	struct stat st;
+	size_t len = strlen(dir);
+
+	if (!len)
+		return snprintf(err, errlen, "--out: an empty folder name"), 2;
+	if (len >= PATH_MAX)
+		return snprintf(err, errlen, "%.64s...: path longer than %d bytes", dir, PATH_MAX - 1), 2;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len == 1 && dir[0] == '/')
+		return snprintf(err, errlen, "/: rgbench publishes into a folder of its own, not /"), 2;
+	{
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%.*s", (int)len, dir);
+		base = split_path(path, parent, sizeof(parent));
+		/* "--out ." or "x/..": the folder they name, by its real path. */
+		if ((!strcmp(base, ".") || !strcmp(base, "..")) && !realpath(path, parent))
+			return snprintf(err, errlen, "%s: %s", dir, strerror(errno)), 2;
+		if (!strcmp(base, ".") || !strcmp(base, "..")) {
+			if (!strcmp(parent, "/"))
+				return snprintf(err, errlen, "/: rgbench publishes into a folder of its "
+						"own, not /"), 2;
+			snprintf(path, sizeof(path), "%s", parent);
+			base = split_path(path, parent, sizeof(parent));
+		}
+		if (stat(parent, &st) || !S_ISDIR(st.st_mode))
+			return snprintf(err, errlen, "%s: directory %s does not exist", dir, parent), 2;
+		if (access(parent, W_OK | X_OK))
+			return snprintf(err, errlen, "%s: directory %s is not writable", dir, parent), 2;
+		if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+			return snprintf(err, errlen, "%s: is a symbolic link (rgbench neither follows nor "
+					"replaces links; give the target's path)", dir), 2;
+		if (!lstat(path, &st) && !S_ISDIR(st.st_mode))
+			return snprintf(err, errlen, "%s exists and is not a directory", dir), 2;
+		if (!lstat(path, &st) && access(path, W_OK | X_OK))
+			return snprintf(err, errlen, "%s: directory is not writable", dir), 2;
+		return take_lock(path, err, errlen) ? 1 : 0;
+	}
 }
 
 int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errlen)

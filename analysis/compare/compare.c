@@ -97,8 +97,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return rg_cl_usage_error("--across-suites prints text, --markdown or --csv");
 	if (o->baseline && o->across)
 		return rg_cl_usage_error("--baseline compares guards within one file; drop --across-hosts");
-	if (o->baseline && (!*o->baseline || argc - optind != 1))
-		return rg_cl_usage_error("--baseline GUARD takes exactly one FILE");
+	if (o->baseline && !*o->baseline)
+		return rg_cl_usage_error("--baseline: an empty guard name");
+	if (o->baseline && argc - optind != 1)
+		return rg_cl_usage_error("--baseline GUARD takes exactly one FILE (got %d)", argc - optind);
 	o->first = optind;
 	o->nfiles = argc - optind;
 	if (o->across && o->nfiles >= 1)

@@ -93,7 +93,7 @@ void cmp_fmt_factor(char *buf, size_t size, double f)
 {
 	char n[32];
 
-	if (isnan(f) || isinf(f))
+	if (isnan(f) || isinf(f) || f <= 0)	/* a factor of 0 or below compares nothing */
 		snprintf(buf, size, "n/a");
 	else if (f >= 0.01) {
 		rg_fmt_fixed(n, sizeof(n), f, f >= 10 ? 0 : 2);
@@ -110,6 +110,8 @@ static void fmt_change(char *buf, size_t size, double pct)
 		snprintf(buf, size, "n/a");
 		return;
 	}
+	if (fabs(pct) < 0.05)
+		pct = 0;	/* -0 and -0.04 read +0.0%, never -0.0% */
 	/* A change under 0.05% reads +0.0% (no change); a huge one keeps its magnitude. */
 	if (fabs(pct) >= 1e7) {
 		rg_fmt_fixed(n, sizeof(n), pct, 0);

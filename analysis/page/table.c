@@ -53,6 +53,7 @@ void rg_fmt_fixed(char *buf, size_t size, double v, int dec)
 {
 	double a = fabs(v);
 
+	v += 0.0;	/* -0 prints as 0 */
 	if (isnan(v))
 		snprintf(buf, size, "n/a");
 	else if (isinf(v))

@@ -140,14 +140,43 @@ void rp_bullet(struct ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void clip_cell(char *s, size_t w);
+
+/*
+ * "## text": a Markdown heading is one line, so one longer than --width
+ * moves its closing parenthesis (the host it is about) into a line of its
+ * own under it ("For HOST."), wrapped like prose; a heading still too long
+ * is clipped, its last character a '~'.
+ */
 void rp_heading(struct ctx *c, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], *open = NULL;
+	size_t len, w = c->width > 5 ? (size_t)c->width - 3 : SIZE_MAX;
+	int depth = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	len = strlen(buf);
+	if (rg_utf8_width(buf) > w && len > 2 && buf[len - 1] == ')') {
+		for (size_t i = len; i-- > 0;) {	/* the " (" that the last ')' closes */
+			depth += buf[i] == ')' ? 1 : buf[i] == '(' ? -1 : 0;
+			if (!depth) {
+				open = i > 0 && buf[i - 1] == ' ' ? buf + i : NULL;
+				break;
+			}
+		}
+	}
+	if (open) {
+		open[-1] = 0;
+		open[strlen(open) - 1] = 0;
+		clip_cell(buf, w);
+		fprintf(c->f, "## %s\n\n", buf);
+		rp_para(c, "For %s.", open + 1);
+		return;
+	}
+	clip_cell(buf, w);
 	fprintf(c->f, "## %s\n\n", buf);
 }
 

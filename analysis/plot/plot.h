@@ -27,6 +27,7 @@ extern volatile sig_atomic_t pl_stop;
 struct stage {
 	char out[PATH_MAX];	/* DIR without trailing slashes */
 	char dir[PATH_MAX];	/* the staging directory */
+	char tag[32];		/* ".rgplot-HASH-": this DIR's staging names (stale ones removed) */
 	bool fresh;		/* DIR did not exist: the stage becomes DIR by one rename */
 	bool made;
 };

@@ -48,6 +48,50 @@ static void parent_of(const char *path, char *buf, size_t size)
 	snprintf(buf, size, "%s", dirname(tmp));	/* dirname() may return a static "." */
 }
 
+/*
+ * The staging names of DIR: ".rgplot-TAG-XXXXXX", TAG a hash of DIR's
+ * absolute path. rgbench plot holds DIR's lock (rg_output_check_dir()), so a
+ * folder of that name left beside or in DIR is a killed plot's (SIGKILL, a
+ * crash): removed before drawing.
+ */
+static void stage_tag(struct stage *sg)
+{
+	char parent[PATH_MAX], real[PATH_MAX], abs[2 * PATH_MAX];
+	const char *base = strrchr(sg->out, '/');
+	unsigned long long h = 0xcbf29ce484222325ull;
+
+	parent_of(sg->out, parent, sizeof(parent));
+	snprintf(abs, sizeof(abs), "%s/%s", realpath(parent, real) ? real : parent,
+		 base ? base + 1 : sg->out);
+	for (const char *p = abs; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	snprintf(sg->tag, sizeof(sg->tag), ".rgplot-%016llx-", h);
+}
+
+static void remove_stale(const char *dir, const char *tag)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[PATH_MAX + 300];
+
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, tag, strlen(tag)) &&
+		    snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) < (int)sizeof(p))
+			pl_remove_dir(p);
+	if (d)
+		closedir(d);
+}
+
+/* dir/TAGXXXXXX into sg->dir, made with mkdtemp(). 0, or -1 (errno set). */
+static int make_in(struct stage *sg, const char *dir)
+{
+	if (snprintf(sg->dir, sizeof(sg->dir), "%s/%sXXXXXX", dir, sg->tag) >= (int)sizeof(sg->dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdtemp(sg->dir) ? 0 : -1;
+}
+
 /* The staging directory for DIR (out). 0, or -1 with err set. */
 int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen)
 {
@@ -61,15 +105,17 @@ int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen)
 	}
 	for (l = strlen(sg->out); l > 1 && sg->out[l - 1] == '/'; l--)
 		sg->out[l - 1] = 0;
+	stage_tag(sg);
+	parent_of(sg->out, parent, sizeof(parent));
+	remove_stale(parent, sg->tag);
+	remove_stale(sg->out, sg->tag);
 	if (stat(sg->out, &st)) {
 		if (errno != ENOENT) {
 			snprintf(err, errlen, "%s: %s", out, strerror(errno));
 			return -1;
 		}
 		sg->fresh = true;
-		parent_of(sg->out, parent, sizeof(parent));
-		snprintf(sg->dir, sizeof(sg->dir), "%s/.rgplot-XXXXXX", parent);
-		if (!mkdtemp(sg->dir)) {
+		if (make_in(sg, parent)) {
 			snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
 			return -1;
 		}
@@ -83,14 +129,12 @@ int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen)
 	/* Beside DIR's real path ("--out ." has a parent too), on DIR's filesystem. */
 	if (realpath(sg->out, real)) {
 		parent_of(real, parent, sizeof(parent));
-		snprintf(sg->dir, sizeof(sg->dir), "%s/.rgplot-XXXXXX", parent);
-		if (!stat(parent, &pst) && pst.st_dev == st.st_dev && mkdtemp(sg->dir)) {
+		if (!stat(parent, &pst) && pst.st_dev == st.st_dev && !make_in(sg, parent)) {
 			sg->made = true;
 			return 0;
 		}
 	}
-	snprintf(sg->dir, sizeof(sg->dir), "%s/.rgplot-XXXXXX", sg->out);
-	if (!mkdtemp(sg->dir)) {
+	if (make_in(sg, sg->out)) {
 		snprintf(err, errlen, "cannot create a directory in %s: %s", out, strerror(errno));
 		return -1;
 	}
@@ -98,7 +142,7 @@ int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen)
 	return 0;
 }
 
-/* The pictures in the stage (*.png, *.svg), sorted; their count, or -1 with err set. */
+/* The pictures in the stage (*.png, *.svg, *.pdf), sorted; their count, or -1 with err set. */
 static int list_pictures(const char *stage, struct dirent ***list, char *err, size_t errlen)
 {
 	int n = scandir(stage, list, NULL, alphasort), k = 0;
@@ -110,7 +154,8 @@ static int list_pictures(const char *stage, struct dirent ***list, char *err, si
 	for (int i = 0; i < n; i++) {
 		const char *nm = (*list)[i]->d_name;
 
-		if (nm[0] != '.' && (has_suffix(nm, ".png") || has_suffix(nm, ".svg")))
+		if (nm[0] != '.' && (has_suffix(nm, ".png") || has_suffix(nm, ".svg") ||
+				    has_suffix(nm, ".pdf")))
 			(*list)[k++] = (*list)[i];
 		else
 			free((*list)[i]);

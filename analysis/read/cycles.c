@@ -26,7 +26,11 @@ size_t rg_rows_to_cycles(struct rg_rows *rows)
 	for (size_t i = 0; i < rows->n; i++) {
 		struct rg_row *r = &rows->v[i];
 		double k = rg_row_d(r, RG_COL_ref_ns_per_cycle);
-		bool ok = k > 0 && isfinite(k);
+		/*
+		 * A reference from 1 THz to 1 kHz: one outside is no clock (1e-300
+		 * ns per cycle made every figure inf), the row has none to show.
+		 */
+		bool ok = k >= RG_REF_NS_MIN && k <= RG_REF_NS_MAX;
 
 		if (!ok && !isnan(rg_row_d(r, RG_COL_ns_median)))
 			missing++;

@@ -33,6 +33,7 @@ static bool parse_double(const char *s, double *v)
 		return false;
 	errno = 0;
 	*v = strtod(s, &end);
+	*v += 0.0;	/* -0 is 0: no "-0.000" or sign games downstream */
 	return !*end && end != s && errno != ERANGE;
 }
 

@@ -49,8 +49,7 @@ int rg_list_dir(const char *path, struct rg_dir_run **runs_out, size_t *n_out,
 	while ((de = readdir(d))) {
 		char **v;
 
-		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp.") ||
-		    !(has_suffix(de->d_name, ".csv") || has_suffix(de->d_name, ".json")))
+		if (!rg_dir_result_name(de->d_name))	/* what report's output check refuses to replace */
 			continue;
 		v = realloc(names, (n + 1) * sizeof(*v));
 		if (!v || !(v[n] = strdup(de->d_name))) {

@@ -193,7 +193,7 @@ static int json_column(struct rd_ctx *c, int line, struct rg_row *r, int col, js
 		}
 		if (!json_is_number(v))
 			return rd_fail(c, line, "'%s' is not a number or null", rd_cols[col].name);
-		r->v[col].d = json_number_value(v);
+		r->v[col].d = json_number_value(v) + 0.0;	/* -0 is 0 */
 		snprintf(text, sizeof(text), "%g", r->v[col].d);
 		break;
 	}
@@ -292,26 +292,45 @@ static int json_row(struct rd_ctx *c, int line, size_t i, json_t *e, long long v
 	return 0;
 }
 
-/* The top's "timer" object into the file's entry of c->out->timers (the last added). 0 or -1. */
+/*
+ * The top's "timer" object into the file's entry of c->out->timers (the last
+ * added), checked like every value the reader takes (report prints it): an
+ * object whose source is one printable line of 1 to 64 bytes (the writer's
+ * rule, rg_str_is_printable()), hz finite in (0, 1e12], resolution_ns and
+ * overhead_ns finite and >= 0 or null. Absent: no timer. 0 or -1.
+ */
 static int json_timer(struct rd_ctx *c, json_t *root)
 {
 	struct rg_timer *tm = &c->out->timers[c->out->nfiles - 1];
 	json_t *t = json_object_get(root, "timer"), *s, *hz, *res, *ov;
+	double f, r, o;
 
-	if (!json_is_object(t))
+	if (!t)
 		return 0;
+	if (!json_is_object(t))
+		return rd_fail(c, 1, "\"timer\" is not an object");
 	s = json_object_get(t, "source");
 	hz = json_object_get(t, "hz");
 	res = json_object_get(t, "resolution_ns");
 	ov = json_object_get(t, "overhead_ns");
-	if (!json_is_string(s))
-		return 0;
+	f = json_number_value(hz);
+	r = json_is_number(res) ? json_number_value(res) : NAN;
+	o = json_is_number(ov) ? json_number_value(ov) : NAN;
+	if (!json_is_string(s) || !json_string_length(s) || json_string_length(s) > 64 ||
+	    strlen(json_string_value(s)) != json_string_length(s) ||
+	    !rg_str_is_printable(json_string_value(s)))
+		return rd_fail(c, 1, "\"timer\".source: not a name of 1 to 64 printable characters");
+	if (!json_is_number(hz) || !isfinite(f) || f <= 0 || f > 1e12)
+		return rd_fail(c, 1, "\"timer\".hz: not a frequency in (0, 1e12] Hz");
+	if ((res && !json_is_null(res) && !(isfinite(r) && r >= 0)) ||
+	    (ov && !json_is_null(ov) && !(isfinite(o) && o >= 0)))
+		return rd_fail(c, 1, "\"timer\": resolution_ns and overhead_ns must be numbers >= 0 or null");
 	tm->source = strdup(json_string_value(s));
 	if (!tm->source)
 		return rd_fail(c, 1, "out of memory");
-	tm->hz = json_is_number(hz) ? json_number_value(hz) : NAN;
-	tm->resolution_ns = json_is_number(res) ? json_number_value(res) : NAN;
-	tm->overhead_ns = json_is_number(ov) ? json_number_value(ov) : NAN;
+	tm->hz = f;
+	tm->resolution_ns = r;
+	tm->overhead_ns = o;
 	return 0;
 }
 
@@ -324,6 +343,9 @@ int rd_read_json(struct rd_ctx *c, const char *buf, size_t len)
 	size_t i;
 
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	/* jansson says "" or nothing useful when an allocation failed: say out of memory. */
+	if (!root && (json_error_code(&je) == json_error_out_of_memory || !je.text[0]))
+		return rd_fail(c, 0, "out of memory while parsing the JSON (%zu bytes; ulimit -v?)", len);
 	if (!root)
 		return rd_fail(c, je.line > 0 ? je.line : 1, "invalid JSON: %s", je.text);
 	if (json_top(c, root, &version, &res, &rid) || json_timer(c, root))

@@ -106,3 +106,12 @@ const char *const rp_role_order[] = {
 #undef RG_ROLE
 	NULL,
 };
+
+const char *const rp_kernel_roles[] = {
+#define RG_ROLE(role, meaning)
+#define RG_KROLE(role, meaning) role,
+#include "rg/roles.def"
+#undef RG_KROLE
+#undef RG_ROLE
+	NULL,
+};

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The reader's checks: the column table and its schema versions, one-line error messages, each value's rules, text that is UTF-8 and not binary. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,20 +27,18 @@ long long rd_col_since(int col)
 __attribute__((format(printf, 3, 4)))
 int rd_fail(struct rd_ctx *c, int line, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], full[PATH_MAX + 600];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* The message is one line whatever the input held. */
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	/* One line whatever the input or its name held: the one sanitizer, file name included. */
 	if (line > 0)
-		snprintf(c->err, c->errlen, "%s:%d: %s", c->name, line, msg);
+		snprintf(full, sizeof(full), "%s:%d: %s", c->name, line, msg);
 	else
-		snprintf(c->err, c->errlen, "%s: %s", c->name, msg);
+		snprintf(full, sizeof(full), "%s: %s", c->name, msg);
+	rg_str_printable(c->err, c->errlen, full);
 	return -1;
 }
 
@@ -64,16 +63,23 @@ const char *rd_frag(const char *s, size_t len, char *buf, size_t size)
 /* ---- values --------------------------------------------------------------- */
 
 /*
- * C0 controls (tab, CR and LF included), DEL and the C1 controls U+0080-U+009F
- * (UTF-8 C2 80 to C2 9F): they would break every table and message the
- * reports print, so a string value may hold none of them.
+ * C0 controls (tab, CR and LF included), DEL, the C1 controls U+0080-U+009F
+ * and the bidi and line format characters: they would break or reorder every
+ * table and message the reports print, so a string value may hold none of
+ * them. The writer's own rule (rg_str_printable()), so rgbench reads back
+ * whatever it wrote.
  */
-bool rd_has_control(const char *s)
+static bool has_c0_c1(const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
 			return true;
 	return false;
+}
+
+bool rd_has_control(const char *s)
+{
+	return !rg_str_is_printable(s);
 }
 
 /* Column-specific rules shared by both formats; text is what the file said. */
@@ -119,9 +125,10 @@ int rd_check_value(struct rd_ctx *c, int line, int col, const union rg_val *v, c
 		if ((col == RG_COL_guard || col == RG_COL_scenario) && !*v->s)
 			return rd_fail(c, line, "column '%s' is empty", rd_cols[col].name);
 		if (rd_has_control(v->s))
-			return rd_fail(c, line, "column '%s': '%s' holds a control character "
+			return rd_fail(c, line, "column '%s': '%s' holds a %s character "
 				    "(names and texts are one printable line)", rd_cols[col].name,
-				    rd_frag(v->s, strlen(v->s), b, sizeof(b)));
+				    rd_frag(v->s, strlen(v->s), b, sizeof(b)),
+				    has_c0_c1(v->s) ? "control" : "bidi or line format");
 		break;
 	case K_U:
 		break;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "rg/fleet.h"
@@ -15,6 +16,7 @@
  * report in files, one concern each:
  *   report.c           the command line: options, reading the files, grouping by host, writing
  *   report_sections.c  the sections of one host
+ *   report_headline.c  the headline tables' lines, from roles.def and guards.def
  *   report_across.c    --across-hosts: two hosts side by side by role
  *   report_plots.c     links to the PNGs
  *   report_calib.c     the calibration against the real trampoline, two kernels of one machine
@@ -33,7 +35,32 @@ void rp_sec_threads(struct ctx *c, const struct host *h);
 void rp_sec_latency(struct ctx *c, const struct host *h);
 /* suite: "bpf" or "kmod". */
 void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite);
+/* The re-entry outcomes of a suite (kmod: irq/softirq/nmi rows; user: signal rows), guard by context. */
+void rp_sec_reentry(struct ctx *c, const struct host *h, const char *suite);
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B);
+
+/*
+ * report_headline.c: the lines of the headline tables of one host. The kernel
+ * form: each role of roles (rp_kernel_roles, rg/results.h: roles.def's RG_KROLE
+ * roles, in its order) with the row rp_by_role finds, one line per row (roles sharing
+ * a row share its line, "a/b"), divided by the merged check's line. The
+ * instructions alone: the instruction-only twins (guards.def) of the guards
+ * of those roles on the host's arch, then the atomic per-CPU counter
+ * (pcpu-atomic), which divides them. A line without a row is missing (r
+ * NULL, name says what); a role no guard of the arch holds has no line.
+ */
+#define RP_HL_MAX 16
+struct hl_line {
+	const struct rg_row *r;
+	char name[64];		/* the role or guard the line looks for */
+	char what[96];		/* its design: the role(s) */
+};
+struct hl_table {
+	struct hl_line l[RP_HL_MAX];
+	size_t n, by;		/* lines; the line every row is divided by, SIZE_MAX for none */
+};
+void rp_headline_kernel(const struct host *h, const char *const *roles, struct hl_table *t);
+void rp_headline_bare(const struct host *h, const char *const *roles, struct hl_table *t);
 
 /*
  * report_calib.c: the module's tramp rows beside the real trampoline of the
@@ -43,7 +70,7 @@ void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B);
 void rp_sec_calib(struct ctx *c, const struct host *h);
 void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin);
 
-/* out: the --out file or NULL. */
-void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin);
+/* Every picture of the folders rp_plots_find() found (rg/page.h). */
+void rp_sec_plots(struct ctx *c);
 
 #endif /* RG_PLOTS_REPORT_H */

@@ -2,11 +2,12 @@
 /* `rgbench report`'s plot links: the PNGs beside the report and in each file's <stem>-plots/ folder. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rg/schema.h"
 #include "report.h"
 
 static bool has_sfx(const char *s, const char *sfx)
@@ -39,39 +40,27 @@ static size_t list_pngs(struct ctx *c, const char *dir, const char *rel)
 	for (size_t i = 0; i < n; i++) {
 		if (!names[i])
 			continue;
-		fprintf(c->f, "- [%s](%s%s%s)\n", names[i], rel, *rel ? "/" : "", names[i]);
+		char shown[512], link[PATH_MAX + 512], url[3 * sizeof(link)];
+
+		/* The one sanitizer for the text, percent-encoding for the target. */
+		rg_str_printable(shown, sizeof(shown), names[i]);
+		for (char *p = shown; *p; p++)
+			if (strchr("[]`", *p))
+				*p = '?';
+		snprintf(link, sizeof(link), "%s%s%s", rel, *rel ? "/" : "", names[i]);
+		fprintf(c->f, "- [%s](%s)\n", shown, rp_url(url, sizeof(url), link));
 		free(names[i]);
 	}
 	return n;
 }
 
-void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin)
+void rp_sec_plots(struct ctx *c)
 {
-	char odir[4096], tmp[4096];
 	size_t n = 0;
 
 	rp_heading(c, "Plots");
-	snprintf(tmp, sizeof(tmp), "%s", out ? out : in[0].path);
-	snprintf(odir, sizeof(odir), "%s", dirname(tmp));
-	n += list_pngs(c, odir, "");
-	for (size_t i = 0; i < nin; i++) {
-		char stem[4096], dir[8300], *b, *dot;
-
-		snprintf(tmp, sizeof(tmp), "%s", in[i].path);
-		b = basename(tmp);
-		snprintf(stem, sizeof(stem), "%s", b);
-		dot = strrchr(stem, '.');
-		if (dot && (!strcmp(dot, ".json") || !strcmp(dot, ".csv")))
-			*dot = 0;
-		snprintf(tmp, sizeof(tmp), "%s", in[i].path);
-		snprintf(dir, sizeof(dir), "%s/%s-plots", dirname(tmp), stem);
-		if (strcmp(dir, odir)) {
-			char rel[4200];
-
-			snprintf(rel, sizeof(rel), "%s-plots", stem);
-			n += list_pngs(c, dir, rel);
-		}
-	}
+	for (int d = 0; d < c->nplotdir; d++)
+		n += list_pngs(c, c->plotdir[d], c->plotrel[d]);
 	if (n)
 		fputc('\n', c->f);
 	else

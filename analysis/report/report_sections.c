@@ -130,46 +130,16 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
  * kernel form (the whole sequence the kernel runs: arm64's preempt count
  * around every this_cpu op, rctx-kernel's count, context level and
  * this_cpu_ptr; x86's this_cpu ops, which need no wrapper) or the
- * instructions alone. A line names a role, or a guard ("=name").
+ * instructions alone. Their lines come from roles.def and guards.def
+ * (report_headline.c); what each wrapping holds is said per arch here.
  */
-struct headline {
-	const char *key, *what;
+static const struct {
+	const char *arch, *kernel;
+} wrapping_about[] = {
+	{ "aarch64", "each row is the kernel's whole sequence: the preempt count around every this_cpu op, and for rctx the count, the context level read from it and this_cpu_ptr" },
+	{ "x86_64", "each row is the kernel's whole sequence: this_cpu_inc_return/this_cpu_dec are one %gs: instruction each with no wrapper; rctx adds two preempt_disable/enable pairs, the context level and this_cpu_ptr" },
 };
-
-struct headline_table {
-	const char *arch, *wrapping, *about;
-	const struct headline *lines;
-	size_t n, by;		/* lines; the line every row is divided by */
-};
-
-static const struct headline arm_kernel[] = {
-	{ "this-cpu-pre-6.18", "STADD exit (<6.18)" },
-	{ "this-cpu-6.18", "LDADD exit (6.18+)" },
-	{ "this-cpu-llsc", "LL/SC" },
-	{ "this-cpu-prfm-stadd", "PRFM+STADD exit" },
-	{ "merged-rctx", "rctx (non-atomic)" },
-};
-static const struct headline arm_bare[] = {
-	{ "=pcpu-stadd", "STADD exit (<6.18)" },
-	{ "=pcpu-ldadd", "LDADD exit (6.18+)" },
-	{ "=pcpu-llsc", "LL/SC" },
-	{ "=pcpu-prfm-stadd", "PRFM+STADD exit" },
-};
-static const struct headline x86_kernel[] = {
-	{ "this-cpu-6.18", "xadd/dec (this_cpu)" },
-	{ "merged-rctx", "rctx (non-atomic)" },
-};
-static const struct headline x86_bare[] = {
-	{ "pcpu-atomic", "lock xadd/dec" },
-	{ "=pcpu-xadd", "xadd/dec (no lock)" },
-};
-#define HL(a) a, sizeof(a) / sizeof(a[0])
-static const struct headline_table headline_tables[] = {
-	{ "aarch64", "kernel form", "each row is the kernel's whole sequence: the preempt count around every this_cpu op, and for rctx the count, the context level read from it and this_cpu_ptr", HL(arm_kernel), 4 },
-	{ "aarch64", "instructions alone", "the per-CPU op and its lookup, nothing around them", HL(arm_bare), 1 },
-	{ "x86_64", "kernel form", "each row is the kernel's whole sequence: this_cpu_inc_return/this_cpu_dec are one %gs: instruction each with no wrapper; rctx adds two preempt_disable/enable pairs, the context level and this_cpu_ptr", HL(x86_kernel), 1 },
-	{ "x86_64", "instructions alone", "the per-CPU op and its lookup, nothing around them", HL(x86_bare), 1 },
-};
+#define BARE_ABOUT "the per-CPU op and its lookup, nothing around them"
 
 static bool row_noisy(const struct rg_row *r)
 {
@@ -194,17 +164,6 @@ static void bullet_costs(struct ctx *c, const char *x, const char *y, double a, 
 	rp_bullet(c, "%s costs %s %s over noop (%s vs %s ns)", x, r, y, sa, sb);
 }
 
-static const struct rg_row *headline_row(const struct host *h, const char *key)
-{
-	if (key[0] == '=') {
-		for (size_t i = 0; i < h->n; i++)
-			if (rp_is_pair1(h->rows[i]) && !strcmp(rg_row_s(h->rows[i], RG_COL_guard), key + 1))
-				return h->rows[i];
-		return NULL;
-	}
-	return rp_by_role(h, key);
-}
-
 /* Append what to the ", "-separated list in buf, once (a row can be in two tables). */
 static void list_add(char *buf, size_t size, const char *what)
 {
@@ -217,23 +176,25 @@ static void list_add(char *buf, size_t size, const char *what)
 }
 
 /* One table; false when it has fewer than two rows (then nothing is written). */
-static bool headline_table(struct ctx *c, const struct host *h, const struct headline_table *T,
-			   char *missing, size_t msize, char *noisy, size_t nsize)
+static bool headline_table(struct ctx *c, const struct host *h, const struct hl_table *T,
+			   const char *wrapping, const char *about, char *missing, size_t msize,
+			   char *noisy, size_t nsize)
 {
-	struct cost k[8];
-	const struct rg_row *r[8];
+	struct cost k[RP_HL_MAX];
+	const struct rg_row *r[RP_HL_MAX];
+	const struct rg_row *by = T->by < T->n ? T->l[T->by].r : NULL;
 	char xhdr[48], g[96];
 	const char *hdr[] = { "design", "guard", "ns/pair", "over noop", xhdr };
 	struct rg_table t;
 	size_t found = 0;
 
 	for (size_t i = 0; i < T->n; i++) {
-		r[i] = headline_row(h, T->lines[i].key);
+		r[i] = T->l[i].r;
 		if (r[i] && row_noisy(r[i]) && !c->include_noisy) {
 			list_add(noisy, nsize, rg_row_s(r[i], RG_COL_guard));
 			r[i] = NULL;
 		} else if (!r[i]) {
-			list_add(missing, msize, T->lines[i].key[0] == '=' ? T->lines[i].key + 1 : T->lines[i].key);
+			list_add(missing, msize, T->l[i].name);
 		}
 		if (r[i]) {
 			k[i] = rp_cost_of(h, r[i]);
@@ -242,8 +203,10 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hea
 	}
 	if (found < 2)
 		return false;
-	snprintf(xhdr, sizeof(xhdr), "x %s", r[T->by] ? rg_row_s(r[T->by], RG_COL_guard) : "n/a");
-	rp_para(c, "Wrapping: %s (%s).", T->wrapping, T->about);
+	if (by && !r[T->by])
+		by = NULL;	/* noisy */
+	snprintf(xhdr, sizeof(xhdr), "x %s", by ? rg_row_s(by, RG_COL_guard) : "n/a");
+	rp_para(c, "Wrapping: %s (%s).", wrapping, about);
 	rg_table_init(&t, 5);
 	rg_table_add(&t, hdr);
 	t.right[2] = t.right[3] = t.right[4] = true;
@@ -256,9 +219,9 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hea
 		rp_fmt_ns(ns, sizeof(ns), k[i].ns);
 		rp_fmt_signed(d, sizeof(d), k[i].v);
 		a = rp_cmp_value(&k[i]);
-		b = r[T->by] ? rp_cmp_value(&k[T->by]) : NAN;
+		b = by ? rp_cmp_value(&k[T->by]) : NAN;
 		rp_fmt_ratio(x, sizeof(x), a, b);
-		const char *row[] = { T->lines[i].what, marked_guard(r[i], g, sizeof(g)), ns, d, x };
+		const char *row[] = { T->l[i].what, marked_guard(r[i], g, sizeof(g)), ns, d, x };
 		rg_table_add(&t, row);
 	}
 	rp_table_out(c, &t);
@@ -273,10 +236,10 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hea
 			a = rp_cmp_value(&k[i]);
 			b = rp_cmp_value(&k[j]);
 			if (isnan(a) || isnan(b))
-				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", T->lines[i].what,
-					  T->lines[j].what);
+				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", T->l[i].what,
+					  T->l[j].what);
 			else
-				bullet_costs(c, T->lines[i].what, T->lines[j].what, a, b);
+				bullet_costs(c, T->l[i].what, T->l[j].what, a, b);
 			break;
 		}
 	}
@@ -288,13 +251,22 @@ void rp_sec_headline(struct ctx *c, const struct host *h)
 {
 	bool arm = !strcmp(h->arch, "aarch64");
 	char missing[512] = "", noisy[256] = "";
+	const char *about = NULL;
+	struct hl_table T;
 	int tables = 0;
 
 	rp_heading(c, "Headline ratios (%s, %s)", h->name, arm ? "arm64" : "x86-64");
-	for (size_t i = 0; i < sizeof(headline_tables) / sizeof(headline_tables[0]); i++)
-		if (!strcmp(headline_tables[i].arch, arm ? "aarch64" : "x86_64"))
-			tables += headline_table(c, h, &headline_tables[i], missing, sizeof(missing), noisy,
-						 sizeof(noisy));
+	for (size_t i = 0; i < sizeof(wrapping_about) / sizeof(wrapping_about[0]); i++)
+		if (!strcmp(wrapping_about[i].arch, h->arch))
+			about = wrapping_about[i].kernel;
+	if (about) {
+		rp_headline_kernel(h, rp_kernel_roles, &T);
+		tables += headline_table(c, h, &T, "kernel form", about, missing, sizeof(missing), noisy,
+					 sizeof(noisy));
+		rp_headline_bare(h, rp_kernel_roles, &T);
+		tables += headline_table(c, h, &T, "instructions alone", BARE_ABOUT, missing, sizeof(missing),
+					 noisy, sizeof(noisy));
+	}
 	if (!tables) {
 		rp_left_out(c, "headline ratios", "%s has fewer than two rows of one wrapping (missing: %s%s%s)",
 			    h->name, missing[0] ? missing : "none", noisy[0] ? "; noisy: " : "", noisy);
@@ -450,6 +422,27 @@ void rp_sec_threads(struct ctx *c, const struct host *h)
 	(void)rows;
 }
 
+/* A timed row's delta_ns over its baseline with its interval, or "-" without one. */
+static void delta_text(const struct rg_row *r, char *buf, size_t size)
+{
+	char d[24], lo[24], hi[24], tag[16];
+	double v = rg_row_d(r, RG_COL_delta_ns);
+
+	if (isnan(v)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	rp_fmt_signed(d, sizeof(d), v);
+	if (isnan(rg_row_d(r, RG_COL_delta_ci_lo)) || isnan(rg_row_d(r, RG_COL_delta_ci_hi))) {
+		snprintf(buf, size, "%s", d);
+		return;
+	}
+	rp_fmt_signed(lo, sizeof(lo), rg_row_d(r, RG_COL_delta_ci_lo));
+	rp_fmt_signed(hi, sizeof(hi), rg_row_d(r, RG_COL_delta_ci_hi));
+	snprintf(buf, size, "%s [%s, %s]%s", d, lo, hi,
+		 rg_ci_level_tag(rg_row_d(r, RG_COL_delta_ci_level), tag, sizeof(tag)));
+}
+
 void rp_sec_latency(struct ctx *c, const struct host *h)
 {
 	struct rg_table t;
@@ -495,25 +488,168 @@ void rp_sec_latency(struct ctx *c, const struct host *h)
 	     h->timer[0] ? h->timer : "timer details in the JSON's \"timer\"");
 }
 
+/* The context a re-entry row tests ("softirq-irq" of "softirq-irq-recursion"), or NULL. */
+static const char *reentry_context(const struct rg_row *r, char *buf, size_t size)
+{
+	const char *sc = rg_row_s(r, RG_COL_scenario);
+	size_t l = strlen(sc);
+
+	for (const char *const *sfx = (const char *const[]){ "-recursion", "-deferred", NULL }; *sfx; sfx++)
+		if (l > strlen(*sfx) && !strcmp(sc + l - strlen(*sfx), *sfx)) {
+			snprintf(buf, size, "%.*s", (int)(l - strlen(*sfx)), sc);
+			return buf;
+		}
+	return NULL;
+}
+
+/* One cell of the re-entry table: pass/FAIL, what the attempts got, and how many. */
+static void reentry_cell(const struct rg_row *r, char *buf, size_t size)
+{
+	/* ok or noisy (timing disturbed; the outcomes were still checked): pass; error: FAIL */
+	const char *pf = strcmp(rg_row_s(r, RG_COL_status), "error") ? "pass" : "FAIL";
+	unsigned long long ops = (unsigned long long)rg_row_i(r, RG_COL_ops);
+	unsigned long long ref = (unsigned long long)rg_row_i(r, RG_COL_refusals);
+	bool deferred = strstr(rg_row_s(r, RG_COL_scenario), "-deferred") != NULL;
+
+	if (ref == ops && ops)
+		snprintf(buf, size, "%s R %llu", pf, ops);
+	else if (!ref)
+		snprintf(buf, size, "%s %c %llu", pf, deferred ? 'D' : 'G', ops);
+	else
+		snprintf(buf, size, "%s R %llu/%llu", pf, ref, ops);
+}
+
+/*
+ * The re-entry outcomes of a suite as a guard-by-context table: the module's
+ * irq/softirq/softirq-irq/nmi rows, the user suite's signal rows. Nothing when
+ * the host has none of the suite's rows at all; a line when it has timed rows only.
+ */
+void rp_sec_reentry(struct ctx *c, const struct host *h, const char *suite)
+{
+	enum { MAXCTX = 8, MAXG = 64 };
+	char ctx[MAXCTX][32], guards[MAXG][64], cell[MAXG][MAXCTX][40], buf[32], why[400] = "";
+	size_t nctx = 0, ng = 0, nfail = 0, nrows = 0, nsuite = 0, nnot = 0;
+	struct rg_table t;
+
+	memset(cell, 0, sizeof(cell));
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+		bool mine = !strcmp(rg_row_s(r, RG_COL_suite), suite);
+		const char *cx = mine ? reentry_context(r, buf, sizeof(buf)) : NULL;
+		size_t x = 0, g = 0;
+
+		nsuite += mine;
+		if (!cx)
+			continue;
+		if (!rp_row_ok(r) && strcmp(rg_row_s(r, RG_COL_status), "error")) {
+			nnot++;	/* skipped: never tried here */
+			continue;
+		}
+		while (x < nctx && strcmp(ctx[x], cx))
+			x++;
+		while (g < ng && strcmp(guards[g], rg_row_s(r, RG_COL_guard)))
+			g++;
+		if ((x == nctx && nctx == MAXCTX) || (g == ng && ng == MAXG))
+			continue;
+		if (x == nctx)
+			snprintf(ctx[nctx++], sizeof(ctx[0]), "%s", cx);
+		if (g == ng)
+			snprintf(guards[ng++], sizeof(guards[0]), "%s", rg_row_s(r, RG_COL_guard));
+		reentry_cell(r, cell[g][x], sizeof(cell[g][x]));
+		nrows++;
+		if (!strcmp(rg_row_s(r, RG_COL_status), "error")) {
+			size_t l = strlen(why);
+
+			if (nfail++ < 3)
+				snprintf(why + l, sizeof(why) - l, "%s%s/%s: %s", l ? "; " : "",
+					 guards[g], ctx[x], rg_row_s(r, RG_COL_reason));
+		}
+	}
+	if (!nrows) {
+		if (nnot && strcmp(suite, "kmod")) {
+			rp_heading(c, "Signal re-entry (%s)", h->name);
+			rp_para(c, "Not run here: %zu re-entry row%s (skipped).", nnot, nnot == 1 ? "" : "s");
+		} else if (nnot) {
+			rp_para(c, "Re-entry: all %zu rows skipped.", nnot);
+		} else if (!strcmp(suite, "kmod") && nsuite)
+			rp_para(c, "Re-entry: no re-entry rows in the module's file (run without --irq-iters 0).");
+		return;
+	}
+	if (strcmp(suite, "kmod"))
+		rp_heading(c, "Signal re-entry (%s)", h->name);
+	rg_table_init(&t, 1 + nctx);
+	{
+		const char *hdr[1 + MAXCTX] = { "guard" };
+
+		for (size_t x = 0; x < nctx; x++) {
+			hdr[1 + x] = ctx[x];
+			t.right[1 + x] = true;
+		}
+		rg_table_add(&t, hdr);
+	}
+	for (size_t g = 0; g < ng; g++) {
+		const char *row[1 + MAXCTX] = { guards[g] };
+
+		for (size_t x = 0; x < nctx; x++)
+			row[1 + x] = cell[g][x][0] ? cell[g][x] : "-";
+		rg_table_add(&t, row);
+	}
+	rp_para(c, "Re-entry on the same CPU while the guard is held (%s), per context: %zu row%s, %zu failed.",
+		!strcmp(suite, "kmod") ? "the module interrupts the holder with an irq, a softirq, both, or an NMI" :
+					 "a signal handler interrupts the holder on the same thread",
+		nrows, nrows == 1 ? "" : "s", nfail);
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+	rp_para(c, "pass: every attempt got the outcome the design promises (the %s checks it); FAIL: some did not. "
+		"R refused, G granted, D deferred until the holder's exit; the number is the attempts (R a/b: a of b refused).",
+		!strcmp(suite, "kmod") ? "module" : "suite");
+	if (nfail)
+		rp_para(c, "Failed: %s%s", why, nfail > 3 ? "; ..." : "");
+	if (nnot)
+		rp_para(c, "Not run here: %zu re-entry row%s (skipped).", nnot, nnot == 1 ? "" : "s");
+}
+
 void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 {
 	bool bpf = !strcmp(suite, "bpf");
 	struct rg_table t;
 	const char *hdr_b[] = { "attach", "mode", "prod", "ns/event", "M/s" };
-	const char *hdr_k[] = { "guard", "scenario", "kthr", "ns/pair", "M/s" };
-	size_t n = 0, nskip = 0;
-	char skipped[512] = "";
+	const char *hdr_k[] = { "guard", "scenario", "kthr", "ns/pair", "over noop", "M/s" };
+	const char *one_sc = NULL;	/* kmod: the scenario of every timed row, else NULL */
+	size_t n = 0, nskip = 0, ncol = bpf ? 5 : 6, sc_col = 1;
+	char skipped[512] = "", buf[32];
 
 	rp_heading(c, bpf ? "BPF per-event cost (%s)" : "Kernel module: in-kernel cost (%s)", h->name);
-	rg_table_init(&t, 5);
+	for (size_t i = 0; !bpf && i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+
+		if (strcmp(rg_row_s(r, RG_COL_suite), suite) || !rp_row_ok(r) ||
+		    reentry_context(r, buf, sizeof(buf)))
+			continue;
+		if (!one_sc) {
+			one_sc = rg_row_s(r, RG_COL_scenario);
+		} else if (strcmp(one_sc, rg_row_s(r, RG_COL_scenario))) {
+			one_sc = NULL;
+			break;
+		}
+	}
+	if (one_sc) {	/* one scenario: said once under the table, not in a column */
+		memmove(&hdr_k[1], &hdr_k[2], 4 * sizeof(hdr_k[0]));
+		ncol = 5;
+		sc_col = 0;
+	}
+	rg_table_init(&t, ncol);
 	rg_table_add(&t, bpf ? hdr_b : hdr_k);
-	t.right[2] = t.right[3] = t.right[4] = true;
+	for (size_t k = 1 + sc_col; k < ncol; k++)
+		t.right[k] = true;
 	for (size_t i = 0; i < h->n; i++) {
 		const struct rg_row *r = h->rows[i];
-		char th[24], ns[24], m[24];
+		char th[24], ns[24], m[24], d[80];
 
 		if (strcmp(rg_row_s(r, RG_COL_suite), suite))
 			continue;
+		if (!bpf && reentry_context(r, buf, sizeof(buf)))
+			continue;	/* not timed: the re-entry table below */
 		if (!rp_row_ok(r)) {
 			size_t l = strlen(skipped);
 
@@ -526,8 +662,13 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 		snprintf(th, sizeof(th), "%lld", rg_row_i(r, RG_COL_threads));
 		rp_fmt_ns(ns, sizeof(ns), rg_row_d(r, RG_COL_ns_median));
 		rg_fmt_fixed(m, sizeof(m), rg_row_d(r, RG_COL_mops_median), 2);
-		const char *row[] = { rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario), th, ns, m };
-		rg_table_add(&t, row);
+		delta_text(r, d, sizeof(d));
+		const char *row_b[] = { rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario), th, ns, m };
+		const char *row_k[] = { rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario), th, ns, d, m };
+
+		if (one_sc)
+			memmove(&row_k[1], &row_k[2], 4 * sizeof(row_k[0]));
+		rg_table_add(&t, bpf ? row_b : row_k);
 		n++;
 	}
 	if (!n && !nskip) {
@@ -542,10 +683,13 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 	rg_table_free(&t);
 	if (bpf)
 		rp_para(c, "ns/event: per program run over the baseline of the same mode (the guard's share of a BPF invocation); M/s: events per second, all producers.");
-	else
-		rp_para(c, "ns per guard pair inside the kernel, kthreads bound one per CPU, real preempt_disable() and this_cpu_* operations.");
+	else if (n)
+		rp_para(c, "ns per guard pair inside the kernel%s%s%s, kthreads (kthr) bound one per CPU, real preempt_disable() and this_cpu_* operations; over noop: the median of per-round differences against noop with its interval (95%% or more, or the level printed after it).",
+			one_sc ? " (scenario " : "", one_sc ? one_sc : "", one_sc ? ")" : "");
 	if (nskip > 8)
 		rp_para(c, "Not measured (%zu rows): %s and %zu more.", nskip, skipped, nskip - 8);
 	else if (nskip)
 		rp_para(c, "Not measured (%zu row%s): %s.", nskip, nskip == 1 ? "" : "s", skipped);
+	if (!bpf)
+		rp_sec_reentry(c, h, "kmod");
 }

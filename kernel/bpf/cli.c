@@ -307,6 +307,9 @@ int rg_bpf_main(int argc, char **argv)
 	/* Both files are complete and fsync'ed before either is renamed into place. */
 	if (!rc && (o.csv || o.json) && rg_results_write(&rs, o.csv, o.json, msg, sizeof(msg)))
 		rc = rg_cl_error("%s", msg);
+	if (!rc && rg_results_nerror(&rs))
+		rc = rg_cl_error("%zu benchmark(s) failed (status=error in the output)",
+				 rg_results_nerror(&rs));
 	rg_results_free(&rs);
 	return rc;
 }

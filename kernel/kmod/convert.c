@@ -2,10 +2,12 @@
 /* The module's debugfs CSV (per run, per CPU) to shared-schema rows (per guard and scenario): rg_kmod_convert(). */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rg/cpu_limit.h"
 #include "rg/csv.h"
 #include "rg/kmod.h"
 #include "rg/registry.h"
@@ -16,13 +18,15 @@ enum { C_GUARD, C_SCENARIO, C_THREADS, C_CPUS, C_CPU, C_RUN, C_BATCH, C_DUTY,
        /* optional (modules before schema 3 did not write them) */
        C_ROLE, C_DISTURBED, C_DISCARDED,
        /* optional (modules before schema 4 ran another duty shape) */
-       C_DUTY_IN, C_DUTY_UNITS, C_NCOLS };
+       C_DUTY_IN, C_DUTY_UNITS,
+       /* optional (the tramp scenario's program runs, modules since schema 5) */
+       C_PROG_RUNS, C_NCOLS };
 #define C_NREQUIRED C_ROLE
 static const char *const col_names[C_NCOLS] = {
 	"guard", "scenario", "threads", "cpus", "cpu", "run", "batch", "duty_ns",
 	"ns_total", "ops", "refusals", "status", "reason",
 	"role", "disturbed", "discarded",
-	"duty_in_ns", "duty_units",
+	"duty_in_ns", "duty_units", "prog_runs",
 };
 
 /* The module's rows of one guard and scenario (consecutive in its CSV), summed up. */
@@ -31,7 +35,7 @@ struct group {
 	long threads, batch, duty, discarded, disturbed;
 	double duty_in;		/* ns inside the guarded region; NAN: not the trampoline shape */
 	long units;		/* duty work units per call, in + out */
-	unsigned long long ops, refusals;
+	unsigned long long ops, refusals, prog_runs;
 	/* per run: sum of ns per pair over CPUs, CPU count, sum of Mpairs/s */
 	double *ns_sum, *mops_sum;
 	long *ncpu;
@@ -162,6 +166,7 @@ static int group_emit(struct conv *c)
 	set_identity(r, g);
 	r->ops = g->ops;
 	r->refusals = g->refusals;
+	r->prog_runs = g->prog_runs;
 	snprintf(r->counters, sizeof(r->counters), "n/a: kernel module");
 	if (strcmp(g->status, "ok")) {
 		snprintf(r->status, sizeof(r->status), "%s", g->status);
@@ -388,6 +393,60 @@ static void set_refs(struct conv *c)
 	}
 }
 
+/*
+ * What report accepts, checked here so that --from-raw never converts what
+ * the reader then refuses (one line, exit 1, nothing written): names one
+ * printable line that fits the result's field (never cut, so two names
+ * equal in their first 47 bytes stay two), a known status, threads in
+ * [1, RG_MAX_CPUS] (one kthread per CPU), batch and duty within a signed
+ * 64-bit column. 0 or -1 (message in c->err).
+ */
+static int check_row(struct conv *c, char **f, const unsigned long long num[5], int line)
+{
+	static const struct { int col; size_t max; const char *name; } names[] = {
+		{ C_GUARD, sizeof(((struct group *)0)->guard) - 1, "guard" },
+		{ C_SCENARIO, sizeof(((struct group *)0)->scenario) - 1, "scenario" },
+		{ C_CPUS, sizeof(((struct group *)0)->cpus) - 1, "cpus" },
+		{ C_ROLE, sizeof(((struct group *)0)->role) - 1, "role" },
+		{ C_REASON, ~(size_t)0, "reason" },
+	};
+	const char *st = f[c->idx[C_STATUS]];
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const char *v = c->idx[names[k].col] >= 0 ? f[c->idx[names[k].col]] : "";
+
+		if (!rg_str_is_printable(v))
+			return snprintf(c->err, c->errlen, "module CSV line %d: column '%s' holds a "
+					"control, bidi or non-UTF-8 character", line, names[k].name), -1;
+		if (strlen(v) > names[k].max)
+			return snprintf(c->err, c->errlen, "module CSV line %d: column '%s' is longer "
+					"than %zu bytes", line, names[k].name, names[k].max), -1;
+	}
+	if (!*f[c->idx[C_GUARD]] || !*f[c->idx[C_SCENARIO]])
+		return snprintf(c->err, c->errlen, "module CSV line %d: an empty guard or scenario",
+				line), -1;
+	if (strcmp(st, "ok") && strcmp(st, "noisy") && strcmp(st, "skipped") && strcmp(st, "error"))
+		return snprintf(c->err, c->errlen, "module CSV line %d: status '%.16s' is not ok, "
+				"noisy, skipped or error", line, st), -1;
+	if (num[0] < 1 || num[0] > RG_MAX_CPUS)
+		return snprintf(c->err, c->errlen, "module CSV line %d: threads %llu is not in [1, %d]",
+				line, num[0], RG_MAX_CPUS), -1;
+	if (num[1] > INT64_MAX || num[2] > INT64_MAX)
+		return snprintf(c->err, c->errlen, "module CSV line %d: batch or duty_ns over 2^63-1",
+				line), -1;
+	return 0;
+}
+
+/* A guard and scenario that already had its group: the module writes each group's rows together. */
+static bool group_seen(const struct conv *c, const char *guard, const char *scenario)
+{
+	for (size_t i = 0; i < c->rs->n; i++)
+		if (!strcmp(c->rs->rows[i].suite, "kmod") && !strcmp(c->rs->rows[i].guard, guard) &&
+		    !strcmp(c->rs->rows[i].scenario, scenario))
+			return true;
+	return false;
+}
+
 /* One data row: starts a new group when guard or scenario change. 0 or -1 (message in c->err). */
 static int add_row(struct conv *c, char **f, size_t nf, int line)
 {
@@ -407,6 +466,8 @@ static int add_row(struct conv *c, char **f, size_t nf, int line)
 			return -1;
 		}
 	}
+	if (check_row(c, f, num, line))
+		return -1;
 	if (!strcmp(f[c->idx[C_GUARD]], "cycle-ref"))
 		return strcmp(f[c->idx[C_STATUS]], "ok") ? 0 : add_ref(c, f, line, num[1]);
 	if (!c->have || strcmp(c->g.guard, guard_name(f[c->idx[C_GUARD]])) ||
@@ -417,10 +478,19 @@ static int add_row(struct conv *c, char **f, size_t nf, int line)
 			c->added++;
 			group_free(&c->g);
 		}
+		if (group_seen(c, guard_name(f[c->idx[C_GUARD]]), f[c->idx[C_SCENARIO]]))
+			return snprintf(c->err, c->errlen, "module CSV line %d: rows of %s/%s after "
+					"another group's (a group's rows are consecutive)", line,
+					guard_name(f[c->idx[C_GUARD]]), f[c->idx[C_SCENARIO]]), -1;
 		group_start(c, f, num);
 	}
+	if (c->g.ops + num[3] < c->g.ops || c->g.refusals + num[4] < c->g.refusals)
+		return snprintf(c->err, c->errlen, "module CSV line %d: ops or refusals sum past "
+				"2^64", line), -1;
 	c->g.ops += num[3];
 	c->g.refusals += num[4];
+	if (c->idx[C_PROG_RUNS] >= 0 && rg_csv_u64(f[c->idx[C_PROG_RUNS]], &v))
+		c->g.prog_runs += v;
 	if (c->idx[C_DISCARDED] >= 0 && rg_csv_u64(f[c->idx[C_DISCARDED]], &v) &&
 	    (long)v > c->g.discarded)
 		c->g.discarded = (long)v;	/* per guard, repeated on each of its rows */

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Bad input: every flag's invalid values give one line on stderr, exit 2, and write nothing."""
 import os
+import re
 import resource
 import subprocess
 
@@ -126,6 +127,18 @@ for argv, want in ((["--out", ""], "--out: an empty file name"),
     r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
     c.check(r.returncode == 2 and r.stderr.startswith(f"rgbench: {want}") and
             len(r.stderr.splitlines()) == 1, f"{argv}: {r.returncode} {r.stderr!r}")
+# --events: a name the CPU's libpfm4 table lacks is one line naming the table and the closest
+# names, exit 2, before anything runs (nothing written); without libpfm4 --list says it is off.
+named = re.search(r"^named events: (libpfm4 (\S+):|off: .+)", lst, re.M)
+c.check(named is not None, f"--list has no 'named events:' line:\n{lst}")
+if named and named.group(2):
+    r = rgtest.run(a, "--events", "NO_SUCH_EVENT_XYZ", "--out", "ev.csv", cwd=tmp, timeout=120)
+    c.check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and
+            r.stderr.startswith(f"rgbench: --events: 'NO_SUCH_EVENT_XYZ' is not an event of PMU table "
+                                f"{named.group(2)} (") and "; closest: " in r.stderr,
+            f"--events NO_SUCH_EVENT_XYZ: {r.returncode} {r.stderr!r}")
+else:
+    print(f"skipped the unknown --events name: {named.group(1) if named else 'no line'}")
 c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"files left: {os.listdir(tmp)}")
 # Open files (issue 28). rgbench raises its soft RLIMIT_NOFILE towards the hard limit
 # before any work, and refuses to start when the hard limit is below what it needs: the

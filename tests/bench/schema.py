@@ -44,8 +44,11 @@ EXPECTED = {
         "cpu_ns_median", "wall_ns_median", "discarded", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns",
         "lat_p999_ns", "lat_max_ns", "mops_median", "mops_mean", "mops_stddev", "mops_per_thread",
         "cycles_per_pair", "instructions_per_pair", "ref_ns_per_cycle", "ref_cv", "ref_cycles_per_pair",
-        "events", "counters", "refusals", "ops", "status", "reason"],
+        "events", "pmu_table", "counters", "refusals", "ops", "prog_runs", "status", "reason"],
 }
+# Version 5: pmu_table after events, prog_runs after ops.
+EXPECTED[5] = [x for c in EXPECTED[4] for x in ([c, "pmu_table"] if c == "events" else
+                                                [c, "prog_runs"] if c == "ops" else [c])]
 
 a = rgtest.args()
 c = rgtest.Checker("bench.schema")

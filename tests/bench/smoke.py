@@ -129,8 +129,12 @@ for i, (row, jrow) in enumerate(zip(rows, jrows)):
                 f"{where}: cycles without counters")
     # events: name=value pairs per pair (the PMU offered some), or n/a: why.
     c.check(row["events"].startswith("n/a") or
-            re.fullmatch(r"[A-Za-z0-9_.-]+=\d+\.\d{3}(;[A-Za-z0-9_.-]+=\d+\.\d{3})*", row["events"]),
+            re.fullmatch(r"[A-Za-z0-9_.:-]+=\d+\.\d{3}(;[A-Za-z0-9_.:-]+=\d+\.\d{3})*", row["events"]),
             f"{where}: events {row['events']!r}")
+    # pmu_table: the table that encoded them, or the events column's reason
+    c.check(row["pmu_table"] == row["events"] if row["events"].startswith("n/a") else
+            re.fullmatch(r"(libpfm4|sysfs) \S+", row["pmu_table"]) is not None,
+            f"{where}: pmu_table {row['pmu_table']!r} with events {row['events']!r}")
     ref = int(row["refusals"])
     if sc == "nested":
         if g == "noop":
@@ -268,6 +272,8 @@ for x in counted_run(dict(os.environ, RG_TEST_SYSFS_ROOT=fake), "ev", "fake-sysf
         m = re.fullmatch(r"mem_access=(\d+\.\d{3});ll_cache_miss_rd=(\d+\.\d{3})", x["events"])
         c.check(m is not None and float(m[1]) > 0 and float(m[2]) > 0,
                 f"{where}: events {x['events']!r}")
+        # the table: the fake tree's PMU through the sysfs reader (libpfm4 is not asked under a test root)
+        c.check(x["pmu_table"] == "sysfs armv8_pmuv3_0", f"{where}: pmu_table {x['pmu_table']!r}")
     elif emulated:
         c.check(x["events"] == "n/a: perf_event_open not implemented here (ENOSYS)",
                 f"{where}: events {x['events']!r}")

@@ -22,6 +22,10 @@ the def's column for this architecture says ("-": a trap, the guard is not
 built here); a guard without an expectation, or a loop without a guard, fails.
 A cpu-scope guard's pair and nested loops must not multiply; every duty
 loop holds its guard's expectation too, and the work's multiply.
+
+Every RG_PART line: its step loop rg_loop_step_<design>__<part> must exist
+and contain what the line's column says ("=": the design's pair-loop
+expectation; "-": a trap), with the same call and multiply rules.
 """
 import re
 import subprocess
@@ -100,6 +104,18 @@ def read_def(path):
             raise SystemExit(f"guards.def: RG_GUARD({a[0]}, ...) has {len(a)} columns, not 10")
         out[a[0]] = dict(name=a[1], arch=a[2], needs=a[3], summary=a[4], scope=a[5], role=a[6],
                          models=a[7], x86_64=a[8], aarch64=a[9])
+    return out
+
+
+def read_parts(path):
+    """[{design, part, name, x86_64, aarch64}] of the RG_PART lines, in file order."""
+    text = re.sub(r"/\*.*?\*/", "", open(path).read(), flags=re.S)
+    out = []
+    for m in re.finditer(r"^RG_PART\((.*?)\)$", text, re.M | re.S):
+        a = c_args(m.group(1))
+        if len(a) != 7:
+            raise SystemExit(f"guards.def: RG_PART({a[0]}, ...) has {len(a)} columns, not 7")
+        out.append(dict(design=a[0], part=a[1], name=a[2], x86_64=a[5], aarch64=a[6]))
     return out
 
 
@@ -192,7 +208,7 @@ def scan(objdump, lib):
             bad.setdefault(base, []).append(what)
         for addr, target in p["calls"]:
             looped = in_loop(addr)
-            if target == ALLOWED_CALLEE and base.endswith("_kernel"):
+            if target == ALLOWED_CALLEE and (base.endswith("_kernel") or "_kernel__" in base):
                 allowed.setdefault(base, []).append(target)
             elif target == PROLOGUE_CALLEE and not looped:
                 pass	# rg_percpu_rebase: the once-per-batch slow path, before the loop
@@ -275,6 +291,38 @@ def check_guards(defs, arch, funcs, texts, duty=True):
     return problems, checked
 
 
+def check_steps(parts, defs, arch, funcs, texts):
+    """Complaints about the RG_PART lines vs the step loops present."""
+    problems, checked = [], 0
+    have = {f for f in funcs if f.startswith("rg_loop_step_")}
+    want = {f"rg_loop_step_{p['design']}__{p['part']}" for p in parts}
+    for f in sorted(have - want):
+        problems.append(f"{f}: no RG_PART line in guards.def")
+    for p in parts:
+        fn = f"rg_loop_step_{p['design']}__{p['part']}"
+        body = texts.get(fn)
+        spec = p[arch].strip()
+        if spec == "=" and p["design"] in defs:
+            spec = defs[p["design"]][arch].strip()
+        if body is None:
+            problems.append(f"{fn}: missing from the library")
+            continue
+        if not spec:
+            problems.append(f"{fn}: guards.def has no {arch} expectation")
+            continue
+        if spec == "-":
+            if not any(TRAP[arch].search(mn) for mn, _ in body):
+                problems.append(f"{fn}: '-' for {arch} but the loop is not a trap")
+            continue
+        problems += [f"{fn}: {x}" for x in check_spec(spec, arch, body)]
+        if defs.get(p["design"], {}).get("scope") == "RG_SCOPE_CPU":
+            for mn, ops in body:
+                if MULTIPLY[arch].search(mn):
+                    problems.append(f"{fn}: multiply '{mn} {ops}' in a per-CPU design's step")
+        checked += 1
+    return problems, checked
+
+
 def mutations(defs, arch, funcs, texts):
     """Each deliberately wrong guards.def must be caught; returns the misses."""
     misses = []
@@ -324,6 +372,20 @@ def mutations(defs, arch, funcs, texts):
         else:
             print(f"mutation '{name}' caught")
 
+    # a step's loop checked against the next step's expectation (it lacks that part)
+    parts = [p for p in mutations.parts if p[arch].strip() not in ("-", "=", "")]
+    pairs = [(a, b) for a, b in zip(parts, parts[1:]) if a["design"] == b["design"]]
+    if pairs:
+        a, b = pairs[0]
+        wrong = [dict(x) for x in mutations.parts]
+        for x in wrong:
+            if x["design"] == a["design"] and x["part"] == a["part"]:
+                x[arch] = b[arch]
+        p, _ = check_steps(wrong, defs, arch, funcs, texts)
+        if not p:
+            misses.append(f"{a['name']} given {b['name']}'s instructions")
+        else:
+            print(f"mutation '{a['name']} given {b['name']}'s instructions' caught: {p[0]}")
     if cpu:
         # the multiply rule: a duty loop (which multiplies) checked as a pair loop
         swapped("multiply in a per-CPU loop", f"rg_loop_nested_{cpu[0]}", f"rg_loop_duty_{cpu[0]}",
@@ -354,6 +416,8 @@ def main():
         return 2
     objdump, lib, _, def_path, mode = argv[:5]
     defs = read_def(def_path)
+    parts = read_parts(def_path)
+    mutations.parts = parts
     funcs, bad, arch, texts, allowed = scan(objdump, lib)
     if mode == "--mutations":
         misses = mutations(defs, arch, funcs, texts)
@@ -368,9 +432,10 @@ def main():
     print(f"{len(funcs)} rg_loop_* functions, {sum(funcs.values())} instructions, "
           f"{len(bad)} with a call")
     rc = 0
-    if len(funcs) != want or len(funcs) != 3 * len(defs):
+    nloops = len([f for f in funcs if not f.startswith("rg_loop_step_")])
+    if nloops != want or nloops != 3 * len(defs):
         print(f"FAIL: expected {want} rg_loop_* functions (3 per guard, {len(defs)} guards) in "
-              f"{lib}, found {len(funcs)}")
+              f"{lib}, found {nloops}")
         rc = 1
     if any(n == 0 for n in funcs.values()):
         print("FAIL: an rg_loop_* function disassembled to nothing")
@@ -380,6 +445,12 @@ def main():
         print(f"FAIL: {p}")
     print(f"{arch}: guards.def expectations checked in {checked} pair and duty loops "
           f"({len(defs) - checked} guards not built for {arch})")
+    sproblems, schecked = check_steps(parts, defs, arch, funcs, texts)
+    for p in sproblems:
+        print(f"FAIL: {p}")
+    problems += sproblems
+    print(f"{arch}: {schecked} of {len(parts)} ladder steps checked "
+          f"({len(parts) - schecked} not built for {arch})")
     return 1 if rc or bad or problems else 0
 
 

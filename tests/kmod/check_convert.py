@@ -200,6 +200,63 @@ with tempfile.TemporaryDirectory() as d:
     p = run("--from-raw", os.path.join(d, "missing.csv"), "--out", csv3)
     check(p.returncode == 1 and p.stderr.count("\n") == 1, f"missing: {p.returncode} {p.stderr!r}")
 
+    # Issue 28 item 16: --from-raw refuses what report would refuse (one line, exit 1, nothing
+    # written), each edit of raw_good.csv's data rows; and a NUL byte never drops rows silently.
+    good_lines = open(os.path.join(data, "raw_good.csv")).read().splitlines()
+    hdr = good_lines[0].split(",")
+
+    def edited(fn):
+        rows = list(csv.reader(good_lines))
+        fn(rows)
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(rows)
+        return out.getvalue()
+
+    def setcol(name, value, rows_at=(1,)):
+        def fn(rows):
+            for i in rows_at:
+                rows[i][hdr.index(name)] = value
+        return fn
+
+    def swap(rows):  # a guard's rows not consecutive: noop loop, atomic-shared, noop loop again
+        rows.append(rows[1][:])
+    long_a, long_b = "g" * 47 + "a", "g" * 47 + "b"
+    cases = [
+        ("threads 0", setcol("threads", "0", range(1, 7)), "threads 0 is not in [1, 1024]"),
+        ("threads 2^63+1", setcol("threads", str(2**63 + 1), range(1, 7)), "is not in [1, 1024]"),
+        ("status weird", setcol("status", "weird"), "status 'weird' is not ok, noisy, skipped or error"),
+        ("rows not consecutive", swap, "rows of noop/loop after another group's"),
+        ("two names alike in 47 bytes", lambda r: (setcol("guard", long_a, range(1, 7))(r),
+                                                    setcol("guard", long_b, range(8, 10))(r)),
+         "column 'guard' is longer than 47 bytes"),
+        ("ops past 2^64", setcol("ops", str(2**64 - 1), (1, 2)), "ops or refusals sum past 2^64"),
+        # the class: other values report refuses
+        ("a bidi guard name", setcol("guard", "no\u202eop", range(1, 7)), "holds a control, bidi"),
+        ("batch 2^63", setcol("batch", str(2**63), range(1, 7)), "batch or duty_ns over 2^63-1"),
+        ("an empty scenario", setcol("scenario", "", (7,)), "an empty guard or scenario"),
+    ]
+    for what, fn, want in cases:
+        src = os.path.join(d, "edit.csv")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(edited(fn))
+        p = run("--from-raw", src, "--out", csv3)
+        check(p.returncode == 1 and p.stderr.count("\n") == 1 and want in p.stderr,
+              f"item 16 {what}: exit {p.returncode} {p.stderr!r}")
+        check(not os.path.exists(csv3), f"item 16 {what}: output written")
+    for at in (12, 2):  # the issue's line 12, and the class: any line
+        raw = "\n".join(good_lines).encode() + b"\n"
+        lines = raw.split(b"\n")
+        lines[at - 1] = b"\0" + lines[at - 1]
+        src = os.path.join(d, "nul.csv")
+        with open(src, "wb") as f:
+            f.write(b"\n".join(lines))
+        p = run("--from-raw", src, "--out", csv3)
+        check(p.returncode == 1 and p.stderr == f"rgbench kmod: {src}: line {at}: a NUL byte (module output is text)\n",
+              f"item 16 NUL at line {at}: exit {p.returncode} {p.stderr!r}")
+        check(not os.path.exists(csv3), f"item 16 NUL at line {at}: output written")
+    os.remove(os.path.join(d, "edit.csv"))
+    os.remove(os.path.join(d, "nul.csv"))
+
     # The input policy (rg/input.h): no hang on a FIFO, no endless read of a
     # device, a size cap, and a run index from the input never sizes the stack.
     fifo = os.path.join(d, "fifo")
@@ -207,7 +264,11 @@ with tempfile.TemporaryDirectory() as d:
     big = os.path.join(d, "big.csv")
     with open(big, "wb") as f:
         f.truncate(65 << 20)
-    for src, why in ((fifo, "not a regular file (a FIFO)"),
+    import socket
+    sock = os.path.join(d, "sock")  # issue 28 item 14: a socket is named, not "No such device"
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(sock)
+    for src, why in ((sock, "not a regular file (a socket)"), (fifo, "not a regular file (a FIFO)"),
                      ("/dev/zero", "not a regular file (a character device)"),
                      (big, "file is 68157440 bytes, over the 64 MiB limit")):
         try:
@@ -218,6 +279,8 @@ with tempfile.TemporaryDirectory() as d:
         except subprocess.TimeoutExpired:
             errors.append(f"input {src}: hangs")
         check(not os.path.exists(csv3), f"input {src}: output written")
+    srv.close()
+    os.remove(sock)
     os.unlink(fifo)
     os.unlink(big)
     hi = os.path.join(d, "hirun.csv")

@@ -33,6 +33,7 @@ static const char *default_value(const char *col)
 		{ "scenario", "pair" }, { "threads", "2" }, { "batch", "1000" }, { "duty_ns", "0" },
 		{ "repetitions", "5" }, { "ns_median", "1.5" }, { "mops_median", "n/a" },
 		{ "lse", "0" }, { "rseq", "1" }, { "refusals", "0" }, { "ops", "123" },
+		{ "prog_runs", "0" },
 		{ "status", "ok" }, { "reason", "" }, { "host", "h" }, { "cpu_model", "\"A, B\"" },
 	};
 
@@ -74,6 +75,8 @@ static int col_version(const char *n)
 	for (size_t i = 0; i < sizeof(v5) / sizeof(v5[0]); i++)
 		if (!strcmp(n, v5[i]))
 			return 5;
+	if (!strcmp(n, "pmu_table") || !strcmp(n, "prog_runs"))
+		return 5;
 	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
 		if (!strcmp(n, v4[i]))
 			return 4;
@@ -303,7 +306,7 @@ static void test_versions(void)
 
 		CHECK(doc && !strncmp(s, top, strlen(top)), "timer.json: make_json's top");
 		sprintf(doc, "{\"timer\":{\"source\":\"cntvct_el0\",\"hz\":25000000,\"resolution_ns\":40,"
-			"\"overhead_ns\":\"x\"},%s", s + 1);
+			"\"overhead_ns\":null},%s", s + 1);
 		CHECK(!rg_read_buffer("timer.json", doc, strlen(doc), &rows, err, sizeof(err)), "timer.json: %s", err);
 		free(doc);
 	}
@@ -413,6 +416,7 @@ static void test_reader(void)
 		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
 		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
 		{ "schema_version", "3", "b.csv:4: column 'duty_in_ns' is not in schema version 3" },
+		{ "schema_version", "4", "b.csv:4: column 'runs' is not in schema version 4" },
 		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
 		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
@@ -566,5 +570,6 @@ int main(void)
 	test_reader();
 	test_pairs();
 	rg_test_failures += unit_mwu_utf8();
+	rg_test_failures += unit_headline();
 	return rg_test_done("report unit tests");
 }

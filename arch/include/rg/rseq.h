@@ -174,6 +174,45 @@ static rg_always_inline uint32_t rg_rseq_add_return_u32(char *base, unsigned int
 	return val;
 }
 
+/*
+ * rg_rseq_add_return_u32 in stages, for the rseq design's parts (stage a
+ * constant: the choice folds away): 0 the critical section armed and left
+ * at once (start == commit: nothing to restart), 1 also this CPU's slot
+ * computed inside it (returned, for the caller to keep), 2 the whole
+ * sequence (returns the new value).
+ */
+static rg_always_inline uint64_t rg_rseq_add_return_u32_stage(char *base, unsigned int shift,
+							      uint32_t v, unsigned int stage)
+{
+	char *rs = rg_rseq_area_fast();
+	uint64_t p = 0;
+
+	if (stage >= 2)
+		return rg_rseq_add_return_u32(base, shift, v);
+	if (stage == 1)
+		__asm__ __volatile__(
+			"// rg_rseq_stage_slot\n\t"
+			RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
+			RG_RSEQ_SLOT
+			"2:\n\t"
+			RG_RSEQ_CS_END
+			: [p] "=&r"(p)
+			: [rs] "r"(rs), [base] "r"(base), RG_RSEQ_SHIFT(shift),
+			  [cs] "i"(RG_RSEQ_OFF_CS), [cpuid] "i"(RG_RSEQ_OFF_CPU_ID)
+			: RG_RSEQ_CLOBBERS);
+	else
+		__asm__ __volatile__(
+			"// rg_rseq_stage_arm\n\t"
+			RG_RSEQ_CS_BEGIN(RG_RSEQ_ARM("p"))
+			"2:\n\t"
+			RG_RSEQ_CS_END
+			: [p] "=&r"(p)
+			: [rs] "r"(rs), [cs] "i"(RG_RSEQ_OFF_CS)
+			: RG_RSEQ_CLOBBERS);
+	(void)v;
+	return p;
+}
+
 /* p[idx] += v on this CPU's slot (byte), then `after` once committed. */
 #define RG_RSEQ_DEFINE_ADD8(name, after)						\
 static rg_always_inline uint32_t name(char *base, unsigned int shift, uint64_t idx, uint32_t v) \

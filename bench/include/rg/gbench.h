@@ -115,6 +115,19 @@ size_t rg_gb_run_all(rg_gb_report_fn on_run, void *ctx);
 size_t rg_gb_count_selected(void);
 
 /*
+ * What stopped the library, or NULL: an exception that rg_gb_run_all(),
+ * rg_gb_count_selected() or rg_gb_register() caught (a benchmark thread
+ * the system refused to create: std::system_error under ulimit -u or -v;
+ * out of memory), as one line without the program name. The call then
+ * returned 0 (-ENOMEM for rg_gb_register()); the caller reports it and
+ * stops. An exception where the library cannot unwind (a thread created
+ * before another was refused: its std::thread ends the process) prints
+ * "rgbench: Google Benchmark stopped: <what>; nothing written" and exits 1
+ * (atexit handlers run: the output locks go).
+ */
+const char *rg_gb_failure(void);
+
+/*
  * rg_gb_run_all() may be called many times (e.g. one round of registrations
  * at a time): the library's display and the --benchmark_out file get the
  * context once and every run of every call; rg_gb_finish() ends them (the

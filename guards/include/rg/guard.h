@@ -120,6 +120,11 @@ static rg_always_inline void rg_guard_prepare(const struct rg_guard *g)
 	static rg_always_inline bool rg_guard_##id##_enter(struct rg_guard *g)		\
 	{ (void)g; __builtin_trap(); }							\
 	static rg_always_inline void rg_guard_##id##_exit(struct rg_guard *g, bool granted) \
-	{ (void)g; (void)granted; __builtin_trap(); }
+	{ (void)g; (void)granted; __builtin_trap(); }					\
+	static rg_always_inline bool rg_guard_##id##_enter_upto(struct rg_guard *g, unsigned int upto) \
+	{ (void)g; (void)upto; __builtin_trap(); }					\
+	static rg_always_inline void rg_guard_##id##_exit_upto(struct rg_guard *g, bool granted, \
+							       unsigned int upto)	\
+	{ (void)g; (void)granted; (void)upto; __builtin_trap(); }
 
 #endif /* RG_GUARD_H */

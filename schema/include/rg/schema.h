@@ -82,10 +82,12 @@
 	X(ref_ns_per_cycle, D, 4, "cycle reference: ns per add of a dependent single-cycle add chain, median over the row's rounds") \
 	X(ref_cv, D, 4, "cycle reference: coefficient of variation over the row's rounds (the core's speed moved)") \
 	X(ref_cycles_per_pair, D, 4, "ns_median in reference cycles (ns_median / ref_ns_per_cycle); n/a without the reference") \
-	X(events, S, 2, "extra core-PMU events per pair from sysfs, name=value;..., else n/a: why") \
+	X(events, S, 2, "extra core-PMU events per pair, name=value;... (named as pmu_table names them: libpfm4 where its tables know the CPU, else sysfs), else n/a: why") \
+	X(pmu_table, S, 5, "the PMU table that encoded the events: libpfm4 <table> or sysfs <pmu>; n/a: why when no event was counted") \
 	X(counters, S, 1, "perf when counted, else why not") \
 	X(refusals, U, 1, "refused enters (bpf: recursion_misses)") \
 	X(ops, U, 1, "pairs or events measured in total") \
+	X(prog_runs, U, 5, "kmod tramp rows: the BPF program's runs, counted by the program (equals ops - refusals); 0 where no program ran") \
 	X(status, S, 1, "ok, skipped or error") \
 	X(reason, S, 1, "why skipped or failed; empty when ok")
 
@@ -120,8 +122,10 @@ struct rg_result {
 	double cycles_per_pair, instructions_per_pair;
 	char counters[96];
 	char events[512];
+	char pmu_table[96];
 	uint64_t refusals;
 	uint64_t ops;
+	uint64_t prog_runs;	/* schema 5: kmod tramp rows */
 	char status[16];
 	char reason[256];
 	/* Every repetition's value, kept in the JSON for significance tests. */
@@ -184,6 +188,12 @@ void *rg_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
 
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
 void rg_results_free(struct rg_resultset *rs);
+/*
+ * The rows whose status is `error` (a benchmark that failed: a thread moved
+ * off its CPU, a check that did not hold). Every measuring command exits
+ * RG_EXIT_FAIL when there is one, after writing the rows.
+ */
+size_t rg_results_nerror(const struct rg_resultset *rs);
 
 /* A fresh run id (UTC time + 64 random bits); rg_results_init() sets one. */
 void rg_results_new_run_id(struct rg_resultset *rs);

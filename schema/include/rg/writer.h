@@ -3,6 +3,7 @@
 #ifndef RG_WRITER_H
 #define RG_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -28,6 +29,14 @@ int rg_results_write_json(const struct rg_resultset *rs, const char *path);
  */
 int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
 		     char *err, size_t errlen);
+/*
+ * The same with one more output of the run in the batch (extra: len bytes of
+ * data, e.g. --benchmark_out's report; NULL for none): every temporary file
+ * is complete before the first rename, so a failure on any of them changes
+ * none of the outputs.
+ */
+int rg_results_write_with(const struct rg_resultset *rs, const char *csv, const char *json,
+			  const char *extra, const char *data, size_t len, char *err, size_t errlen);
 
 /*
  * Any other output file (e.g. kmod's --raw, the module's own CSV): len bytes
@@ -64,6 +73,20 @@ int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errle
  */
 int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *in, size_t nin,
 			char *err, size_t errlen);
+/*
+ * A name the reader takes from a directory operand (its read_dir.c): ends in
+ * .csv or .json, does not start with '.', holds no ".tmp.". The output check
+ * refuses such a name in a directory the command reads.
+ */
+bool rg_dir_result_name(const char *name);
+/*
+ * The same policy for an output that is a folder (plot --out DIR): its
+ * parent exists and is writable, DIR is no symbolic link (a dangling one
+ * included) and, when it exists, a writable directory; then DIR is locked
+ * (".DIR.lock" beside it) so that a second command on the same DIR fails
+ * here, before any work. 0; 2 unusable ("DIR: why" in err); 1 locked.
+ */
+int rg_output_check_dir(const char *dir, char *err, size_t errlen);
 /* Drop every output lock this process holds (also done at exit). */
 void rg_output_release(void);
 /* The temporary name template the writers use for path (".NAME.XXXXXX.tmp", fits NAME_MAX). 0 or -ENAMETOOLONG. */
@@ -72,12 +95,16 @@ int rg_output_tmp_name(char *buf, size_t len, const char *path);
 /*
  * src as one printable line of valid UTF-8 in dst (size > 0; cut on a
  * character boundary): tab, CR and LF become ' '; other C0 controls, DEL, the
- * C1 controls (U+0080-U+009F) and each byte that is not part of a valid UTF-8
- * sequence (stray, truncated, overlong, surrogate, beyond U+10FFFF) become
- * '?'. What every string in a row or a JSON file goes through, and what the
- * reader accepts. Returns the length written.
+ * C1 controls (U+0080-U+009F), the bidi and line format characters
+ * (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C, U+2028, U+2029) and
+ * each byte that is not part of a valid UTF-8 sequence (stray, truncated,
+ * overlong, surrogate, beyond U+10FFFF) become '?'. What every string in a
+ * row or a JSON file goes through, and what the reader accepts. Returns the
+ * length written.
  */
 size_t rg_str_printable(char *dst, size_t size, const char *src);
+/* True when rg_str_printable() would leave s as it is (what the reader accepts in a string value). */
+bool rg_str_is_printable(const char *s);
 /*
  * Repair s in place, a whole page (line ends and other controls kept): each
  * byte that is not part of a valid UTF-8 sequence becomes '?'. For text

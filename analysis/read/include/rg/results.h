@@ -77,6 +77,9 @@ int rg_read_buffer(const char *name, const char *buf, size_t len,
 
 void rg_rows_free(struct rg_rows *rows);
 
+/* The cycle references --unit cycles takes (ns per cycle): 1 THz to 1 kHz; outside, the row has none. */
+#define RG_REF_NS_MIN 1e-3
+#define RG_REF_NS_MAX 1e6
 /*
  * --unit cycles: every ns figure of each row (medians, spreads, deltas and
  * their interval, latency percentiles, the per-round samples) divided by the
@@ -150,6 +153,8 @@ bool rg_roles_common(const char *a, const char *b, char *common, size_t size);
  * (a guard that stands for no role) is one of them. NULL-terminated.
  */
 extern const char *const rp_role_order[];
+/* roles.def's kernel designs (its RG_KROLE lines), in its order. NULL-terminated. */
+extern const char *const rp_kernel_roles[];
 
 /* At most this many inputs (files, or runs of a directory) to one page. */
 #define MAX_FILES 64

@@ -4,6 +4,7 @@
 #define RG_GUARDS_PCPU_INSN_H
 
 #include "rg/guard.h"
+#include "rg/parts.h"
 
 /*
  * enter: return this_cpu_inc_return(slot) == 1     exit: this_cpu_dec(slot)
@@ -57,6 +58,45 @@ static rg_always_inline void rg_guard_##id##_exit(struct rg_guard *g, bool grant
 }
 #else
 #define RG_DEFINE_GS_GUARD(id, enter_op, exit_op) RG_GUARD_NOT_ON_THIS_ARCH(id)
+#endif
+
+/*
+ * RG_DEFINE_GS_GUARD_PARTS(id, enter_op, exit_op): RG_DEFINE_GS_GUARD with
+ * its parts (guards.def: RG_PART(id, active / enter_op / exit_op)):
+ * rg_guard_<id>_enter_upto()/_exit_upto() do the load of g->off (kept in
+ * a register until an op uses it), then the entry op, then the exit op and
+ * the test of the entry's value, as far as upto (rg/parts.h).
+ */
+#if RG_ARCH_X86_64
+#define RG_DEFINE_GS_GUARD_PARTS(id, enter_op, exit_op)				\
+static rg_always_inline bool rg_guard_##id##_enter_upto(struct rg_guard *g, unsigned int upto) \
+{											\
+	uintptr_t off = rg_guard_off(g);						\
+	uint32_t old = 0;								\
+											\
+	if (upto >= RG_PART_##id##__enter_op)						\
+		old = enter_op(off, 1);							\
+	else										\
+		rg_part_keep(off);							\
+	if (upto == RG_PART_##id##__enter_op)						\
+		rg_part_keep(old);							\
+	return upto >= RG_PART_##id##__exit_op ? old == 0 : true;			\
+}											\
+											\
+static rg_always_inline void rg_guard_##id##_exit_upto(struct rg_guard *g, bool granted,	\
+						       unsigned int upto)		\
+{											\
+	uintptr_t off = rg_guard_off(g);						\
+											\
+	(void)granted;									\
+	if (upto >= RG_PART_##id##__exit_op)						\
+		exit_op(off);								\
+	else										\
+		rg_part_keep(off);							\
+}											\
+RG_DEFINE_GUARD_FROM_PARTS(id)
+#else
+#define RG_DEFINE_GS_GUARD_PARTS(id, enter_op, exit_op) RG_GUARD_NOT_ON_THIS_ARCH(id)
 #endif
 
 #endif /* RG_GUARDS_PCPU_INSN_H */

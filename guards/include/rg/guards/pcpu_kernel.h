@@ -4,6 +4,7 @@
 #define RG_GUARDS_PCPU_KERNEL_H
 
 #include "rg/guard.h"
+#include "rg/parts.h"
 #include "rg/preempt.h"
 
 /*
@@ -30,24 +31,48 @@
  * and exit_op (an add) inside that sequence; on x86-64 the guard does not exist.
  */
 #if RG_ARCH_AARCH64
+/*
+ * Its parts (guards.def: RG_PART(id, preempt / ptr / enter_op / exit_op)),
+ * as far as upto (rg/parts.h): the preempt count pair around nothing; the
+ * slot's address inside it (kept in a register until an op uses it); the
+ * entry op (its value kept, not tested); the exit op and the test.
+ */
 #define RG_DEFINE_PCPU_KERNEL_GUARD(id, enter_op, exit_op)				\
-static rg_always_inline bool rg_guard_##id##_enter(struct rg_guard *g)			\
+static rg_always_inline bool rg_guard_##id##_enter_upto(struct rg_guard *g, unsigned int upto) \
 {											\
-	uint32_t v;									\
+	uint32_t v = 1;									\
 											\
 	rg_preempt_disable_notrace();							\
-	v = enter_op(rg_pcpu_ptr(rg_guard_off(g)), 1);					\
+	if (upto >= RG_PART_##id##__ptr) {						\
+		uint32_t *p = rg_pcpu_ptr(rg_guard_off(g));				\
+											\
+		if (upto >= RG_PART_##id##__enter_op)					\
+			v = enter_op(p, 1);						\
+		else									\
+			rg_part_keep(p);						\
+		if (upto == RG_PART_##id##__enter_op)					\
+			rg_part_keep(v);						\
+	}										\
 	rg_preempt_enable_notrace();							\
-	return v == 1;									\
+	return upto >= RG_PART_##id##__exit_op ? v == 1 : true;			\
 }											\
 											\
-static rg_always_inline void rg_guard_##id##_exit(struct rg_guard *g, bool granted)	\
+static rg_always_inline void rg_guard_##id##_exit_upto(struct rg_guard *g, bool granted,	\
+						       unsigned int upto)		\
 {											\
 	(void)granted;	/* a counter: every enter is undone, granted or not */		\
 	rg_preempt_disable_notrace();							\
-	exit_op(rg_pcpu_ptr(rg_guard_off(g)), (uint32_t)-1);				\
+	if (upto >= RG_PART_##id##__ptr) {						\
+		uint32_t *p = rg_pcpu_ptr(rg_guard_off(g));				\
+											\
+		if (upto >= RG_PART_##id##__exit_op)					\
+			exit_op(p, (uint32_t)-1);					\
+		else									\
+			rg_part_keep(p);						\
+	}										\
 	rg_preempt_enable_notrace();							\
-}
+}											\
+RG_DEFINE_GUARD_FROM_PARTS(id)
 #else
 #define RG_DEFINE_PCPU_KERNEL_GUARD(id, enter_op, exit_op) RG_GUARD_NOT_ON_THIS_ARCH(id)
 #endif

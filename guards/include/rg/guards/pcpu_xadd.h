@@ -17,8 +17,10 @@
  * this IS the kernel's whole this_cpu sequence, before and after 6.18: x86
  * has no separate -kernel row. Not atomic against another CPU, which
  * pinning rules out.
+ * Parts (guards.def): the load of prog->active, the xadd, the dec and the
+ * test (RG_DEFINE_GS_GUARD_PARTS).
  * Contract: per-CPU (rg/guard.h).
  */
-RG_DEFINE_GS_GUARD(pcpu_xadd, rg_gs_xadd32, rg_gs_dec32)
+RG_DEFINE_GS_GUARD_PARTS(pcpu_xadd, rg_gs_xadd32, rg_gs_dec32)
 
 #endif /* RG_GUARDS_PCPU_XADD_H */

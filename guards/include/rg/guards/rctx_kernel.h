@@ -4,6 +4,7 @@
 #define RG_GUARDS_RCTX_KERNEL_H
 
 #include "rg/guard.h"
+#include "rg/parts.h"
 #include "rg/preempt.h"
 
 /*
@@ -86,6 +87,13 @@ static rg_always_inline void rg_kbyte_dec(uint8_t *active, unsigned int rctx)
 	__asm__ __volatile__("// rg_kbyte_dec\n\tsubb $1, (%[p],%q[i])"
 			     : "+m"(*(uint32_t *)active) : [p] "r"(active), [i] "r"(rctx) : "cc");
 }
+
+/* active[rctx]++ without the reload (the ladder's byte step): addb $1 on memory. */
+static rg_always_inline void rg_kbyte_inc(uint8_t *active, unsigned int rctx)
+{
+	__asm__ __volatile__("// rg_kbyte_inc\n\taddb $1, (%[p],%q[i])"
+			     : "+m"(*(uint32_t *)active) : [p] "r"(active), [i] "r"(rctx) : "cc");
+}
 #elif RG_ARCH_AARCH64
 static rg_always_inline uint8_t *rg_kthis_cpu_ptr(uintptr_t off)
 {
@@ -119,29 +127,74 @@ static rg_always_inline void rg_kbyte_dec(uint8_t *active, unsigned int rctx)
 			     : [t] "=&r"(t), "+m"(*(uint32_t *)active)
 			     : [p] "r"(active), [i] "r"((uint64_t)rctx));
 }
+
+/* active[rctx]++ without the reload (the ladder's byte step): ldrb/add/strb. */
+static rg_always_inline void rg_kbyte_inc(uint8_t *active, unsigned int rctx)
+{
+	uint32_t t;
+
+	__asm__ __volatile__("// rg_kbyte_inc\n\t"
+			     "ldrb %w[t], [%[p], %x[i]]\n\t"
+			     "add %w[t], %w[t], #1\n\t"
+			     "strb %w[t], [%[p], %x[i]]"
+			     : [t] "=&r"(t), "+m"(*(uint32_t *)active)
+			     : [p] "r"(active), [i] "r"((uint64_t)rctx));
+}
 #endif
 
-static rg_always_inline bool rg_guard_rctx_kernel_enter(struct rg_guard *g)
+/*
+ * The parts (guards.def's RG_PART lines for rctx_kernel), in ladder order:
+ * preempt, level, ptr, byte, reload. upto is a constant (rg/parts.h): a
+ * step's loop has exactly the instructions of its parts. A value that a
+ * later part consumes is kept in a register (rg_part_keep) until that part
+ * is there; before the reload, enter grants without a test.
+ */
+/* rctx and active as far as upto: the level, then this_cpu_ptr (kept until the byte op uses them). */
+static rg_always_inline uint8_t *rg_rctx_kernel_where(struct rg_guard *g, unsigned int upto,
+						       unsigned int *rctx)
 {
-	unsigned int rctx = rg_interrupt_context_level();
-	uint8_t *active = rg_kthis_cpu_ptr(rg_guard_off(g));
-	uint32_t val;
+	uint8_t *active = NULL;
 
-	rg_preempt_disable_notrace();
-	val = rg_kbyte_inc_load32(active, rctx);
-	rg_preempt_enable_notrace();
-	return val == 1u << (rctx * 8);
+	*rctx = 0;
+	if (upto >= RG_PART_rctx_kernel__level)
+		*rctx = rg_interrupt_context_level();
+	if (upto >= RG_PART_rctx_kernel__ptr)
+		active = rg_kthis_cpu_ptr(rg_guard_off(g));
+	if (upto == RG_PART_rctx_kernel__level || upto == RG_PART_rctx_kernel__ptr)
+		rg_part_keep(*rctx);
+	if (upto == RG_PART_rctx_kernel__ptr)
+		rg_part_keep(active);
+	return active;
 }
 
-static rg_always_inline void rg_guard_rctx_kernel_exit(struct rg_guard *g, bool granted)
+static rg_always_inline bool rg_guard_rctx_kernel_enter_upto(struct rg_guard *g, unsigned int upto)
 {
-	unsigned int rctx = rg_interrupt_context_level();
-	uint8_t *active = rg_kthis_cpu_ptr(rg_guard_off(g));
+	unsigned int rctx;
+	uint8_t *active = rg_rctx_kernel_where(g, upto, &rctx);
+	uint32_t val = 0;
+
+	rg_preempt_disable_notrace();
+	if (upto >= RG_PART_rctx_kernel__reload)
+		val = rg_kbyte_inc_load32(active, rctx);
+	else if (upto >= RG_PART_rctx_kernel__byte)
+		rg_kbyte_inc(active, rctx);
+	rg_preempt_enable_notrace();
+	return upto >= RG_PART_rctx_kernel__reload ? val == 1u << (rctx * 8) : true;
+}
+
+static rg_always_inline void rg_guard_rctx_kernel_exit_upto(struct rg_guard *g, bool granted,
+							    unsigned int upto)
+{
+	unsigned int rctx;
+	uint8_t *active = rg_rctx_kernel_where(g, upto, &rctx);
 
 	(void)granted;	/* a counter: every enter is undone, granted or not */
 	rg_preempt_disable_notrace();
-	rg_kbyte_dec(active, rctx);
+	if (upto >= RG_PART_rctx_kernel__byte)
+		rg_kbyte_dec(active, rctx);
 	rg_preempt_enable_notrace();
 }
+
+RG_DEFINE_GUARD_FROM_PARTS(rctx_kernel)
 
 #endif /* RG_GUARDS_RCTX_KERNEL_H */

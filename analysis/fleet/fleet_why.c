@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+/* `rgbench report`'s "why" sections: each host's decision explained by the ladders of its two designs (the ladder scenario's rows), and the ladders of every host side by side. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+
+#define MAX_STEPS 16
+
+/* One step of a ladder: its row and what its part adds against the step before. */
+struct step {
+	const struct rg_row *r;
+	const char *part;	/* the guard name after "<design>+" */
+	double v, lo, hi;	/* delta_ns and its interval (NAN when absent) */
+	double cyc;		/* v in reference cycles, NAN without the cycle reference */
+};
+
+/* A design's ladder in one host's rows: the whole (against noop) and its steps in order. */
+struct ladder {
+	const char *design;
+	const struct rg_row *whole;
+	struct step s[MAX_STEPS];
+	size_t n;
+	double sum, level;	/* sum of the steps' deltas; the lowest interval level among them */
+};
+
+static bool excludes_zero(const struct step *s)
+{
+	return !isnan(s->lo) && !isnan(s->hi) && (s->lo > 0 || s->hi < 0);
+}
+
+static const struct rg_row *ladder_row(const struct host *h, const char *design, const char *base)
+{
+	size_t len = strlen(design);
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+		const char *g = rg_row_s(r, RG_COL_guard);
+
+		if (rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_suite), "user") &&
+		    !strcmp(rg_row_s(r, RG_COL_scenario), "ladder") && !strncmp(g, design, len) &&
+		    g[len] == '+' && !strcmp(rg_row_s(r, RG_COL_baseline), base))
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * The design's ladder: its steps follow the baseline chain (the first step
+ * against noop, each next one against the step before). False when the
+ * host has no step of it.
+ */
+static bool ladder_of(const struct host *h, const char *design, struct ladder *L)
+{
+	const char *base = "noop";
+	const struct rg_row *r;
+
+	memset(L, 0, sizeof(*L));
+	L->design = design;
+	L->level = NAN;
+	L->whole = rp_find(h, "user", design, "ladder", 1, 0);
+	while (L->n < MAX_STEPS && (r = ladder_row(h, design, base))) {
+		struct step *s = &L->s[L->n++];
+		double ref = rg_row_d(r, RG_COL_ref_ns_per_cycle), lv = rg_row_d(r, RG_COL_delta_ci_level);
+
+		s->r = r;
+		s->part = rg_row_s(r, RG_COL_guard) + strlen(design) + 1;
+		s->v = rg_row_d(r, RG_COL_delta_ns);
+		s->lo = rg_row_d(r, RG_COL_delta_ci_lo);
+		s->hi = rg_row_d(r, RG_COL_delta_ci_hi);
+		s->cyc = ref > 0 ? s->v / ref : NAN;
+		L->sum += s->v;
+		if (!isnan(lv) && (isnan(L->level) || lv < L->level))
+			L->level = lv;
+		base = rg_row_s(r, RG_COL_guard);
+	}
+	return L->n > 0;
+}
+
+/*
+ * The decision's two designs on h: the one its kernel runs and the merged
+ * per-context check (or, where the kernel runs that, the cheapest other
+ * candidate). False with why set when there is no decision.
+ */
+static bool why_designs(const struct host *h, const char **cur, const char **other, char *why,
+			size_t size)
+{
+	struct decision d;
+
+	*cur = *other = NULL;
+	if (!rp_fleet_decide(h, &d)) {
+		snprintf(why, size, "%s", d.why);
+		return false;
+	}
+	*cur = rg_row_s(d.cur, RG_COL_guard);
+	for (size_t i = 0; i < d.n && !*other; i++)
+		if (!strcmp(d.c[i].role, "merged-rctx"))
+			*other = rg_row_s(d.c[i].r, RG_COL_guard);
+	if (!*other && d.n)
+		*other = rg_row_s(d.c[0].r, RG_COL_guard);
+	if (!*other)
+		snprintf(why, size, "no candidate design beside %s", *cur);
+	return *other != NULL;
+}
+
+static void fmt_step(char *buf, size_t size, const struct step *s)
+{
+	char v[32], lo[32], hi[32];
+
+	rp_fmt_signed(v, sizeof(v), s->v);
+	if (isnan(s->lo) || isnan(s->hi)) {
+		snprintf(buf, size, "%s", v);
+		return;
+	}
+	rp_fmt_signed(lo, sizeof(lo), s->lo);
+	rp_fmt_signed(hi, sizeof(hi), s->hi);
+	snprintf(buf, size, "%s [%s, %s]", v, lo, hi);
+}
+
+/* Step i of L as three cells (part, +ns [interval], +ref cycles); blanks past its end. */
+static void step_cells(const struct ladder *L, size_t i, char (*cell)[96])
+{
+	cell[0][0] = cell[1][0] = cell[2][0] = '\0';
+	if (i >= L->n)
+		return;
+	snprintf(cell[0], 96, "+%s", L->s[i].part);
+	fmt_step(cell[1], 96, &L->s[i]);
+	rp_fmt_signed(cell[2], 96, L->s[i].cyc);
+}
+
+static double whole_delta(const struct ladder *L)
+{
+	return L->whole ? rg_row_d(L->whole, RG_COL_delta_ns) : NAN;
+}
+
+/* The two ladders side by side, then the sum of the steps and the whole. */
+static void ladders_table(struct ctx *c, const struct ladder *A, const struct ladder *B)
+{
+	const char *hdr[] = { "step", A->design, "+ns [interval]", "+ref cyc", B->design,
+			      "+ns [interval]", "+ref cyc" };
+	struct rg_table t;
+	char cell[7][96];
+	const char *row[7];
+	size_t n = A->n > B->n ? A->n : B->n;
+
+	rg_table_init(&t, 7);
+	rg_table_add(&t, hdr);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(cell[0], 96, "%zu", i + 1);
+		step_cells(A, i, &cell[1]);
+		step_cells(B, i, &cell[4]);
+		for (int k = 0; k < 7; k++)
+			row[k] = cell[k];
+		rg_table_add(&t, row);
+	}
+	for (int w = 0; w < 2; w++) {
+		snprintf(cell[0], 96, "%s", w ? "whole" : "sum");
+		for (int s = 0; s < 2; s++) {
+			const struct ladder *L = s ? B : A;
+			double v = w ? whole_delta(L) : L->sum;
+
+			snprintf(cell[1 + 3 * s], 96, "%s", w ? "vs noop" : "of steps");
+			rp_fmt_signed(cell[2 + 3 * s], 96, v);
+			cell[3 + 3 * s][0] = '\0';
+		}
+		for (int k = 0; k < 7; k++)
+			row[k] = cell[k];
+		rg_table_add(&t, row);
+	}
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+}
+
+static int cmp_abs_desc(const void *a, const void *b)
+{
+	const struct step *x = *(const struct step *const *)a, *y = *(const struct step *const *)b;
+
+	return fabs(x->v) < fabs(y->v) ? 1 : fabs(x->v) > fabs(y->v) ? -1 : 0;
+}
+
+/* "of D's +W ns, +part is +x ns, +part +y ns ...": only steps whose interval excludes zero, largest first. */
+static void explain(FILE *f, const struct ladder *L)
+{
+	const struct step *s[MAX_STEPS];
+	size_t n = 0;
+	char w[32], v[32];
+
+	for (size_t i = 0; i < L->n; i++)
+		if (excludes_zero(&L->s[i]))
+			s[n++] = &L->s[i];
+	qsort(s, n, sizeof(s[0]), cmp_abs_desc);
+	rp_fmt_signed(w, sizeof(w), isnan(whole_delta(L)) ? L->sum : whole_delta(L));
+	if (!n) {
+		fprintf(f, "no step of %s's %s ns has an interval that excludes zero", L->design, w);
+		return;
+	}
+	fprintf(f, "of %s's %s ns, ", L->design, w);
+	for (size_t i = 0; i < n; i++) {
+		rp_fmt_signed(v, sizeof(v), s[i]->v);
+		fprintf(f, "%s+%s %s%s ns", i == 0 ? "" : i + 1 == n ? " and " : ", ", s[i]->part,
+			i == 0 ? "is " : "", v);
+	}
+}
+
+/* The value of name in an events column ("a=1.000;b=2.000"), NAN when absent. */
+static double event_value(const char *events, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = events; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL)
+		if (!strncmp(p, name, len) && p[len] == '=')
+			return strtod(p + len + 1, NULL);
+	return NAN;
+}
+
+/* a and b differ by more than 0.05 per pair and 5% of the larger. */
+static bool differ(double a, double b)
+{
+	double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+
+	return !isnan(a) && !isnan(b) && fabs(a - b) > 0.05 && fabs(a - b) > 0.05 * m;
+}
+
+/* The per-pair counts of the two wholes that differ (cycles, instructions, events), or why none. */
+static void counts(struct ctx *c, const struct ladder *A, const struct ladder *B)
+{
+	const struct rg_row *a = A->whole, *b = B->whole;
+	const char *ca = a ? rg_row_s(a, RG_COL_counters) : "n/a: no whole row", *cb, *ea, *eb;
+	char *s = NULL;
+	size_t slen = 0, n = 0;
+	FILE *f;
+
+	cb = b ? rg_row_s(b, RG_COL_counters) : "n/a: no whole row";
+	if (strncmp(ca, "perf", 4) || strncmp(cb, "perf", 4)) {
+		rp_para(c, "Counts per pair: n/a here (%s: %s).", strncmp(ca, "perf", 4) ? A->design : B->design,
+			strncmp(ca, "perf", 4) ? ca : cb);
+		return;
+	}
+	f = open_memstream(&s, &slen);
+	if (!f)
+		return;
+	static const struct { enum rg_col col; const char *name; } ctr[] = {
+		{ RG_COL_cycles_per_pair, "cycles" }, { RG_COL_instructions_per_pair, "instructions" },
+	};
+	for (size_t i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++) {
+		double x = rg_row_d(a, ctr[i].col), y = rg_row_d(b, ctr[i].col);
+
+		if (differ(x, y))
+			fprintf(f, "%s%s %.2f vs %.2f", n++ ? ", " : "", ctr[i].name, x, y);
+	}
+	ea = rg_row_s(a, RG_COL_events);
+	eb = rg_row_s(b, RG_COL_events);
+	for (const char *p = strncmp(ea, "n/a", 3) ? ea : NULL; p && *p;
+	     p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+		char name[64];
+		size_t len = strcspn(p, "=");
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), p);
+		if (differ(event_value(ea, name), event_value(eb, name)))
+			fprintf(f, "%s%s %.2f vs %.2f", n++ ? ", " : "", name, event_value(ea, name),
+				event_value(eb, name));
+	}
+	fclose(f);
+	if (n)
+		rp_para(c, "Counts per pair that differ (%s vs %s; events: %s): %s.", A->design, B->design,
+			strncmp(ea, "n/a", 3) ? rg_row_s(a, RG_COL_pmu_table) : ea, s);
+	else
+		rp_para(c, "Counts per pair (%s vs %s): none differs by more than 0.05 and 5%%%s%s.", A->design,
+			B->design, strncmp(ea, "n/a", 3) ? "" : "; events ", strncmp(ea, "n/a", 3) ? "" : ea);
+	free(s);
+}
+
+/* The host's other ladders (rseq, the proposals with --full): each whole, the sum of its steps and the steps. */
+static void other_ladders(struct ctx *c, const struct host *h, const struct ladder *A, const struct ladder *B)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+		const char *g = rg_row_s(r, RG_COL_guard);
+		struct ladder L;
+		char *s = NULL, w[32], v[32];
+		size_t slen = 0;
+		FILE *f;
+
+		if (!rp_row_ok(r) || strcmp(rg_row_s(r, RG_COL_suite), "user") ||
+		    strcmp(rg_row_s(r, RG_COL_scenario), "ladder") || strchr(g, '+') || !strcmp(g, "noop") ||
+		    !strcmp(g, A->design) || !strcmp(g, B->design) || !ladder_of(h, g, &L))
+			continue;
+		f = open_memstream(&s, &slen);
+		if (!f)
+			return;
+		rp_fmt_signed(w, sizeof(w), whole_delta(&L));
+		rp_fmt_signed(v, sizeof(v), L.sum);
+		fprintf(f, "Also measured: %s %s ns over noop, its %zu steps sum to %s ns (", g, w, L.n, v);
+		for (size_t k = 0; k < L.n; k++) {
+			rp_fmt_signed(v, sizeof(v), L.s[k].v);
+			fprintf(f, "%s+%s %s%s", k ? ", " : "", L.s[k].part, v, excludes_zero(&L.s[k]) ? "" : " ~0");
+		}
+		fprintf(f, ").");
+		fclose(f);
+		rp_para(c, "%s", s);
+		free(s);
+	}
+}
+
+void rp_sec_why(struct ctx *c, const struct host *h)
+{
+	const char *cur, *other;
+	struct ladder A, B;
+	char why[200], *s = NULL;
+	size_t slen = 0;
+	FILE *f;
+
+	rp_heading(c, "Why (%s)", h->name);
+	if (!why_designs(h, &cur, &other, why, sizeof(why))) {
+		rp_left_out(c, "why", "%s: %s", h->name, why);
+		return;
+	}
+	if (!ladder_of(h, cur, &A) || !ladder_of(h, other, &B)) {
+		rp_left_out(c, "why", "%s has no ladder rows for %s (the ladder scenario; rgbench --scenarios ladder)",
+			    h->name, A.n ? other : cur);
+		return;
+	}
+	rp_para(c, "The decision's two designs taken apart: each step adds one part to the step before, measured in the same interleaved rounds (scenario ladder); +ns is the step's median paired difference against the step before (the first: against noop) with its interval (lowest confidence %.1f%%), +ref cyc the same in reference cycles.",
+		100 * (isnan(A.level) || B.level < A.level ? B.level : A.level));
+	ladders_table(c, &A, &B);
+	f = open_memstream(&s, &slen);
+	if (!f)
+		return;
+	fprintf(f, "On %s, ", h->name);
+	explain(f, &B);
+	fprintf(f, "; ");
+	explain(f, &A);
+	fprintf(f, ".");
+	fclose(f);
+	rp_para(c, "%s", s);
+	free(s);
+	counts(c, &A, &B);
+	other_ladders(c, h, &A, &B);
+}
+
+/* Every host's two ladders side by side: one column per host, the steps as rows. */
+void rp_sec_why_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated)
+{
+	struct ladder (*L)[2] = calloc(nh ? nh : 1, sizeof(*L));
+	const char **hdr = calloc(nh + 1, sizeof(*hdr));
+	char (*cell)[128] = calloc(nh + 1, sizeof(*cell));
+	const char **row = calloc(nh + 1, sizeof(*row));
+	size_t used = 0, most[2] = { 0, 0 };
+	struct rg_table t;
+
+	if (!L || !hdr || !cell || !row)
+		goto out;
+	hdr[0] = "step";
+	for (size_t i = 0; i < nh; i++) {
+		const char *cur, *other;
+		char why[200];
+
+		hdr[i + 1] = hosts[i].name;
+		if ((hosts[i].emulated && !allow_emulated) ||
+		    !why_designs(&hosts[i], &cur, &other, why, sizeof(why)) ||
+		    !ladder_of(&hosts[i], cur, &L[i][0]) || !ladder_of(&hosts[i], other, &L[i][1]))
+			continue;
+		used++;
+		for (int k = 0; k < 2; k++)
+			most[k] = L[i][k].n > most[k] ? L[i][k].n : most[k];
+	}
+	if (nh < 2 || !used)
+		goto out;	/* one host, or files without ladders: the hosts' own why sections say so */
+	rp_heading(c, "Why, every host: the two designs' ladders");
+	if (used < 2) {
+		rp_left_out(c, "why (fleet)", "fewer than two hosts have ladder rows for their decision's designs");
+		goto out;
+	}
+	rg_table_init(&t, nh + 1);
+	rg_table_add(&t, hdr);
+	for (int k = 0; k < 2; k++) {
+		for (size_t s = 0; s <= most[k]; s++) {
+			if (s)
+				snprintf(cell[0], sizeof(cell[0]), "%s step %zu", k ? "other" : "current", s);
+			else
+				snprintf(cell[0], sizeof(cell[0]), "%s design", k ? "other" : "current");
+			for (size_t i = 0; i < nh; i++) {
+				const struct ladder *l = &L[i][k];
+				char v[32];
+
+				cell[i + 1][0] = '\0';
+				if (!l->n)
+					continue;
+				if (!s) {
+					rp_fmt_signed(v, sizeof(v), whole_delta(l));
+					snprintf(cell[i + 1], sizeof(cell[0]), "%s %s", l->design, v);
+				} else if (s <= l->n) {
+					fmt_step(v, sizeof(v), &(struct step){ .v = l->s[s - 1].v, .lo = NAN, .hi = NAN });
+					snprintf(cell[i + 1], sizeof(cell[0]), "+%s %s%s", l->s[s - 1].part, v,
+						 excludes_zero(&l->s[s - 1]) ? "" : " ~0");
+				}
+			}
+			for (size_t i = 0; i <= nh; i++)
+				row[i] = cell[i];
+			rg_table_add(&t, row);
+		}
+	}
+	rp_para(c, "ns per pair; the design rows against noop, each step against the step before (~0: its interval holds zero).");
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+out:
+	free(L);
+	free(hdr);
+	free(cell);
+	free(row);
+}
