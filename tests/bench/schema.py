@@ -36,18 +36,12 @@ EXPECTED = {
         "lat_max_ns", "mops_median", "mops_mean", "mops_stddev", "mops_per_thread",
         "cycles_per_pair", "instructions_per_pair", "ref_ns_per_cycle", "ref_cv",
         "ref_cycles_per_pair", "events", "counters", "refusals", "ops", "status", "reason"],
-    5: ["schema_version", "rgbench_version", "run_id", "timestamp", "host", "arch", "cpu_vendor",
-        "cpu_model", "cpu_part", "kernel", "virt", "lse", "rseq", "preempt", "pinning", "cpus", "suite",
-        "guard", "role", "scenario", "threads", "batch", "duty_ns", "duty_in_ns", "repetitions", "runs",
-        "ns_median", "ns_mean", "ns_stddev", "ns_min", "ns_max", "ns_cv", "baseline", "interleave",
-        "delta_ns", "delta_ci_lo", "delta_ci_hi", "delta_ci_level", "aa_floor_ns", "layout",
-        "cpu_ns_median", "wall_ns_median", "discarded", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns",
-        "lat_p999_ns", "lat_max_ns", "mops_median", "mops_mean", "mops_stddev", "mops_per_thread",
-        "cycles_per_pair", "instructions_per_pair", "ref_ns_per_cycle", "ref_cv", "ref_cycles_per_pair",
-        "events", "pmu_table", "counters", "refusals", "ops", "prog_runs", "status", "reason"],
 }
-# Version 5: pmu_table after events, prog_runs after ops.
-EXPECTED[5] = [x for c in EXPECTED[4] for x in ([c, "pmu_table"] if c == "events" else
+# Version 5: runs after repetitions, aa_floor_ns and layout after delta_ci_level (runs),
+# pmu_table after events, prog_runs after ops.
+EXPECTED[5] = [x for c in EXPECTED[4] for x in ([c, "runs"] if c == "repetitions" else
+                                                [c, "aa_floor_ns", "layout"] if c == "delta_ci_level" else
+                                                [c, "pmu_table"] if c == "events" else
                                                 [c, "prog_runs"] if c == "ops" else [c])]
 
 a = rgtest.args()
