@@ -111,20 +111,24 @@ with tempfile.TemporaryDirectory() as tmp:
         check(want in flat, f"{key}: sentence\n  want {want}\n  in   {flat}")
         table = re.search(r"```\n(.*?)```", sec, re.S)
         lines = table.group(1).splitlines() if table else []
-        check(lines and lines[0].split()[:2] == ["step", cur] and other in lines[0],
+        # one table, the current design's ladder then the other's: design, step, +ns, interval, +ref cyc
+        check(lines and lines[0].split() == ["design", "step", "+ns", "interval", "+ref", "cyc"],
               f"{key}: table header {lines[:1]}")
         ncur, noth = len(LADDERS[key][cur][1]), len(LADDERS[key][other][1])
-        sums = [l for l in lines if l.startswith("sum")]
+        check(len(lines) == 1 + ncur + 2 + noth + 2, f"{key}: {len(lines)} table lines")
+        starts = [i for i, l in enumerate(lines) if l.split() and l.split()[0] in (cur, other)]
+        check([lines[i].split()[0] for i in starts] == [cur, other] and starts == [1, 1 + ncur + 2],
+              f"{key}: each design's first step names it, current first: {starts}")
+        sums = [l for l in lines if l.split()[:4] == ["sum", "of", "the", "steps"]]
         want_sum = [fmt(sum(s[1] for s in LADDERS[key][d][1])) for d in (cur, other)]
-        check(len(sums) == 1 and sums[0].split()[3] == want_sum[0] and sums[0].split()[6] == want_sum[1],
-              f"{key}: sum row {sums} want {want_sum}")
-        whole = [l for l in lines if l.startswith("whole")]
-        check(len(whole) == 1 and whole[0].split()[3] == fmt(LADDERS[key][cur][0]) and
-              whole[0].split()[6] == fmt(LADDERS[key][other][0]), f"{key}: whole row {whole}")
-        check(len(lines) == 1 + max(ncur, noth) + 2, f"{key}: {len(lines)} table lines")
+        check([l.split()[4] for l in sums] == want_sum, f"{key}: sum rows {sums} want {want_sum}")
+        whole = [l for l in lines if l.split()[:3] == ["whole,", "vs", "noop"]]
+        check([l.split()[3] for l in whole] == [fmt(LADDERS[key][cur][0]), fmt(LADDERS[key][other][0])],
+              f"{key}: whole rows {whole}")
+        check(all(len(l) <= 72 for l in lines), f"{key}: the table fits 72 columns: {lines}")
         # step 1 of the current design: its part, delta and interval, and reference cycles
         p, d, lo, hi = LADDERS[key][cur][1][0]
-        check(f"+{p} {fmt(d)} [{fmt(lo)}, {fmt(hi)}] {fmt(d / REF)}" in " ".join(lines[1].split()),
+        check(f"{cur} 1 +{p} {fmt(d)} [{fmt(lo)}, {fmt(hi)}] {fmt(d / REF)}" in " ".join(lines[1].split()),
               f"{key}: step 1 {lines[1] if len(lines) > 1 else ''}")
         check("Counts per pair: n/a here" in flat, f"{key}: counters line")
         # a ladder beside the decision's two: its whole, the sum of its steps, its steps
