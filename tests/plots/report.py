@@ -62,12 +62,14 @@ def main():
           "x86 headline: both wrappings named")
     tabs = re.findall(r"```\n(.*?)```", head or "", re.S)
     kern = [l.split() for l in tabs[0].splitlines()] if tabs else []
-    check(len(tabs) == 2 and kern[0][-2:] == ["x", "rctx-kernel"] and
+    check(len(tabs) == 2 and kern[0][-1] == "ratio" and
+          "ratio: the row's cost over noop divided by rctx-kernel's." in flat and
           [l[-4] for l in kern[1:]] == ["pcpu-xadd", "rctx-kernel"] and [l[-1] for l in kern[1:]] == ["1.52x", "1.00x"],
           f"x86 headline, kernel form: pcpu-xadd 1.52x rctx-kernel: {kern}")
     bare = [l.split() for l in tabs[1].splitlines()] if len(tabs) > 1 else []
     # the instructions alone: pcpu-xadd (its own twin), then the atomic per-CPU counter dividing
-    check(bare and bare[0][-2:] == ["x", "pcpu-lock-xadd"] and [l[-1] for l in bare[1:]] == ["0.34x", "1.00x"],
+    check(bare and bare[0][-1] == "ratio" and [l[-1] for l in bare[1:]] == ["0.34x", "1.00x"] and
+          "ratio: the row's cost over noop divided by pcpu-lock-xadd's." in flat,
           f"x86 headline, instructions alone: xadd 0.34x lock: {bare}")
     check("this-cpu-pre-6.18/6.18 costs 1.52x merged-rctx over noop (3.20 vs 2.10 ns)" in flat,
           "x86 headline: this_cpu vs rctx-kernel sentence, one line for pcpu-xadd's two roles")
