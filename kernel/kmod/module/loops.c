@@ -8,6 +8,7 @@
 #include "kmod.h"
 #include "guards.h"
 #include "rg_kguards.h"
+#include "ladder.h"
 
 const char *const rg_kind_name[] = { "refuse", "grant", "defer" };
 

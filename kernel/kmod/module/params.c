@@ -61,7 +61,7 @@ MODULE_PARM_DESC(nmi, "x86: also re-enter from a self-NMI (default Y)");
 
 /* Room for every guard the module builds and every name it accepts as skipped. */
 #define RG_ONE(...) + 1
-enum { RG_MAX_SEL = 0 RG_KGUARDS(RG_ONE) RG_KGUARDS_OTHER(RG_ONE) };
+enum { RG_MAX_SEL = 0 RG_KGUARDS(RG_ONE) RG_KGUARDS_OTHER(RG_ONE) RG_KLADDER(RG_ONE) };
 
 struct rg_sel rg_sel[RG_MAX_SEL];
 unsigned int rg_nsel;
@@ -101,7 +101,7 @@ int rg_select_guards(void)
 					       rg_kguards[i].unavailable() : NULL;
 			rg_nsel++;
 		}
-		return 0;
+		return rg_ladder_select(RG_MAX_SEL);
 	}
 	buf = kstrdup(guards, GFP_KERNEL);
 	if (!buf)
@@ -151,7 +151,7 @@ int rg_select_guards(void)
 		rg_nsel++;
 	}
 	kfree(buf);
-	return ret;
+	return ret ?: rg_ladder_select(RG_MAX_SEL);
 }
 
 /*

@@ -163,7 +163,7 @@ static int rg_re_thread(void *arg)
 	for (s = 0; s < rg_nsel && !READ_ONCE(rg_abort); s++) {
 		const struct rg_kguard *g = rg_sel[s].g;
 
-		if (!g || rg_sel[s].skip)
+		if (!g || rg_sel[s].skip || rg_ladder_step(s))
 			continue;
 		for (m = 0; m < RG_M__COUNT && !READ_ONCE(rg_abort); m++) {
 			struct rg_re_result *res = &rg_re_results[s * RG_M__COUNT + m];
