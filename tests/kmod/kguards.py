@@ -6,6 +6,7 @@ read(path) -> {(arch, since_6_18): build}, arch "x86-64" or "arm64", build a dic
   own     the id of the kernel's own this_cpu guard (RG_KGUARD_OWN)
   guards  [(id, name, role, kind, avail)] in output order (kind: refuse, grant, defer)
   other   [name] of the other architecture's guards (accepted, reported skipped)
+  ladder  [(design, part, "step name", step, last)] the ladder scenario's steps (RG_KLADDER)
 """
 import re
 
@@ -14,6 +15,7 @@ _COND = re.compile(r"^#(?:el)?if defined\(CONFIG_(X86_64|ARM64)\) && "
                    r"LINUX_VERSION_CODE (<|>=) KERNEL_VERSION\(6, 18, 0\)$")
 _X = re.compile(r'^\tX\((\w+), "([^"]*)", "([^"]*)", (RG_\w+), (\w+)\)')
 _Y = re.compile(r'^\tY\("([^"]*)"\)')
+_L = re.compile(r'^\tX\((\w+), (\w+), "([^"]*)", (\d+), ([01])\)')
 
 
 def read(path):
@@ -22,7 +24,8 @@ def read(path):
         m = _COND.match(line)
         if m:
             cur = builds.setdefault(("x86-64" if m.group(1) == "X86_64" else "arm64",
-                                     m.group(2) == ">="), {"own": None, "guards": [], "other": []})
+                                     m.group(2) == ">="), {"own": None, "guards": [], "other": [],
+                                                   "ladder": []})
             continue
         if line.startswith("#else"):
             cur = None
@@ -35,6 +38,10 @@ def read(path):
         if m:
             i, n, r, k, a = m.groups()
             cur["guards"].append((i, n, r, KIND[k], None if a == "NULL" else a))
+        m = _L.match(line)
+        if m:
+            d, p, n, k, last = m.groups()
+            cur["ladder"].append((d, p, n, int(k), last == "1"))
         m = _Y.match(line)
         if m:
             cur["other"].append(m.group(1))
