@@ -370,13 +370,13 @@ void rp_sec_why(struct ctx *c, const struct host *h)
 		counts(c, &A, &B);
 		other_ladders(c, h, &A, &B);
 	}
-	if (kmod) {
-		rp_para(c, "The same two designs taken apart in kernel context (suite kmod, rgbench kmod --ladder): each step its own loop in the module, built from the kernel's own preempt_disable(), interrupt_context_level(), this_cpu_ptr() and this_cpu ops, timed on bound kthreads with interrupts off in the module's interleaved rounds; +ns against the step before (the first: against noop), lowest confidence %.1f%%.",
-			lowest_level(&KA, &KB));
-		ladders_table(c, &KA, &KB);
-		snprintf(lead, sizeof(lead), "In the kernel module on %s, ", h->name);
-		sentence(c, lead, &KA, &KB);
-	}
+	if (!kmod)
+		return;
+	rp_para(c, "The same two designs taken apart in kernel context (suite kmod, rgbench kmod --ladder): each step its own loop in the module, built from the kernel's own preempt_disable(), interrupt_context_level(), this_cpu_ptr() and this_cpu ops, timed on bound kthreads with interrupts off in the module's interleaved rounds; +ns against the step before (the first: against noop), lowest confidence %.1f%%.",
+		lowest_level(&KA, &KB));
+	ladders_table(c, &KA, &KB);
+	snprintf(lead, sizeof(lead), "In the kernel module on %s, ", h->name);
+	sentence(c, lead, &KA, &KB);
 }
 
 /* Every host's two ladders side by side: one column per host, the steps as rows. */

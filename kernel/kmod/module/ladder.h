@@ -37,46 +37,42 @@ static struct rg_prog rg_lprog[RG_LS__COUNT] ____cacheline_aligned = {
  * (interrupt_context_level()); + this-cpu-ptr (this_cpu_ptr(prog->active));
  * + byte-inc-dec (active[rctx]++ / --); the last, reload32, is the whole.
  */
+/* The parts before preempt_disable() (as the guard orders them): the level, then the slot. */
+static __always_inline struct rg_slot *l_rctx_kernel_slot(int k, u8 *rctx)
+{
+	*rctx = k >= RG_KP_rctx_kernel__level ? rg_ctx_level() : 0;
+	return k >= RG_KP_rctx_kernel__ptr ? this_cpu_ptr(READ_ONCE(rg_lprog[RG_LS_RCTX].active)) : NULL;
+}
+/* Under preempt_disable(): the byte op (by +1 or -1), or what it would consume, kept. */
+static __always_inline void l_rctx_kernel_byte(int k, u8 rctx, struct rg_slot *s, u8 by)
+{
+	if (k >= RG_KP_rctx_kernel__byte) {
+		s->active[rctx] += by;
+		barrier();
+		return;
+	}
+	if (k >= RG_KP_rctx_kernel__level)
+		rg_lkeep(rctx);
+	if (k >= RG_KP_rctx_kernel__ptr)
+		rg_lkeep(s);
+}
 static __always_inline bool l_rctx_kernel_enter_upto(int k)
 {
-	struct rg_slot *s = NULL;
-	u8 rctx = 0;
+	u8 rctx;
+	struct rg_slot *s = l_rctx_kernel_slot(k, &rctx);
 
-	if (k >= RG_KP_rctx_kernel__level)
-		rctx = rg_ctx_level();
-	if (k >= RG_KP_rctx_kernel__ptr)
-		s = this_cpu_ptr(READ_ONCE(rg_lprog[RG_LS_RCTX].active));
 	preempt_disable();
-	if (k >= RG_KP_rctx_kernel__byte) {
-		s->active[rctx]++;
-		barrier();
-	} else {
-		if (k >= RG_KP_rctx_kernel__level)
-			rg_lkeep(rctx);
-		if (k >= RG_KP_rctx_kernel__ptr)
-			rg_lkeep(s);
-	}
+	l_rctx_kernel_byte(k, rctx, s, 1);
 	preempt_enable();
 	return true;
 }
 static __always_inline void l_rctx_kernel_exit_upto(bool ok, int k)
 {
-	struct rg_slot *s = NULL;
-	u8 rctx = 0;
+	u8 rctx;
+	struct rg_slot *s = l_rctx_kernel_slot(k, &rctx);
 
-	if (k >= RG_KP_rctx_kernel__level)
-		rctx = rg_ctx_level();
-	if (k >= RG_KP_rctx_kernel__ptr)
-		s = this_cpu_ptr(READ_ONCE(rg_lprog[RG_LS_RCTX].active));
 	preempt_disable();
-	if (k >= RG_KP_rctx_kernel__byte) {
-		s->active[rctx]--;
-	} else {
-		if (k >= RG_KP_rctx_kernel__level)
-			rg_lkeep(rctx);
-		if (k >= RG_KP_rctx_kernel__ptr)
-			rg_lkeep(s);
-	}
+	l_rctx_kernel_byte(k, rctx, s, (u8)-1);
 	preempt_enable();
 }
 
