@@ -193,6 +193,7 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 #define COL_pmu_table(r, rs)		(r)->pmu_table
 #define COL_refusals(r, rs)		(r)->refusals
 #define COL_ops(r, rs)			(r)->ops
+#define COL_prog_runs(r, rs)		(r)->prog_runs
 #define COL_status(r, rs)		(r)->status
 #define COL_reason(r, rs)		(r)->reason
 

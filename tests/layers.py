@@ -27,6 +27,7 @@ LAYERS = [
     ["arch"],
     ["cmdline", "platform", "schema"],
     ["guards"],
+    ["kernel/trig"],
     ["bench", "kernel/bpf", "kernel/kmod"],
     ["analysis/read", "analysis/page"],
     ["analysis/fleet"],

@@ -247,10 +247,34 @@ void cmp_print_table(FILE *f, enum out_fmt fmt, const struct lines *hl, struct r
 		rg_table_print_text(t, f);
 }
 
+/* Rows the Markdown table leaves out: how many, and their first few distinct reasons. */
+struct md_skips {
+	size_t n;
+	char why[200];
+	bool more;
+};
+
+static void note_skip(struct md_skips *sk, const char *reason)
+{
+	size_t l = strlen(sk->why);
+
+	sk->n++;
+	if (!*reason)
+		reason = "no reason given";
+	if (strstr(sk->why, reason))
+		return;
+	if (l + strlen(reason) + 3 >= sizeof(sk->why)) {
+		sk->more = true;
+		return;
+	}
+	snprintf(sk->why + l, sizeof(sk->why) - l, "%s%s", l ? "; " : "", reason);
+}
+
 int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
 		const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
 		bool cycles, const struct lines *hl)
 {
+	struct md_skips sk = { 0 };
 	struct rg_table t;
 	const char *facname = ratio_mode ? "ratio" : "speedup";
 
@@ -280,6 +304,12 @@ int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const cha
 		const char *gname = guard_cell(&v[i], gb, sizeof(gb));
 		struct res r;
 
+		/* A table for a commit message leaves out what neither side measured. */
+		if (fmt == OUT_MARKDOWN && v[i].a && v[i].b && !cmp_row_ok(v[i].a) &&
+		    !cmp_row_ok(v[i].b)) {
+			note_skip(&sk, rg_row_s(v[i].b, RG_COL_reason));
+			continue;
+		}
 		cmp_compute(&v[i], la_short, ratio_mode, cycles, &r);
 		snprintf(th, sizeof(th), "%lld", rg_row_i(k, RG_COL_threads));
 		snprintf(du, sizeof(du), "%lld", rg_row_i(k, RG_COL_duty_ns));
@@ -314,6 +344,9 @@ int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const cha
 		}
 	}
 	cmp_print_table(f, fmt, hl, &t);
+	if (sk.n)
+		fprintf(f, "\nLeft out: %zu row%s skipped on both sides (%s%s).\n", sk.n,
+			sk.n == 1 ? "" : "s", sk.why, sk.more ? ", ..." : "");
 	rg_table_free(&t);
 	return 0;
 oom:

@@ -470,7 +470,9 @@ void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow
 		return;
 	}
 	sec_matrix(c, &f);
+	rp_plot_link(c, "fleet");
 	sec_decision(c, &f);
+	rp_plot_link(c, "decision");
 	sec_predict(c, &f);
 	fleet_free(&f);
 }
@@ -556,13 +558,36 @@ void rp_fleet_heat_csv(FILE *o, const struct host *hosts, size_t nh)
 	fleet_free(&f);
 }
 
-int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size_t n)
+void rp_fleet_decision_csv(FILE *o, const struct host *hosts, size_t nh)
+{
+	fputs("label,emulated,current_role,current_guard,suite,role,guard,change_ns,lo_ns,hi_ns\n", o);
+	for (size_t i = 0; i < nh; i++) {
+		struct decision d;
+
+		if (!rp_fleet_decide(&hosts[i], &d))
+			continue;
+		for (size_t k = 0; k < d.n; k++) {
+			rg_csv_put_field(o, hosts[i].name);
+			fprintf(o, ",%d,%s,", hosts[i].emulated, d.role);
+			rg_csv_put_field(o, rg_row_s(d.cur, RG_COL_guard));
+			fprintf(o, ",%s,%s,", d.suite, d.c[k].role);
+			rg_csv_put_field(o, rg_row_s(d.c[k].r, RG_COL_guard));
+			put_d(o, d.c[k].v);
+			put_d(o, d.c[k].lo);
+			put_d(o, d.c[k].hi);
+			fputc('\n', o);
+		}
+	}
+}
+
+int rp_fleet_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
+		       size_t n)
 {
 	struct input *in = calloc(n ? n : 1, sizeof(*in));
 	struct host *hosts = NULL;
 	size_t nh = 0;
 	char err[256];
-	FILE *o;
+	FILE *o, *d = NULL;
 	int ret = -1;
 
 	if (!in)
@@ -571,12 +596,17 @@ int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size
 		in[i].rows = *rows[i];	/* borrowed: never freed here */
 		in[i].version = rows[i]->n ? rg_row_i(&rows[i]->v[0], RG_COL_schema_version) : 0;
 	}
-	o = fopen(path, "w");
-	if (o && !rp_group_hosts(in, n, &hosts, &nh, err, sizeof(err))) {
+	o = fopen(heat, "w");
+	if (o)
+		d = fopen(decision, "w");
+	if (d && !rp_group_hosts(in, n, &hosts, &nh, err, sizeof(err))) {
 		rp_fleet_heat_csv(o, hosts, nh);
-		ret = ferror(o) ? -1 : 0;
+		rp_fleet_decision_csv(d, hosts, nh);
+		ret = ferror(o) || ferror(d) ? -1 : 0;
 	}
 	if (o && fclose(o))
+		ret = -1;
+	if (d && fclose(d))
 		ret = -1;
 	rp_hosts_free(hosts, nh);
 	free(in);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `rgbench plot`: validate result files, hand normalized rows to rgplot.py (matplotlib), publish PNG+SVG. */
+/* `rgbench plot`: validate result files, hand normalized rows to rgplot.py (matplotlib), publish the pictures. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +20,7 @@
 #include "rg/env.h"
 #include "rg/fleet.h"
 #include "rg/plot.h"
+#include "rg/registry.h"
 #include "rg/results.h"
 #include "plot.h"
 
@@ -36,6 +37,7 @@ extern char **environ;
 /* What parse_args() read: the options and the two environment variables, once. */
 struct plot_opts {
 	const char *out;	/* --out DIR */
+	char formats[16];	/* --format: "png,svg" by default, any of png, svg, pdf */
 	const char *py;		/* $RG_PYTHON, else RG_PYTHON_DEFAULT */
 	const char *script;	/* $RG_PLOT_SCRIPT, else NULL: looked for */
 	int first;		/* the first FILE|DIR operand */
@@ -52,9 +54,10 @@ struct source {
 
 static void usage(FILE *f)
 {
-	fputs("usage: rgbench plot FILE|DIR... --out DIR\n"
-	      "Writes pair-ns, threads, duty, latency-cdf, bpf and kmod-ns plots (PNG and SVG) for\n"
-	      "the kinds of rows present; one bar or line style per FILE or DIR.\n"
+	fputs("usage: rgbench plot FILE|DIR... --out DIR [--format png,svg,pdf]\n"
+	      "Writes pair-ns, threads, duty, latency-cdf, bpf, fleet, decision and kmod-ns plots\n"
+	      "for the kinds of rows present, in each format (default png,svg); one bar series\n"
+	      "or marker fill per FILE or DIR, one colour and line style per guard.\n"
 	      "Environment: RG_PYTHON (default " RG_PYTHON_DEFAULT "),\n"
 	      "RG_PLOT_SCRIPT (path of rgplot.py).\n", f);
 }
@@ -138,18 +141,17 @@ static int write_lat(const char *path, struct source *src, size_t nsrc)
  * are no measurement of a guard: 1e15 ns per pair is eleven days.
  */
 #define RG_PLOT_MAX_VALUE 1e15
-/* A name drawn as a label (a tick, a legend entry) is at most this long; registry names are < 32. */
-#define RG_PLOT_MAX_NAME 256
-
-/* Refuse a row value or a name the plots cannot draw, naming where it is. 0 or -1. */
+/*
+ * Refuse a row value the plots cannot draw, naming where it is. 0 or -1.
+ * Names are never refused: rgplot.py draws a long one shortened, control
+ * characters and '$' escaped.
+ */
 static int check_drawable(const struct source *src, size_t nsrc, char *err, size_t errlen)
 {
 	static const enum rg_col c[] = { RG_COL_ns_median, RG_COL_ns_stddev, RG_COL_ns_min,
 					 RG_COL_ns_max, RG_COL_mops_median, RG_COL_mops_stddev };
 	static const char *const name[] = { "ns_median", "ns_stddev", "ns_min", "ns_max",
 					    "mops_median", "mops_stddev" };
-	static const enum rg_col sc[] = { RG_COL_host, RG_COL_guard, RG_COL_role, RG_COL_scenario };
-	static const char *const sname[] = { "host", "guard", "role", "scenario" };
 
 	for (size_t s = 0; s < nsrc; s++)
 		for (size_t i = 0; i < src[s].rows.n; i++) {
@@ -165,18 +167,25 @@ static int check_drawable(const struct source *src, size_t nsrc, char *err, size
 					return -1;
 				}
 			}
-			for (size_t k = 0; k < sizeof(sc) / sizeof(sc[0]); k++) {
-				size_t l = strlen(rg_row_s(r, sc[k]));
-
-				if (l > RG_PLOT_MAX_NAME) {
-					snprintf(err, errlen, "%s:%d: column '%s' is %zu bytes, too long "
-						 "to draw (over %d)", r->file, r->line, sname[k], l,
-						 RG_PLOT_MAX_NAME);
-					return -1;
-				}
-			}
 		}
 	return 0;
+}
+
+/* guards.def's guards in its order with their roles: rgplot.py styles every guard from it. */
+static int write_guards(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs("guard,role\n", f);
+	for (size_t i = 0; i < RG_GUARD__COUNT; i++)
+		fprintf(f, "%s,%s\n", rg_guards[i].name, rg_guard_role(&rg_guards[i]));
+	if (ferror(f)) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
 }
 
 static int write_data(const char *path, struct source *src, size_t nsrc)
@@ -185,8 +194,9 @@ static int write_data(const char *path, struct source *src, size_t nsrc)
 
 	if (!f)
 		return -1;
-	fputs("source,label,host,cpu_model,suite,guard,scenario,threads,duty_ns,batch,status,"
-	      "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev\n", f);
+	fputs("source,label,host,cpu_model,suite,guard,role,scenario,threads,duty_ns,batch,status,"
+	      "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev,baseline,delta_ns,"
+	      "delta_ci_lo,delta_ci_hi\n", f);
 	for (size_t s = 0; s < nsrc; s++) {
 		for (size_t i = 0; i < src[s].rows.n; i++) {
 			const struct rg_row *r = &src[s].rows.v[i];
@@ -202,6 +212,8 @@ static int write_data(const char *path, struct source *src, size_t nsrc)
 			fputc(',', f);
 			rg_csv_put_field(f, rg_row_s(r, RG_COL_guard));
 			fputc(',', f);
+			rg_csv_put_field(f, rg_row_role(r, NULL));
+			fputc(',', f);
 			rg_csv_put_field(f, rg_row_s(r, RG_COL_scenario));
 			fprintf(f, ",%lld,%lld,%lld,", rg_row_i(r, RG_COL_threads),
 				rg_row_i(r, RG_COL_duty_ns), rg_row_i(r, RG_COL_batch));
@@ -212,6 +224,11 @@ static int write_data(const char *path, struct source *src, size_t nsrc)
 			put_d(f, rg_row_d(r, RG_COL_ns_max));
 			put_d(f, rg_row_d(r, RG_COL_mops_median));
 			put_d(f, rg_row_d(r, RG_COL_mops_stddev));
+			fputc(',', f);
+			rg_csv_put_field(f, rg_row_s(r, RG_COL_baseline));	/* the ladder's chain */
+			put_d(f, rg_row_d(r, RG_COL_delta_ns));
+			put_d(f, rg_row_d(r, RG_COL_delta_ci_lo));
+			put_d(f, rg_row_d(r, RG_COL_delta_ci_hi));
 			fputc('\n', f);
 		}
 	}
@@ -319,11 +336,18 @@ static int wait_script(pid_t pid, int *st, char *err, size_t errlen)
 	}
 }
 
-static int run_python(const char *py, const char *script, const char *data, const char *lat,
-		      const char *fleet, const char *outdir, char *err, size_t errlen)
+/* The staging folder's files for rgplot.py. */
+struct plot_files {
+	char data[4200], lat[4200], fleet[4200], decision[4200], guards[4200];
+};
+
+static int run_python(const char *py, const char *script, const struct plot_files *pf,
+		      const char *formats, const char *outdir, char *err, size_t errlen)
 {
-	char *args[] = { (char *)py, (char *)script, "--data", (char *)data, "--lat", (char *)lat,
-			 "--fleet", (char *)fleet, "--out", (char *)outdir, NULL };
+	char *args[] = { (char *)py, (char *)script, "--data", (char *)pf->data,
+			 "--lat", (char *)pf->lat, "--fleet", (char *)pf->fleet,
+			 "--decision", (char *)pf->decision, "--guards", (char *)pf->guards,
+			 "--formats", (char *)formats, "--out", (char *)outdir, NULL };
 	posix_spawnattr_t attr;
 	sigset_t def, held;
 	pid_t pid;
@@ -371,11 +395,41 @@ static int run_python(const char *py, const char *script, const char *data, cons
 	return -1;
 }
 
+/* --format LIST: png, svg and pdf, each at most once, into out in a fixed order. 0 or -1. */
+static int parse_formats(const char *list, char *out, size_t size)
+{
+	static const char *const known[] = { "png", "svg", "pdf" };
+	bool want[3] = { false };
+	const char *p = list;
+	size_t l = 0;
+
+	for (;;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		size_t k = 0;
+
+		while (k < 3 && (strlen(known[k]) != n || strncmp(p, known[k], n)))
+			k++;
+		if (k == 3 || want[k])
+			return -1;
+		want[k] = true;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	out[0] = '\0';
+	for (size_t k = 0; k < 3; k++)
+		if (want[k])
+			l += (size_t)snprintf(out + l, size - l, "%s%s", l ? "," : "", known[k]);
+	return 0;
+}
+
 /* The options and environment into *o: -1 to go on, else the exit status (help, usage). */
 static int parse_args(int argc, char **argv, struct plot_opts *o)
 {
 	static const struct option opts[] = {
 		RG_CL_OPT_OUT('o'),
+		{ "format", required_argument, NULL, 'f' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -383,9 +437,15 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 
 	rg_cl_getopt_reset();
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	snprintf(o->formats, sizeof(o->formats), "png,svg");
+	while ((opt = getopt_long(argc, argv, ":o:f:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': o->out = optarg; break;
+		case 'f':
+			if (parse_formats(optarg, o->formats, sizeof(o->formats)))
+				return rg_cl_usage_error("--format: expected a comma-separated list of "
+							 "png, svg, pdf (got '%s')", optarg);
+			break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -460,39 +520,50 @@ static void mark_emulated(struct source *src, size_t nsrc)
 }
 
 /* Draw into stage: the rows and latency histograms as CSV, then rgplot.py. 0, or -1 with err set. */
-static int draw(const char *py, const char *script, const char *stage, struct source *src,
-		size_t nsrc, char *err, size_t errlen)
+static int draw(const struct plot_opts *o, const char *script, const char *stage,
+		struct source *src, size_t nsrc, char *err, size_t errlen)
 {
-	char data[4200], lat[4200], fleet[4200];
+	struct plot_files pf;
 	const struct rg_rows **rows = calloc(nsrc ? nsrc : 1, sizeof(*rows));
 	int ret;
 
-	snprintf(data, sizeof(data), "%s/rows.csv", stage);
-	if (write_data(data, src, nsrc)) {
-		snprintf(err, errlen, "cannot write %s: %s", data, strerror(errno));
+	snprintf(pf.data, sizeof(pf.data), "%s/rows.csv", stage);
+	if (write_data(pf.data, src, nsrc)) {
+		snprintf(err, errlen, "cannot write %s: %s", pf.data, strerror(errno));
+		free(rows);
 		return -1;
 	}
-	snprintf(lat, sizeof(lat), "%s/lat.csv", stage);
-	if (write_lat(lat, src, nsrc)) {
-		snprintf(err, errlen, "cannot write %s: %s", lat, strerror(errno));
+	snprintf(pf.lat, sizeof(pf.lat), "%s/lat.csv", stage);
+	if (write_lat(pf.lat, src, nsrc)) {
+		snprintf(err, errlen, "cannot write %s: %s", pf.lat, strerror(errno));
+		free(rows);
 		return -1;
 	}
-	/* the heat map's matrix: every host by role, relative to its kernel's design */
-	snprintf(fleet, sizeof(fleet), "%s/fleet.csv", stage);
+	snprintf(pf.guards, sizeof(pf.guards), "%s/guards.csv", stage);
+	if (write_guards(pf.guards)) {
+		snprintf(err, errlen, "cannot write %s: %s", pf.guards, strerror(errno));
+		free(rows);
+		return -1;
+	}
+	/* the heat map's matrix and the decision per host, relative to each kernel's design */
+	snprintf(pf.fleet, sizeof(pf.fleet), "%s/fleet.csv", stage);
+	snprintf(pf.decision, sizeof(pf.decision), "%s/decision.csv", stage);
 	for (size_t i = 0; rows && i < nsrc; i++)
 		rows[i] = &src[i].rows;
-	ret = rows ? rp_fleet_heat_file(fleet, rows, nsrc) : -1;
+	ret = rows ? rp_fleet_heat_file(pf.fleet, pf.decision, rows, nsrc) : -1;
 	free(rows);
 	if (ret) {
-		snprintf(err, errlen, "cannot write %s: %s", fleet, strerror(errno));
+		snprintf(err, errlen, "cannot write %s: %s", pf.fleet, strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
-	if (run_python(py, script, data, lat, fleet, stage, err, errlen))
+	if (run_python(o->py, script, &pf, o->formats, stage, err, errlen))
 		return -1;
-	unlink(data);
-	unlink(lat);
-	unlink(fleet);
+	unlink(pf.data);
+	unlink(pf.lat);
+	unlink(pf.fleet);
+	unlink(pf.decision);
+	unlink(pf.guards);
 	return 0;
 }
 
@@ -531,7 +602,7 @@ int rg_plot_main(int argc, char **argv)
 	}
 	if (pl_stop || pl_make_stage(&sg, o.out, err, sizeof(err)))
 		goto fail;
-	if (draw(o.py, script, sg.dir, src, nsrc, err, sizeof(err)))
+	if (draw(&o, script, sg.dir, src, nsrc, err, sizeof(err)))
 		goto fail;
 	if (pl_publish(&sg, err, sizeof(err)) < 0)
 		goto fail;

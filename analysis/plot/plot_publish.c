@@ -98,7 +98,7 @@ int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen)
 	return 0;
 }
 
-/* The pictures in the stage (*.png, *.svg), sorted; their count, or -1 with err set. */
+/* The pictures in the stage (*.png, *.svg, *.pdf), sorted; their count, or -1 with err set. */
 static int list_pictures(const char *stage, struct dirent ***list, char *err, size_t errlen)
 {
 	int n = scandir(stage, list, NULL, alphasort), k = 0;
@@ -110,7 +110,8 @@ static int list_pictures(const char *stage, struct dirent ***list, char *err, si
 	for (int i = 0; i < n; i++) {
 		const char *nm = (*list)[i]->d_name;
 
-		if (nm[0] != '.' && (has_suffix(nm, ".png") || has_suffix(nm, ".svg")))
+		if (nm[0] != '.' && (has_suffix(nm, ".png") || has_suffix(nm, ".svg") ||
+				    has_suffix(nm, ".pdf")))
 			(*list)[k++] = (*list)[i];
 		else
 			free((*list)[i]);

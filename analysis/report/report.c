@@ -119,6 +119,14 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		 o->across && nh == 1 ? "; --across-hosts needs a second host" : "");
 	rp_para(c, "%s", what);
 	unit_para(c, o, nocycle);
+	{
+		const char *paths[RP_MAX_PLOTDIRS];
+		size_t np = 0;
+
+		for (size_t i = 0; i < nin && np < RP_MAX_PLOTDIRS; i++)
+			paths[np++] = in[i].path;
+		rp_plots_find(c, o->out, paths, np);
+	}
 	rp_sec_fleet(c, hosts, nh, o->allow_emulated);
 	rp_sec_why_fleet(c, hosts, nh, o->allow_emulated);
 	if (o->across && nh == 2) {
@@ -134,17 +142,26 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 		if (!(o->across && nh == 2))
 			rp_sec_machine(c, &hosts[h], in, nin);
 		rp_sec_ranking(c, &hosts[h]);
+		rp_plot_link(c, "pair-ns");
 		rp_sec_headline(c, &hosts[h]);
 		rp_sec_why(c, &hosts[h]);
+		rp_plot_link(c, "ladder");
 		rp_sec_duty(c, &hosts[h]);
+		rp_plot_link(c, "duty");
 		rp_sec_threads(c, &hosts[h]);
+		rp_plot_link(c, "threads");
 		rp_sec_latency(c, &hosts[h]);
+		rp_plot_link(c, "latency-cdf");
+		rp_sec_reentry(c, &hosts[h], "user");
 		rp_sec_suite(c, &hosts[h], "bpf");
+		rp_plot_link(c, "bpf");
 		rp_sec_suite(c, &hosts[h], "kmod");
+		rp_plot_link(c, "kmod-ns");
 		rp_sec_calib(c, &hosts[h]);
+		rp_plot_link(c, "tramp");
 	}
 	rp_sec_boots(c, in, nin);
-	rp_sec_plots(c, o->out, in, nin);
+	rp_sec_plots(c);
 	if (c->nleft) {
 		rp_heading(c, "Left out");
 		for (int i = 0; i < c->nleft; i++)

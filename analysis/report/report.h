@@ -35,6 +35,8 @@ void rp_sec_threads(struct ctx *c, const struct host *h);
 void rp_sec_latency(struct ctx *c, const struct host *h);
 /* suite: "bpf" or "kmod". */
 void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite);
+/* The re-entry outcomes of a suite (kmod: irq/softirq/nmi rows; user: signal rows), guard by context. */
+void rp_sec_reentry(struct ctx *c, const struct host *h, const char *suite);
 void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B);
 
 /*
@@ -68,7 +70,7 @@ void rp_headline_bare(const struct host *h, const char *const *roles, struct hl_
 void rp_sec_calib(struct ctx *c, const struct host *h);
 void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin);
 
-/* out: the --out file or NULL. */
-void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin);
+/* Every picture of the folders rp_plots_find() found (rg/page.h). */
+void rp_sec_plots(struct ctx *c);
 
 #endif /* RG_PLOTS_REPORT_H */

@@ -45,33 +45,13 @@ static size_t list_pngs(struct ctx *c, const char *dir, const char *rel)
 	return n;
 }
 
-void rp_sec_plots(struct ctx *c, const char *out, const struct input *in, size_t nin)
+void rp_sec_plots(struct ctx *c)
 {
-	char odir[4096], tmp[4096];
 	size_t n = 0;
 
 	rp_heading(c, "Plots");
-	snprintf(tmp, sizeof(tmp), "%s", out ? out : in[0].path);
-	snprintf(odir, sizeof(odir), "%s", dirname(tmp));
-	n += list_pngs(c, odir, "");
-	for (size_t i = 0; i < nin; i++) {
-		char stem[4096], dir[8300], *b, *dot;
-
-		snprintf(tmp, sizeof(tmp), "%s", in[i].path);
-		b = basename(tmp);
-		snprintf(stem, sizeof(stem), "%s", b);
-		dot = strrchr(stem, '.');
-		if (dot && (!strcmp(dot, ".json") || !strcmp(dot, ".csv")))
-			*dot = 0;
-		snprintf(tmp, sizeof(tmp), "%s", in[i].path);
-		snprintf(dir, sizeof(dir), "%s/%s-plots", dirname(tmp), stem);
-		if (strcmp(dir, odir)) {
-			char rel[4200];
-
-			snprintf(rel, sizeof(rel), "%s-plots", stem);
-			n += list_pngs(c, dir, rel);
-		}
-	}
+	for (int d = 0; d < c->nplotdir; d++)
+		n += list_pngs(c, c->plotdir[d], c->plotrel[d]);
 	if (n)
 		fputc('\n', c->f);
 	else

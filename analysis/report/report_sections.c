@@ -422,6 +422,27 @@ void rp_sec_threads(struct ctx *c, const struct host *h)
 	(void)rows;
 }
 
+/* A timed row's delta_ns over its baseline with its interval, or "-" without one. */
+static void delta_text(const struct rg_row *r, char *buf, size_t size)
+{
+	char d[24], lo[24], hi[24], tag[16];
+	double v = rg_row_d(r, RG_COL_delta_ns);
+
+	if (isnan(v)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	rp_fmt_signed(d, sizeof(d), v);
+	if (isnan(rg_row_d(r, RG_COL_delta_ci_lo)) || isnan(rg_row_d(r, RG_COL_delta_ci_hi))) {
+		snprintf(buf, size, "%s", d);
+		return;
+	}
+	rp_fmt_signed(lo, sizeof(lo), rg_row_d(r, RG_COL_delta_ci_lo));
+	rp_fmt_signed(hi, sizeof(hi), rg_row_d(r, RG_COL_delta_ci_hi));
+	snprintf(buf, size, "%s [%s, %s]%s", d, lo, hi,
+		 rg_ci_level_tag(rg_row_d(r, RG_COL_delta_ci_level), tag, sizeof(tag)));
+}
+
 void rp_sec_latency(struct ctx *c, const struct host *h)
 {
 	struct rg_table t;
@@ -467,25 +488,168 @@ void rp_sec_latency(struct ctx *c, const struct host *h)
 	     h->timer[0] ? h->timer : "timer details in the JSON's \"timer\"");
 }
 
+/* The context a re-entry row tests ("softirq-irq" of "softirq-irq-recursion"), or NULL. */
+static const char *reentry_context(const struct rg_row *r, char *buf, size_t size)
+{
+	const char *sc = rg_row_s(r, RG_COL_scenario);
+	size_t l = strlen(sc);
+
+	for (const char *const *sfx = (const char *const[]){ "-recursion", "-deferred", NULL }; *sfx; sfx++)
+		if (l > strlen(*sfx) && !strcmp(sc + l - strlen(*sfx), *sfx)) {
+			snprintf(buf, size, "%.*s", (int)(l - strlen(*sfx)), sc);
+			return buf;
+		}
+	return NULL;
+}
+
+/* One cell of the re-entry table: pass/FAIL, what the attempts got, and how many. */
+static void reentry_cell(const struct rg_row *r, char *buf, size_t size)
+{
+	/* ok or noisy (timing disturbed; the outcomes were still checked): pass; error: FAIL */
+	const char *pf = strcmp(rg_row_s(r, RG_COL_status), "error") ? "pass" : "FAIL";
+	unsigned long long ops = (unsigned long long)rg_row_i(r, RG_COL_ops);
+	unsigned long long ref = (unsigned long long)rg_row_i(r, RG_COL_refusals);
+	bool deferred = strstr(rg_row_s(r, RG_COL_scenario), "-deferred") != NULL;
+
+	if (ref == ops && ops)
+		snprintf(buf, size, "%s R %llu", pf, ops);
+	else if (!ref)
+		snprintf(buf, size, "%s %c %llu", pf, deferred ? 'D' : 'G', ops);
+	else
+		snprintf(buf, size, "%s R %llu/%llu", pf, ref, ops);
+}
+
+/*
+ * The re-entry outcomes of a suite as a guard-by-context table: the module's
+ * irq/softirq/softirq-irq/nmi rows, the user suite's signal rows. Nothing when
+ * the host has none of the suite's rows at all; a line when it has timed rows only.
+ */
+void rp_sec_reentry(struct ctx *c, const struct host *h, const char *suite)
+{
+	enum { MAXCTX = 8, MAXG = 64 };
+	char ctx[MAXCTX][32], guards[MAXG][64], cell[MAXG][MAXCTX][40], buf[32], why[400] = "";
+	size_t nctx = 0, ng = 0, nfail = 0, nrows = 0, nsuite = 0, nnot = 0;
+	struct rg_table t;
+
+	memset(cell, 0, sizeof(cell));
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+		bool mine = !strcmp(rg_row_s(r, RG_COL_suite), suite);
+		const char *cx = mine ? reentry_context(r, buf, sizeof(buf)) : NULL;
+		size_t x = 0, g = 0;
+
+		nsuite += mine;
+		if (!cx)
+			continue;
+		if (!rp_row_ok(r) && strcmp(rg_row_s(r, RG_COL_status), "error")) {
+			nnot++;	/* skipped: never tried here */
+			continue;
+		}
+		while (x < nctx && strcmp(ctx[x], cx))
+			x++;
+		while (g < ng && strcmp(guards[g], rg_row_s(r, RG_COL_guard)))
+			g++;
+		if ((x == nctx && nctx == MAXCTX) || (g == ng && ng == MAXG))
+			continue;
+		if (x == nctx)
+			snprintf(ctx[nctx++], sizeof(ctx[0]), "%s", cx);
+		if (g == ng)
+			snprintf(guards[ng++], sizeof(guards[0]), "%s", rg_row_s(r, RG_COL_guard));
+		reentry_cell(r, cell[g][x], sizeof(cell[g][x]));
+		nrows++;
+		if (!strcmp(rg_row_s(r, RG_COL_status), "error")) {
+			size_t l = strlen(why);
+
+			if (nfail++ < 3)
+				snprintf(why + l, sizeof(why) - l, "%s%s/%s: %s", l ? "; " : "",
+					 guards[g], ctx[x], rg_row_s(r, RG_COL_reason));
+		}
+	}
+	if (!nrows) {
+		if (nnot && strcmp(suite, "kmod")) {
+			rp_heading(c, "Signal re-entry (%s)", h->name);
+			rp_para(c, "Not run here: %zu re-entry row%s (skipped).", nnot, nnot == 1 ? "" : "s");
+		} else if (nnot) {
+			rp_para(c, "Re-entry: all %zu rows skipped.", nnot);
+		} else if (!strcmp(suite, "kmod") && nsuite)
+			rp_para(c, "Re-entry: no re-entry rows in the module's file (run without --irq-iters 0).");
+		return;
+	}
+	if (strcmp(suite, "kmod"))
+		rp_heading(c, "Signal re-entry (%s)", h->name);
+	rg_table_init(&t, 1 + nctx);
+	{
+		const char *hdr[1 + MAXCTX] = { "guard" };
+
+		for (size_t x = 0; x < nctx; x++) {
+			hdr[1 + x] = ctx[x];
+			t.right[1 + x] = true;
+		}
+		rg_table_add(&t, hdr);
+	}
+	for (size_t g = 0; g < ng; g++) {
+		const char *row[1 + MAXCTX] = { guards[g] };
+
+		for (size_t x = 0; x < nctx; x++)
+			row[1 + x] = cell[g][x][0] ? cell[g][x] : "-";
+		rg_table_add(&t, row);
+	}
+	rp_para(c, "Re-entry on the same CPU while the guard is held (%s), per context: %zu row%s, %zu failed.",
+		!strcmp(suite, "kmod") ? "the module interrupts the holder with an irq, a softirq, both, or an NMI" :
+					 "a signal handler interrupts the holder on the same thread",
+		nrows, nrows == 1 ? "" : "s", nfail);
+	rp_table_out(c, &t);
+	rg_table_free(&t);
+	rp_para(c, "pass: every attempt got the outcome the design promises (the %s checks it); FAIL: some did not. "
+		"R refused, G granted, D deferred until the holder's exit; the number is the attempts (R a/b: a of b refused).",
+		!strcmp(suite, "kmod") ? "module" : "suite");
+	if (nfail)
+		rp_para(c, "Failed: %s%s", why, nfail > 3 ? "; ..." : "");
+	if (nnot)
+		rp_para(c, "Not run here: %zu re-entry row%s (skipped).", nnot, nnot == 1 ? "" : "s");
+}
+
 void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 {
 	bool bpf = !strcmp(suite, "bpf");
 	struct rg_table t;
 	const char *hdr_b[] = { "attach", "mode", "prod", "ns/event", "M/s" };
-	const char *hdr_k[] = { "guard", "scenario", "kthr", "ns/pair", "M/s" };
-	size_t n = 0, nskip = 0;
-	char skipped[512] = "";
+	const char *hdr_k[] = { "guard", "scenario", "kthr", "ns/pair", "over noop", "M/s" };
+	const char *one_sc = NULL;	/* kmod: the scenario of every timed row, else NULL */
+	size_t n = 0, nskip = 0, ncol = bpf ? 5 : 6, sc_col = 1;
+	char skipped[512] = "", buf[32];
 
 	rp_heading(c, bpf ? "BPF per-event cost (%s)" : "Kernel module: in-kernel cost (%s)", h->name);
-	rg_table_init(&t, 5);
+	for (size_t i = 0; !bpf && i < h->n; i++) {
+		const struct rg_row *r = h->rows[i];
+
+		if (strcmp(rg_row_s(r, RG_COL_suite), suite) || !rp_row_ok(r) ||
+		    reentry_context(r, buf, sizeof(buf)))
+			continue;
+		if (!one_sc) {
+			one_sc = rg_row_s(r, RG_COL_scenario);
+		} else if (strcmp(one_sc, rg_row_s(r, RG_COL_scenario))) {
+			one_sc = NULL;
+			break;
+		}
+	}
+	if (one_sc) {	/* one scenario: said once under the table, not in a column */
+		memmove(&hdr_k[1], &hdr_k[2], 4 * sizeof(hdr_k[0]));
+		ncol = 5;
+		sc_col = 0;
+	}
+	rg_table_init(&t, ncol);
 	rg_table_add(&t, bpf ? hdr_b : hdr_k);
-	t.right[2] = t.right[3] = t.right[4] = true;
+	for (size_t k = 1 + sc_col; k < ncol; k++)
+		t.right[k] = true;
 	for (size_t i = 0; i < h->n; i++) {
 		const struct rg_row *r = h->rows[i];
-		char th[24], ns[24], m[24];
+		char th[24], ns[24], m[24], d[80];
 
 		if (strcmp(rg_row_s(r, RG_COL_suite), suite))
 			continue;
+		if (!bpf && reentry_context(r, buf, sizeof(buf)))
+			continue;	/* not timed: the re-entry table below */
 		if (!rp_row_ok(r)) {
 			size_t l = strlen(skipped);
 
@@ -498,8 +662,13 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 		snprintf(th, sizeof(th), "%lld", rg_row_i(r, RG_COL_threads));
 		rp_fmt_ns(ns, sizeof(ns), rg_row_d(r, RG_COL_ns_median));
 		rg_fmt_fixed(m, sizeof(m), rg_row_d(r, RG_COL_mops_median), 2);
-		const char *row[] = { rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario), th, ns, m };
-		rg_table_add(&t, row);
+		delta_text(r, d, sizeof(d));
+		const char *row_b[] = { rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario), th, ns, m };
+		const char *row_k[] = { rg_row_s(r, RG_COL_guard), rg_row_s(r, RG_COL_scenario), th, ns, d, m };
+
+		if (one_sc)
+			memmove(&row_k[1], &row_k[2], 4 * sizeof(row_k[0]));
+		rg_table_add(&t, bpf ? row_b : row_k);
 		n++;
 	}
 	if (!n && !nskip) {
@@ -514,10 +683,13 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 	rg_table_free(&t);
 	if (bpf)
 		rp_para(c, "ns/event: per program run over the baseline of the same mode (the guard's share of a BPF invocation); M/s: events per second, all producers.");
-	else
-		rp_para(c, "ns per guard pair inside the kernel, kthreads bound one per CPU, real preempt_disable() and this_cpu_* operations.");
+	else if (n)
+		rp_para(c, "ns per guard pair inside the kernel%s%s%s, kthreads (kthr) bound one per CPU, real preempt_disable() and this_cpu_* operations; over noop: the median of per-round differences against noop with its interval (95%% or more, or the level printed after it).",
+			one_sc ? " (scenario " : "", one_sc ? one_sc : "", one_sc ? ")" : "");
 	if (nskip > 8)
 		rp_para(c, "Not measured (%zu rows): %s and %zu more.", nskip, skipped, nskip - 8);
 	else if (nskip)
 		rp_para(c, "Not measured (%zu row%s): %s.", nskip, nskip == 1 ? "" : "s", skipped);
+	if (!bpf)
+		rp_sec_reentry(c, h, "kmod");
 }

@@ -16,7 +16,7 @@
 
 #include "rg/env.h"
 #include "rg/place.h"
-#include "trig_common.h"
+#include "rg/trig_common.h"
 
 struct bpf_link;
 struct bpf_object;

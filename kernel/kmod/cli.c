@@ -28,7 +28,8 @@ static void usage(FILE *to)
 		"                    [--repetitions N] [--batch N | --duration T]\n"
 		"                    [--duty NS|IN+OUT] [--irqs-on] [--irq-iters N] [--no-nmi] [--ladder]\n"
 		"                    [--kdir DIR | --module FILE.ko] [--out F.csv] [--json F.json]\n"
-		"                    [--raw F.csv] [--from-raw F.csv] [--quiet]\n"
+		"                    [--raw F.csv] [--from-raw F.csv] [--scenarios loop|tramp|loop,tramp]\n"
+		"                    [--quiet]\n"
 		"  Loads rgbench_kmod.ko (built from %s against --kdir,\n"
 		"  default /lib/modules/$(uname -r)/build), runs every selected guard on\n"
 		"  one bound kthread per physical core (interrupts off, guards in shuffled\n"
@@ -39,6 +40,8 @@ static void usage(FILE *to)
 		"  Exit: 0 ok, 1 failure, 2 usage, 77 skipped, 128+signal interrupted.\n"
 		"  Old spellings: --runs (--repetitions), --loops (--batch), --duty-ns (--duty);\n"
 		"  --irqs-off is the default now and accepted.\n"
+		"  --scenarios tramp: the trigger bench's raw_tp BPF program run through the\n"
+		"  trampoline's path (fentry and raw_tp shapes) under each trampoline design.\n"
 		"  --ladder also times each part of rctx-kernel and the this_cpu forms, one\n"
 		"  loop per step, in the same rounds (scenario ladder; not with --duty).\n"
 		"  --raw saves the module's own CSV; --from-raw converts such a file\n"
@@ -54,7 +57,7 @@ static bool list_ok(const char *s)
 /* kmod's own option values, after the kit's common ones. */
 enum {
 	O_GUARDS = RG_CL_O__FIRST_FREE, O_SIBLINGS, O_DUTY, O_IRQS_ON, O_IRQS_OFF, O_IRQ_ITERS,
-	O_NO_NMI, O_KDIR, O_MODULE, O_RAW, O_FROM_RAW, O_LADDER,
+	O_NO_NMI, O_KDIR, O_MODULE, O_RAW, O_FROM_RAW, O_SCENARIOS, O_LADDER,
 };
 
 static const struct option long_opts[] = {
@@ -75,6 +78,7 @@ static const struct option long_opts[] = {
 	{ "module", required_argument, NULL, O_MODULE },
 	{ "raw", required_argument, NULL, O_RAW },
 	{ "from-raw", required_argument, NULL, O_FROM_RAW },
+	{ "scenarios", required_argument, NULL, O_SCENARIOS },
 	{ 0 },
 };
 
@@ -158,6 +162,13 @@ static int set_option(int c, struct opts *o, struct seen *seen, char **argv)
 {
 	switch (c) {
 	case O_GUARDS: o->run.guards = optarg; return 0;
+	case O_SCENARIOS:
+		if (strcmp(optarg, "loop") && strcmp(optarg, "tramp") && strcmp(optarg, "loop,tramp") &&
+		    strcmp(optarg, "tramp,loop"))
+			return rg_cl_usage_error("--scenarios takes loop, tramp or loop,tramp (got '%s')",
+						 optarg);
+		o->run.scenarios = optarg;
+		return 0;
 	case O_SIBLINGS: o->run.siblings = true; return 0;
 	case O_IRQS_ON: o->run.irqs_on = true; return 0;
 	case O_IRQS_OFF: seen->irqs_off = true; return 0;
@@ -253,6 +264,8 @@ static int check_opts(const struct opts *o, const struct seen *seen)
 		return rg_cl_usage_error("give --irqs-on or --irqs-off, not both");
 	if (o->run.ladder && o->run.duty_ns)
 		return rg_cl_usage_error("--ladder times the steps back to back: not with --duty");
+	if (o->run.ladder && !strcmp(o->run.scenarios, "tramp"))
+		return rg_cl_usage_error("--ladder runs beside the loop scenario: not with --scenarios tramp");
 	return 0;
 }
 
@@ -264,6 +277,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->run.guards = "all";
+	o->run.scenarios = "loop";
 	o->run.cpus = "all";
 	o->run.loops = 100000;
 	o->run.runs = 5;

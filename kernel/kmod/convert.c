@@ -17,13 +17,15 @@ enum { C_GUARD, C_SCENARIO, C_THREADS, C_CPUS, C_CPU, C_RUN, C_BATCH, C_DUTY,
        /* optional (modules before schema 3 did not write them) */
        C_ROLE, C_DISTURBED, C_DISCARDED,
        /* optional (modules before schema 4 ran another duty shape) */
-       C_DUTY_IN, C_DUTY_UNITS, C_NCOLS };
+       C_DUTY_IN, C_DUTY_UNITS,
+       /* optional (the tramp scenario's program runs, modules since schema 5) */
+       C_PROG_RUNS, C_NCOLS };
 #define C_NREQUIRED C_ROLE
 static const char *const col_names[C_NCOLS] = {
 	"guard", "scenario", "threads", "cpus", "cpu", "run", "batch", "duty_ns",
 	"ns_total", "ops", "refusals", "status", "reason",
 	"role", "disturbed", "discarded",
-	"duty_in_ns", "duty_units",
+	"duty_in_ns", "duty_units", "prog_runs",
 };
 
 /* The module's rows of one guard and scenario (consecutive in its CSV), summed up. */
@@ -32,7 +34,7 @@ struct group {
 	long threads, batch, duty, discarded, disturbed;
 	double duty_in;		/* ns inside the guarded region; NAN: not the trampoline shape */
 	long units;		/* duty work units per call, in + out */
-	unsigned long long ops, refusals;
+	unsigned long long ops, refusals, prog_runs;
 	/* per run: sum of ns per pair over CPUs, CPU count, sum of Mpairs/s */
 	double *ns_sum, *mops_sum;
 	long *ncpu;
@@ -163,6 +165,7 @@ static int group_emit(struct conv *c)
 	set_identity(r, g);
 	r->ops = g->ops;
 	r->refusals = g->refusals;
+	r->prog_runs = g->prog_runs;
 	snprintf(r->counters, sizeof(r->counters), "n/a: kernel module");
 	if (strcmp(g->status, "ok")) {
 		snprintf(r->status, sizeof(r->status), "%s", g->status);
@@ -438,6 +441,8 @@ static int add_row(struct conv *c, char **f, size_t nf, int line)
 	}
 	c->g.ops += num[3];
 	c->g.refusals += num[4];
+	if (c->idx[C_PROG_RUNS] >= 0 && rg_csv_u64(f[c->idx[C_PROG_RUNS]], &v))
+		c->g.prog_runs += v;
 	if (c->idx[C_DISCARDED] >= 0 && rg_csv_u64(f[c->idx[C_DISCARDED]], &v) &&
 	    (long)v > c->g.discarded)
 		c->g.discarded = (long)v;	/* per guard, repeated on each of its rows */

@@ -19,6 +19,7 @@
 /* What one run of the module is asked to do: the module parameters and where the .ko comes from. */
 struct rg_kmod_run_opts {
 	const char *guards, *cpus;	/* module lists, already checked for allowed characters */
+	const char *scenarios;		/* loop, tramp or loop,tramp (checked) */
 	const char *kdir;		/* build against this; NULL: the running kernel's headers */
 	const char *module;		/* use this .ko instead of building one */
 	const char *src;		/* the module's sources: $RG_KMOD_SRC or RG_KMOD_SRC_DIR */

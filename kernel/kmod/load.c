@@ -21,6 +21,12 @@
 #include "rg/input.h"
 #include "rg/kmod.h"
 #include "rg/schema.h"
+#ifndef RG_KMOD_TRAMP
+#define RG_KMOD_TRAMP 0	/* CMake sets 1 when kernel/trig (libbpf) is built */
+#endif
+#if RG_KMOD_TRAMP
+#include "rg/trig.h"
+#endif
 #include "kmod_int.h"
 
 #define MOD_NAME RG_KMOD_NAME
@@ -365,8 +371,36 @@ static int find_module(const struct rg_kmod_run_opts *o, char *tmpdir, char *ko,
 	return 0;
 }
 
-/* Load, run, read the CSV, unload: 0 with *csv, RG_KMOD_SKIP or -1. */
-static int load_run_unload(const char *ko, const char *params, char **csv)
+/*
+ * The tramp scenario's program for the module (prog_arg: "FD OFF STRIDE N"),
+ * written to debugfs prog, where the module resolves the fd in this process.
+ * 0, or -1 with one line said (the module refused it).
+ */
+static int give_prog(const char *prog_arg)
+{
+	int fd, n = 0;
+
+	if (!prog_arg)
+		return 0;
+	fd = open(MOD_DIR "/prog", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		do
+			n = (int)write(fd, prog_arg, strlen(prog_arg));
+		while (n < 0 && errno == EINTR);
+	}
+	if (fd < 0 || n < 0) {
+		fprintf(stderr, "rgbench kmod: the module refused the BPF program (%s): %s (see dmesg)\n",
+			prog_arg, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Load, give the program, run, read the CSV, unload: 0 with *csv, RG_KMOD_SKIP or -1. */
+static int load_run_unload(const char *ko, const char *params, const char *prog_arg, char **csv)
 {
 	char err[256];
 	int ret = load_module(ko, params);
@@ -374,10 +408,55 @@ static int load_run_unload(const char *ko, const char *params, char **csv)
 	if (ret)
 		return ret;
 	fprintf(stderr, "rgbench kmod: loaded %s (%s); running\n", ko, params);
-	if (trigger_run() == 0 && rg_kmod_read_file(MOD_DIR "/results", RG_IN_PSEUDO, csv, err, sizeof(err)))
+	if (give_prog(prog_arg) == 0 && trigger_run() == 0 &&
+	    rg_kmod_read_file(MOD_DIR "/results", RG_IN_PSEUDO, csv, err, sizeof(err)))
 		fprintf(stderr, "rgbench kmod: %s\n", err);
 	unload_module();
 	return *csv ? 0 : -1;
+}
+
+/*
+ * With --scenarios tramp: the trigger bench's raw_tp program (kernel/trig),
+ * loaded for the module; its "FD OFF STRIDE N" in arg. Without it (no BPF in
+ * this build, or the kernel refused the program) the module's tramp rows say why.
+ */
+static void open_prog(const struct rg_kmod_run_opts *o, void **prog, char *arg, size_t len,
+		      const char **argp)
+{
+	*argp = NULL;
+	*prog = NULL;
+	if (!strstr(o->scenarios, "tramp"))
+		return;
+#if RG_KMOD_TRAMP
+	{
+		static struct rg_trig_prog p;
+		char why[256];
+
+		if (rg_trig_open_rawtp(&p, why, sizeof(why))) {
+			fprintf(stderr, "rgbench kmod: tramp: cannot load the BPF program (%s): "
+				"its rows are skipped\n", why);
+			return;
+		}
+		snprintf(arg, len, "%d %zu %zu %u", p.fd, p.hits_off, p.hits_stride, p.hits_n);
+		*argp = arg;
+		*prog = &p;
+	}
+#else
+	(void)arg;
+	(void)len;
+	fprintf(stderr, "rgbench kmod: tramp: this rgbench was built without BPF "
+		"(kernel/trig): its rows are skipped\n");
+#endif
+}
+
+static void close_prog(void *prog)
+{
+#if RG_KMOD_TRAMP
+	if (prog)
+		rg_trig_close(prog);
+#else
+	(void)prog;
+#endif
 }
 
 /* The stop signals held back from load to unload. */
@@ -408,8 +487,10 @@ static void drop_held_signals(const sigset_t *old)
 
 int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv)
 {
-	char tmpdir[64] = "", ko[PATH_MAX], params[1024];
+	char tmpdir[64] = "", ko[PATH_MAX], params[1024], prog_arg[96];
+	const char *prog_argp;
 	sigset_t block, old;
+	void *prog;
 	int ret, sig;
 
 	*csv = NULL;
@@ -420,10 +501,13 @@ int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv)
 		return ret;
 	snprintf(params, sizeof(params),
 		 "guards=%s cpus=%s threads=%lu siblings=%d loops=%lu run_ns=%lu runs=%lu "
-		 "duty_ns=%lu duty_in_ns=%lu irqs_on=%d irq_iters=%lu nmi=%d%s",
+		 "duty_ns=%lu duty_in_ns=%lu irqs_on=%d irq_iters=%lu nmi=%d%s%s%s",
 		 o->guards, o->cpus, o->threads, o->siblings, o->loops, o->run_ns, o->runs,
 		 o->duty_ns, o->duty_in_ns, o->irqs_on, o->irq_iters, !o->no_nmi,
+		 strcmp(o->scenarios, "loop") ? " scenarios=" : "",
+		 strcmp(o->scenarios, "loop") ? o->scenarios : "",
 		 o->ladder ? " ladder=1" : "");	/* only when asked: a --module built before has no ladder */
+	open_prog(o, &prog, prog_arg, sizeof(prog_arg), &prog_argp);
 	/*
 	 * From load to unload, hold back the signals a user sends, so that the
 	 * module is always unloaded; they are acted on afterwards.
@@ -432,7 +516,8 @@ int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv)
 	for (int i = 0; i < NHELD; i++)
 		sigaddset(&block, held_signals[i]);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	ret = load_run_unload(ko, params, csv);
+	ret = load_run_unload(ko, params, prog_argp, csv);
+	close_prog(prog);
 	remove_tmpdir(tmpdir);
 	/* The first signal held back decides the exit status, 128 + its number. */
 	sig = pending_signal();

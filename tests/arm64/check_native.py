@@ -51,8 +51,8 @@ def main():
           f"BPF rows: all {len(bpf)} skipped with their reason: "
           f"{sorted({r['reason'].split(':')[0] for r in bpf})}")
     check(all(r["counters"].startswith("n/a") for r in user), "counters n/a (no perf_event_open)")
-    check(os.path.isfile(f"{home}/rgbench/build/kernel/bpf/trig.skel.h"),
-          "BPF skeletons built natively on arm64 (build/kernel/bpf/trig.skel.h)")
+    check(os.path.isfile(f"{home}/rgbench/build/kernel/trig/trig.skel.h"),
+          "BPF skeletons built natively on arm64 (build/kernel/trig/trig.skel.h)")
     check(os.path.isdir(f"{home}/rgbench/results") and glob.glob(f"{home}/rgbench/results/*-plots/*.png"),
           "plots drawn")
 

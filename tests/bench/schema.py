@@ -37,8 +37,9 @@ EXPECTED = {
         "cycles_per_pair", "instructions_per_pair", "ref_ns_per_cycle", "ref_cv",
         "ref_cycles_per_pair", "events", "counters", "refusals", "ops", "status", "reason"],
 }
-# Version 5: pmu_table after events.
-EXPECTED[5] = [x for c in EXPECTED[4] for x in ([c, "pmu_table"] if c == "events" else [c])]
+# Version 5: pmu_table after events, prog_runs after ops.
+EXPECTED[5] = [x for c in EXPECTED[4] for x in ([c, "pmu_table"] if c == "events" else
+                                                [c, "prog_runs"] if c == "ops" else [c])]
 
 a = rgtest.args()
 c = rgtest.Checker("bench.schema")

@@ -19,8 +19,8 @@ COLUMNS = ("schema_version rgbench_version run_id timestamp host arch cpu_vendor
            "baseline interleave delta_ns delta_ci_lo delta_ci_hi delta_ci_level cpu_ns_median "
            "wall_ns_median discarded lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns "
            "mops_median mops_mean mops_stddev mops_per_thread cycles_per_pair "
-           "instructions_per_pair ref_ns_per_cycle ref_cv ref_cycles_per_pair events counters "
-           "refusals ops status reason").split()
+           "instructions_per_pair ref_ns_per_cycle ref_cv ref_cycles_per_pair events pmu_table counters "
+           "refusals ops prog_runs status reason").split()
 
 C = rgtest.Checker("test_bpf")
 check = C.check

@@ -351,7 +351,7 @@ def case_output(b):
         rows = read_csv(c)
         with open(j) as f:
             doc = json.load(f)
-        check(doc.get("schema_version") == 4, "JSON schema_version 4")
+        check(doc.get("schema_version") == 5, "JSON schema_version 5")
         jrows = doc.get("results", [])
         check(len(jrows) == len(rows), f"JSON and CSV have the same rows ({len(jrows)}/{len(rows)})")
         check(all(x["run_id"] == doc.get("run_id") for x in rows), "CSV run_id == JSON run_id")

@@ -6,6 +6,7 @@ read(path) -> {(arch, since_6_18): build}, arch "x86-64" or "arm64", build a dic
   own     the id of the kernel's own this_cpu guard (RG_KGUARD_OWN)
   guards  [(id, name, role, kind, avail)] in output order (kind: refuse, grant, defer)
   other   [name] of the other architecture's guards (accepted, reported skipped)
+  tramp   [(id, name, role, kind, avail)] the tramp scenario's designs (RG_KTRAMP)
   ladder  [(design, part, "step name", step, last)] the ladder scenario's steps (RG_KLADDER)
 """
 import re
@@ -19,13 +20,14 @@ _L = re.compile(r'^\tX\((\w+), (\w+), "([^"]*)", (\d+), ([01])\)')
 
 
 def read(path):
-    builds, cur = {}, None
+    builds, cur, into = {}, None, "guards"
     for line in open(path):
         m = _COND.match(line)
         if m:
             cur = builds.setdefault(("x86-64" if m.group(1) == "X86_64" else "arm64",
-                                     m.group(2) == ">="), {"own": None, "guards": [], "other": [],
-                                                   "ladder": []})
+                                     m.group(2) == ">="),
+                                    {"own": None, "guards": [], "other": [], "tramp": [],
+                                     "ladder": []})
             continue
         if line.startswith("#else"):
             cur = None
@@ -34,10 +36,13 @@ def read(path):
         m = re.match(r"^#define RG_KGUARD_OWN (\w+)$", line)
         if m:
             cur["own"] = m.group(1)
+        m = re.match(r"^#define (RG_KGUARDS|RG_KTRAMP)\(X\)", line)
+        if m:
+            into = "guards" if m.group(1) == "RG_KGUARDS" else "tramp"
         m = _X.match(line)
         if m:
             i, n, r, k, a = m.groups()
-            cur["guards"].append((i, n, r, KIND[k], None if a == "NULL" else a))
+            cur[into].append((i, n, r, KIND[k], None if a == "NULL" else a))
         m = _L.match(line)
         if m:
             d, p, n, k, last = m.groups()

@@ -40,7 +40,7 @@ tool_name=$(basename "$tool")
 # loaded; (D) old spellings, --threads, duty work, 20 ms runs with interrupts
 # off: nothing discarded; (F) the same with --irqs-on: ticks land, runs are
 # discarded and re-run; (L) --ladder: every step of the build's ladders;
-# (E) interrupted by SIGINT, (G) by SIGTERM. Each case says its letter first, so a console
+# (E) interrupted by SIGINT, (G) by SIGTERM; (T) the tramp scenario, (U) bad program fds. Each case says its letter first, so a console
 # tail shows where a guest stopped.
 cat >"$work/payload/guest.sh" <<GUEST
 set -u
@@ -112,6 +112,22 @@ kill -TERM \$pid
 wait \$pid
 echo \$? >/out/rc_g
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-G >>/out/errors
+echo '== T: tramp'
+# (T) the tramp scenario: the driver loads the trigger bench's raw_tp program,
+# the module runs it through the trampoline's path under every design.
+./$tool_name --module ./rgbench_kmod.ko --scenarios tramp --batch 2000 --repetitions 2 \
+  --irq-iters 200 --out /out/t.csv --raw /out/raw_t.csv >/out/t_table.txt 2>/out/t.err
+echo \$? >/out/rc_t
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-T >>/out/errors
+echo '== U: tramp, bad program fds'
+# (U) what is not a BPF program is refused with an error; nothing is held.
+insmod ./rgbench_kmod.ko scenarios=tramp loops=100 runs=1 irq_iters=0 || echo insmod-failed-U >>/out/errors
+echo '0 0 128 64' >\$A/prog 2>/dev/null && echo stdin-accepted-as-prog >>/out/errors
+echo '987 0 128 64' >\$A/prog 2>/dev/null && echo bad-fd-accepted >>/out/errors
+echo 'no numbers' >\$A/prog 2>/dev/null && echo garbage-accepted >>/out/errors
+echo 1 >\$A/run || echo run-failed-U >>/out/errors
+cat \$A/results >/out/raw_u.csv
+rmmod rgbench_kmod || echo rmmod-failed-U >>/out/errors
 dmesg >/out/dmesg.txt
 true
 GUEST

@@ -42,7 +42,7 @@ expect blank.json 'blank.json:1: empty file'
 head -c $(( $(head -n 3 "$csv" | wc -c) - 25 )) "$csv" > trunc.csv
 expect trunc.csv 'trunc.csv:3: last line has no line end \(truncated file\?\)'
 { head -n 2 "$csv"; sed -n 3p "$csv" | cut -d, -f1-20; } > short.csv
-expect short.csv 'short.csv:3: row has 20 fields, the header has 61 \(truncated row\?\)'
+expect short.csv 'short.csv:3: row has 20 fields, the header has 62 \(truncated row\?\)'
 head -c 700 "$json" > trunc.json
 expect trunc.json 'trunc.json:[0-9]+: invalid JSON: .*'
 
@@ -90,7 +90,7 @@ expect v6.csv 'v6.csv:4: schema version 6 is not supported \(this rgbench reads 
 # Version 1 has no `events` column, version 2 requires it; versions 3, 4 and 5 add more.
 V3COLS=" run_id virt role baseline interleave delta_ns delta_ci_lo delta_ci_hi cpu_ns_median wall_ns_median discarded lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns "
 V4COLS=" duty_in_ns delta_ci_level ref_ns_per_cycle ref_cv ref_cycles_per_pair "
-V5COLS=" pmu_table "
+V5COLS=" pmu_table prog_runs "
 col v1row.csv schema_version 1
 expect v1row.csv "v1row.csv:4: column 'run_id' is not in schema version 1"
 drop_cols() { # IN OUT VERSION DROP: the file without the columns in DROP (" a b "), rows set to VERSION

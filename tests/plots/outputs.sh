@@ -5,8 +5,9 @@
 # where the code lives (issue 30) or of how it reads must not change one byte. Each case is
 # one file: the command, its exit status, stdout, stderr and any file it wrote. `plot` is run
 # with a stand-in for rgplot.py that keeps the CSV files rgbench hands it (rows, latency,
-# heat map); the pictures the real script draws from them (the list of files, the "wrote"
-# lines) are plots.plot's (plot.sh), which draws the same two fixtures: 14 s not spent twice.
+# heat map, decision, guards.def list); the pictures the real script draws from them (the
+# list of files, the "wrote" lines) are plots.plot's (plot.sh), which draws the same two
+# fixtures: 14 s not spent twice.
 # A change that means to change an output: RG_UPDATE_GOLDEN=1 rewrites the expected files;
 # review the diff before committing it.
 # With RGBENCH (the full command), a module file converted from tests/kmod/data's guest CSV
@@ -31,7 +32,7 @@ unset RG_PLOT_SCRIPT RG_PYTHON RGBENCH_PLOT_SCRIPT RGBENCH_PYTHON
 cat > fake_plot.py <<'PY'
 import shutil, sys
 a = dict(zip(sys.argv[1::2], sys.argv[2::2]))
-for k in ("--data", "--lat", "--fleet"):
+for k in ("--data", "--lat", "--fleet", "--decision", "--guards"):
     shutil.copy(a[k], a["--out"] + "/given-" + k[2:] + ".csv.svg")
 PY
 fail=0

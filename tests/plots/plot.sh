@@ -12,9 +12,10 @@ is_png() { [[ $(head -c 8 "$1" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a 
 is_svg() { head -c 300 "$1" | grep -q '<?xml' && grep -q '<svg' "$1" && tail -c 20 "$1" | grep -q '</svg>'; }
 size() { stat -c %s "$1"; }
 
-# Two machines, every kind of row: seven pictures (the heat map of the hosts too), two formats each.
+# Two machines, every kind of row: eight pictures (the heat map and the decision of the hosts
+# too), two formats each.
 "$R" plot "$FX/plot-a.json" "$FX/plot-b.json" --out "$T/all" > "$T/out.txt" 2> "$T/err.txt"
-for k in pair-ns threads duty latency-cdf bpf kmod-ns fleet; do
+for k in pair-ns threads duty latency-cdf bpf kmod-ns fleet decision; do
 	for ext in png svg; do
 		f=$T/all/$k.$ext
 		if [[ ! -f $f ]]; then echo "FAIL missing $k.$ext"; fail=1; continue; fi
@@ -27,10 +28,10 @@ for k in pair-ns threads duty latency-cdf bpf kmod-ns fleet; do
 		grep -qx "wrote $f" "$T/out.txt" || { echo "FAIL no 'wrote $f'"; fail=1; }
 	done
 done
-# PNG dimensions (IHDR) are those of the figure size at 120 dpi, at least 600x400.
+# PNG dimensions (IHDR) are those of the figure size at 150 dpi, at least 1200x600 (a slide).
 w=$(od -An -tu1 -j16 -N4 "$T/all/pair-ns.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
 h=$(od -An -tu1 -j20 -N4 "$T/all/pair-ns.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
-if (( w < 600 || h < 400 )); then echo "FAIL pair-ns.png is ${w}x${h}"; fail=1; fi
+if (( w < 1200 || h < 600 )); then echo "FAIL pair-ns.png is ${w}x${h}"; fail=1; fi
 # The latency CDF: one line per guard and machine, labelled "guard (host)".
 for s in "pcpu-stadd (grace)" "noop (alpha)"; do
 	grep -q "$s" "$T/all/latency-cdf.svg" || { echo "FAIL latency-cdf.svg lacks '$s'"; fail=1; }
@@ -39,15 +40,29 @@ done
 for s in alpha grace "noop floor" "tls floor"; do
 	grep -q "$s" "$T/all/pair-ns.svg" || { echo "FAIL pair-ns.svg lacks '$s'"; fail=1; }
 done
-[[ -s $T/err.txt ]] && { echo "FAIL unexpected stderr: $(cat "$T/err.txt")"; fail=1; }
+# The fixtures have no ladder and no tramp rows (tests/plots/drawn.py draws those): two notes.
+[[ $(cat "$T/err.txt") == "note: ladder: skipped, no user 'ladder' rows (rgbench --scenarios ladder)
+note: tramp: skipped, no kmod tramp-fentry or tramp-rawtp rows (rgbench kmod --scenarios tramp)" ]] ||
+	{ echo "FAIL unexpected stderr: $(cat "$T/err.txt")"; fail=1; }
 # No staging left behind.
-[[ $(ls -A "$T/all" | wc -l) == 14 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
+[[ $(ls -A "$T/all" | wc -l) == 16 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
+
+# --format: PDF too (for papers and slides), in any order; an unknown or repeated format is a
+# usage error (exit 2) that writes nothing.
+"$R" plot "$FX/plot-a.json" --out "$T/pdf" --format pdf,png > /dev/null 2>&1 || { echo "FAIL --format pdf,png"; fail=1; }
+[[ $(ls "$T/pdf" | sed 's/.*\.//' | sort -u | tr '\n' ' ') == "pdf png " ]] || { echo "FAIL --format: $(ls "$T/pdf")"; fail=1; }
+[[ $(head -c 5 "$T/pdf/pair-ns.pdf") == "%PDF-" ]] || { echo "FAIL pair-ns.pdf is not a PDF"; fail=1; }
+for bad in jpg png,png "" svg,; do
+	rc=0; "$R" plot "$FX/plot-a.json" --out "$T/badfmt" --format "$bad" 2>"$T/err.txt" || rc=$?
+	[[ $rc == 2 && ! -e $T/badfmt ]] && grep -q "^rgbench plot: --format: expected" "$T/err.txt" ||
+		{ echo "FAIL --format '$bad': rc=$rc $(cat "$T/err.txt")"; fail=1; }
+done
 
 # Only pair and bpf rows: the other three kinds are skipped with a note each.
 "$R" plot "$FX/ab-base.csv" --out "$T/some" > "$T/out.txt" 2> "$T/err.txt"
 [[ $(ls "$T/some" | tr '\n' ' ') == "bpf.png bpf.svg pair-ns.png pair-ns.svg " ]] ||
 	{ echo "FAIL some: $(ls "$T/some")"; fail=1; }
-for k in threads duty latency-cdf kmod-ns fleet; do
+for k in threads duty latency-cdf kmod-ns fleet decision ladder tramp; do
 	grep -q "^note: $k: skipped" "$T/err.txt" || { echo "FAIL no note for $k"; fail=1; }
 done
 

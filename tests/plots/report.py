@@ -151,7 +151,7 @@ def main():
         v3 = ("run_id", "virt", "role", "baseline", "interleave", "delta_ns", "delta_ci_lo", "delta_ci_hi",
               "cpu_ns_median", "wall_ns_median", "discarded", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns",
               "lat_p999_ns", "lat_max_ns", "duty_in_ns", "delta_ci_level", "ref_ns_per_cycle", "ref_cv",
-              "ref_cycles_per_pair", "pmu_table")
+              "ref_cycles_per_pair", "pmu_table", "prog_runs")
         doc["schema_version"] = 2
         doc.pop("timer", None)
         doc["results"] = [dict({k: v for k, v in x.items() if k not in v3 and k != "lat_hist"},
@@ -213,6 +213,80 @@ def main():
           "pcpu-xadd/pair is not left alone once paired by role")
     p = run(r, "compare", arm, x86)
     check(p.returncode == 0 and "role this-cpu" not in p.stdout, "without --across-hosts no role pairing")
+    kernel_section(r, os.path.join(os.path.dirname(os.path.abspath(__file__)), "drawn"))
+
+
+def kernel_section(r, src):
+    """Issue 31 item 5: the module's timed rows as a table and its re-entry outcomes as a
+    guard-by-context table with counts (no 'n/a n/a' lines); the user suite's signal re-entry
+    the same way; each plot linked under the section it illustrates."""
+    kg = os.path.join(src, "kmod-guest-amd64.json")  # a real guest run, tests/kmod/data
+    p = run(r, "report", kg)
+    sec = section(p.stdout, "Kernel module") or ""
+    tables = re.findall(r"```\n(.*?)```", sec, re.S)
+    check(p.returncode == 0 and len(tables) == 2, f"kmod: two tables: exit {p.returncode} {len(tables)} {p.stderr!r}")
+    if len(tables) != 2:
+        return
+    timed, reent = [t.splitlines() for t in tables]
+    check(timed[0].split() == ["guard", "kthr", "ns/pair", "over", "noop", "M/s"] and len(timed) == 12 and
+          "n/a" not in tables[0] and "recursion" not in sec, f"kmod: 11 timed rows, none n/a: {timed[:2]}")
+    px = [l for l in timed if l.startswith("pcpu-xadd ")]
+    check(px and re.search(r" 5\.75 +\+4\.11 \[\+2\.77, \+4\.17\] 75\.0% +352\.36$", px[0]),
+          f"kmod: pcpu-xadd's ns, delta with interval and level, M/s: {px}")
+    check("(scenario loop-irqsoff)" in " ".join(sec.split()), "kmod: the one scenario named once")
+    cells = {l.split()[0]: re.findall(r"(pass|FAIL) (\S) (\S+)", l) for l in reent[1:]}
+    check(reent[0].split() == ["guard", "irq", "softirq", "softirq-irq", "nmi"] and len(cells) == 11,
+          f"kmod: re-entry table guard by context: {reent[:1]} {len(cells)}")
+    check(cells.get("rctx-kernel") == [("pass", "R", "500")] * 4 and cells.get("noop") == [("pass", "G", "500")] * 4
+          and cells.get("irqsave") == [("pass", "D", "500")] * 3 + [("pass", "R", "500")],
+          f"kmod: refused, granted, deferred with counts: {cells.get('rctx-kernel')} {cells.get('irqsave')}")
+    check("44 rows, 0 failed" in " ".join(sec.split()), "kmod: the re-entry rows counted")
+    with tempfile.TemporaryDirectory(prefix="rgbench-kernel-") as d:
+        # A failed re-entry check: FAIL with the counts, and the module's reason.
+        with open(kg) as f:
+            doc = json.load(f)
+        for x in doc["results"]:
+            if x["guard"] == "rctx-kernel" and x["scenario"] == "nmi-recursion":
+                x.update(status="error", refusals=3, reason="3 of 500 attempts refused, 500 expected")
+        bad = os.path.join(d, "bad.json")
+        with open(bad, "w") as f:
+            json.dump(doc, f)
+        p = run(r, "report", bad)
+        sec = " ".join((section(p.stdout, "Kernel module") or "").split())
+        check(p.returncode == 0 and re.search(r"rctx-kernel +pass R 500 +pass R 500 +pass R 500 +FAIL R 3/500", sec)
+              and "44 rows, 1 failed" in sec and "Failed: rctx-kernel/nmi: 3 of 500 attempts refused" in sec,
+              f"kmod: a failed check shows FAIL with its counts and reason: {sec[-600:]!r}")
+        # The user suite's signal re-entry rows, where a file has them.
+        with open(os.path.join(src, "default-x86.json")) as f:
+            doc = json.load(f)
+        for x in doc["results"]:
+            if x["scenario"] == "nested":
+                x["scenario"] = "signal-recursion"
+        sig = os.path.join(d, "sig.json")
+        with open(sig, "w") as f:
+            json.dump(doc, f)
+        p = run(r, "report", sig)
+        sec = section(p.stdout, "Signal re-entry (vm)") or ""
+        rows = {l.split()[0]: l.split()[1:] for l in (fenced(sec) or [""])[1:]}
+        nested = {x["guard"]: x for x in doc["results"] if x["scenario"] == "signal-recursion"}
+        check(p.returncode == 0 and fenced(sec)[:1] and fenced(sec)[0].split() == ["guard", "signal"] and
+              rows.get("tls") == ["pass", "R", str(nested["tls"]["ops"])] and
+              rows.get("noop") == ["pass", "G", str(nested["noop"]["ops"])] and "pcpu-stadd" not in rows and
+              "Not run here: 11 re-entry rows (skipped)." in " ".join(sec.split()),
+              f"user: signal re-entry table: {fenced(sec)[:3]}")
+        # Each plot under the section it illustrates, with its caption, once.
+        run_dir = os.path.join(d, "run")
+        os.makedirs(os.path.join(run_dir, "kg-plots"))
+        with open(kg) as f, open(os.path.join(run_dir, "kg.json"), "w") as o:
+            o.write(f.read())
+        for k in ("kmod-ns", "decision"):
+            open(os.path.join(run_dir, "kg-plots", f"{k}.png"), "wb").close()
+        p = run(r, "report", os.path.join(run_dir, "kg.json"))
+        km = " ".join((section(p.stdout, "Kernel module") or "").split())
+        de = " ".join((section(p.stdout, "Decision") or "").split())
+        check("Plot: [kmod-ns.png](kg-plots/kmod-ns.png): in-kernel ns per pair" in km and
+              "Plot: [decision.png](kg-plots/decision.png): each candidate design" in de and
+              p.stdout.count("Plot: [") == 2, f"plots linked under their sections: {p.stdout.count('Plot: [')}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ static const char *default_value(const char *col)
 		{ "scenario", "pair" }, { "threads", "2" }, { "batch", "1000" }, { "duty_ns", "0" },
 		{ "repetitions", "5" }, { "ns_median", "1.5" }, { "mops_median", "n/a" },
 		{ "lse", "0" }, { "rseq", "1" }, { "refusals", "0" }, { "ops", "123" },
+		{ "prog_runs", "0" },
 		{ "status", "ok" }, { "reason", "" }, { "host", "h" }, { "cpu_model", "\"A, B\"" },
 	};
 
@@ -68,7 +69,7 @@ static int col_version(const char *n)
 
 	if (!strcmp(n, "events"))
 		return 2;
-	if (!strcmp(n, "pmu_table"))
+	if (!strcmp(n, "pmu_table") || !strcmp(n, "prog_runs"))
 		return 5;
 	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
 		if (!strcmp(n, v4[i]))
@@ -409,6 +410,7 @@ static void test_reader(void)
 		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
 		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
 		{ "schema_version", "3", "b.csv:4: column 'duty_in_ns' is not in schema version 3" },
+		{ "schema_version", "4", "b.csv:4: column 'pmu_table' is not in schema version 4" },
 		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
 		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },

@@ -142,6 +142,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for x in doc["results"]:
         x["schema_version"] = 5
         x["pmu_table"] = "n/a: no hardware PMU"
+        x["prog_runs"] = 0
         if x["scenario"] == "ladder" and x["guard"] in ("pcpu-xadd", "rctx-kernel"):
             x2 = x["guard"] == "rctx-kernel"
             x.update(counters="perf", cycles_per_pair=30.0 if x2 else 10.0, instructions_per_pair=21.0 if x2 else 20.0,

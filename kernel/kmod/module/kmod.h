@@ -17,6 +17,8 @@
  *   loops.c    the timed loops, one instance per guard, and the guard table
  *              (rg_kguards.h: generated from guards.def and kmod.def)
  *   timing.c   the timed kthreads: warm-up, rounds, retries, duty calibration
+ *   tramp.h    the tramp scenario's loops: a BPF program through the trampoline's path
+ *   tramp.c    that program: resolved from the fd written to debugfs prog, released
  *   ladder.h   the ladder scenario's step loops (included by loops.c)
  *   ladder.c   ladder=1: the steps in the selection, and their rows
  *   reentry.c  re-entry from softirq, hardirq and NMI on the holder's CPU
@@ -68,6 +70,7 @@
 extern char *guards, *cpus;
 extern uint threads, runs, duty_ns, retries, irq_iters;
 extern bool siblings, irqs_on, nmi;
+extern bool rg_want_loop, rg_want_tramp;	/* from the scenarios parameter */
 extern ulong loops, run_ns;
 extern int duty_in_ns, irq_cpu;
 
@@ -91,6 +94,8 @@ struct rg_kguard {
 	void (*exit)(bool ok);
 	enum rg_kind kind;
 	const char *(*unavailable)(void);
+	const char *scenario;	/* NULL: the guard's own loop; else tramp-fentry, tramp-rawtp, tramp-call */
+	bool prog;		/* runs the BPF program (tramp.c): counts its runs, needs it resolved */
 };
 
 extern const struct rg_kguard rg_kguards[];
@@ -98,6 +103,8 @@ extern const unsigned int rg_nguards;
 extern const char *const rg_other_arch[];	/* accepted by name, reported as skipped */
 extern const unsigned int rg_nother_arch;
 extern const struct rg_kguard rg_ref_kguard;	/* the cycle reference */
+extern const struct rg_kguard rg_ktramp[];	/* the tramp scenario's rows (loops.c, tramp.h) */
+extern const unsigned int rg_nktramp;
 #define RG_REF_ADDS 16				/* its adds per iteration */
 /* Every guard's state back at 0 on cpu (a balanced sequence leaves nothing held). */
 bool rg_guards_idle(int cpu);
@@ -131,11 +138,21 @@ int rg_select_guards(void);
 int rg_select_cpus(void);
 const char *rg_timed_skip(unsigned int s);
 
+/* ---- tramp.c: the BPF program the tramp scenario runs ---- */
+struct bpf_prog;
+extern struct bpf_prog *rg_tprog;		/* held (a reference), or NULL */
+DECLARE_PER_CPU(u64, rg_tramp_misses);
+const char *rg_tramp_unavailable(void);	/* why the program cannot run, or NULL */
+u64 rg_tramp_hits(int cpu);			/* its hits counted in cpu's slot */
+int rg_tramp_set(const char *req);		/* "FD OFF STRIDE N", in the writer's process */
+void rg_tramp_release(void);
+
 /* ---- timing.c: the timed runs ---- */
 struct rg_sample {
 	u64 ns;
 	u64 cycles;	/* get_cycles() delta: x86 TSC reference cycles; 0 elsewhere */
 	u64 refused;
+	u64 prog_runs;	/* the program's runs counted in the run (tramp rows) */
 	u64 loops;
 	bool disturbed;	/* kept after `retries` disturbed attempts */
 };
@@ -172,6 +189,7 @@ struct rg_re_result {
 };
 
 extern struct rg_re_result *rg_re_results;	/* [sel][mode] */
+bool rg_reenters(unsigned int s);
 int rg_reentry_alloc(void);
 void rg_reentry_free(void);
 int rg_run_reentry(void);

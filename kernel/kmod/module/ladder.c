@@ -20,14 +20,15 @@ bool rg_ladder_step(unsigned int s)
 	return g && g >= rg_kladder && g < rg_kladder + rg_nkladder;
 }
 
-/* The selection of step's design (the name before '+'), or -1 when not selected. */
+/* The selection of step's design (the name before '+': its loop row), or -1 when not selected. */
 static int rg_design_of(const char *step)
 {
 	size_t len = strcspn(step, "+");
 	unsigned int s;
 
 	for (s = 0; s < rg_nsel; s++)
-		if (rg_sel[s].g && !rg_ladder_step(s) && strlen(rg_sel[s].name) == len &&
+		if (rg_sel[s].g && !rg_sel[s].g->scenario && !rg_ladder_step(s) &&
+		    strlen(rg_sel[s].name) == len &&
 		    !strncmp(rg_sel[s].name, step, len))
 			return s;
 	return -1;
@@ -42,6 +43,10 @@ int rg_ladder_select(unsigned int max)
 		return 0;
 	if (duty_ns) {
 		pr_err("ladder=1 times the steps back to back only: not with duty_ns\n");
+		return -EINVAL;
+	}
+	if (!rg_want_loop) {
+		pr_err("ladder=1 runs beside the loop scenario: not with scenarios=tramp alone\n");
 		return -EINVAL;
 	}
 	for (i = 0; i < rg_nkladder; i++) {
@@ -65,7 +70,7 @@ void rg_ladder_format(void)
 	int last = -1, d;
 
 	for (s = 0; s < rg_nsel && ladder; s++) {
-		if (rg_sel[s].g && !strcmp(rg_sel[s].name, "noop")) {
+		if (rg_sel[s].g && !rg_sel[s].g->scenario && !strcmp(rg_sel[s].name, "noop")) {
 			rg_format_timed(s, "ladder");
 			break;
 		}

@@ -8,6 +8,7 @@
 #include "kmod.h"
 #include "guards.h"
 #include "rg_kguards.h"
+#include "tramp.h"
 #include "ladder.h"
 
 const char *const rg_kind_name[] = { "refuse", "grant", "defer" };
@@ -113,3 +114,27 @@ bool rg_guards_idle(int cpu)
 			return false;
 	return !atomic_read(&rg_shared);
 }
+
+/*
+ * The tramp scenario (tramp.h): per design of RG_KTRAMP, the fentry shape
+ * (with re-entry) and the raw_tp shape, then the program's call alone.
+ */
+static struct {
+	struct bpf_tramp_run_ctx run_ctx;
+	u64 start;
+} rg_tre[4];	/* the re-entry tests' invocation per context level (one CPU) */
+RG_KTRAMP(RG_TRAMP)
+#define RG_TRAMP_FENTRY(id, nm, rl, kd, av)				\
+	{ .name = nm, .role = rl, .pair = rg_tramp_fentry_##id, .enter = rg_tre_enter_##id, \
+	  .exit = rg_tre_exit_##id, .kind = kd, .unavailable = av,	\
+	  .scenario = "tramp-fentry", .prog = true },
+#define RG_TRAMP_RAWTP(id, nm, rl, kd, av)				\
+	{ .name = nm, .role = rl, .pair = rg_tramp_rawtp_##id, .kind = kd, .unavailable = av, \
+	  .scenario = "tramp-rawtp", .prog = true },
+const struct rg_kguard rg_ktramp[] = {
+	RG_KTRAMP(RG_TRAMP_FENTRY)
+	RG_KTRAMP(RG_TRAMP_RAWTP)
+	{ .name = "prog-call", .role = "n/a", .pair = rg_tramp_call, .kind = RG_COUNTER,
+	  .scenario = "tramp-call", .prog = true },
+};
+const unsigned int rg_nktramp = ARRAY_SIZE(rg_ktramp);

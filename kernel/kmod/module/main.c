@@ -47,6 +47,7 @@ static ssize_t rg_run_write(struct file *file, const char __user *ubuf,
 	if (mutex_lock_interruptible(&rg_lock))
 		return -EINTR;
 	ret = rg_run_all();
+	rg_tramp_release();	/* one run per program written: nothing held after it */
 	mutex_unlock(&rg_lock);
 	return ret ? ret : count;
 }
@@ -54,6 +55,31 @@ static ssize_t rg_run_write(struct file *file, const char __user *ubuf,
 static const struct file_operations rg_run_fops = {
 	.owner = THIS_MODULE,
 	.write = rg_run_write,
+	.llseek = noop_llseek,
+};
+
+/* prog: "FD OFF STRIDE N", resolved in the writing process (tramp.c). */
+static ssize_t rg_prog_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char buf[96];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (mutex_lock_interruptible(&rg_lock))
+		return -EINTR;
+	ret = rg_tramp_set(buf);
+	mutex_unlock(&rg_lock);
+	return ret ? ret : count;
+}
+
+static const struct file_operations rg_prog_fops = {
+	.owner = THIS_MODULE,
+	.write = rg_prog_write,
 	.llseek = noop_llseek,
 };
 
@@ -117,6 +143,7 @@ static int __init rg_init(void)
 		goto fail;
 	}
 	debugfs_create_file("run", 0200, rg_dir, NULL, &rg_run_fops);
+	debugfs_create_file("prog", 0200, rg_dir, NULL, &rg_prog_fops);
 	debugfs_create_file("results", 0400, rg_dir, NULL, &rg_results_fops);
 	debugfs_create_file("guards", 0444, rg_dir, NULL, &rg_guards_fops);
 	pr_info("loaded: %u guards selected, %u CPUs (%*pbl)\n", rg_nsel, rg_ncpus,
@@ -130,6 +157,7 @@ fail:
 static void __exit rg_exit(void)
 {
 	debugfs_remove_recursive(rg_dir);
+	rg_tramp_release();
 	rg_format_free();
 	rg_free_run();
 	free_cpumask_var(rg_cpus);

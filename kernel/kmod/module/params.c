@@ -59,9 +59,21 @@ bool nmi = true;
 module_param(nmi, bool, 0444);
 MODULE_PARM_DESC(nmi, "x86: also re-enter from a self-NMI (default Y)");
 
-/* Room for every guard the module builds and every name it accepts as skipped. */
+static char *scenarios = "loop";
+module_param(scenarios, charp, 0444);
+MODULE_PARM_DESC(scenarios, "loop (the guards' own loops, default), tramp (a BPF program through the trampoline's path: write its fd to debugfs prog first), or loop,tramp");
+bool rg_want_loop, rg_want_tramp;
+
+/*
+ * Room for every guard the module builds and every name it accepts as skipped,
+ * then the tramp scenario's rows (two shapes per design and the call alone) and
+ * the ladder's steps.
+ */
 #define RG_ONE(...) + 1
-enum { RG_MAX_SEL = 0 RG_KGUARDS(RG_ONE) RG_KGUARDS_OTHER(RG_ONE) RG_KLADDER(RG_ONE) };
+enum {
+	RG_MAX_NAMED = 0 RG_KGUARDS(RG_ONE) RG_KGUARDS_OTHER(RG_ONE),
+	RG_MAX_SEL = RG_MAX_NAMED RG_KTRAMP(RG_ONE) RG_KTRAMP(RG_ONE) + 1 RG_KLADDER(RG_ONE)
+};
 
 struct rg_sel rg_sel[RG_MAX_SEL];
 unsigned int rg_nsel;
@@ -80,13 +92,70 @@ const char *rg_timed_skip(unsigned int s)
 	if (rg_sel[s].g && rg_sel[s].g->kind == RG_IRQOFF && !irqs_on)
 		return "interrupts already off in loop-irqsoff: local_irq_restore() would never "
 		       "execute the irq-enable; timed only with --irqs-on";
+	if (rg_sel[s].g && rg_sel[s].g->prog && duty_ns)
+		return "the tramp scenario runs back to back only (no duty_ns)";
+	if (rg_sel[s].g && rg_sel[s].g->prog)
+		return rg_tramp_unavailable();
 	return NULL;
+}
+
+/* scenarios= into rg_want_loop / rg_want_tramp. 0 or -EINVAL. */
+static int rg_select_scenarios(void)
+{
+	char *buf = kstrdup(scenarios, GFP_KERNEL), *cur = buf, *tok;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	rg_want_loop = rg_want_tramp = false;
+	while ((tok = strsep(&cur, ",")) != NULL && !ret) {
+		if (!strcmp(tok, "loop"))
+			rg_want_loop = true;
+		else if (!strcmp(tok, "tramp"))
+			rg_want_tramp = true;
+		else if (*tok)
+			ret = -EINVAL;
+	}
+	kfree(buf);
+	if (ret || (!rg_want_loop && !rg_want_tramp)) {
+		pr_err("scenarios=\"%s\": a list of loop and tramp\n", scenarios);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * With tramp: the tramp rows of the trampoline designs among the selected
+ * guards, and the call alone; without loop, only those.
+ */
+static void rg_select_tramp(void)
+{
+	unsigned int named = rg_nsel, i, k, n = 0;
+
+	for (i = 0; rg_want_tramp && i < rg_nktramp; i++) {
+		const struct rg_kguard *g = &rg_ktramp[i];
+		bool chosen = !strcmp(g->scenario, "tramp-call");
+
+		for (k = 0; k < named && !chosen; k++)
+			chosen = rg_sel[k].g && !strcmp(rg_sel[k].name, g->name);
+		if (!chosen)
+			continue;
+		rg_sel[rg_nsel].g = g;
+		rg_sel[rg_nsel].name = g->name;
+		rg_sel[rg_nsel].skip = g->unavailable ? g->unavailable() : NULL;
+		rg_nsel++;
+		n++;
+	}
+	if (!rg_want_loop) {
+		memmove(rg_sel, rg_sel + named, n * sizeof(rg_sel[0]));
+		rg_nsel = n;
+	}
 }
 cpumask_var_t rg_cpus;
 unsigned int rg_ncpus;
 int rg_cpu_of[NR_CPUS > 4096 ? 4096 : NR_CPUS];	/* thread index -> CPU */
 
-int rg_select_guards(void)
+static int rg_select_named(void)
 {
 	char *buf, *cur, *tok;
 	unsigned int i;
@@ -101,7 +170,7 @@ int rg_select_guards(void)
 					       rg_kguards[i].unavailable() : NULL;
 			rg_nsel++;
 		}
-		return rg_ladder_select(RG_MAX_SEL);
+		return 0;
 	}
 	buf = kstrdup(guards, GFP_KERNEL);
 	if (!buf)
@@ -112,7 +181,7 @@ int rg_select_guards(void)
 
 		if (!*tok)
 			continue;
-		if (rg_nsel == RG_MAX_SEL) {
+		if (rg_nsel == RG_MAX_NAMED) {
 			pr_err("too many guards in \"%s\"\n", guards);
 			ret = -EINVAL;
 			break;
@@ -151,7 +220,20 @@ int rg_select_guards(void)
 		rg_nsel++;
 	}
 	kfree(buf);
-	return ret ?: rg_ladder_select(RG_MAX_SEL);
+	return ret;
+}
+
+int rg_select_guards(void)
+{
+	int ret = rg_select_scenarios();
+
+	if (!ret)
+		ret = rg_select_named();
+	if (!ret)
+		rg_select_tramp();
+	if (!ret)
+		ret = rg_ladder_select(RG_MAX_SEL);
+	return ret;
 }
 
 /*

@@ -163,7 +163,7 @@ static int rg_re_thread(void *arg)
 	for (s = 0; s < rg_nsel && !READ_ONCE(rg_abort); s++) {
 		const struct rg_kguard *g = rg_sel[s].g;
 
-		if (!g || rg_sel[s].skip || rg_ladder_step(s))
+		if (!rg_reenters(s))
 			continue;
 		for (m = 0; m < RG_M__COUNT && !READ_ONCE(rg_abort); m++) {
 			struct rg_re_result *res = &rg_re_results[s * RG_M__COUNT + m];
@@ -251,6 +251,14 @@ out:
 	rg_nmi_registered = false;
 #endif
 	return ret;
+}
+
+/* Whether selection s has re-entry rows that run: a guard (or tramp-fentry design) that runs here. */
+bool rg_reenters(unsigned int s)
+{
+	const struct rg_kguard *g = rg_sel[s].g;
+
+	return g && g->enter && !rg_sel[s].skip && !(g->prog && rg_tramp_unavailable());
 }
 
 void rg_reentry_free(void)

@@ -90,12 +90,14 @@ static void rg_timed_run(const struct rg_kguard *g, u64 n, int cpu, u64 *carry,
 			 struct rg_sample *out)
 {
 	unsigned long flags = 0;
-	u64 t0, t1, e0, e1, refused;
+	u64 t0, t1, e0, e1, refused, h0 = 0, h1 = 0;
 	cycles_t c0 = 0, c1 = 0;
 
 	if (!irqs_on)
 		local_irq_save(flags);
 	e0 = rg_cpu_events(cpu);
+	if (g->prog)
+		h0 = rg_tramp_hits(cpu);
 	if (RG_HAVE_CYCLES)
 		c0 = get_cycles();
 	t0 = ktime_get_mono_fast_ns();
@@ -103,12 +105,15 @@ static void rg_timed_run(const struct rg_kguard *g, u64 n, int cpu, u64 *carry,
 	t1 = ktime_get_mono_fast_ns();
 	if (RG_HAVE_CYCLES)
 		c1 = get_cycles();
+	if (g->prog)
+		h1 = rg_tramp_hits(cpu);
 	e1 = rg_cpu_events(cpu);
 	if (!irqs_on)
 		local_irq_restore(flags);
 	out->ns = t1 - t0;
 	out->cycles = c1 - c0;
 	out->refused = refused;
+	out->prog_runs = h1 - h0;
 	out->loops = n;
 	out->disturbed = e1 != e0;
 }

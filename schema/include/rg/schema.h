@@ -84,6 +84,7 @@
 	X(counters, S, 1, "perf when counted, else why not") \
 	X(refusals, U, 1, "refused enters (bpf: recursion_misses)") \
 	X(ops, U, 1, "pairs or events measured in total") \
+	X(prog_runs, U, 5, "kmod tramp rows: the BPF program's runs, counted by the program (equals ops - refusals); 0 where no program ran") \
 	X(status, S, 1, "ok, skipped or error") \
 	X(reason, S, 1, "why skipped or failed; empty when ok")
 
@@ -119,6 +120,7 @@ struct rg_result {
 	char pmu_table[96];
 	uint64_t refusals;
 	uint64_t ops;
+	uint64_t prog_runs;	/* schema 5: kmod tramp rows */
 	char status[16];
 	char reason[256];
 	/* Every repetition's value, kept in the JSON for significance tests. */

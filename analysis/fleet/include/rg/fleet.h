@@ -16,8 +16,11 @@ void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow
 void rp_fleet_csv(FILE *f, const struct host *hosts, size_t nh, bool allow_emulated);
 /* The heat map's data for rgplot.py: label,emulated,role,value relative to the current design. */
 void rp_fleet_heat_csv(FILE *f, const struct host *hosts, size_t nh);
-/* The same into path for the rows of n sources (rgbench plot). 0 or -1 (errno). */
-int rp_fleet_heat_file(const char *path, const struct rg_rows *const *rows, size_t n);
+/* The decision per host for rgbench plot: each candidate's change against the current design. */
+void rp_fleet_decision_csv(FILE *f, const struct host *hosts, size_t nh);
+/* Both into heat and decision for the rows of n sources (rgbench plot). 0 or -1 (errno). */
+int rp_fleet_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
+		       size_t n);
 /*
  * fleet_decide.c: the role of the guard the host's kernel runs in the BPF
  * trampoline (from its arch and h->kernel), or NULL with why set; the

@@ -38,6 +38,8 @@ void rg_fmt_fixed(char *buf, size_t size, double v, int dec);
  */
 #define RG_REPORT_MIN_WIDTH 60
 #define MAX_LEFT 64
+/* Folders of pictures a page links: beside it and one <stem>-plots/ per file, at most this many. */
+#define RP_MAX_PLOTDIRS 16
 /* The page being written, its width and the sections left out (listed at the end). */
 struct ctx {
 	FILE *f;		/* the page, in memory (rp_page_open()) */
@@ -48,7 +50,19 @@ struct ctx {
 	char left[MAX_LEFT][240];
 	int nleft;
 	bool include_noisy;	/* --include-noisy: noisy rows in the headline ratios too */
+	/* Where the pictures are (rp_plots_find()): a folder and how the page links into it. */
+	char plotdir[RP_MAX_PLOTDIRS][4096], plotrel[RP_MAX_PLOTDIRS][4200];
+	int nplotdir;
+	unsigned int plots_shown;	/* kinds already linked under a section */
 };
+
+/*
+ * plot_links.c: the pictures of `rgbench plot` beside the page (out: the --out file, else
+ * the first input's folder) and in each input's <stem>-plots/; a link to KIND.png with its
+ * one-line caption under the section it illustrates, once per page.
+ */
+void rp_plots_find(struct ctx *c, const char *out, const char *const *paths, size_t n);
+void rp_plot_link(struct ctx *c, const char *kind);
 
 /* text.c: the page's paragraphs, bullets, headings, tables and numbers */
 void rp_para(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -16,7 +16,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "trig_common.h"
+#include "rg/trig_common.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

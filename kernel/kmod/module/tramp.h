@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tramp scenario's loops: a real BPF program (the trigger bench's raw_tp
+ * program, resolved by tramp.c) run through the trampoline's path under each
+ * trampoline design of rg_kguards.h's RG_KTRAMP(X), in two shapes:
+ *
+ *   fentry  what a JITed fentry trampoline does around the program, 6.1's
+ *           kernel/bpf/trampoline.c: a noinline enter shaped like
+ *           __bpf_prog_enter_recur() (rcu_read_lock(); migrate_disable();
+ *           bpf_set_run_ctx(); the design's check, a miss counted on refusal;
+ *           the start time only when BPF stats are on), the program's JIT
+ *           image prog->bpf_func(ctx, prog->insnsi) when granted, a noinline
+ *           exit shaped like __bpf_prog_exit_recur() (bpf_reset_run_ctx();
+ *           the stats; the design's exit; migrate_enable(); rcu_read_unlock()).
+ *           The trampoline calls the image directly; C calls it through the
+ *           pointer, as bpf_prog_run() does (behind the retpoline where the
+ *           kernel has one): the tramp-call row times that call alone.
+ *   rawtp   __bpf_trace_run() of kernel/trace/bpf_trace.c: the design's check
+ *           (a miss on refusal), rcu_read_lock(), bpf_prog_run(), rcu_read_unlock(),
+ *           the design's exit; noinline, as bpf_trace_run<N>() calls it.
+ *
+ * The design's check is the module guard's own body (guards.h) on the guard's
+ * own per-CPU state: an int for the this_cpu designs, u8[4] for the merged
+ * check, never the program's real prog->active. Included once, by loops.c,
+ * after guards.h.
+ */
+#ifndef RG_KMOD_TRAMP_H
+#define RG_KMOD_TRAMP_H
+
+#include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/sched/clock.h>
+#include "kmod.h"
+
+#define RG_NO_START_TIME 1	/* trampoline.c's NO_START_TIME */
+
+/* trampoline.c's bpf_prog_start_time(): a clock read only when BPF stats are on. */
+static __always_inline u64 notrace rg_tramp_start_time(void)
+{
+	u64 start = RG_NO_START_TIME;
+
+	if (static_branch_unlikely(&bpf_stats_enabled_key)) {
+		start = sched_clock();
+		if (unlikely(!start))
+			start = RG_NO_START_TIME;
+	}
+	return start;
+}
+
+/* trampoline.c's update_prog_stats(), on the program's own stats. */
+static __always_inline void notrace rg_tramp_stats(struct bpf_prog *prog, u64 start)
+{
+	if (static_branch_unlikely(&bpf_stats_enabled_key) && start > RG_NO_START_TIME) {
+		struct bpf_prog_stats *stats = this_cpu_ptr(prog->stats);
+		u64 duration = sched_clock() - start;
+		unsigned long flags;
+
+		flags = u64_stats_update_begin_irqsave(&stats->syncp);
+		u64_stats_inc(&stats->cnt);
+		u64_stats_add(&stats->nsecs, duration);
+		u64_stats_update_end_irqrestore(&stats->syncp, flags);
+	}
+}
+
+/*
+ * Per design id: rg_tenter_<id>() / rg_texit_<id>() (the fentry shape's
+ * enter and exit), rg_trace_run_<id>() (the raw_tp shape), the timed loops
+ * rg_tramp_fentry_<id>(n) and rg_tramp_rawtp_<id>(n) (refused invocations),
+ * and rg_tre_enter_<id>() / rg_tre_exit_<id>() for the re-entry tests: one
+ * whole invocation split at the program (enter, then the program if granted;
+ * exit), its run context and start kept per context level.
+ */
+#define RG_TRAMP(id, name, role, kind, avail)				\
+static noinline u64 notrace rg_tenter_##id(struct bpf_prog *prog,	\
+					   struct bpf_tramp_run_ctx *run_ctx) \
+{									\
+	rcu_read_lock();						\
+	migrate_disable();						\
+	run_ctx->saved_run_ctx = bpf_set_run_ctx(&run_ctx->run_ctx);	\
+	if (unlikely(!g_##id##_enter())) {				\
+		this_cpu_inc(rg_tramp_misses);				\
+		return 0;						\
+	}								\
+	return rg_tramp_start_time();					\
+}									\
+static noinline void notrace rg_texit_##id(struct bpf_prog *prog, u64 start, \
+					   struct bpf_tramp_run_ctx *run_ctx) \
+{									\
+	bpf_reset_run_ctx(run_ctx->saved_run_ctx);			\
+	rg_tramp_stats(prog, start);					\
+	g_##id##_exit(start != 0);					\
+	migrate_enable();						\
+	rcu_read_unlock();						\
+}									\
+static noinline bool notrace rg_trace_run_##id(struct bpf_prog *prog, u64 *args) \
+{									\
+	bool ok;							\
+									\
+	cant_sleep();							\
+	ok = g_##id##_enter();						\
+	if (unlikely(!ok)) {						\
+		this_cpu_inc(rg_tramp_misses);				\
+		goto out;						\
+	}								\
+	rcu_read_lock();						\
+	(void)bpf_prog_run(prog, args);					\
+	rcu_read_unlock();						\
+out:									\
+	g_##id##_exit(ok);						\
+	return ok;							\
+}									\
+static noinline u64 rg_tramp_fentry_##id(u64 n)			\
+{									\
+	struct bpf_prog *prog = READ_ONCE(rg_tprog);			\
+	struct bpf_tramp_run_ctx run_ctx = {};				\
+	u64 i, refused = 0, args[2] = { 0, 0 };				\
+									\
+	for (i = 0; i < n; i++) {					\
+		u64 start = rg_tenter_##id(prog, &run_ctx);		\
+									\
+		if (likely(start))					\
+			prog->bpf_func(args, prog->insnsi);		\
+		else							\
+			refused++;					\
+		rg_texit_##id(prog, start, &run_ctx);			\
+	}								\
+	return refused;							\
+}									\
+static noinline u64 rg_tramp_rawtp_##id(u64 n)				\
+{									\
+	struct bpf_prog *prog = READ_ONCE(rg_tprog);			\
+	u64 i, refused = 0, args[2] = { 0, 0 };				\
+									\
+	for (i = 0; i < n; i++)						\
+		refused += !rg_trace_run_##id(prog, args);		\
+	return refused;							\
+}									\
+static bool rg_tre_enter_##id(void)					\
+{									\
+	struct bpf_prog *prog = READ_ONCE(rg_tprog);			\
+	unsigned int lvl = rg_ctx_level();				\
+	u64 args[2] = { 0, 0 };						\
+									\
+	rg_tre[lvl].start = rg_tenter_##id(prog, &rg_tre[lvl].run_ctx);	\
+	if (rg_tre[lvl].start)						\
+		prog->bpf_func(args, prog->insnsi);			\
+	return rg_tre[lvl].start != 0;					\
+}									\
+static void rg_tre_exit_##id(bool ok)					\
+{									\
+	unsigned int lvl = rg_ctx_level();				\
+									\
+	rg_texit_##id(READ_ONCE(rg_tprog), rg_tre[lvl].start, &rg_tre[lvl].run_ctx); \
+}
+
+/* The program's call alone, as the fentry loop makes it: what the call adds. */
+static noinline u64 rg_tramp_call(u64 n)
+{
+	struct bpf_prog *prog = READ_ONCE(rg_tprog);
+	u64 i, args[2] = { 0, 0 };
+
+	for (i = 0; i < n; i++)
+		prog->bpf_func(args, prog->insnsi);
+	return 0;
+}
+
+#endif /* RG_KMOD_TRAMP_H */

@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""What `rgbench plot` draws, checked through matplotlib's own objects (never pixels): every
+tick label is a number or a name (a label parsed as mathtext is a number such as 10^k; no
+other label shows '$' that is not a name's own, nor '\\mathdefault', nor a control
+character), no two tick labels of one axis overlap (their extents in the drawn figure), no
+two entries of one legend share colour and style, every plot has a title and axis labels.
+
+  drawn.py RGBENCH_REPORT FIXTURES_DIR SOURCE_DIR    the test: plot several inputs (a real
+        default run, the plot and report fixtures, the fleet fixtures, hostile names) with
+        this file as RG_PYTHON and check what it logged
+  drawn.py RGPLOT_PY ARGS...                          (RG_DRAWN_LOG set) rgbench plot's
+        interpreter: run rgplot.py, checking every figure as it is saved"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+NUMBER = re.compile(r"^[-\u2212]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
+# A mathtext number: 10^{k}, m x 10^{k}, a plain or signed number, in \mathdefault{...}.
+MATH_NUMBER = re.compile(r"^\$\\mathdefault\{([-\u2212]|\\minus|\\!-)?(\d+(\.\d*)?(\\times)?)?"
+                         r"(10\^\{[-\u2212]?\d+(\.\d+)?\})?\}\$$")
+# Any control character but the line breaks the plots put between parts of a label.
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+# ---- inside rgbench plot: check each figure as rgplot.py saves it ---------------------------
+
+def label_problems(where, t):
+    """What is wrong with one drawn text t (a matplotlib Text): [] when it is a number or a name."""
+    raw = t.get_text()
+    if not raw.strip():
+        return []
+    shown, math = t._preprocess_math(raw)
+    if math:
+        if not MATH_NUMBER.match(raw.replace("\n", "")):
+            return [f"{where}: {raw!r} is drawn as mathtext but is not a number"]
+        return []
+    out = []
+    if "\\mathdefault" in shown and "\\$" not in raw:  # a name may hold it, escaped
+        out.append(f"{where}: {shown!r} shows raw TeX")
+    if shown.count("$") != raw.count("\\$"):
+        out.append(f"{where}: {shown!r} shows a '$' that is not a name's own")
+    if CONTROL.search(shown):
+        out.append(f"{where}: {shown!r} holds a control character or a lone surrogate")
+    return out
+
+
+def visible_ticklabels(axis):
+    ticks = axis._update_ticks()  # the ticks drawn: inside the view, labels formatted
+    return [t.label1 for t in ticks if t.label1.get_visible() and t.label1.get_text().strip()] + \
+           [t.label2 for t in ticks if t.label2.get_visible() and t.label2.get_text().strip()]
+
+
+def overlaps(a, b):
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w > 0.5 and h > 0.5
+
+
+def style_key(h):
+    """Colour and style of a legend handle, as a reader tells entries apart."""
+    from matplotlib.colors import to_rgba
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    if isinstance(h, Line2D):
+        return ("line", to_rgba(h.get_color(), h.get_alpha()), str(h.get_linestyle()), str(h.get_marker()),
+                h.get_fillstyle(), round(h.get_linewidth(), 2))
+    if isinstance(h, Patch):
+        return ("patch", to_rgba(h.get_facecolor()), h.get_hatch())
+    return (type(h).__name__, id(h))
+
+
+def check_figure(fig, kind):
+    fig.canvas.draw()
+    rend = fig.canvas.get_renderer()
+    problems, nticks, nlegend, texts = [], 0, 0, []
+    suptitle = fig._suptitle.get_text() if fig._suptitle else ""
+    for ai, ax in enumerate(fig.axes):
+        where = f"{kind} axes {ai}"
+        colorbar = hasattr(ax, "_colorbar")
+        if colorbar:
+            if not (ax.get_ylabel() or ax.get_xlabel()):
+                problems.append(f"{where}: colour bar without a label")
+        else:
+            if not (ax.get_title() or suptitle):
+                problems.append(f"{where}: no title")
+            if not ax.get_xlabel():
+                problems.append(f"{where}: no x axis label")
+            if not ax.get_ylabel():
+                problems.append(f"{where}: no y axis label")
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            labels = visible_ticklabels(axis)
+            nticks += len(labels)
+            boxes = []
+            for t in labels:
+                problems += label_problems(f"{where} {name} tick", t)
+                texts.append(t._preprocess_math(t.get_text())[0])
+                boxes.append((t.get_window_extent(rend), t.get_text()))
+            for i in range(len(boxes)):
+                for k in range(i + 1, len(boxes)):
+                    if overlaps(boxes[i][0], boxes[k][0]):
+                        problems.append(f"{where} {name} ticks {boxes[i][1]!r} and {boxes[k][1]!r} overlap")
+        for t in (ax.title, ax.xaxis.label, ax.yaxis.label):
+            problems += label_problems(f"{where} title/label", t)
+            texts.append(t._preprocess_math(t.get_text())[0])
+        for t in ax.texts:
+            problems += label_problems(f"{where} text", t)
+            texts.append(t._preprocess_math(t.get_text())[0])
+        leg = ax.get_legend()
+        if leg:
+            handles = getattr(leg, "legend_handles", None) or getattr(leg, "legendHandles", [])
+            seen = {}
+            for h, t in zip(handles, leg.get_texts()):
+                nlegend += 1
+                problems += label_problems(f"{where} legend", t)
+                texts.append(t._preprocess_math(t.get_text())[0])
+                key = style_key(h)
+                if key in seen:
+                    problems.append(f"{where} legend: {t.get_text()!r} looks like {seen[key]!r}")
+                seen.setdefault(key, t.get_text())
+    return {"kind": kind, "problems": problems, "ticks": nticks, "legend": nlegend, "texts": texts}
+
+
+def run_script():
+    import runpy
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    log = os.environ["RG_DRAWN_LOG"]
+    save = Figure.savefig
+    done = set()
+
+    def checked_save(self, fname, *a, **kw):
+        kind = os.path.splitext(os.path.basename(str(fname)))[0]
+        if id(self) not in done:
+            done.add(id(self))
+            with open(log, "a") as f:
+                f.write(json.dumps(check_figure(self, kind)) + "\n")
+        return save(self, fname, *a, **kw)
+    Figure.savefig = checked_save
+    sys.argv = sys.argv[1:]
+    runpy.run_path(sys.argv[0], run_name="__main__")
+
+
+# ---- the test ----------------------------------------------------------------------------
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL", what)
+
+
+def plot_case(R, what, args, kinds, T, expect_texts=()):
+    """rgbench plot ARGS with this file as its python: every kind in kinds drawn, no problem."""
+    log = os.path.join(T, f"{what}.log")
+    out = os.path.join(T, f"{what}-out")
+    env = dict(os.environ, RG_PYTHON=os.path.abspath(__file__), RG_DRAWN_LOG=log)
+    p = subprocess.run([R, "plot", *args, "--out", out], capture_output=True, text=True, env=env, timeout=600)
+    check(p.returncode == 0 and "Traceback" not in p.stderr, f"{what}: exit {p.returncode} {p.stderr[-400:]!r}")
+    figs = [json.loads(x) for x in open(log)] if os.path.exists(log) else []
+    got = {f["kind"] for f in figs}
+    check(set(kinds) <= got, f"{what}: drew {sorted(got)}, expected {sorted(kinds)}")
+    for f in figs:
+        for pr in f["problems"]:
+            check(False, f"{what}: {pr}")
+        check(f["ticks"] > 0, f"{what}: {f['kind']} has no tick labels")
+    shown = [t for f in figs for t in f["texts"]]
+    for s in expect_texts:
+        check(any(s in t for t in shown), f"{what}: no drawn text shows {s!r}")
+    n = sum(f["ticks"] for f in figs), sum(f["legend"] for f in figs)
+    print(f"{what}: {len(figs)} figures, {n[0]} tick labels, {n[1]} legend entries checked")
+    return figs
+
+
+def edit_json(src, dst, fn):
+    with open(src) as f:
+        d = json.load(f)
+    for r in d["results"]:
+        fn(r)
+    if "machine" in d:
+        fn(d["machine"])
+    with open(dst, "w") as f:
+        json.dump(d, f)
+
+
+def direct(T):
+    """Names the reader refuses (a control character; a lone surrogate cannot even be written
+    to a UTF-8 file) driven straight into rgplot.py: drawn escaped, never a traceback."""
+    script = os.path.join(os.path.dirname(sys.argv[1]), "rgplot.py")
+    rows = os.path.join(T, "direct.csv")
+    with open(rows, "w", newline="") as f:
+        f.write("source,label,host,cpu_model,suite,guard,role,scenario,threads,duty_ns,batch,status,"
+                "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev\n")
+        for g, v in (("noop", 0.3), ("be\x07ll", 1.5), ("\x1b[31mred", 4.0), ("nl\u0085c1", 9.0)):
+            f.write(f"0,a\tb$x$,h,m,user,{g},n/a,pair,1,0,1000,ok,{v},,{v * 0.9},{v * 1.1},,\n")
+    log = os.path.join(T, "direct.log")
+    out = os.path.join(T, "direct-out")
+    os.mkdir(out)
+    p = subprocess.run([os.path.abspath(__file__), script, "--data", rows, "--out", out], capture_output=True,
+                       text=True, env=dict(os.environ, RG_DRAWN_LOG=log), timeout=300)
+    figs = [json.loads(x) for x in open(log)] if os.path.exists(log) else []
+    check(p.returncode == 0 and [f["kind"] for f in figs] == ["pair-ns"], f"direct: exit {p.returncode} {p.stderr[-300:]!r}")
+    for f in figs:
+        for pr in f["problems"]:
+            check(False, f"direct: {pr}")
+    shown = [t for f in figs for t in f["texts"]]
+    for s in ("be\\x07ll", "\\x1b[31mred", "nl\\x85c1", "a\\x09b$x$"):
+        check(any(s in t for t in shown), f"direct: no drawn text shows {s!r}")
+    # A lone surrogate (a str, never a file's bytes) becomes U+FFFD.
+    p = subprocess.run(["/usr/bin/python3", "-c", "import sys, runpy; "
+                        f"m = runpy.run_path({script!r}); print(ascii(m['name']('a\\ud800b$')))"],
+                       capture_output=True, text=True, timeout=120)
+    check(p.stdout.strip() == "'a\\ufffdb\\\\$'", f"direct: name() of a lone surrogate: {p.stdout!r} {p.stderr[-200:]!r}")
+    print(f"direct: {len(figs)} figure, names with control characters and a lone surrogate")
+
+
+def main():
+    R, FX, S = sys.argv[1:4]
+    default = os.path.join(S, "drawn", "default-x86.json")
+    with tempfile.TemporaryDirectory(prefix="rgbench-drawn-") as T:
+        # A real default run (--quick, this VM, see drawn/README.md): the duty, threads and
+        # latency plots whose log axes printed raw TeX, and 14 guards that shared 10 colours.
+        figs = plot_case(R, "default", [default], ["pair-ns", "duty", "threads", "latency-cdf", "decision"], T)
+        for f in figs:
+            if f["kind"] in ("duty", "threads"):
+                check(f["legend"] >= 14, f"default: {f['kind']} legend has {f['legend']} entries, not every guard")
+        # Two machines, every kind of row (the plot fixtures), and two hosts of two arches.
+        plot_case(R, "fixtures", [os.path.join(FX, "plot-a.json"), os.path.join(FX, "plot-b.json")],
+                  ["pair-ns", "duty", "threads", "latency-cdf", "bpf", "kmod-ns", "fleet", "decision"], T)
+        plot_case(R, "report", [os.path.join(FX, "report-x86.json"), os.path.join(FX, "report-arm.json")],
+                  ["pair-ns", "decision", "fleet"], T)
+        # A real ladder run (--quick --scenarios pair,ladder, drawn/README.md) beside a copy of
+        # it as a second host: the parts ladders of two hosts side by side.
+        lad = os.path.join(S, "drawn", "ladder-x86.json")
+        other = os.path.join(T, "ladder-b.json")
+        edit_json(lad, other, lambda r: r.update(host="other") if "host" in r else None)
+        figs = plot_case(R, "ladder", [lad, other], ["pair-ns", "ladder", "decision"], T,
+                         expect_texts=["+reload32", "rctx-kernel (whole)", "sum of the steps"])
+        check(any(f["kind"] == "ladder" and f["ticks"] >= 2 * 19 for f in figs),
+              "ladder: three designs on two hosts, every step named")
+        # The calibration fixtures: the module's tramp rows beside the real attach of one host.
+        plot_case(R, "tramp", [os.path.join(S, "calib", "base-tramp.json"), os.path.join(S, "calib", "base-bpf-fentry.json")],
+                  ["tramp", "bpf"], T, expect_texts=["real fentry / driver", "rctx-kernel (module)"])
+        # The fleet fixtures: five machines, three named vm, one emulated.
+        plot_case(R, "fleet", [os.path.join(S, "fleet")], ["pair-ns", "fleet", "decision", "bpf"], T,
+                  expect_texts=["vm (aarch64, Neoverse-V2)"])
+        # Hostile names: TeX in a guard and a host, a 4,000-character guard, a '$' in file names.
+        hostile = os.path.join(T, "hostile.json")
+
+        def names(r):
+            if r.get("guard") == "tls":
+                r["guard"] = "t$\\mathdefault{10^{1}}$s"
+            if r.get("guard") == "rseq":
+                r["guard"] = "r" * 4000
+            if "host" in r:
+                r["host"] = "h$\\x$st"
+        edit_json(default, hostile, names)
+        figs = plot_case(R, "hostile", [hostile, os.path.join(FX, "plot-b.json")],
+                         ["pair-ns", "duty", "threads", "latency-cdf"], T,
+                         expect_texts=["t$\\mathdefault{10^{1}}$s", "h$\\x$st", "r" * 47 + "\u2026"])
+        check(not any("r" * 48 in t for f in figs for t in f["texts"]), "hostile: the 4,000-character name drawn whole")
+        d = os.path.join(T, "a$b$\\x")
+        os.mkdir(d)
+        for k in ("a$1$.json", "b$\\y$.json"):
+            with open(os.path.join(FX, "plot-a.json")) as s, open(os.path.join(d, k), "w") as o:
+                o.write(s.read())
+        plot_case(R, "files", [os.path.join(d, "a$1$.json"), os.path.join(d, "b$\\y$.json")],
+                  ["pair-ns", "duty", "threads"], T, expect_texts=["a$1$", "b$\\y$"])
+        direct(T)
+    print("drawn: all passed" if not failures else f"drawn: {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    if os.environ.get("RG_DRAWN_LOG") and len(sys.argv) > 1 and sys.argv[1].endswith(".py"):
+        run_script()
+    else:
+        sys.exit(main())
