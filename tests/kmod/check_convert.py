@@ -275,6 +275,9 @@ with tempfile.TemporaryDirectory() as d:
     p = run("--ladder", "--duty", "50", "--out", os.path.join(d, "g.csv"))
     check(p.returncode == 2 and p.stderr.count("\n") == 1 and "--ladder" in p.stderr,
           f"--ladder --duty: {p.returncode} {p.stderr!r}")
+    p = run("--ladder", "--scenarios", "tramp", "--out", os.path.join(d, "g.csv"))
+    check(p.returncode == 2 and p.stderr.count("\n") == 1 and "--ladder" in p.stderr,
+          f"--ladder --scenarios tramp: {p.returncode} {p.stderr!r}")
     # --guards names are checked against the module source's own table before anything is built.
     p = run("--guards", "rctx-kernel,nosuch", "--out", os.path.join(d, "g.csv"))
     check(p.stderr == "rgbench kmod: --guards: the module has no guard 'nosuch' (its guards: "
