@@ -7,6 +7,8 @@
 # order, RG_KGUARDS_OTHER(Y) with Y("name") for the other architecture's guards, and
 # RG_KTRAMP(X): the guards the tramp scenario runs as trampoline designs (a role of
 # kmod.def's RG_KMOD_TRAMP_ROLES line; the harness floor first, the kernel's own next).
+# Also RG_KLADDER(X) with X(design, part, "step name", step, last) for every RG_PART line
+# of guards.def of that build's guards (the ladder scenario, kernel/kmod/module/ladder.h).
 
 # Roles hold ';' (a CMake list separator): it stands as <SEMI> while parsed.
 function(_rg_kg_guards def_file)
