@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `rgbench report`'s "why" sections: each host's decision explained by the ladders of its two designs (the ladder scenario's rows), and the ladders of every host side by side. */
+/* `rgbench report`'s "why" sections: each host's decision explained by the ladders of its two designs (the ladder scenario's rows: the user suite's, then the kernel module's where the host has them), and the ladders of every host side by side. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,8 @@ static bool excludes_zero(const struct step *s)
 	return !isnan(s->lo) && !isnan(s->hi) && (s->lo > 0 || s->hi < 0);
 }
 
-static const struct rg_row *ladder_row(const struct host *h, const char *design, const char *base)
+static const struct rg_row *ladder_row(const struct host *h, const char *suite, const char *design,
+				      const char *base)
 {
 	size_t len = strlen(design);
 
@@ -39,7 +40,7 @@ static const struct rg_row *ladder_row(const struct host *h, const char *design,
 		const struct rg_row *r = h->rows[i];
 		const char *g = rg_row_s(r, RG_COL_guard);
 
-		if (rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_suite), "user") &&
+		if (rp_row_ok(r) && !strcmp(rg_row_s(r, RG_COL_suite), suite) &&
 		    !strcmp(rg_row_s(r, RG_COL_scenario), "ladder") && !strncmp(g, design, len) &&
 		    g[len] == '+' && !strcmp(rg_row_s(r, RG_COL_baseline), base))
 			return r;
@@ -48,11 +49,12 @@ static const struct rg_row *ladder_row(const struct host *h, const char *design,
 }
 
 /*
- * The design's ladder: its steps follow the baseline chain (the first step
+ * The design's ladder in suite's rows (user: one thread; kmod: the module's
+ * kthreads, any count): its steps follow the baseline chain (the first step
  * against noop, each next one against the step before). False when the
  * host has no step of it.
  */
-static bool ladder_of(const struct host *h, const char *design, struct ladder *L)
+static bool ladder_in(const struct host *h, const char *suite, const char *design, struct ladder *L)
 {
 	const char *base = "noop";
 	const struct rg_row *r;
@@ -60,8 +62,8 @@ static bool ladder_of(const struct host *h, const char *design, struct ladder *L
 	memset(L, 0, sizeof(*L));
 	L->design = design;
 	L->level = NAN;
-	L->whole = rp_find(h, "user", design, "ladder", 1, 0);
-	while (L->n < MAX_STEPS && (r = ladder_row(h, design, base))) {
+	L->whole = rp_find(h, suite, design, "ladder", strcmp(suite, "user") ? -1 : 1, 0);
+	while (L->n < MAX_STEPS && (r = ladder_row(h, suite, design, base))) {
 		struct step *s = &L->s[L->n++];
 		double ref = rg_row_d(r, RG_COL_ref_ns_per_cycle), lv = rg_row_d(r, RG_COL_delta_ci_level);
 
@@ -77,6 +79,11 @@ static bool ladder_of(const struct host *h, const char *design, struct ladder *L
 		base = rg_row_s(r, RG_COL_guard);
 	}
 	return L->n > 0;
+}
+
+static bool ladder_of(const struct host *h, const char *design, struct ladder *L)
+{
+	return ladder_in(h, "user", design, L);
 }
 
 /*
@@ -302,40 +309,72 @@ static void other_ladders(struct ctx *c, const struct host *h, const struct ladd
 	}
 }
 
+/* The lowest interval level of the two ladders, in percent. */
+static double lowest_level(const struct ladder *A, const struct ladder *B)
+{
+	return 100 * (isnan(A->level) || B->level < A->level ? B->level : A->level);
+}
+
+/* The generated sentence: "<lead> <B's steps>; <A's steps>." */
+static void sentence(struct ctx *c, const char *lead, const struct ladder *A, const struct ladder *B)
+{
+	char *s = NULL;
+	size_t slen = 0;
+	FILE *f = open_memstream(&s, &slen);
+
+	if (!f)
+		return;
+	fprintf(f, "%s", lead);
+	explain(f, B);
+	fprintf(f, "; ");
+	explain(f, A);
+	fprintf(f, ".");
+	fclose(f);
+	rp_para(c, "%s", s);
+	free(s);
+}
+
+/*
+ * Where the host also has the kernel module's ladder (rgbench kmod --ladder),
+ * it follows the user suite's: both, as they answer the question at two
+ * levels (the user suite's parts model the kernel's instructions; the
+ * module's are the kernel's own macros, in kthreads with interrupts off).
+ */
 void rp_sec_why(struct ctx *c, const struct host *h)
 {
 	const char *cur, *other;
-	struct ladder A, B;
-	char why[200], *s = NULL;
-	size_t slen = 0;
-	FILE *f;
+	struct ladder A, B, KA, KB;
+	char why[200], lead[160];
+	bool user, kmod;
 
 	rp_heading(c, "Why (%s)", h->name);
 	if (!why_designs(h, &cur, &other, why, sizeof(why))) {
 		rp_left_out(c, "why", "%s: %s", h->name, why);
 		return;
 	}
-	if (!ladder_of(h, cur, &A) || !ladder_of(h, other, &B)) {
+	user = ladder_of(h, cur, &A) && ladder_of(h, other, &B);
+	kmod = ladder_in(h, "kmod", cur, &KA) && ladder_in(h, "kmod", other, &KB);
+	if (!user && !kmod) {
 		rp_left_out(c, "why", "%s has no ladder rows for %s (the ladder scenario; rgbench --scenarios ladder)",
 			    h->name, A.n ? other : cur);
 		return;
 	}
-	rp_para(c, "The decision's two designs taken apart: each step adds one part to the step before, measured in the same interleaved rounds (scenario ladder); +ns is the step's median paired difference against the step before (the first: against noop) with its interval (lowest confidence %.1f%%), +ref cyc the same in reference cycles.",
-		100 * (isnan(A.level) || B.level < A.level ? B.level : A.level));
-	ladders_table(c, &A, &B);
-	f = open_memstream(&s, &slen);
-	if (!f)
+	if (user) {
+		rp_para(c, "The decision's two designs taken apart: each step adds one part to the step before, measured in the same interleaved rounds (scenario ladder); +ns is the step's median paired difference against the step before (the first: against noop) with its interval (lowest confidence %.1f%%), +ref cyc the same in reference cycles.",
+			lowest_level(&A, &B));
+		ladders_table(c, &A, &B);
+		snprintf(lead, sizeof(lead), "On %s, ", h->name);
+		sentence(c, lead, &A, &B);
+		counts(c, &A, &B);
+		other_ladders(c, h, &A, &B);
+	}
+	if (!kmod)
 		return;
-	fprintf(f, "On %s, ", h->name);
-	explain(f, &B);
-	fprintf(f, "; ");
-	explain(f, &A);
-	fprintf(f, ".");
-	fclose(f);
-	rp_para(c, "%s", s);
-	free(s);
-	counts(c, &A, &B);
-	other_ladders(c, h, &A, &B);
+	rp_para(c, "The same two designs taken apart in kernel context (suite kmod, rgbench kmod --ladder): each step its own loop in the module, built from the kernel's own preempt_disable(), interrupt_context_level(), this_cpu_ptr() and this_cpu ops, timed on bound kthreads with interrupts off in the module's interleaved rounds; +ns against the step before (the first: against noop), lowest confidence %.1f%%.",
+		lowest_level(&KA, &KB));
+	ladders_table(c, &KA, &KB);
+	snprintf(lead, sizeof(lead), "In the kernel module on %s, ", h->name);
+	sentence(c, lead, &KA, &KB);
 }
 
 /* Every host's two ladders side by side: one column per host, the steps as rows. */

@@ -26,7 +26,7 @@ static void usage(FILE *to)
 	fprintf(to,
 		"usage: rgbench kmod [--guards LIST] [--cpus LIST] [--threads N] [--siblings]\n"
 		"                    [--repetitions N] [--batch N | --duration T]\n"
-		"                    [--duty NS|IN+OUT] [--irqs-on] [--irq-iters N] [--no-nmi]\n"
+		"                    [--duty NS|IN+OUT] [--irqs-on] [--irq-iters N] [--no-nmi] [--ladder]\n"
 		"                    [--kdir DIR | --module FILE.ko] [--out F.csv] [--json F.json]\n"
 		"                    [--raw F.csv] [--from-raw F.csv] [--scenarios loop|tramp|loop,tramp]\n"
 		"                    [--quiet]\n"
@@ -42,6 +42,8 @@ static void usage(FILE *to)
 		"  --irqs-off is the default now and accepted.\n"
 		"  --scenarios tramp: the trigger bench's raw_tp BPF program run through the\n"
 		"  trampoline's path (fentry and raw_tp shapes) under each trampoline design.\n"
+		"  --ladder also times each part of rctx-kernel and the this_cpu forms, one\n"
+		"  loop per step, in the same rounds (scenario ladder; not with --duty).\n"
 		"  --raw saves the module's own CSV; --from-raw converts such a file\n"
 		"  without loading anything.\n", RG_KMOD_SRC_DIR, RG_KMOD_SKIP);
 }
@@ -55,7 +57,7 @@ static bool list_ok(const char *s)
 /* kmod's own option values, after the kit's common ones. */
 enum {
 	O_GUARDS = RG_CL_O__FIRST_FREE, O_SIBLINGS, O_DUTY, O_IRQS_ON, O_IRQS_OFF, O_IRQ_ITERS,
-	O_NO_NMI, O_KDIR, O_MODULE, O_RAW, O_FROM_RAW, O_SCENARIOS,
+	O_NO_NMI, O_KDIR, O_MODULE, O_RAW, O_FROM_RAW, O_SCENARIOS, O_LADDER,
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +73,7 @@ static const struct option long_opts[] = {
 	{ "irqs-off", no_argument, NULL, O_IRQS_OFF },
 	{ "irq-iters", required_argument, NULL, O_IRQ_ITERS },
 	{ "no-nmi", no_argument, NULL, O_NO_NMI },
+	{ "ladder", no_argument, NULL, O_LADDER },
 	{ "kdir", required_argument, NULL, O_KDIR },
 	{ "module", required_argument, NULL, O_MODULE },
 	{ "raw", required_argument, NULL, O_RAW },
@@ -170,6 +173,7 @@ static int set_option(int c, struct opts *o, struct seen *seen, char **argv)
 	case O_IRQS_ON: o->run.irqs_on = true; return 0;
 	case O_IRQS_OFF: seen->irqs_off = true; return 0;
 	case O_NO_NMI: o->run.no_nmi = true; return 0;
+	case O_LADDER: o->run.ladder = true; return 0;
 	case O_KDIR: o->run.kdir = optarg; return 0;
 	case O_MODULE: o->run.module = optarg; return 0;
 	case RG_CL_O_OUT: o->out = optarg; return 0;
@@ -258,6 +262,10 @@ static int check_opts(const struct opts *o, const struct seen *seen)
 		return rg_cl_usage_error("give --batch or --duration, not both");
 	if (seen->irqs_off && o->run.irqs_on)
 		return rg_cl_usage_error("give --irqs-on or --irqs-off, not both");
+	if (o->run.ladder && o->run.duty_ns)
+		return rg_cl_usage_error("--ladder times the steps back to back: not with --duty");
+	if (o->run.ladder && !strcmp(o->run.scenarios, "tramp"))
+		return rg_cl_usage_error("--ladder runs beside the loop scenario: not with --scenarios tramp");
 	return 0;
 }
 

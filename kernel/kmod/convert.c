@@ -10,6 +10,7 @@
 #include "rg/cpu_limit.h"
 #include "rg/csv.h"
 #include "rg/kmod.h"
+#include "rg/parts.h"
 #include "rg/registry.h"
 #include "rg/schema.h"
 
@@ -183,15 +184,31 @@ nomem:
 }
 
 /*
- * Every timed row's delta against the noop row of the same scenario, threads
- * and duty from the same file: round i of the guard minus round i of noop
- * (the module ran them in the same shuffled round), median, order-statistic
- * interval and its level (delta_ci_level) by rg_result_set_delta().
+ * The row a timed row is paired with: noop, but in the ladder scenario a
+ * step's previous step of its design (guards.def's RG_PART order, as the
+ * user suite's ladder), the first step's noop.
+ */
+static const char *baseline_of(const struct rg_result *r)
+{
+	if (!strcmp(r->scenario, "ladder"))
+		for (int i = 0; i < RG_PART__COUNT; i++)
+			if (!strcmp(rg_parts[i].name, r->guard))
+				return rg_part_step(i) > 1 ? rg_parts[i - 1].name : "noop";
+	return "noop";
+}
+
+/*
+ * Every timed row's delta against its baseline row (baseline_of()) of the
+ * same scenario, threads and duty from the same file: round i of the guard
+ * minus round i of the baseline (the module ran them in the same shuffled
+ * round), median, order-statistic interval and its level (delta_ci_level)
+ * by rg_result_set_delta().
  */
 static int set_deltas(struct rg_resultset *rs, const struct timed_list *tl)
 {
 	for (size_t i = 0; i < tl->n; i++) {
 		struct rg_result *r = &rs->rows[tl->v[i].row];
+		const char *base = baseline_of(r);
 
 		if (!strcmp(r->guard, "noop"))
 			continue;
@@ -199,10 +216,10 @@ static int set_deltas(struct rg_resultset *rs, const struct timed_list *tl)
 			const struct rg_result *b = &rs->rows[tl->v[j].row];
 			size_t n = tl->v[i].n < tl->v[j].n ? tl->v[i].n : tl->v[j].n;
 
-			if (strcmp(b->guard, "noop") || strcmp(b->scenario, r->scenario) ||
+			if (strcmp(b->guard, base) || strcmp(b->scenario, r->scenario) ||
 			    b->threads != r->threads || b->duty_ns != r->duty_ns)
 				continue;
-			if (n && rg_result_set_delta(r, "noop", tl->v[i].ns, tl->v[j].ns, n))
+			if (n && rg_result_set_delta(r, base, tl->v[i].ns, tl->v[j].ns, n))
 				return -1;
 			break;
 		}

@@ -7,6 +7,8 @@
 # order, RG_KGUARDS_OTHER(Y) with Y("name") for the other architecture's guards, and
 # RG_KTRAMP(X): the guards the tramp scenario runs as trampoline designs (a role of
 # kmod.def's RG_KMOD_TRAMP_ROLES line; the harness floor first, the kernel's own next).
+# Also RG_KLADDER(X) with X(design, part, "step name", step, last) for every RG_PART line
+# of guards.def of that build's guards (the ladder scenario, kernel/kmod/module/ladder.h).
 
 # Roles hold ';' (a CMake list separator): it stands as <SEMI> while parsed.
 function(_rg_kg_guards def_file)
@@ -21,6 +23,36 @@ function(_rg_kg_guards def_file)
     set(_g_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}|${CMAKE_MATCH_3}|${CMAKE_MATCH_4}" PARENT_SCOPE)
   endforeach()
   set(_g_ids "${ids}" PARENT_SCOPE)
+  # The composite designs' parts (RG_PART lines, in file order): _p_<design> = "part|step name;..."
+  string(REGEX MATCHALL "\nRG_PART\\([a-z0-9_]+, [a-z0-9_]+, \"[^\"]*\"" parts "${text}")
+  foreach(p IN LISTS parts)
+    string(REGEX MATCH "RG_PART\\(([a-z0-9_]+), ([a-z0-9_]+), \"([^\"]*)\"" _ "${p}")
+    list(APPEND _p_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}|${CMAKE_MATCH_3}")
+    set(_p_${CMAKE_MATCH_1} "${_p_${CMAKE_MATCH_1}}" PARENT_SCOPE)
+  endforeach()
+endfunction()
+
+# RG_KLADDER(X) of one build: X(design, part, "step name", step, last) for every part of
+# every guard of that build (ids, in output order) that guards.def gives a ladder.
+function(_rg_kg_ladder var ids)
+  set(l "")
+  foreach(id IN LISTS ids)
+    set(n 0)
+    list(LENGTH _p_${id} len)
+    foreach(p IN LISTS _p_${id})
+      math(EXPR n "${n} + 1")
+      string(REPLACE "|" ";" p "${p}")
+      list(GET p 0 part)
+      list(GET p 1 name)
+      if(n EQUAL len)
+        set(last 1)
+      else()
+        set(last 0)
+      endif()
+      string(APPEND l " \\\n\tX(${id}, ${part}, \"${name}\", ${n}, ${last})")
+    endforeach()
+  endforeach()
+  set(${var} "${l}" PARENT_SCOPE)
 endfunction()
 
 function(rg_kmod_guards_header out guards_def)
@@ -141,6 +173,10 @@ function(rg_kmod_guards_header out guards_def)
     string(APPEND h "#define RG_KGUARD_OWN ${own_id}\n")
     string(APPEND h "#define RG_KGUARDS(X)${before} \\\n${own}${after}\n")
     string(APPEND h "#define RG_KGUARDS_OTHER(Y)${other}\n")
+    string(REGEX MATCHALL "\tX\\([a-z0-9_]+," built "${before} \\\n${own}${after}")
+    string(REGEX REPLACE "\tX\\(([a-z0-9_]+)," "\\1" built "${built}")
+    _rg_kg_ladder(ladder "${built}")
+    string(APPEND h "#define RG_KLADDER(X)${ladder}\n")
     string(APPEND h "#define RG_KTRAMP(X)${tramp_floor}${tramp_own}${tramp_rest}\n")
     set(kw "#elif")
   endforeach()

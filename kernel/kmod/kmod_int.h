@@ -26,6 +26,7 @@ struct rg_kmod_run_opts {
 	unsigned long loops, runs, duty_ns, irq_iters, threads, run_ns;
 	unsigned long duty_in_ns;	/* of duty_ns, inside the guarded region */
 	bool irqs_on, siblings, no_nmi;
+	bool ladder;			/* ladder=1: the parts of the composite designs too */
 };
 
 /*

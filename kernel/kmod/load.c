@@ -512,11 +512,12 @@ int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv)
 		return ret;
 	snprintf(params, sizeof(params),
 		 "guards=%s cpus=%s threads=%lu siblings=%d loops=%lu run_ns=%lu runs=%lu "
-		 "duty_ns=%lu duty_in_ns=%lu irqs_on=%d irq_iters=%lu nmi=%d%s%s",
+		 "duty_ns=%lu duty_in_ns=%lu irqs_on=%d irq_iters=%lu nmi=%d%s%s%s",
 		 o->guards, o->cpus, o->threads, o->siblings, o->loops, o->run_ns, o->runs,
 		 o->duty_ns, o->duty_in_ns, o->irqs_on, o->irq_iters, !o->no_nmi,
 		 strcmp(o->scenarios, "loop") ? " scenarios=" : "",
-		 strcmp(o->scenarios, "loop") ? o->scenarios : "");
+		 strcmp(o->scenarios, "loop") ? o->scenarios : "",
+		 o->ladder ? " ladder=1" : "");	/* only when asked: a --module built before has no ladder */
 	open_prog(o, &prog, prog_arg, sizeof(prog_arg), &prog_argp);
 	/*
 	 * From load to unload, hold back the signals a user sends, so that the

@@ -123,6 +123,62 @@ for (g, shape), body in loops.items():
     if has_mul != (shape == "duty"):
         errors.append(f"{g}/{shape}: duty multiply {'missing' if shape == 'duty' else 'present'}")
 
+# The ladder's step loops (ladder.h): one rg_step_<design>__<part> per RG_KLADDER line of the
+# build, no call but the ones allowed above, no multiply, and each step's parts: what it adds
+# present, what later steps add absent. The last step is the whole: its design's patterns.
+steps = {n[len("rg_step_"):]: body for n, body in funcs.items() if n.startswith("rg_step_")}
+want_steps = {f"{d}__{p}" for d, p, _, _, _ in build["ladder"]}
+if set(steps) != want_steps:
+    errors.append(f"step loops {sorted(steps)} != {sorted(want_steps)}")
+if arch == "amd64":
+    step_has = {
+        "rctx_kernel": {"preempt": ([r"^incl\s+%gs:", r"^decl\s+%gs:"], [r"^add\s+%gs:", r"^addb|^subb"]),
+                        "level": ([r"^test\s+\$0xf00000,"], [r"^add\s+%gs:", r"^addb|^subb"]),
+                        "ptr": ([r"^test\s+\$0xf00000,", r"^add\s+%gs:"], [r"^addb|^subb"]),
+                        "byte": ([r"^add\s+%gs:", r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"], [])},
+        "pcpu_xadd": {"active": ([r"^mov\s+0x0\(%rip\),%r"], [r"%gs:", r"^xadd"]),
+                      "enter_op": ([r"^xadd\s+%\w+," + gs_reg], [r"^decl|^addl\s+\$0xffffffff"])},
+    }
+    for k in step_has.values():
+        for h, n in k.values():
+            n.append(r"^lock\b")
+else:
+    step_has = {}
+    for d, (h, n) in forms.items():
+        enter = [r"^ldxr\s"] if d == "pcpu_llsc" else [r"^ldadd\s"]
+        step_has[d + "_kernel"] = {
+            # no preempt count op required: without CONFIG_PREEMPT_COUNT (Debian 12 arm64) it is barrier()
+            "preempt": ([], [r"^ldadd|^stadd|^ldxr|^stxr|^prfm", r"^mrs\s+x\d+, tpidr"]),
+            "ptr": ([r"^mrs\s+x\d+, tpidr"], [r"^ldadd|^stadd|^ldxr|^stxr|^prfm"]),
+            "enter_op": ([r"^mrs\s+x\d+, tpidr"] + enter, [r"^stadd|^prfm"] +
+                         ([] if d in ("pcpu_llsc",) else [r"^ldxr"])),
+        }
+    step_has["rctx_kernel"] = {
+        "preempt": ([], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
+        "level": ([r"^tst\s+w\d+, "], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
+        "ptr": ([r"^tst\s+w\d+, ", r"^mrs\s+x\d+, tpidr"], [r"^ldrb|^strb"]),
+        "byte": ([r"^ldrb", r"^strb"], []),
+    }
+for d, p, name, k, last in build["ladder"]:
+    body = steps.get(f"{d}__{p}", [])
+    text = [i for i, _ in body]
+    for ins, target in body:
+        if is_call(ins) and not (target and ok_call.match(target)):
+            errors.append(f"{name}: call in the step loop: '{ins}' -> {target}")
+    if any(re.search(mul, i) for i in text):
+        errors.append(f"{name}: multiply in the step loop")
+    h, n = (has.get(d, []), hasnt.get(d, [])) if last else step_has.get(d, {}).get(p, (None, None))
+    if h is None:
+        errors.append(f"{name}: check_asm.py has no expectation for part {p} of {d}")
+        continue
+    for pat in h:
+        if not any(re.search(pat, i) for i in text):
+            errors.append(f"{name}: no instruction matching /{pat}/")
+    for pat in n:
+        bad = [i for i in text if re.search(pat, i)]
+        if bad:
+            errors.append(f"{name}: unexpected {bad[0]!r}")
+
 # The cycle reference (rg_ref_pair): its loop, from the back branch's target to
 # the branch, is 16 adds of 1 to one register, the counter's decrement and the
 # branch; no call in it (__fentry__ sits before it on x86).
@@ -152,5 +208,5 @@ else:
         errors.append(f"rg_ref_pair: call in the reference loop: {loop}")
 for e in errors:
     print("check_asm:", e, file=sys.stderr)
-print(f"check_asm ({arch}): {len(loops)} timed loops, {len(errors)} problem(s)")
+print(f"check_asm ({arch}): {len(loops)} timed loops, {len(steps)} step loops, {len(errors)} problem(s)")
 sys.exit(1 if errors else 0)

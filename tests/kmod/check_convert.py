@@ -317,6 +317,30 @@ with tempfile.TemporaryDirectory() as d:
                         (["--duty", "20+"], ("--duty", "IN+OUT", "'20+'"))):
         p = run(*args)
         check(all(w in p.stderr for w in words), f"{args}: message {p.stderr!r} lacks {words}")
+    # The ladder scenario (--ladder): each step paired with the step before it (guards.def's
+    # RG_PART order), the first and the whole with noop, round by round: exact medians.
+    p = run("--from-raw", os.path.join(data, "raw_ladder.csv"), "--out", csvp)
+    check(p.returncode == 0, f"ladder: exit {p.returncode}: {p.stderr}")
+    by = {(r["guard"], r["scenario"]): r for r in csv.DictReader(open(csvp))} if p.returncode == 0 else {}
+    for guard, base, delta in (("rctx-kernel", "noop", 10), ("rctx-kernel+preempt", "noop", 2),
+                               ("rctx-kernel+level", "rctx-kernel+preempt", 2),
+                               ("rctx-kernel+this-cpu-ptr", "rctx-kernel+level", 1),
+                               ("rctx-kernel+byte-inc-dec", "rctx-kernel+this-cpu-ptr", 2),
+                               ("rctx-kernel+reload32", "rctx-kernel+byte-inc-dec", 3)):
+        r = by.get((guard, "ladder"), {})
+        check(r.get("baseline") == base and close(r.get("delta_ns", "nan"), delta)
+              and r.get("suite") == "kmod", f"ladder: {guard}: {r.get('baseline')} {r.get('delta_ns')}")
+    r = by.get(("rctx-kernel", "loop-irqsoff"), {})
+    check(r.get("baseline") == "noop" and close(r.get("delta_ns", "nan"), 10), f"ladder: loop row {r}")
+    check(len(by) == 9, f"ladder: {len(by)} rows, want 9")
+    os.unlink(csvp)
+    # --ladder times back to back only: with --duty, one line and exit 2 before anything runs.
+    p = run("--ladder", "--duty", "50", "--out", os.path.join(d, "g.csv"))
+    check(p.returncode == 2 and p.stderr.count("\n") == 1 and "--ladder" in p.stderr,
+          f"--ladder --duty: {p.returncode} {p.stderr!r}")
+    p = run("--ladder", "--scenarios", "tramp", "--out", os.path.join(d, "g.csv"))
+    check(p.returncode == 2 and p.stderr.count("\n") == 1 and "--ladder" in p.stderr,
+          f"--ladder --scenarios tramp: {p.returncode} {p.stderr!r}")
     # --guards names are checked against the module source's own table before anything is built.
     p = run("--guards", "rctx-kernel,nosuch", "--out", os.path.join(d, "g.csv"))
     check(p.stderr == "rgbench kmod: --guards: the module has no guard 'nosuch' (its guards: "
@@ -332,7 +356,8 @@ with tempfile.TemporaryDirectory() as d:
                  ["--duty", "20+30"],
                  ["--duration", "10ms"], ["--duration", "0.5"], ["--duration", "1us"],
                  ["--cpus", "0-3,8", "--guards", "rctx,noop", "--siblings", "--irq-iters", "0"],
-                 ["--cpus", "all", "--kdir", "/nonexistent"], ["--module", "/nonexistent.ko"]):
+                 ["--cpus", "all", "--kdir", "/nonexistent"], ["--module", "/nonexistent.ko"],
+                 ["--ladder"]):
         p = run("--from-raw", good, "--quiet", *args)
         check(p.returncode == 0 and p.stderr == "", f"{args}: {p.returncode} {p.stderr!r}")
     p = run("--help")

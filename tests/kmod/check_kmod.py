@@ -236,6 +236,43 @@ for r in fr:
 rf = [r for r in rows(read("raw_f.csv")) if r["scenario"] == "loop"]
 check(rf and all(r["irqs_off"] == "0" for r in rf), "F: raw rows say irqs off")
 
+# (L) --ladder, one CPU, 2 rounds of 2000 pairs: every step of the build's ladders (RG_KLADDER)
+# whose design runs here has exactly its rounds in the module CSV and one converted row paired
+# with the step before it (the first with noop); a design without LSE has its steps skipped.
+check(read("rc_l").strip() == "0", "L: exit " + read("rc_l").strip() + ": " + read("l.err"))
+names = {i: n for i, n, _, _, _ in _build["guards"]}
+lraw = [r for r in rows(read("raw_l.csv")) if r["scenario"] == "ladder"]
+lconv = {r["guard"]: r for r in rows(read("l.csv")) if r["scenario"] == "ladder"}
+want_ladder = ["noop"]
+prev = None
+for d, p, step, k, last in _build["ladder"]:
+    design = names[d]
+    if k == 1:
+        want_ladder.append(design)
+        prev = "noop"
+    want_ladder.append(step)
+    raw = [r for r in lraw if r["guard"] == step]
+    if design in SKIP:
+        check(len(raw) == 1 and raw[0]["status"] == "skipped" and raw[0]["reason"] == SKIP[design],
+              f"L {step}: want one skipped row ({SKIP[design]}): {raw}")
+    else:
+        check(len(raw) == 2 and all(r["status"] == "ok" and r["ops"] == "2000" and r["refusals"] == "0"
+                                    and r["cpu"] == "0" for r in raw) and
+              sorted(r["run"] for r in raw) == ["0", "1"], f"L {step}: module rows {raw}")
+        r = lconv.get(step, {})
+        check(r.get("ops") == "4000" and r.get("refusals") == "0" and r.get("repetitions") == "2"
+              and r.get("baseline") == prev and r.get("delta_ns") not in (None, "", "n/a")
+              and r.get("suite") == "kmod", f"L {step}: converted row {r}")
+    check(not [x for x in rows(read("raw_l.csv")) if x["guard"] == step and x["scenario"] != "ladder"],
+          f"L {step}: rows outside the ladder scenario")
+    prev = step
+check([r["guard"] for r in lconv.values()] == want_ladder,
+      f"L: ladder rows {list(lconv)} != {want_ladder}")
+for g in set(want_ladder) - {"noop"}:
+    if g in RUN and "+" not in g:
+        w = lconv.get(g, {})
+        check(w.get("baseline") == "noop" and w.get("ops") == "4000", f"L {g}: whole {w}")
+
 # (E) SIGINT during the run: held back until the module is unloaded.
 check(read("rc_e").strip() == "130", "E: exit " + read("rc_e").strip() + ", want 130")
 check("interrupted (Interrupt); module unloaded" in read("e.err"), "E: message: " + read("e.err"))
@@ -291,7 +328,7 @@ check(ru and all(r["status"] == "skipped" and (r["reason"].startswith("no BPF pr
 
 # Kernel log: the runs happened, and nothing went wrong.
 dmesg = read("dmesg.txt")
-check(dmesg.count("rgbench_kmod: run: done") == 8, "dmesg: expected 8 completed runs (A B D F E G T U)")
+check(dmesg.count("rgbench_kmod: run: done") == 9, "dmesg: expected 9 completed runs (A B D F L E G T U)")
 # Every program the module held it released (after the run, or at rmmod).
 check(dmesg.count("rgbench_kmod: prog: ") and
       dmesg.count("rgbench_kmod: prog: released") == len(re.findall(r"rgbench_kmod: prog: .* held", dmesg)),

@@ -7,6 +7,7 @@ read(path) -> {(arch, since_6_18): build}, arch "x86-64" or "arm64", build a dic
   guards  [(id, name, role, kind, avail)] in output order (kind: refuse, grant, defer)
   other   [name] of the other architecture's guards (accepted, reported skipped)
   tramp   [(id, name, role, kind, avail)] the tramp scenario's designs (RG_KTRAMP)
+  ladder  [(design, part, "step name", step, last)] the ladder scenario's steps (RG_KLADDER)
 """
 import re
 
@@ -15,6 +16,7 @@ _COND = re.compile(r"^#(?:el)?if defined\(CONFIG_(X86_64|ARM64)\) && "
                    r"LINUX_VERSION_CODE (<|>=) KERNEL_VERSION\(6, 18, 0\)$")
 _X = re.compile(r'^\tX\((\w+), "([^"]*)", "([^"]*)", (RG_\w+), (\w+)\)')
 _Y = re.compile(r'^\tY\("([^"]*)"\)')
+_L = re.compile(r'^\tX\((\w+), (\w+), "([^"]*)", (\d+), ([01])\)')
 
 
 def read(path):
@@ -24,7 +26,8 @@ def read(path):
         if m:
             cur = builds.setdefault(("x86-64" if m.group(1) == "X86_64" else "arm64",
                                      m.group(2) == ">="),
-                                    {"own": None, "guards": [], "other": [], "tramp": []})
+                                    {"own": None, "guards": [], "other": [], "tramp": [],
+                                     "ladder": []})
             continue
         if line.startswith("#else"):
             cur = None
@@ -40,6 +43,10 @@ def read(path):
         if m:
             i, n, r, k, a = m.groups()
             cur[into].append((i, n, r, KIND[k], None if a == "NULL" else a))
+        m = _L.match(line)
+        if m:
+            d, p, n, k, last = m.groups()
+            cur["ladder"].append((d, p, n, int(k), last == "1"))
         m = _Y.match(line)
         if m:
             cur["other"].append(m.group(1))

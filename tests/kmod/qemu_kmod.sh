@@ -39,7 +39,7 @@ tool_name=$(basename "$tool")
 # (new option words); (C) a bad --guards value must fail and leave nothing
 # loaded; (D) old spellings, --threads, duty work, 20 ms runs with interrupts
 # off: nothing discarded; (F) the same with --irqs-on: ticks land, runs are
-# discarded and re-run;
+# discarded and re-run; (L) --ladder: every step of the build's ladders;
 # (E) interrupted by SIGINT, (G) by SIGTERM; (T) the tramp scenario, (U) bad program fds. Each case says its letter first, so a console
 # tail shows where a guest stopped.
 cat >"$work/payload/guest.sh" <<GUEST
@@ -80,6 +80,11 @@ echo '== F: interrupts on'
   --repetitions 2 --irqs-on --irq-iters 0 --quiet --out /out/f.csv --raw /out/raw_f.csv 2>/out/f.err
 echo \$? >/out/rc_f
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-F >>/out/errors
+echo '== L: the ladder'
+./$tool_name --module ./rgbench_kmod.ko --ladder --cpus 0 --batch 2000 --repetitions 2 --irq-iters 0 \
+  --quiet --out /out/l.csv --raw /out/raw_l.csv 2>/out/l.err
+echo \$? >/out/rc_l
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-L >>/out/errors
 echo '== E: SIGINT'
 # (E) SIGINT while the module runs (duty work keeps it busy for seconds): the
 # signal waits until the module is unloaded, then exit 130 and no output file.

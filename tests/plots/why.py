@@ -3,7 +3,8 @@
 """`rgbench report`'s why sections, on two fleet hosts (tests/plots/fleet/: x86-64 and arm64 6.18)
 with ladder rows added: each host's two designs side by side, the sum of the steps and the whole,
 the one generated sentence (only steps whose interval excludes zero, largest first, exact text),
-counters n/a with the rows' reason, and the ladders of both hosts side by side; a host without
+counters n/a with the rows' reason, the kernel module's ladders after the user suite's, and the
+ladders of both hosts side by side; a host without
 ladder rows is left out with the reason. usage: why.py RGBENCH-REPORT FLEET-DIR"""
 import copy
 import json
@@ -159,6 +160,40 @@ with tempfile.TemporaryDirectory() as tmp:
     want = ("Counts per pair that differ (pcpu-xadd vs rctx-kernel; events: libpfm4 icl): cycles 10.00 vs "
             "30.00, LD_BLOCKS:STORE_FORWARD 0.00 vs 1.00.")
     check(r.returncode == 0 and want in flat, f"counters: {r.returncode} {r.stderr}\n  want {want}\n  in   {flat}")
+    # the kernel module's ladders (suite kmod, rgbench kmod --ladder, two kthreads) follow the user suite's
+    KMOD = {"pcpu-xadd": (0.8, [("active-load", 0.1, -0.05, 0.2), ("xadd", 0.5, 0.4, 0.6), ("dec", 0.2, 0.1, 0.3)]),
+            "rctx-kernel": (3.5, [("preempt", 1.5, 1.4, 1.6), ("level", 0.5, 0.4, 0.6),
+                                  ("this-cpu-ptr", 0.25, -0.1, 0.5), ("byte-inc-dec", 1.0, 0.9, 1.1),
+                                  ("reload32", 0.25, 0.2, 0.3)])}
+    doc = json.load(open(paths["x86"]))
+    extra = []
+    for x in doc["results"]:
+        if x["scenario"] != "ladder" or x["suite"] != "user":
+            continue
+        d = x["guard"].split("+")[0]
+        if d not in KMOD and d != "noop":
+            continue
+        k = copy.deepcopy(x)
+        k.update(suite="kmod", threads=2, pinning="kthread")
+        if "+" in x["guard"]:
+            part = x["guard"].split("+", 1)[1]
+            _, dl, lo, hi = next(t for t in KMOD[d][1] if t[0] == part)
+            k.update(delta_ns=dl, delta_ci_lo=lo, delta_ci_hi=hi)
+        elif d != "noop":
+            k.update(delta_ns=KMOD[d][0])
+        extra.append(k)
+    doc["results"] += extra
+    km = os.path.join(tmp, "x86-kmod.json")
+    json.dump(doc, open(km, "w"))
+    r = subprocess.run([report, "report", "--width", "200", km], capture_output=True, text=True, timeout=300)
+    lab = re.findall(r"^## Why \((.*)\)$", r.stdout, re.M)
+    flat = " ".join((section(r.stdout, "Why (") or "").split())
+    want_u = f"On {lab[0] if lab else '?'}, {sentence('rctx-kernel', *LADDERS['x86']['rctx-kernel'])}; "
+    want_k = (f"In the kernel module on {lab[0] if lab else '?'}, {sentence('rctx-kernel', *KMOD['rctx-kernel'])}; "
+              f"{sentence('pcpu-xadd', *KMOD['pcpu-xadd'])}.")
+    check(r.returncode == 0 and want_u in flat and want_k in flat and flat.index(want_u) < flat.index(want_k)
+          and flat.count("```") == 4,
+          f"kmod ladders: {r.returncode} {r.stderr}\n  want {want_k}\n  in   {flat}")
     # a host without ladder rows: left out with the reason
     r = subprocess.run([report, "report", os.path.join(fleet, "vm-x86.json")], capture_output=True, text=True,
                        timeout=300)

@@ -19,6 +19,8 @@
  *   timing.c   the timed kthreads: warm-up, rounds, retries, duty calibration
  *   tramp.h    the tramp scenario's loops: a BPF program through the trampoline's path
  *   tramp.c    that program: resolved from the fd written to debugfs prog, released
+ *   ladder.h   the ladder scenario's step loops (included by loops.c)
+ *   ladder.c   ladder=1: the steps in the selection, and their rows
  *   reentry.c  re-entry from softirq, hardirq and NMI on the holder's CPU
  *   output.c   the CSV rows
  *   main.c     one run, debugfs, init and exit
@@ -197,5 +199,15 @@ extern char *rg_csv;
 extern size_t rg_csv_len;
 int rg_format(void);
 void rg_format_free(void);
+__printf(1, 2) void rg_out(const char *fmt, ...);
+void rg_format_timed(unsigned int s, const char *scen);	/* s's timed rows, or its skipped row */
+
+/* ---- ladder.h, ladder.c: the ladder scenario (ladder=1) ---- */
+extern bool ladder;
+extern const struct rg_kguard rg_kladder[];	/* one per step, rg_kguards.h's RG_KLADDER */
+extern const unsigned int rg_nkladder;
+bool rg_ladder_step(unsigned int s);		/* selection s is a ladder step */
+int rg_ladder_select(unsigned int max);		/* the selected designs' steps into rg_sel */
+void rg_ladder_format(void);			/* the ladder rows */
 
 #endif /* RG_KMOD_H */

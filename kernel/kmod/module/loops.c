@@ -9,6 +9,7 @@
 #include "guards.h"
 #include "rg_kguards.h"
 #include "tramp.h"
+#include "ladder.h"
 
 const char *const rg_kind_name[] = { "refuse", "grant", "defer" };
 

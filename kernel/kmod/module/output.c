@@ -11,7 +11,7 @@ char *rg_csv;
 size_t rg_csv_len;
 static size_t rg_csv_cap;
 
-static __printf(1, 2) void rg_out(const char *fmt, ...)
+__printf(1, 2) void rg_out(const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -100,17 +100,52 @@ static void rg_format_reentries(unsigned int s, const char *role)
 			       g && g->scenario ? "-" : "", rg_mode_name[m], irq_iters, why);
 }
 
-int rg_format(void)
+/* Selection s's timed rows in scenario scen (one per run and CPU), or its skipped row. */
+void rg_format_timed(unsigned int s, const char *scen)
 {
-	const char *scen = irqs_on ? "loop" : "loop-irqsoff";
-	size_t rows = (size_t)(rg_nsel + 1) * (runs * rg_ncpus + RG_M__COUNT + 1) + 4;
-	unsigned int s, r, t;
+	const struct rg_kguard *g = rg_sel[s].g;
+	const char *name = rg_sel[s].name;
+	const char *role = g ? g->role : "n/a";
 	char din[12] = "", dinu[12] = "";	/* the duty split; empty: the pair loop ran */
+	unsigned int r, t;
 
 	if (duty_ns) {
 		snprintf(din, sizeof(din), "%u", rg_inside_ns());
 		snprintf(dinu, sizeof(dinu), "%u", rg_units_in);
 	}
+	if (!g || rg_timed_skip(s)) {
+		rg_out("kmod,%s,%s,%s,%u,\"%*pbl\",,,%lu,%u,,%s,,%d,,,,0,0,,,,,,,skipped,\"%s\",\n",
+		       name, role, scen, rg_ncpus, cpumask_pr_args(rg_cpus), loops,
+		       duty_ns, din, !irqs_on, rg_timed_skip(s));
+		return;
+	}
+	for (r = 0; r < runs; r++) {
+		for (t = 0; t < rg_ncpus; t++) {
+			struct rg_sample *x = rg_sample_at(s, r, t);
+			u64 milli = x->loops ? div64_u64(x->ns * 1000, x->loops) : 0;
+			char cyc[24] = "", pr[24] = "";
+
+			if (RG_HAVE_CYCLES)
+				snprintf(cyc, sizeof(cyc), "%llu", x->cycles);
+			if (g->prog)
+				snprintf(pr, sizeof(pr), "%llu", x->prog_runs);
+			rg_out("kmod,%s,%s,%s,%u,\"%*pbl\",%d,%u,%llu,%u,%u,%s,%s,%d,%llu,%llu.%03llu,%s,%llu,%llu,,,,%d,%u,,ok,,%s\n",
+			       name, role, scen, rg_ncpus, cpumask_pr_args(rg_cpus),
+			       rg_cpu_of[t], r, x->loops, duty_ns, rg_units_in + rg_units_out,
+			       din, dinu, !irqs_on,
+			       x->ns, div_u64(milli, 1000), milli % 1000, cyc,
+			       x->loops, x->refused, x->disturbed, rg_discarded[s], pr);
+		}
+	}
+}
+
+int rg_format(void)
+{
+	const char *scen = irqs_on ? "loop" : "loop-irqsoff";
+	/* every selection's rows, and room for ladder=1's noop and wholes again */
+	size_t rows = (size_t)(2 * rg_nsel + 1) * (runs * rg_ncpus + RG_M__COUNT + 1) + 4;
+	unsigned int s, r, t;
+
 	kvfree(rg_csv);
 	rg_csv_len = 0;
 	rg_csv_cap = rows * 360 + sizeof(rg_csv_header);
@@ -120,37 +155,13 @@ int rg_format(void)
 	rg_out("%s", rg_csv_header);
 	for (s = 0; s < rg_nsel; s++) {
 		const struct rg_kguard *g = rg_sel[s].g;
-		const char *name = rg_sel[s].name;
-		const char *role = g ? g->role : "n/a";
-		const char *sc = g && g->scenario ? g->scenario : scen;
 
-		if (!g || rg_timed_skip(s)) {
-			rg_out("kmod,%s,%s,%s,%u,\"%*pbl\",,,%lu,%u,,%s,,%d,,,,0,0,,,,,,,skipped,\"%s\",\n",
-			       name, role, sc, rg_ncpus, cpumask_pr_args(rg_cpus), loops,
-			       duty_ns, din, !irqs_on, rg_timed_skip(s));
-			rg_format_reentries(s, role);
-			continue;
-		}
-		for (r = 0; r < runs; r++) {
-			for (t = 0; t < rg_ncpus; t++) {
-				struct rg_sample *x = rg_sample_at(s, r, t);
-				u64 milli = x->loops ? div64_u64(x->ns * 1000, x->loops) : 0;
-				char cyc[24] = "", pr[24] = "";
-
-				if (RG_HAVE_CYCLES)
-					snprintf(cyc, sizeof(cyc), "%llu", x->cycles);
-				if (g->prog)
-					snprintf(pr, sizeof(pr), "%llu", x->prog_runs);
-				rg_out("kmod,%s,%s,%s,%u,\"%*pbl\",%d,%u,%llu,%u,%u,%s,%s,%d,%llu,%llu.%03llu,%s,%llu,%llu,,,,%d,%u,,ok,,%s\n",
-				       name, role, sc, rg_ncpus, cpumask_pr_args(rg_cpus),
-				       rg_cpu_of[t], r, x->loops, duty_ns, rg_units_in + rg_units_out,
-				       din, dinu, !irqs_on,
-				       x->ns, div_u64(milli, 1000), milli % 1000, cyc,
-				       x->loops, x->refused, x->disturbed, rg_discarded[s], pr);
-			}
-		}
-		rg_format_reentries(s, role);
+		if (rg_ladder_step(s))
+			continue;	/* rg_ladder_format() */
+		rg_format_timed(s, g && g->scenario ? g->scenario : scen);
+		rg_format_reentries(s, g ? g->role : "n/a");
 	}
+	rg_ladder_format();
 	/* The cycle reference: guard and scenario cycle-ref, batch and ops in adds, ns_per_pair per add. */
 	for (r = 0; r < runs; r++) {
 		for (t = 0; t < rg_ncpus; t++) {

@@ -66,12 +66,13 @@ bool rg_want_loop, rg_want_tramp;
 
 /*
  * Room for every guard the module builds and every name it accepts as skipped,
- * then the tramp scenario's rows (two shapes per design and the call alone).
+ * then the tramp scenario's rows (two shapes per design and the call alone) and
+ * the ladder's steps.
  */
 #define RG_ONE(...) + 1
 enum {
 	RG_MAX_NAMED = 0 RG_KGUARDS(RG_ONE) RG_KGUARDS_OTHER(RG_ONE),
-	RG_MAX_SEL = RG_MAX_NAMED RG_KTRAMP(RG_ONE) RG_KTRAMP(RG_ONE) + 1
+	RG_MAX_SEL = RG_MAX_NAMED RG_KTRAMP(RG_ONE) RG_KTRAMP(RG_ONE) + 1 RG_KLADDER(RG_ONE)
 };
 
 struct rg_sel rg_sel[RG_MAX_SEL];
@@ -230,6 +231,8 @@ int rg_select_guards(void)
 		ret = rg_select_named();
 	if (!ret)
 		rg_select_tramp();
+	if (!ret)
+		ret = rg_ladder_select(RG_MAX_SEL);
 	return ret;
 }
 
