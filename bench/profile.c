@@ -2,6 +2,7 @@
 /* The plan step: the environment, the profiles (--quick, default, --full), CPU placement, the BPF part and the outputs turned into the suite's struct rg_suite_cfg. */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,14 @@ int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 		rg_bench_die_usage("--benchmark_out reports the library's runs of one process: use --runs 1 (or leave --runs out)");
 	if (o->gb_out)
 		cfg->runs = 1;
+	{
+		cpu_set_t set;
+
+		_Static_assert(sizeof(set) <= sizeof(cfg->allowed), "cpu_set_t larger than cfg->allowed");
+		cfg->have_allowed = !sched_getaffinity(0, sizeof(set), &set);
+		if (cfg->have_allowed)
+			memcpy(cfg->allowed, &set, sizeof(set));
+	}
 	cfg->run_child = o->child[0];
 	cfg->run_fd[0] = o->child[1];
 	cfg->run_fd[1] = o->child[2];

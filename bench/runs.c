@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,7 @@ struct wire_case {
 struct run_proc {
 	pid_t pid;
 	int to, from;		/* the parent's ends */
+	bool reaped;		/* waited for already (run_failed()) */
 };
 
 /*
@@ -215,6 +218,13 @@ static int spawn(struct suite *s, int k, struct run_proc *p)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
 			_exit(1);
+		/* On the CPUs the plan was made with, whatever moved the parent since. */
+		if (cfg->have_allowed) {
+			cpu_set_t set;
+
+			memcpy(&set, cfg->allowed, sizeof(set));
+			sched_setaffinity(0, sizeof(set), &set);
+		}
 		/* The two ends the run keeps survive the exec; the parent's do not. */
 		fcntl(down[0], F_SETFD, 0);
 		fcntl(up[1], F_SETFD, 0);
@@ -276,7 +286,10 @@ int suite_runs_start(struct suite *s)
 	}
 	for (int k = 0; k < n; k++)
 		if (spawn(s, k, &s->proc[k])) {
-			fprintf(stderr, "rgbench: cannot start run %d: %s\n", k, strerror(errno));
+			int e = errno;
+
+			fprintf(stderr, "rgbench: cannot start run %d (a process of --runs %d): %s%s\n", k, n,
+				strerror(e), e == EAGAIN ? " (ulimit -u?)" : "");
 			return -1;
 		}
 	return 0;
@@ -292,11 +305,11 @@ void suite_runs_stop(struct suite *s)
 
 		if (p->pid <= 0)
 			continue;
-		if (*s->cfg->stop)
+		if (*s->cfg->stop && !p->reaped)
 			kill(p->pid, SIGTERM);	/* interrupted: stop its batch now */
 		close(p->to);	/* end of commands: the run exits */
 		close(p->from);
-		while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
+		while (!p->reaped && waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
 			;
 	}
 	free(s->proc);
@@ -399,6 +412,35 @@ static int run_one(struct suite *s, int group, int k, bool preset)
 }
 
 /*
+ * Run k stopped answering. A run that ended with a failure status printed
+ * its own one line (every rgbench error does): say nothing more. One killed
+ * by a signal, or still there after 2 s, is named here in one line.
+ */
+static void run_failed(struct run_proc *p, int k)
+{
+	int st = 0;
+	pid_t got = 0;
+
+	for (int ms = 0; p->pid > 0 && !p->reaped && ms < 2000; ms += 10) {
+		got = waitpid(p->pid, &st, WNOHANG);
+		if (got == p->pid || (got < 0 && errno != EINTR))
+			break;
+		usleep(10000);
+	}
+	if (got == p->pid) {
+		p->reaped = true;	/* the cleanup must not wait for it */
+		if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+			return;
+		if (WIFSIGNALED(st)) {
+			fprintf(stderr, "rgbench: run %d was killed by signal %d (%s)\n", k, WTERMSIG(st),
+				strsignal(WTERMSIG(st)));
+			return;
+		}
+	}
+	fprintf(stderr, "rgbench: run %d stopped answering\n", k);
+}
+
+/*
  * The group in every run, one after the other in a fresh random order: the
  * first calibrates (chunks, duty work units), the others take its figures
  * and only warm up, so that all runs measure the same work.
@@ -440,7 +482,7 @@ int suite_runs_group(struct suite *s, int group, struct bcase **set)
 		if (run_one(s, group, order[i], i > 0)) {
 			if (*cfg->stop)
 				return 0;	/* interrupted: nothing is written */
-			fprintf(stderr, "rgbench: run %d stopped answering (see above)\n", order[i]);
+			run_failed(&s->proc[order[i]], order[i]);
 			return -1;
 		}
 	}

@@ -114,6 +114,14 @@ struct rg_suite_cfg {
 	int argc;
 	int run_child, run_fd[2];
 	bool run_forked;		/* a run that could not re-execute: forked, the parent's layout */
+	/*
+	 * The CPUs this process was allowed when the plan was made: every run
+	 * starts on them, so a later outside change of the parent's affinity
+	 * (taskset -a -p) is seen by the pinning checks as a move, never by a
+	 * run's option check as a refused --cpus.
+	 */
+	unsigned char allowed[128];	/* a cpu_set_t's bytes (1024 CPUs) */
+	bool have_allowed;
 	char aslr[64];			/* address randomization as the plan found it */
 	char thp[32];			/* transparent huge pages: the sysfs mode */
 	double min_time;		/* seconds per case per round (> 0) */

@@ -211,9 +211,16 @@ else:
         r = run_env({}, "--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet", "--no-bpf",
                     "--repetitions", "1", "--min-time", "0.001", "--out", os.path.join(d3u, "u.csv"), cwd=d3u,
                     preexec_fn=nproc1)
+        # with --runs (default 6) the first process refused is a run's; with --runs 1 the thread
+        c.check(r.returncode == 1 and r.stderr == "rgbench: cannot start run 0 (a process of --runs 6): "
+                "Resource temporarily unavailable (ulimit -u?)\n" and
+                os.listdir(d3u) == [], f"item 3: ulimit -u 1 as nobody: exit {r.returncode} {r.stderr!r} {os.listdir(d3u)}")
+        r = run_env({}, "--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet", "--no-bpf",
+                    "--runs", "1", "--repetitions", "1", "--min-time", "0.001",
+                    "--out", os.path.join(d3u, "u.csv"), cwd=d3u, preexec_fn=nproc1)
         c.check(r.returncode == 1 and r.stderr.count("\n") == 1 and
                 r.stderr.startswith("rgbench: Google Benchmark stopped: cannot start a benchmark thread") and
-                os.listdir(d3u) == [], f"item 3: ulimit -u 1 as nobody: exit {r.returncode} {r.stderr!r} {os.listdir(d3u)}")
+                os.listdir(d3u) == [], f"item 3: ulimit -u 1 as nobody, --runs 1: exit {r.returncode} {r.stderr!r} {os.listdir(d3u)}")
     else:
         skip("item 3: ulimit -u 1 as nobody needs root")
 
