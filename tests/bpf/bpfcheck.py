@@ -13,14 +13,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import rgtest  # noqa: E402
 
 SKIP = 77
-COLUMNS = ("schema_version rgbench_version run_id timestamp host arch cpu_vendor cpu_model "
-           "cpu_part kernel virt lse rseq preempt pinning cpus suite guard role scenario threads "
-           "batch duty_ns duty_in_ns repetitions ns_median ns_mean ns_stddev ns_min ns_max ns_cv "
-           "baseline interleave delta_ns delta_ci_lo delta_ci_hi delta_ci_level cpu_ns_median "
-           "wall_ns_median discarded lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns "
-           "mops_median mops_mean mops_stddev mops_per_thread cycles_per_pair "
-           "instructions_per_pair ref_ns_per_cycle ref_cv ref_cycles_per_pair events pmu_table counters "
-           "refusals ops prog_runs status reason").split()
+# The schema's columns, read from schema.h (rgtest.schema_columns): no copy to keep in step.
+COLUMNS = rgtest.schema_columns(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))[1]
 
 C = rgtest.Checker("test_bpf")
 check = C.check
