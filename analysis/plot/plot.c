@@ -202,20 +202,16 @@ static int write_data(const char *path, struct source *src, size_t nsrc)
 		for (size_t i = 0; i < src[s].rows.n; i++) {
 			const struct rg_row *r = &src[s].rows.v[i];
 
-			fprintf(f, "%zu,", s);
-			rg_csv_put_field(f, src[s].label);
-			fputc(',', f);
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_host));
-			fputc(',', f);
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_cpu_model));
-			fputc(',', f);
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_suite));
-			fputc(',', f);
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_guard));
-			fputc(',', f);
-			rg_csv_put_field(f, rg_row_role(r, NULL));
-			fputc(',', f);
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_scenario));
+			const char *text[] = { src[s].label, rg_row_s(r, RG_COL_host),
+					       rg_row_s(r, RG_COL_cpu_model), rg_row_s(r, RG_COL_suite),
+					       rg_row_s(r, RG_COL_guard), rg_row_role(r, NULL),
+					       rg_row_s(r, RG_COL_scenario) };
+
+			fprintf(f, "%zu", s);
+			for (size_t k = 0; k < sizeof(text) / sizeof(text[0]); k++) {
+				fputc(',', f);
+				rg_csv_put_field(f, text[k]);
+			}
 			fprintf(f, ",%lld,%lld,%lld,", rg_row_i(r, RG_COL_threads),
 				rg_row_i(r, RG_COL_duty_ns), rg_row_i(r, RG_COL_batch));
 			rg_csv_put_field(f, rg_row_s(r, RG_COL_status));

@@ -36,27 +36,20 @@ static mode_t mode_arg(int flags, va_list ap)
 	return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
 
-int open(const char *path, int flags, ...)
-{
-	va_list ap;
-	mode_t m;
-
-	va_start(ap, flags);
-	m = mode_arg(flags, ap);
-	va_end(ap);
-	return hit(path) ? -1 : NEXT(open)(path, flags, m);
-}
-
-int open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	mode_t m;
-
-	va_start(ap, flags);
-	m = mode_arg(flags, ap);
-	va_end(ap);
-	return hit(path) ? -1 : NEXT(open64)(path, flags, m);
-}
+/* open() and open64(): the mode only when the flags ask for one. */
+#define RG_OPEN(name)								\
+	int name(const char *path, int flags, ...)				\
+	{									\
+		va_list ap;							\
+		mode_t m;							\
+										\
+		va_start(ap, flags);						\
+		m = mode_arg(flags, ap);					\
+		va_end(ap);							\
+		return hit(path) ? -1 : NEXT(name)(path, flags, m);		\
+	}
+RG_OPEN(open)
+RG_OPEN(open64)
 
 int openat(int dir, const char *path, int flags, ...)
 {

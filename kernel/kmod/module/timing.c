@@ -344,20 +344,15 @@ static void rg_shuffle(void)
 
 void rg_timing_free(void)
 {
-	kvfree(rg_samples);
-	rg_samples = NULL;
-	kfree(rg_order);
-	rg_order = NULL;
-	kfree(rg_loops_of);
-	rg_loops_of = NULL;
-	kfree(rg_discarded);
-	rg_discarded = NULL;
-	kfree(rg_dist);
-	rg_dist = NULL;
-	kvfree(rg_ref);
-	rg_ref = NULL;
-	kfree(rg_ref_pos);
-	rg_ref_pos = NULL;
+	/* kvfree() takes kmalloc()'s memory as well as kvmalloc()'s. */
+	void **all[] = { (void **)&rg_samples, (void **)&rg_order, (void **)&rg_loops_of,
+			 (void **)&rg_discarded, (void **)&rg_dist, (void **)&rg_ref,
+			 (void **)&rg_ref_pos };
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		kvfree(*all[i]);
+		*all[i] = NULL;
+	}
 }
 
 /* The timed runs' arrays for the selection, and their order (rg_shuffle()). */

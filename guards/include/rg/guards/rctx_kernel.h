@@ -115,31 +115,22 @@ static rg_always_inline uint32_t rg_kbyte_inc_load32(uint8_t *active, unsigned i
 	return val;
 }
 
-/* active[rctx]--: ldrb/sub/strb. */
-static rg_always_inline void rg_kbyte_dec(uint8_t *active, unsigned int rctx)
-{
-	uint32_t t;
-
-	__asm__ __volatile__("// rg_kbyte_dec\n\t"
-			     "ldrb %w[t], [%[p], %x[i]]\n\t"
-			     "sub %w[t], %w[t], #1\n\t"
-			     "strb %w[t], [%[p], %x[i]]"
-			     : [t] "=&r"(t), "+m"(*(uint32_t *)active)
-			     : [p] "r"(active), [i] "r"((uint64_t)rctx));
+/* active[rctx] op= 1 without a reload: ldrb/op/strb (dec: the exit; inc: the ladder's byte step). */
+#define RG_KBYTE_OP(name, op)								\
+static rg_always_inline void name(uint8_t *active, unsigned int rctx)			\
+{											\
+	uint32_t t;									\
+											\
+	__asm__ __volatile__("// " #name "\n\t"					\
+			     "ldrb %w[t], [%[p], %x[i]]\n\t"				\
+			     #op " %w[t], %w[t], #1\n\t"				\
+			     "strb %w[t], [%[p], %x[i]]"				\
+			     : [t] "=&r"(t), "+m"(*(uint32_t *)active)			\
+			     : [p] "r"(active), [i] "r"((uint64_t)rctx));		\
 }
-
-/* active[rctx]++ without the reload (the ladder's byte step): ldrb/add/strb. */
-static rg_always_inline void rg_kbyte_inc(uint8_t *active, unsigned int rctx)
-{
-	uint32_t t;
-
-	__asm__ __volatile__("// rg_kbyte_inc\n\t"
-			     "ldrb %w[t], [%[p], %x[i]]\n\t"
-			     "add %w[t], %w[t], #1\n\t"
-			     "strb %w[t], [%[p], %x[i]]"
-			     : [t] "=&r"(t), "+m"(*(uint32_t *)active)
-			     : [p] "r"(active), [i] "r"((uint64_t)rctx));
-}
+RG_KBYTE_OP(rg_kbyte_dec, sub)
+RG_KBYTE_OP(rg_kbyte_inc, add)
+#undef RG_KBYTE_OP
 #endif
 
 /*
