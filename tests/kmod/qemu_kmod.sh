@@ -85,33 +85,33 @@ echo '== L: the ladder'
   --quiet --out /out/l.csv --raw /out/raw_l.csv 2>/out/l.err
 echo \$? >/out/rc_l
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-L >>/out/errors
+# signal_case LETTER letter SIGNAL DELAY_US ERRFILE ARGS...: the driver with ARGS in the
+# background; once the module is loaded, SIGNAL after DELAY_US; its exit code goes
+# to /out/rc_<letter>, and the module must be gone after it.
+signal_case() {
+  l=\$1 lc=\$2 sig=\$3 delay=\$4 err=\$5
+  shift 5
+  ./$tool_name "\$@" 2>\$err &
+  pid=\$!
+  n=0
+  while [ ! -d /sys/module/rgbench_kmod ] && [ \$n -lt 500 ]; do usleep 20000; n=\$((n + 1)); done
+  [ -d /sys/module/rgbench_kmod ] || echo never-loaded-\$l >>/out/errors
+  usleep \$delay
+  kill -\$sig \$pid
+  wait \$pid
+  echo \$? >/out/rc_\$lc
+  [ -d /sys/module/rgbench_kmod ] && echo still-loaded-\$l >>/out/errors
+}
 echo '== E: SIGINT'
 # (E) SIGINT while the module runs (duty work keeps it busy for seconds): the
 # signal waits until the module is unloaded, then exit 130 and no output file.
-./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx-kernel --loops 100000 --runs 5 \
-  --duty-ns 1000 --irq-iters 10 --quiet --out /out/int.csv 2>/out/e.err &
-pid=\$!
-n=0
-while [ ! -d /sys/module/rgbench_kmod ] && [ \$n -lt 500 ]; do usleep 20000; n=\$((n + 1)); done
-[ -d /sys/module/rgbench_kmod ] || echo never-loaded-E >>/out/errors
-usleep 300000
-kill -INT \$pid
-wait \$pid
-echo \$? >/out/rc_e
-[ -d /sys/module/rgbench_kmod ] && echo still-loaded-E >>/out/errors
+signal_case E e INT 300000 /out/e.err --module ./rgbench_kmod.ko --guards noop,rctx-kernel \
+  --loops 100000 --runs 5 --duty-ns 1000 --irq-iters 10 --quiet --out /out/int.csv
 echo '== G: SIGTERM'
 # (G) the same with SIGTERM: exit 128 + 15.
 # (20 runs: busy for seconds even on a fast or unloaded host, so the signal lands mid-run)
-./$tool_name --module ./rgbench_kmod.ko --guards noop --loops 100000 --runs 20 \
-  --duty-ns 1000 --irq-iters 0 --quiet --out /out/term.csv 2>/out/g.err &
-pid=\$!
-n=0
-while [ ! -d /sys/module/rgbench_kmod ] && [ \$n -lt 500 ]; do usleep 20000; n=\$((n + 1)); done
-usleep 200000
-kill -TERM \$pid
-wait \$pid
-echo \$? >/out/rc_g
-[ -d /sys/module/rgbench_kmod ] && echo still-loaded-G >>/out/errors
+signal_case G g TERM 200000 /out/g.err --module ./rgbench_kmod.ko --guards noop --loops 100000 \
+  --runs 20 --duty-ns 1000 --irq-iters 0 --quiet --out /out/term.csv
 echo '== T: tramp'
 # (T) the tramp scenario: the driver loads the trigger bench's raw_tp program,
 # the module runs it through the trampoline's path under every design.
