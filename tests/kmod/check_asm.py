@@ -199,7 +199,8 @@ else:
     end, br = back[-1]
     start = int(re.match(r"^\S+\s+([0-9a-f]+)", br).group(1), 16)
     loop = [i for a, i in ref_body if start <= a < end]
-    add = r"^add\s+\$0x1,%(\w+)$" if arch == "amd64" else r"^add\s+(x\d+), \1, #0x1$"
+    # a register added, not an immediate (Golden Cove+ folds add $1 chains in the renamer)
+    add = r"^add\s+%\w+,%(\w+)$" if arch == "amd64" else r"^add\s+(x\d+), \1, x\d+$"
     regs = [re.match(add, i).group(1) for i in loop if re.match(add, i)]
     dec = r"^dec\s+%\w+$" if arch == "amd64" else r"^subs\s+x\d+, x\d+, #0x1$"
     if len(regs) != 16 or len(set(regs)) != 1 or len(loop) != 17 or not re.match(dec, loop[-1]):

@@ -81,22 +81,25 @@ const unsigned int rg_nother_arch = ARRAY_SIZE(rg_other_arch);
 
 /*
  * The cycle reference (the user suite's bench/refloop.c): n iterations of 16
- * dependent adds of 1 to one register, one cycle each, so its ns per add per
- * round shows how fast the core ran in that round. No call inside.
- *   x86-64: add $1, %reg (x16); dec; jnz     arm64: add x, x, #1 (x16); subs; b.ne
+ * dependent adds of a register holding 1 to another, one cycle each, so its ns
+ * per add per round shows how fast the core ran in that round. No call inside.
+ * A register, not an immediate: Intel's cores since Golden Cove run a chain of
+ * add $1 in the renamer at about five per cycle (docs/bench.md).
+ *   x86-64: add %one, %reg (x16); dec; jnz     arm64: add x, x, one (x16); subs; b.ne
  */
 static noinline u64 rg_ref_pair(u64 n)
 {
-	u64 x = 0;
+	static volatile u64 one_src = 1;
+	u64 x = 0, one = one_src;
 
 	if (!n)
 		return 0;
 #ifdef CONFIG_X86
-	asm volatile("1:\n\t.rept 16\n\tadd $1, %0\n\t.endr\n\tdec %1\n\tjnz 1b"
-		     : "+r" (x), "+r" (n) : : "cc");
+	asm volatile("1:\n\t.rept 16\n\tadd %2, %0\n\t.endr\n\tdec %1\n\tjnz 1b"
+		     : "+r" (x), "+r" (n) : "r" (one) : "cc");
 #else
-	asm volatile("1:\n\t.rept 16\n\tadd %0, %0, #1\n\t.endr\n\tsubs %1, %1, #1\n\tb.ne 1b"
-		     : "+r" (x), "+r" (n) : : "cc");
+	asm volatile("1:\n\t.rept 16\n\tadd %0, %0, %2\n\t.endr\n\tsubs %1, %1, #1\n\tb.ne 1b"
+		     : "+r" (x), "+r" (n) : "r" (one) : "cc");
 #endif
 	return x & 0;	/* refused: none */
 }
