@@ -15,7 +15,8 @@
 /*
  * report in files, one concern each:
  *   report.c           the command line: options, reading the files, grouping by host, writing
- *   report_sections.c  the sections of one host
+ *   report_sections.c  the sections of one host: machine, ranking, headline ratios
+ *   report_scenarios.c the sections of one host by scenario: duty, threads, latency, re-entry, suites
  *   report_headline.c  the headline tables' lines, from roles.def and guards.def
  *   report_across.c    --across-hosts: two hosts side by side by role
  *   report_plots.c     links to the PNGs
@@ -26,7 +27,7 @@
 
 #define DUTY_SHARE 0.05		/* "guard differences under 5% of a pair's total" */
 
-/* report_sections.c, report_across.c, report_plots.c */
+/* report_sections.c, report_scenarios.c, report_across.c, report_plots.c */
 void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in, size_t nin);
 void rp_sec_ranking(struct ctx *c, const struct host *h);
 void rp_sec_headline(struct ctx *c, const struct host *h);
