@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include "rg/fleet.h"
 
 /* How many kernel-form candidate roles there are (fleet_decide.c lists them). */
@@ -32,5 +33,55 @@ struct decision {
 bool rp_fleet_decide(const struct host *h, struct decision *d);
 /* " cheaper" / " dearer" when the change's interval excludes zero, else "". */
 const char *rp_fleet_verdict(const struct change *c);
+
+/* ---- the role matrix (fleet_matrix.c builds it; fleet_sections.c and its CSV files show it) ---- */
+
+/* One cell of the matrix: a host's row for a role and its cost over noop. */
+struct cell {
+	const struct rg_row *r;	/* NULL: the host has no such row */
+	struct cost k;
+	double cyc, cyc_lo, cyc_hi;	/* the same in reference cycles, NAN without ref_ns_per_cycle */
+};
+
+/* The hosts shown, the roles measured on any of them, and the cells (role-major). */
+struct fleet {
+	const struct host **h;
+	size_t nh;
+	char (*roles)[48];
+	size_t nroles;
+	struct cell *cells;
+	bool any_cycles;
+	size_t more_roles;	/* roles beyond MAX_ROLES, not shown */
+	char left[600];		/* hosts left out as emulated */
+};
+
+
+static inline struct cell *cell_at(const struct fleet *f, size_t role, size_t host)
+{
+	return &f->cells[role * f->nh + host];
+}
+
+/* At most this many roles: the known ones and others (guards.def's vocabulary is a few dozen). */
+#define MAX_ROLES 64
+
+/* A role row with a cell on one of the hosts [from, to) (noop's is 0 by construction: not shown). */
+static inline bool role_in(const struct fleet *f, size_t r, size_t from, size_t to)
+{
+	if (!strcmp(f->roles[r], "harness-floor"))
+		return false;
+	for (size_t i = from; i < to; i++)
+		if (cell_at(f, r, i)->r)
+			return true;
+	return false;
+}
+
+static inline bool role_shown(const struct fleet *f, size_t r)
+{
+	return role_in(f, r, 0, f->nh);
+}
+
+/* Build the matrix: every one-thread user pair row of each host, by role. 0 or -1 (out of memory). */
+int rp_fleet_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated);
+void rp_fleet_free(struct fleet *f);
 
 #endif /* RG_PLOTS_FLEET_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `rgbench plot`: validate result files, hand normalized rows to rgplot.py (matplotlib), publish the pictures. */
+/* `rgbench plot`: validate result files, hand normalized rows to rgplot.py (matplotlib: plot_draw.c), publish the pictures. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -10,10 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "rg/cmdline.h"
@@ -25,8 +22,6 @@
 #include "rg/results.h"
 #include "plot.h"
 
-extern char **environ;
-
 #ifndef RG_PLOT_SCRIPT_SRC
 #define RG_PLOT_SCRIPT_SRC ""
 #endif
@@ -35,23 +30,7 @@ extern char **environ;
 #endif
 #define RG_PYTHON_DEFAULT "/usr/bin/python3"
 
-/* What parse_args() read: the options and the two environment variables, once. */
-struct plot_opts {
-	const char *out;	/* --out DIR */
-	char formats[16];	/* --format: "png,svg" by default, any of png, svg, pdf */
-	const char *py;		/* $RG_PYTHON, else RG_PYTHON_DEFAULT */
-	const char *script;	/* $RG_PLOT_SCRIPT, else NULL: looked for */
-	int first;		/* the first FILE|DIR operand */
-};
-
 volatile sig_atomic_t pl_stop;
-
-struct source {
-	const char *path;
-	char *owned;		/* path, when it came from listing a directory */
-	char label[96];
-	struct rg_rows rows;
-};
 
 static void usage(FILE *f)
 {
@@ -96,47 +75,6 @@ static const char *find_script(const struct plot_opts *o, char *buf, size_t size
 	return NULL;
 }
 
-static void put_d(FILE *f, double v)
-{
-	if (isnan(v))
-		fputs(",", f);
-	else
-		fprintf(f, ",%.9g", v);
-}
-
-/* The latency histograms: one line per bin (hi empty for the open last bin). */
-static int write_lat(const char *path, struct source *src, size_t nsrc)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fputs("source,label,guard,lo_ns,hi_ns,count\n", f);
-	for (size_t s = 0; s < nsrc; s++) {
-		for (size_t i = 0; i < src[s].rows.n; i++) {
-			const struct rg_row *r = &src[s].rows.v[i];
-
-			if (!r->n_lat || (strcmp(rg_row_s(r, RG_COL_status), "ok") &&
-					  strcmp(rg_row_s(r, RG_COL_status), "noisy")))
-				continue;
-			for (size_t k = 0; k < r->n_lat; k++) {
-				fprintf(f, "%zu,", s);
-				rg_csv_put_field(f, src[s].label);
-				fputc(',', f);
-				rg_csv_put_field(f, rg_row_s(r, RG_COL_guard));
-				fprintf(f, ",%.9g", r->lat_lo[k]);
-				put_d(f, r->lat_hi[k]);
-				fprintf(f, ",%llu\n", r->lat_count[k]);
-			}
-		}
-	}
-	if (ferror(f)) {
-		fclose(f);
-		return -1;
-	}
-	return fclose(f) ? -1 : 0;
-}
-
 /*
  * Values beyond this cannot be drawn (matplotlib's axis limits overflow) and
  * are no measurement of a guard: 1e15 ns per pair is eleven days.
@@ -170,70 +108,6 @@ static int check_drawable(const struct source *src, size_t nsrc, char *err, size
 			}
 		}
 	return 0;
-}
-
-/* guards.def's guards in its order with their roles: rgplot.py styles every guard from it. */
-static int write_guards(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fputs("guard,role\n", f);
-	for (size_t i = 0; i < RG_GUARD__COUNT; i++)
-		fprintf(f, "%s,%s\n", rg_guards[i].name, rg_guard_role(&rg_guards[i]));
-	if (ferror(f)) {
-		fclose(f);
-		return -1;
-	}
-	return fclose(f) ? -1 : 0;
-}
-
-static int write_data(const char *path, struct source *src, size_t nsrc)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fputs("source,label,host,cpu_model,suite,guard,role,scenario,threads,duty_ns,batch,status,"
-	      "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev,baseline,delta_ns,"
-	      "delta_ci_lo,delta_ci_hi\n", f);
-	for (size_t s = 0; s < nsrc; s++) {
-		for (size_t i = 0; i < src[s].rows.n; i++) {
-			const struct rg_row *r = &src[s].rows.v[i];
-
-			const char *text[] = { src[s].label, rg_row_s(r, RG_COL_host),
-					       rg_row_s(r, RG_COL_cpu_model), rg_row_s(r, RG_COL_suite),
-					       rg_row_s(r, RG_COL_guard), rg_row_role(r, NULL),
-					       rg_row_s(r, RG_COL_scenario) };
-
-			fprintf(f, "%zu", s);
-			for (size_t k = 0; k < sizeof(text) / sizeof(text[0]); k++) {
-				fputc(',', f);
-				rg_csv_put_field(f, text[k]);
-			}
-			fprintf(f, ",%lld,%lld,%lld,", rg_row_i(r, RG_COL_threads),
-				rg_row_i(r, RG_COL_duty_ns), rg_row_i(r, RG_COL_batch));
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_status));
-			put_d(f, rg_row_d(r, RG_COL_ns_median));
-			put_d(f, rg_row_d(r, RG_COL_ns_stddev));
-			put_d(f, rg_row_d(r, RG_COL_ns_min));
-			put_d(f, rg_row_d(r, RG_COL_ns_max));
-			put_d(f, rg_row_d(r, RG_COL_mops_median));
-			put_d(f, rg_row_d(r, RG_COL_mops_stddev));
-			fputc(',', f);
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_baseline));	/* the ladder's chain */
-			put_d(f, rg_row_d(r, RG_COL_delta_ns));
-			put_d(f, rg_row_d(r, RG_COL_delta_ci_lo));
-			put_d(f, rg_row_d(r, RG_COL_delta_ci_hi));
-			fputc('\n', f);
-		}
-	}
-	if (ferror(f)) {
-		fclose(f);
-		return -1;
-	}
-	return fclose(f) ? -1 : 0;
 }
 
 /* The one host of a source, or NULL when it has several. */
@@ -311,107 +185,6 @@ static void make_labels(struct source *src, size_t n)
 			}
 		}
 	}
-}
-
-/*
- * Wait for the script. A stop signal that reaches rgbench plot alone (kill,
- * a dropped session) is passed on to the script, which exits quietly (a
- * Ctrl-C reaches both); one that does not end it within 5 s is a SIGKILL.
- * Polled every 20 ms, so a signal between the check and the wait is never
- * missed for longer. 0 with *st, or -1 with err set.
- */
-static int wait_script(pid_t pid, int *st, char *err, size_t errlen)
-{
-	const struct timespec tick = { 0, 20 * 1000 * 1000 };
-	int sent = 0, ticks = 0;
-
-	for (;;) {
-		pid_t r = waitpid(pid, st, WNOHANG);
-
-		if (r == pid)
-			return 0;
-		if (r < 0 && errno != EINTR) {
-			snprintf(err, errlen, "waitpid: %s", strerror(errno));
-			return -1;
-		}
-		if (pl_stop && !sent) {
-			sent = pl_stop;
-			kill(pid, sent);
-		} else if (sent && ++ticks == 250) {
-			kill(pid, SIGKILL);
-		}
-		nanosleep(&tick, NULL);	/* EINTR on a signal: checked at once */
-	}
-}
-
-/* The staging folder's files for rgplot.py. */
-struct plot_files {
-	char data[4200], lat[4200], fleet[4200], decision[4200], guards[4200];
-};
-
-static int run_python(const char *py, const char *script, const struct plot_files *pf,
-		      const char *formats, const char *outdir, char *err, size_t errlen)
-{
-	char *args[] = { (char *)py, (char *)script, "--data", (char *)pf->data,
-			 "--lat", (char *)pf->lat, "--fleet", (char *)pf->fleet,
-			 "--decision", (char *)pf->decision, "--guards", (char *)pf->guards,
-			 "--formats", (char *)formats, "--out", (char *)outdir, NULL };
-	sigset_t held;
-	pid_t pid, parent = getpid();
-	int st;
-
-	/*
-	 * The script starts with the default actions (rgbench plot ignores
-	 * SIGPIPE) and the stop signals blocked: it unblocks them once its
-	 * handlers are in, so one sent while python starts is no traceback.
-	 */
-	sigemptyset(&held);
-	sigaddset(&held, SIGINT);
-	sigaddset(&held, SIGTERM);
-	sigaddset(&held, SIGHUP);
-	sigaddset(&held, SIGQUIT);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "cannot run %s: %s", py, strerror(errno));
-		return -1;
-	}
-	if (!pid) {
-		/*
-		 * The script dies with rgbench plot, SIGKILL included (nothing
-		 * is left drawing for no one; the next plot on DIR removes the
-		 * staging folder): PR_SET_PDEATHSIG, then a check that the
-		 * parent did not die before it was set.
-		 */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &held, NULL);
-		execve(py, args, environ);
-		_exit(127);
-	}
-	if (wait_script(pid, &st, err, errlen))
-		return -1;
-	if (pl_stop)
-		return -1;	/* the caller says it, in one line */
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		snprintf(err, errlen, "cannot run %s", py);
-		return -1;
-	}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
-		snprintf(err, errlen, "no plottable rows (no ok user, bpf or kmod rows with values)");
-	else if (WIFEXITED(st) && WEXITSTATUS(st) == 4)
-		snprintf(err, errlen, "%s cannot import matplotlib: install python3-matplotlib "
-			 "(scripts/deps.sh does) or point RG_PYTHON at a python3 that has it", py);
-	else if (WIFEXITED(st) && WEXITSTATUS(st) == 5)
-		err[0] = '\0';	/* the script said why, in one line */
-	else if (WIFEXITED(st))
-		snprintf(err, errlen, "%s %s failed (exit %d)", py, script, WEXITSTATUS(st));
-	else
-		snprintf(err, errlen, "%s %s killed by signal %d", py, script, WTERMSIG(st));
-	return -1;
 }
 
 /* --format LIST: png, svg and pdf, each at most once, into out in a fixed order. 0 or -1. */
@@ -561,54 +334,6 @@ static void mark_emulated(struct source *src, size_t nsrc)
 		}
 }
 
-/* Draw into stage: the rows and latency histograms as CSV, then rgplot.py. 0, or -1 with err set. */
-static int draw(const struct plot_opts *o, const char *script, const char *stage,
-		struct source *src, size_t nsrc, char *err, size_t errlen)
-{
-	struct plot_files pf;
-	const struct rg_rows **rows = calloc(nsrc ? nsrc : 1, sizeof(*rows));
-	int ret;
-
-	snprintf(pf.data, sizeof(pf.data), "%s/rows.csv", stage);
-	if (write_data(pf.data, src, nsrc)) {
-		snprintf(err, errlen, "cannot write %s: %s", pf.data, strerror(errno));
-		free(rows);
-		return -1;
-	}
-	snprintf(pf.lat, sizeof(pf.lat), "%s/lat.csv", stage);
-	if (write_lat(pf.lat, src, nsrc)) {
-		snprintf(err, errlen, "cannot write %s: %s", pf.lat, strerror(errno));
-		free(rows);
-		return -1;
-	}
-	snprintf(pf.guards, sizeof(pf.guards), "%s/guards.csv", stage);
-	if (write_guards(pf.guards)) {
-		snprintf(err, errlen, "cannot write %s: %s", pf.guards, strerror(errno));
-		free(rows);
-		return -1;
-	}
-	/* the heat map's matrix and the decision per host, relative to each kernel's design */
-	snprintf(pf.fleet, sizeof(pf.fleet), "%s/fleet.csv", stage);
-	snprintf(pf.decision, sizeof(pf.decision), "%s/decision.csv", stage);
-	for (size_t i = 0; rows && i < nsrc; i++)
-		rows[i] = &src[i].rows;
-	ret = rows ? rp_fleet_heat_file(pf.fleet, pf.decision, rows, nsrc) : -1;
-	free(rows);
-	if (ret) {
-		snprintf(err, errlen, "cannot write %s: %s", pf.fleet, strerror(errno));
-		return -1;
-	}
-	fflush(stdout);
-	if (run_python(o->py, script, &pf, o->formats, stage, err, errlen))
-		return -1;
-	unlink(pf.data);
-	unlink(pf.lat);
-	unlink(pf.fleet);
-	unlink(pf.decision);
-	unlink(pf.guards);
-	return 0;
-}
-
 int rg_plot_main(int argc, char **argv)
 {
 	struct plot_opts o = { 0 };
@@ -653,7 +378,7 @@ int rg_plot_main(int argc, char **argv)
 	}
 	if (pl_stop || pl_make_stage(&sg, o.out, err, sizeof(err)))
 		goto fail;
-	if (draw(&o, script, sg.dir, src, nsrc, err, sizeof(err)))
+	if (pl_draw(&o, script, sg.dir, src, nsrc, err, sizeof(err)))
 		goto fail;
 	if (pl_publish(&sg, err, sizeof(err)) < 0)
 		goto fail;

@@ -8,12 +8,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rg/results.h"
+
 /*
  * plot in files, one concern each:
- *   plot.c          the command line: options, reading the files, the data for rgplot.py,
- *                   running it (stop signals passed on)
+ *   plot.c          the command line: options, reading the files, labels, what cannot be drawn
+ *   plot_draw.c     the data for rgplot.py, running it (stop signals passed on)
  *   plot_publish.c  the staging directory, publishing its pictures into DIR, undoing that
  */
+
+/* What parse_args() read: the options and the two environment variables, once. */
+struct plot_opts {
+	const char *out;	/* --out DIR */
+	char formats[16];	/* --format: "png,svg" by default, any of png, svg, pdf */
+	const char *py;		/* $RG_PYTHON, else RG_PYTHON_DEFAULT */
+	const char *script;	/* $RG_PLOT_SCRIPT, else NULL: looked for */
+	int first;		/* the first FILE|DIR operand */
+};
+
+/* One FILE or run of the command line, its label and its rows. */
+struct source {
+	const char *path;
+	char *owned;		/* path, when it came from listing a directory */
+	char label[96];
+	struct rg_rows rows;
+};
+
+/*
+ * Draw into stage: the rows and latency histograms as CSV, then rgplot.py
+ * (plot_draw.c). 0, or -1 with err set.
+ */
+int pl_draw(const struct plot_opts *o, const char *script, const char *stage,
+	    struct source *src, size_t nsrc, char *err, size_t errlen);
 
 /* Set by the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT): forwarded to the script. */
 extern volatile sig_atomic_t pl_stop;
