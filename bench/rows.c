@@ -97,7 +97,7 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 	/* the table that encoded the events, or the same reason as the events column */
 	if (c->ev_why) {
 		snprintf(r->events, sizeof(r->events), "%s", c->ev_why);
-		snprintf(r->pmu_table, sizeof(r->pmu_table), "%.95s", c->ev_why);
+		snprintf(r->pmu_table, sizeof(r->pmu_table), "%.511s", c->ev_why);
 	} else if (!c->ev_all) {
 		snprintf(r->events, sizeof(r->events), "n/a: a thread could not open the events");
 		snprintf(r->pmu_table, sizeof(r->pmu_table), "n/a: a thread could not open the events");

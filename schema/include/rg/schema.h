@@ -122,7 +122,7 @@ struct rg_result {
 	double cycles_per_pair, instructions_per_pair;
 	char counters[96];
 	char events[512];
-	char pmu_table[96];
+	char pmu_table[512];		/* as large as events: an n/a reason is the same text */
 	uint64_t refusals;
 	uint64_t ops;
 	uint64_t prog_runs;	/* schema 5: kmod tramp rows */
