@@ -26,7 +26,7 @@ static void progress_line(struct suite *s, const struct bcase *c, const struct r
 			  bool own_base)
 {
 	FILE *f = s->cfg->progress;
-	char cpus[64], cvb[16] = "  n/a ", dl[64] = "", lat[128] = "";
+	char cpus[64], cvb[16] = "  n/a ", dl[64] = "", lat[128] = "", rounds[64];
 
 	s->ndone++;
 	if (!f || *s->cfg->stop)
@@ -57,9 +57,14 @@ static void progress_line(struct suite *s, const struct bcase *c, const struct r
 		snprintf(lat, sizeof(lat), "  batch %llu  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f",
 			 (unsigned long long)c->batch, r->lat_p90_ns, r->lat_p99_ns, r->lat_p999_ns,
 			 r->lat_max_ns);
-	fprintf(f, "[%3zu/%zu] %-44s %8.3f ns/pair%s%s  cv %s  wall %.3f  %zu rounds, %ld discarded%s  cpus %s\n",
+	if (c->nruns > 1)
+		snprintf(rounds, sizeof(rounds), "%zu runs x %zu round%s", c->nruns, c->nrep / c->nruns,
+			 c->nrep / c->nruns == 1 ? "" : "s");
+	else
+		snprintf(rounds, sizeof(rounds), "%zu rounds", c->nrep);
+	fprintf(f, "[%3zu/%zu] %-44s %8.3f ns/pair%s%s  cv %s  wall %.3f  %s, %ld discarded%s  cpus %s\n",
 		s->ndone, s->nrun_total, c->name, r->ns_median, dl, lat, cvb,
-		rg_stat_median(c->wall, c->nrep), c->nrep, c->discarded,
+		rg_stat_median(c->wall, c->nrep), rounds, c->discarded,
 		!strcmp(r->status, "noisy") ? "  NOISY" : "", cpus);
 }
 

@@ -440,54 +440,105 @@ static void run_failed(struct run_proc *p, int k)
 	fprintf(stderr, "rgbench: run %d stopped answering\n", k);
 }
 
-/*
- * The group in every run, one after the other in a fresh random order: the
- * first calibrates (chunks, duty work units), the others take its figures
- * and only warm up, so that all runs measure the same work.
- */
-int suite_runs_group(struct suite *s, int group, struct bcase **set)
+/* The group's benchmarks (the cycle reference is not one of its own), or 0. */
+static size_t group_benchmarks(const struct suite *s, int group, const struct bcase **c0)
 {
-	const struct rg_suite_cfg *cfg = s->cfg;
-	int order[RG_MAX_RUNS];
 	size_t nb = 0;
 
-	(void)set;
-	for (size_t i = 0; i < s->n; i++)
-		nb += s->c[i].group == group && !s->c[i].skipped && s->c[i].loop != LOOP_REF;
-	if (!nb || *cfg->stop)
-		return 0;
-	for (int k = 0; k < cfg->runs; k++)
+	*c0 = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct bcase *c = &s->c[i];
+
+		if (c->group != group || c->skipped)
+			continue;
+		if (!*c0)
+			*c0 = c;
+		nb += c->loop != LOOP_REF;
+	}
+	return nb;
+}
+
+/* A fresh random order of the runs 0..n-1 (Fisher-Yates on the suite's generator). */
+static void shuffle_runs(struct suite *s, int *order, int n)
+{
+	for (int k = 0; k < n; k++)
 		order[k] = k;
-	for (int k = cfg->runs; k > 1; k--) {
+	for (int k = n; k > 1; k--) {
 		int j = (int)(s->rng % (uint64_t)k), t = order[k - 1];
 
 		s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
 		order[k - 1] = order[j];
 		order[j] = t;
 	}
-	if (cfg->progress) {
-		const struct bcase *c0 = NULL;
+}
 
-		for (size_t i = 0; i < s->n && !c0; i++)
-			if (s->c[i].group == group && !s->c[i].skipped)
-				c0 = &s->c[i];
-		fprintf(cfg->progress, "rgbench: %s: %zu benchmarks in %d runs of %d interleaved rounds",
-			c0->loop == LOOP_NATIVE ? "pair" : c0->scenario, nb, cfg->runs, cfg->repetitions);
-		if (c0->threads > 1)
-			fprintf(cfg->progress, " (%d threads)", c0->threads);
-		fputc('\n', cfg->progress);
-		fflush(cfg->progress);
+/*
+ * Every group in every run, in passes: pass p hands each group, in group
+ * order, to one run (a fresh random order of runs per group), so that the N
+ * runs of a row are spread over the whole command instead of following each
+ * other within a second or two. A load that comes and goes on the machine
+ * then lands in one or two of a row's runs, where the run-level interval and
+ * compare's run test see it, instead of shifting all of them together.
+ * Pass 0 calibrates each group (chunks, duty work units); the later passes
+ * take its figures and only warm up, so that all runs measure the same work.
+ * Groups the runs do not measure (latency) run here in pass 0.
+ */
+int suite_runs_all(struct suite *s, struct bcase **set)
+{
+	const struct rg_suite_cfg *cfg = s->cfg;
+	int (*order)[RG_MAX_RUNS] = calloc((size_t)(s->ngroups ? s->ngroups : 1), sizeof(*order));
+
+	if (!order) {
+		fprintf(stderr, "rgbench: out of memory\n");
+		return -1;
 	}
-	for (int i = 0; i < cfg->runs && !*cfg->stop; i++) {
-		if (run_one(s, group, order[i], i > 0)) {
-			if (*cfg->stop)
-				return 0;	/* interrupted: nothing is written */
-			run_failed(&s->proc[order[i]], order[i]);
-			return -1;
+	for (int g = 0; g < s->ngroups; g++)
+		shuffle_runs(s, order[g], cfg->runs);
+	for (int pass = 0; pass < cfg->runs && !*cfg->stop; pass++) {
+		if (cfg->progress && pass > 0) {
+			fprintf(cfg->progress, "rgbench: pass %d of %d: every group again, each in another run\n",
+				pass + 1, cfg->runs);
+			fflush(cfg->progress);
+		}
+		for (int g = 0; g < s->ngroups && !*cfg->stop; g++) {
+			const struct bcase *c0;
+			size_t nb = group_benchmarks(s, g, &c0);
+			int k = order[g][pass];
+
+			if (!suite_group_in_runs(s, g)) {
+				if (pass == 0 && suite_run_group(s, g, set))
+					goto fail;
+				continue;
+			}
+			if (!nb)
+				continue;
+			if (cfg->progress && pass == 0) {
+				fprintf(cfg->progress,
+					"rgbench: %s: %zu benchmarks in %d runs of %d interleaved rounds",
+					c0->loop == LOOP_NATIVE ? "pair" : c0->scenario, nb, cfg->runs,
+					cfg->repetitions);
+				if (c0->threads > 1)
+					fprintf(cfg->progress, " (%d threads)", c0->threads);
+				fputc('\n', cfg->progress);
+				fflush(cfg->progress);
+			}
+			if (run_one(s, g, k, pass > 0)) {
+				if (*cfg->stop)
+					break;	/* interrupted: nothing is written */
+				run_failed(&s->proc[k], k);
+				goto fail;
+			}
 		}
 	}
+	free(order);
+	if (*cfg->stop)
+		return 0;
 	for (size_t i = 0; i < s->n; i++)
-		if (s->c[i].group == group && !s->c[i].skipped && concat_rounds(&s->c[i]))
+		if (suite_group_in_runs(s, s->c[i].group) && !s->c[i].skipped &&
+		    concat_rounds(&s->c[i]))
 			return -1;
 	return 0;
+fail:
+	free(order);
+	return -1;
 }

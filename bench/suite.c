@@ -258,9 +258,12 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		rc = -1;
 		goto out;
 	}
+	if (cfg->runs > 1 && suite_runs_all(&s, set)) {
+		rc = -1;
+		goto out;
+	}
 	for (int g = 0; g < s.ngroups && !*cfg->stop; g++) {
-		if (cfg->runs > 1 && suite_group_in_runs(&s, g) ? suite_runs_group(&s, g, set)
-		    : suite_run_group(&s, g, set)) {
+		if (cfg->runs <= 1 && suite_run_group(&s, g, set)) {
 			rc = -1;
 			goto out;
 		}

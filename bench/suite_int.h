@@ -193,9 +193,13 @@ struct bcase *suite_group_ref(struct suite *s, int group);
 int suite_group_rounds(const struct rg_suite_cfg *cfg, const struct bcase *c);
 /* Calibrate, then measure one group in suite_group_rounds() interleaved rounds. 0, or -1. */
 int suite_run_group(struct suite *s, int group, struct bcase **set);
-/* runs.c: measure group g in cfg->runs processes, in turn; each case's rounds end up in c->run[]. 0, or -1. */
+/*
+ * runs.c: measure every group in cfg->runs processes, in passes spread over the
+ * command (latency groups here, in the first pass); each case's rounds end up
+ * in c->run[], then in its samples. 0, or -1.
+ */
 int suite_runs_start(struct suite *s);
-int suite_runs_group(struct suite *s, int group, struct bcase **set);
+int suite_runs_all(struct suite *s, struct bcase **set);
 void suite_runs_stop(struct suite *s);
 /* A group the runs measure (not latency: a distribution, measured in this process). */
 bool suite_group_in_runs(const struct suite *s, int group);
