@@ -76,4 +76,20 @@ if r.returncode == 0:
     r = rgtest.run(a, "compare", "--allow-emulated", js_path, js_path, cwd=tmp)
     c.check(r.returncode == 0 and "A/A check" in r.stdout and "seen 0 (0 at p<0.01)" in r.stdout
             and "3 vs 3 runs" in r.stdout, f"compare A/A: {r.stdout}{r.stderr}")
+
+# Passes: every group in pass 1, then each group again in each later pass, so that a
+# row's runs are spread over the command, not back to back (the progress says so, in
+# this order), and each row's line says its runs and rounds.
+r = rgtest.run(a, "--runs", "3", "--repetitions", "1", "--scenarios", "pair,duty", "--guards", "tls",
+               "--duration", "1ms", "--no-bpf", "--out", os.path.join(tmp, "p.csv"), cwd=tmp, timeout=300)
+out = r.stdout + r.stderr
+marks = [out.find(m) for m in ("rgbench: pair: ", "rgbench: duty: ", "rgbench: pass 2 of 3: ",
+                               "rgbench: pass 3 of 3: ", "[  1/")]
+c.check(r.returncode == 0 and -1 not in marks and marks == sorted(marks),
+        f"passes: both groups, then pass 2 and 3, then the rows ({marks}): {out[-1500:]}")
+c.check(out.count("rgbench: pair: ") == 1 and out.count("pass 2 of 3") == 1,
+        f"passes: each group announced once, each pass once: {out[-1500:]}")
+row_lines = [x for x in out.splitlines() if x.startswith("[") and "/tls/" in x]
+c.check(len(row_lines) >= 2 and all("3 runs x 1 round," in x for x in row_lines),
+        f"passes: the tls rows' lines say 3 runs x 1 round: {row_lines}")
 c.finish()
