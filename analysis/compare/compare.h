@@ -54,6 +54,7 @@ struct res {
 	const char *test;	/* "exact", "normal" or "" */
 	bool paired;		/* tested on per-round differences against the baseline */
 	bool called;		/* faster or slower: a change called (the A/A check counts them) */
+	bool one_run;		/* a user row of one run per side without an A/A floor: never called */
 };
 
 /* Lines printed above the table (owned strings). */

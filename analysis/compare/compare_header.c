@@ -220,7 +220,8 @@ void cmp_aa_lines(struct lines *l, const struct side *A, const struct side *B,
 {
 	static const enum rg_col same[] = { RG_COL_host, RG_COL_cpu_model, RG_COL_kernel,
 					     RG_COL_rgbench_version };
-	size_t tested = 0, called = 0, strong = 0, runs = 0, floor = 0;
+	size_t tested = 0, called = 0, strong = 0, runs = 0, floor = 0, uncalled = 0;
+	char unc[96] = "";
 
 	for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
 		char x[256], y[256];
@@ -236,17 +237,23 @@ void cmp_aa_lines(struct lines *l, const struct side *A, const struct side *B,
 		cmp_compute(&v[i], "base", false, cycles, &r);
 		if (!r.test || !r.test[0])
 			continue;	/* untested: missing, failed or too few samples */
+		if (r.one_run) {
+			uncalled++;	/* one run per side, no floor: never called, so not an A/A trial */
+			continue;
+		}
 		tested++;
 		runs += !strcmp(r.test, "runs");
 		floor += !strcmp(r.test, "floor");
 		called += r.called;
 		strong += r.called && r.p < 0.01;
 	}
-	if (!tested)
+	if (!tested && !uncalled)
 		return;
+	if (uncalled)
+		snprintf(unc, sizeof(unc), "; %zu of one run per side without an A/A floor, never called, left out", uncalled);
 	cmp_addl(l, "A/A check (same host, CPU, kernel and build on both sides, so any change called is a false positive): "
-		 "%zu rows tested (%zu on runs, %zu against the A/A floor, %zu on one run's rounds), "
-		 "expected about %.1f called at %.0f%%, seen %zu (%zu at p<0.01); %zu or more by chance: p=%.3g",
+		 "%zu rows tested (%zu on runs, %zu against the A/A floor, %zu on one run's samples), "
+		 "expected about %.1f called at %.0f%%, seen %zu (%zu at p<0.01); %zu or more by chance: p=%.3g%s",
 		 tested, runs, floor, tested - runs - floor, ALPHA * (double)tested, ALPHA * 100, called,
-		 strong, called, binom_sf(tested, called, ALPHA));
+		 strong, called, binom_sf(tested, called, ALPHA), unc);
 }

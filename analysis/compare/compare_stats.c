@@ -361,6 +361,32 @@ static bool runs_verdict(struct res *r, const struct rg_row *a, const struct rg_
 	return true;
 }
 
+/*
+ * A user row with one run on each side and no A/A floor in either file
+ * (--runs 1, --quick, files before version 5) whose rounds differ at the 5 %
+ * level: the rounds of one process cannot see what moves between processes
+ * (docs/bench.md: rounds called 15-40 % of identical rows), so their p is
+ * shown but nothing is called, and the line says how to get a verdict.
+ */
+static void one_run_verdict(struct res *r, const char *alabel, const struct rg_row *a,
+			    const struct rg_row *b)
+{
+	char p[24];
+
+	fmt_p(p, sizeof(p), r->p);
+	r->called = false;
+	r->test = "rounds";
+	snprintf(r->verdict, sizeof(r->verdict),
+		 "not called: one run per side and no A/A floor (rounds: p%s%s; measure with --runs 2 or more)",
+		 *p == '<' ? "" : "=", p);
+	if (row_noisy(a) || row_noisy(b)) {
+		size_t l = strlen(r->verdict);
+
+		snprintf(r->verdict + l, sizeof(r->verdict) - l, "; noisy in %s",
+			 row_noisy(a) && row_noisy(b) ? "both" : row_noisy(a) ? alabel : "new");
+	}
+}
+
 /* A line that cannot be tested: a side missing or not measured. True when it said why. */
 static bool untestable(struct res *r, const struct rg_row *a, const struct rg_row *b,
 		       const char *alabel, bool ratio_mode)
@@ -441,6 +467,11 @@ void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, bool 
 	if (!ratio_mode && r->test[0] && !strcmp(rg_row_s(a, RG_COL_suite), "user")) {
 		size_t l = strlen(r->verdict);
 
+		r->one_run = true;
+		if (r->called) {
+			one_run_verdict(r, alabel, a, b);
+			return;
+		}
 		/* No runs, no floor: the rounds of one process, blind to what moves between processes. */
 		snprintf(r->verdict + l, sizeof(r->verdict) - l, "; one run per side, no A/A floor");
 	}
