@@ -294,8 +294,14 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 	if (!nb || *cfg->stop)
 		return 0;
 	s->rounds = suite_group_rounds(cfg, set[0]);
-	/* A run given the first run's figures (runs.c) keeps its duty work units. */
-	if (!s->preset && prepare_kinds(s, set, n))
+	/*
+	 * Every run calibrates its own duty work units, also one given the first
+	 * run's chunks (runs.c): the calibration moves by several % from one
+	 * command to the next on a shared host (the duty noop by 7.9 % in one A/A
+	 * pair), and a figure shared by all runs of a command would move all of
+	 * them together, out of sight of the run-level statistics.
+	 */
+	if (prepare_kinds(s, set, n))
 		return -1;
 	nb = group_set(s, group, set, &n, false);	/* a kind's prepare may skip cases */
 	if (!nb)
