@@ -69,6 +69,9 @@ fleet_host() {
 	ip netns exec "$ns" ip link set eth0 up
 	d=$T/host-$name
 	mkdir -p "$d"
+	# The sessions' TMPDIR (SetEnv below): where Ansible's module wrapper unpacks its
+	# payload; a task the test interrupts leaves it here, removed with $T, not in /tmp.
+	mkdir -p -m 1777 "$T/tmp"
 	ssh-keygen -q -t ed25519 -N '' -f "$d/hostkey" -C "$name" || fail "host key for $name"
 	cat >"$d/sshd_config" <<CFG
 ListenAddress 10.254.$n.2:22
@@ -82,6 +85,7 @@ UsePAM no
 StrictModes no
 PrintMotd no
 Subsystem sftp /usr/lib/openssh/sftp-server
+SetEnv TMPDIR=$T/tmp
 CFG
 	# Its own host name (UTS) and a private /run (sshd's privilege separation folder) in its
 	# own mount namespace: nothing of the machine's is changed.
