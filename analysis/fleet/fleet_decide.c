@@ -28,20 +28,33 @@ _Static_assert(sizeof(candidates) / sizeof(candidates[0]) == NCAND, "NCAND is th
  * per-context check; on either arch a release naming rctx (a kernel patched
  * to run the merged check) runs it. NULL when the release cannot be read (why says so).
  */
+/* 0 when h's rows say its CPU has no LSE atomics (lse column 0 in every row that says), 1 when one says it has, -1 unknown. */
+static int host_lse(const struct host *h)
+{
+	int lse = -1;
+
+	for (size_t i = 0; i < h->n; i++) {
+		long long v = rg_row_i(h->rows[i], RG_COL_lse);
+
+		if (v == 1)
+			return 1;
+		if (v == 0)
+			lse = 0;
+	}
+	return lse;
+}
+
 const char *rp_fleet_current_role(const struct host *h, char *why, size_t size)
 {
 	int major = 0, minor = 0;
+	bool v618;
 
 	/* A kernel patched to run the merged check, named so (e.g. LOCALVERSION=-rctx), on either arch. */
 	if (strstr(h->kernel, "rctx")) {
 		snprintf(why, size, "%s %s: the merged per-context check (a release naming rctx)", h->arch, h->kernel);
 		return "merged-rctx";
 	}
-	if (!strcmp(h->arch, "x86_64")) {
-		snprintf(why, size, "x86-64: this_cpu_inc_return, xadd %%gs:");
-		return "this-cpu-6.18";
-	}
-	if (strcmp(h->arch, "aarch64")) {
+	if (strcmp(h->arch, "x86_64") && strcmp(h->arch, "aarch64")) {
 		snprintf(why, size, "arch '%s' has no known kernel design", h->arch);
 		return NULL;
 	}
@@ -49,11 +62,22 @@ const char *rp_fleet_current_role(const struct host *h, char *why, size_t size)
 		snprintf(why, size, "kernel release '%s' is not MAJOR.MINOR...", h->kernel);
 		return NULL;
 	}
+	v618 = major > 6 || (major == 6 && minor >= 18);
+	if (!strcmp(h->arch, "x86_64")) {
+		/* One instruction sequence before and from 6.18: the role follows the release. */
+		snprintf(why, size, "x86-64 %s: this_cpu_inc_return, xadd %%gs:", h->kernel);
+		return v618 ? "this-cpu-6.18" : "this-cpu-pre-6.18";
+	}
 	if (strstr(h->kernel, "bpf-next") || major >= 7) {
 		snprintf(why, size, "arm64 %s: the merged per-context check (bpf-next, 7.0+)", h->kernel);
 		return "merged-rctx";
 	}
-	if (major > 6 || (major == 6 && minor >= 18)) {
+	if (host_lse(h) == 0) {
+		/* Without LSE the kernel's this_cpu ops are LDXR/STXR both ways, in any release. */
+		snprintf(why, size, "arm64 %s without LSE atomics: LDXR/STXR", h->kernel);
+		return "this-cpu-llsc";
+	}
+	if (v618) {
 		snprintf(why, size, "arm64 %s: LDADD exit (6.18+)", h->kernel);
 		return "this-cpu-6.18";
 	}

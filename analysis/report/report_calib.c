@@ -24,12 +24,15 @@ static const struct path paths[] = {
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 #define NCALIB 2	/* the first two are calibrated; the others are predicted in the two-boot check */
 
-/* The design the boot's kernel runs: the fleet pages' rule (fleet_decide.c), from arch and kernel. */
+/* The design the boot's kernel runs: the fleet pages' rule (fleet_decide.c), from arch, kernel and LSE. */
 void rp_cal_boot_design(struct boot *b)
 {
 	struct host tmp;
+	const struct rg_row *id = b->id;
 
 	memset(&tmp, 0, sizeof(tmp));
+	tmp.rows = &id;
+	tmp.n = 1;
 	snprintf(tmp.arch, sizeof(tmp.arch), "%s", rg_row_s(b->id, RG_COL_arch));
 	snprintf(tmp.kernel, sizeof(tmp.kernel), "%s", rg_row_s(b->id, RG_COL_kernel));
 	b->design = rp_fleet_current_role(&tmp, b->why, sizeof(b->why));

@@ -242,7 +242,7 @@ def main():
         x_old = {x["guard"]: x for x in doc["results"] if x["scenario"] == "pair" and x["status"] in ("ok", "noisy")}
         # rctx-kernel did not exist in schema 2: the built-in table knows pcpu-xadd (the current
         # design) and reads rctx as its rseq form, so no kernel-form candidate is left.
-        check(dd and dd[0].endswith("runs this-cpu-6.18 (pcpu-xadd, user rows): no other kernel-form design measured"),
+        check(dd and dd[0].endswith("runs this-cpu-pre-6.18 (pcpu-xadd, user rows): no other kernel-form design measured"),
               f"schema 2 (roles from the built-in table): pcpu-xadd current, rctx not a kernel-form candidate: {dd}")
         diff = x_old["rctx"]["ns_median"] - x_old["noop"]["ns_median"]
         g = fenced_all(section(p.stdout, "Guard cost by role and host"))
