@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Functional test of rgbench_kmod.ko: build it against Debian's linux-headers, boot the matching kernel under qemu, load, run, check, unload.
 #
-# Usage: qemu_kmod.sh [--arch amd64|arm64] [--progfd RG_PROGFD] [--bpf RGBENCH_BPF_STATIC
+# Usage: qemu_kmod.sh [--arch amd64|arm64] --progfd RG_PROGFD [--bpf RGBENCH_BPF_STATIC
 #                     --report RGBENCH...] SRC_DIR GEN_DIR RGBENCH_KMOD_STATIC [WORKDIR]
 #   SRC_DIR               the repository root (kernel/kmod/module, tests/vm/vm.sh)
 #   GEN_DIR               the build's generated module files (rg_kguards.h)
@@ -38,6 +38,7 @@ fail() { echo "qemu_kmod: FAIL: $*" >&2; exit 1; }
 
 [[ $(uname -m) == x86_64 ]] || skip "the guest tests run on x86_64 hosts"
 [[ -x $tool ]] || fail "no $tool"
+[[ -x $progfd ]] || fail "--progfd RG_PROGFD is required (cases U and the listings)"
 [[ $arch == amd64 || $arch == arm64 ]] || fail "--arch must be amd64 or arm64"
 
 if [[ -z $work ]]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
@@ -55,7 +56,7 @@ mkdir -p "$work/payload/nojit"
 cp "$work/mod/rgbench_kmod.ko" "$tool" "$work/payload/"
 cp "$work/mod_nojit/rgbench_kmod.ko" "$work/payload/nojit/"
 tool_name=$(basename "$tool")
-[[ -n $progfd ]] && cp "$progfd" "$work/payload/rg-progfd"
+cp "$progfd" "$work/payload/rg-progfd"
 [[ -n $bpf ]] && cp "$bpf" "$work/payload/rgbench-bpf"
 vm_libs=()
 if bt=$(bash "$src/tests/vm/bpftool.sh" "$arch"); then
