@@ -385,11 +385,14 @@ static int find_module(const struct rg_kmod_run_opts *o, char *tmpdir, char *ko,
 /*
  * The tramp scenario's program for the module (prog_arg: "FD OFF STRIDE N"),
  * written to debugfs prog, where the module resolves the fd in this process.
- * 0, or -1 with one line said (the module refused it).
+ * 0, also when the module says no program can run there (EOPNOTSUPP: a kernel
+ * without BPF JIT, or the program not JITed; one line said, the run goes on and
+ * the tramp rows say why); -1 with one line said when it refused the program
+ * (anything else: not the program it takes, a failure of this build).
  */
 static int give_prog(const char *prog_arg)
 {
-	int fd, n = 0;
+	int fd, n = 0, e;
 
 	if (!prog_arg)
 		return 0;
@@ -399,14 +402,19 @@ static int give_prog(const char *prog_arg)
 			n = (int)write(fd, prog_arg, strlen(prog_arg));
 		while (n < 0 && errno == EINTR);
 	}
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (fd >= 0 && n < 0 && e == EOPNOTSUPP) {
+		fprintf(stderr, "rgbench kmod: tramp: the module cannot run a BPF program here (%s, see dmesg): its rows are skipped\n",
+			strerror(e));
+		return 0;
+	}
 	if (fd < 0 || n < 0) {
 		fprintf(stderr, "rgbench kmod: the module refused the BPF program (%s): %s (see dmesg)\n",
-			prog_arg, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+			prog_arg, strerror(e));
 		return -1;
 	}
-	close(fd);
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Build rgbench_kmod.ko for amd64 or arm64 against the ABI of the installed linux-headers-amd64 (Debian 12: 6.1, 13: 6.12); print that ABI.
 #
-# Usage: build_module.sh amd64|arm64 SRC_DIR GEN_DIR OUT_DIR
+# Usage: build_module.sh amd64|arm64 SRC_DIR GEN_DIR OUT_DIR [VAR=VALUE]...
 # SRC_DIR is the repository root; GEN_DIR the build's generated module files
 # (RG_KMOD_GEN_DIR: rg_kguards.h). What kernel/kmod/module/Kbuild lists is
 # copied from kernel/kmod/module, or from GEN_DIR when generated.
@@ -10,10 +10,13 @@
 # linux-headers-<abi>-arm64 with apt-get download (cached in RG_VM_CACHE,
 # default ~/.cache/rgbench-vm), points its scripts/ at the host's
 # linux-kbuild, and cross-compiles with aarch64-linux-gnu-.
-# RG_KMOD_KDIR overrides the kernel build directory.
+# RG_KMOD_KDIR overrides the kernel build directory. VAR=VALUE words go to make
+# (e.g. RG_FORCE_NO_JIT=1: the module's path for a kernel without BPF JIT, see Kbuild).
 # Exit: 0 (stdout: the ABI, e.g. 6.1.0-57 or 6.12.118+deb13), 1 build failed or warned, 77 no headers/compiler.
 set -euo pipefail
 arch=$1; src=$2; gen=$3; out=$4
+shift 4
+extra=("$@")
 skip() { echo "build_module: SKIP: $*" >&2; exit 77; }
 fail() { echo "build_module: FAIL: $*" >&2; exit 1; }
 
@@ -61,7 +64,7 @@ for f in Kbuild $(sed -n -e 's/^rgbench_kmod-\(y\|headers\) :=//p' "$mod/Kbuild"
   elif [[ -f $gen/$f ]]; then cp "$gen/$f" "$out/"
   else fail "$f (listed in $mod/Kbuild) is in neither $mod nor $gen"; fi
 done
-make -s -C "$kdir" M="$out" "${make_args[@]}" modules >"$out/build.log" 2>&1 ||
+make -s -C "$kdir" M="$out" "${make_args[@]}" "${extra[@]}" modules >"$out/build.log" 2>&1 ||
   { cat "$out/build.log" >&2; fail "module build against $kdir failed"; }
 if grep -iE 'warning|error' "$out/build.log" | grep -v 'Skipping BTF'; then
   fail "module build against $kdir warned"

@@ -2,25 +2,43 @@
 # SPDX-License-Identifier: MIT
 # Functional test of rgbench_kmod.ko: build it against Debian's linux-headers, boot the matching kernel under qemu, load, run, check, unload.
 #
-# Usage: qemu_kmod.sh [--arch amd64|arm64] SRC_DIR GEN_DIR RGBENCH_KMOD_STATIC [WORKDIR]
+# Usage: qemu_kmod.sh [--arch amd64|arm64] --progfd RG_PROGFD [--bpf RGBENCH_BPF_STATIC
+#                     --report RGBENCH...] SRC_DIR GEN_DIR RGBENCH_KMOD_STATIC [WORKDIR]
 #   SRC_DIR               the repository root (kernel/kmod/module, tests/vm/vm.sh)
 #   GEN_DIR               the build's generated module files (rg_kguards.h)
 #   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch
+#   --progfd RG_PROGFD    tests/kmod/progfd.c, static, the guest's arch: programs of
+#                         the wrong type written to debugfs prog, and the loaded ids
+#   --bpf, --report       the static trigger bench for the guest's arch, and the
+#                         command that runs rgbench on this host (with its emulator
+#                         for a cross build): case K's calibration, checked here
 # The module is built by build_module.sh (amd64: installed linux-headers;
-# arm64: fetched linux-headers-<abi>-arm64, cross-compiled). RG_VM_CPU picks
+# arm64: fetched linux-headers-<abi>-arm64, cross-compiled), twice: as it is,
+# and with RG_FORCE_NO_JIT=1 (tramp.c's path for a kernel without BPF JIT).
+# bpftool (tests/vm/bpftool.sh) lists the loaded programs after every case;
+# without one only the BPF_PROG_GET_NEXT_ID listing of rg-progfd does. RG_VM_CPU picks
 # the guest CPU (arm64: max has LSE, cortex-a72 has not; the check then
 # expects the LSE guards skipped). RG_VM_CACHE: see vm.sh.
 # Exit: 0 pass, 1 fail, 77 skipped (no headers, compiler, qemu or kernel package).
 # Timings measured under TCG are meaningless: only counts and statuses are checked.
 set -euo pipefail
-arch=amd64
-if [[ ${1:-} == --arch ]]; then arch=$2; shift 2; fi
+arch=amd64 progfd= bpf= report=()
+while [[ ${1:-} == --* ]]; do
+  case $1 in
+    --arch) arch=$2; shift 2 ;;
+    --progfd) progfd=$2; shift 2 ;;
+    --bpf) bpf=$2; shift 2 ;;
+    --report) report=($2); shift 2 ;;
+    *) echo "qemu_kmod: unknown option $1" >&2; exit 2 ;;
+  esac
+done
 src=$(cd "$1" && pwd); gen=$2; tool=$3; work=${4:-}
 skip() { echo "qemu_kmod: SKIP: $*" >&2; exit 77; }
 fail() { echo "qemu_kmod: FAIL: $*" >&2; exit 1; }
 
 [[ $(uname -m) == x86_64 ]] || skip "the guest tests run on x86_64 hosts"
 [[ -x $tool ]] || fail "no $tool"
+[[ -x $progfd ]] || fail "--progfd RG_PROGFD is required (cases U and the listings)"
 [[ $arch == amd64 || $arch == arm64 ]] || fail "--arch must be amd64 or arm64"
 
 if [[ -z $work ]]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
@@ -32,19 +50,44 @@ rc=$?
 set -e
 ((rc == 77)) && skip "cannot build the module here (see above)"
 ((rc == 0)) || fail "module build failed"
+bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$gen" "$work/mod_nojit" RG_FORCE_NO_JIT=1 >/dev/null ||
+  fail "module build with RG_FORCE_NO_JIT=1 failed"
+mkdir -p "$work/payload/nojit"
 cp "$work/mod/rgbench_kmod.ko" "$tool" "$work/payload/"
+cp "$work/mod_nojit/rgbench_kmod.ko" "$work/payload/nojit/"
 tool_name=$(basename "$tool")
+cp "$progfd" "$work/payload/rg-progfd"
+[[ -n $bpf ]] && cp "$bpf" "$work/payload/rgbench-bpf"
+vm_libs=()
+if bt=$(bash "$src/tests/vm/bpftool.sh" "$arch"); then
+  read -r bt_bin bt_dirs <<<"$bt"
+  cp "$bt_bin" "$work/payload/bpftool"
+  vm_libs=(--libs "$bt_bin")
+  [[ $bt_dirs == - ]] || vm_libs+=(--libdir "$bt_dirs")
+else
+  echo "qemu_kmod: no bpftool for $arch: the BPF_PROG_GET_NEXT_ID listing (rg-progfd ids) only" >&2
+fi
 
 # Guest: (A) busybox insmod/echo/cat/rmmod; (B) rgbench-kmod end to end
 # (new option words); (C) a bad --guards value must fail and leave nothing
 # loaded; (D) old spellings, --threads, duty work, 20 ms runs with interrupts
 # off: nothing discarded; (F) the same with --irqs-on: ticks land, runs are
 # discarded and re-run; (L) --ladder: every step of the build's ladders;
-# (E) interrupted by SIGINT, (G) by SIGTERM; (T) the tramp scenario, (U) bad program fds. Each case says its letter first, so a console
-# tail shows where a guest stopped.
+# (E) interrupted by SIGINT, (G) by SIGTERM; (T) the tramp scenario, (U) bad program
+# fds and programs of the wrong type; (N) the module built with RG_FORCE_NO_JIT=1;
+# (K) the real trigger bench beside T, for the calibration. After every case (and
+# rmmod) bp lists the loaded BPF programs (bpftool, and rg-progfd's ids): none may be
+# left. Each case says its letter first, so a console tail shows where a guest stopped.
 cat >"$work/payload/guest.sh" <<GUEST
 set -u
 A=/sys/kernel/debug/rgbench_kmod
+bp() {
+  [ -x ./bpftool ] && ./bpftool -j prog show >/out/bpftool_\$1.json 2>&1
+  [ -x ./rg-progfd ] && ./rg-progfd ids >/out/ids_\$1.txt 2>&1
+  true
+}
+bp 0
+./rg-progfd ids-with-one >/out/ids_control.txt 2>&1
 echo '== A: insmod, run, rmmod'
 insmod ./rgbench_kmod.ko loops=3000 runs=2 irq_iters=500 || echo insmod-failed >>/out/errors
 cat \$A/guards >/out/guards.csv
@@ -52,12 +95,14 @@ echo 1 >\$A/run || echo run-failed >>/out/errors
 cat \$A/results >/out/raw.csv
 rmmod rgbench_kmod || echo rmmod-failed >>/out/errors
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-A >>/out/errors
+bp A
 
 echo '== B: end to end'
 ./$tool_name --module ./rgbench_kmod.ko --batch 3000 --repetitions 3 --irq-iters 500 \
   --out /out/kmod.csv --json /out/kmod.json --raw /out/raw2.csv >/out/table.txt 2>/out/b.err
 echo \$? >/out/rc_b
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-B >>/out/errors
+bp B
 
 echo '== C: bad input'
 ./$tool_name --module ./rgbench_kmod.ko --guards rctx-kernel,no-such-guard --out /out/bad.csv 2>/out/c.err
@@ -68,6 +113,7 @@ echo \$? >/out/rc_c2
 echo \$? >/out/rc_c3
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-C >>/out/errors
 [ -e /out/bad.csv ] && echo bad-output-written >>/out/errors
+bp C
 
 echo '== D: interrupts off, duty, 2 CPUs'
 ./$tool_name --module ./rgbench_kmod.ko --guards rctx-kernel,noop,global-atomic --cpus 0-1 --threads 1 \
@@ -75,16 +121,19 @@ echo '== D: interrupts off, duty, 2 CPUs'
   --raw /out/raw_d.csv 2>/out/d.err
 echo \$? >/out/rc_d
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-D >>/out/errors
+bp D
 echo '== F: interrupts on'
 ./$tool_name --module ./rgbench_kmod.ko --guards noop,rctx-kernel --cpus 1 --duration 0.03 \
   --repetitions 2 --irqs-on --irq-iters 0 --quiet --out /out/f.csv --raw /out/raw_f.csv 2>/out/f.err
 echo \$? >/out/rc_f
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-F >>/out/errors
+bp F
 echo '== L: the ladder'
 ./$tool_name --module ./rgbench_kmod.ko --ladder --cpus 0 --batch 2000 --repetitions 2 --irq-iters 0 \
   --quiet --out /out/l.csv --raw /out/raw_l.csv 2>/out/l.err
 echo \$? >/out/rc_l
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-L >>/out/errors
+bp L
 # signal_case LETTER letter SIGNAL DELAY_US ERRFILE ARGS...: the driver with ARGS in the
 # background; once the module is loaded, SIGNAL after DELAY_US; its exit code goes
 # to /out/rc_<letter>, and the module must be gone after it.
@@ -101,6 +150,7 @@ signal_case() {
   wait \$pid
   echo \$? >/out/rc_\$lc
   [ -d /sys/module/rgbench_kmod ] && echo still-loaded-\$l >>/out/errors
+  bp \$l
 }
 echo '== E: SIGINT'
 # (E) SIGINT while the module runs (duty work keeps it busy for seconds): the
@@ -116,25 +166,50 @@ echo '== T: tramp'
 # (T) the tramp scenario: the driver loads the trigger bench's raw_tp program,
 # the module runs it through the trampoline's path under every design.
 ./$tool_name --module ./rgbench_kmod.ko --scenarios tramp --batch 2000 --repetitions 2 \
-  --irq-iters 200 --out /out/t.csv --raw /out/raw_t.csv >/out/t_table.txt 2>/out/t.err
+  --irq-iters 200 --out /out/t.csv --json /out/t.json --raw /out/raw_t.csv >/out/t_table.txt 2>/out/t.err
 echo \$? >/out/rc_t
 [ -d /sys/module/rgbench_kmod ] && echo still-loaded-T >>/out/errors
+bp T
 echo '== U: tramp, bad program fds'
 # (U) what is not a BPF program is refused with an error; nothing is held.
 insmod ./rgbench_kmod.ko scenarios=tramp loops=100 runs=1 irq_iters=0 || echo insmod-failed-U >>/out/errors
 echo '0 0 128 64' >\$A/prog 2>/dev/null && echo stdin-accepted-as-prog >>/out/errors
 echo '987 0 128 64' >\$A/prog 2>/dev/null && echo bad-fd-accepted >>/out/errors
 echo 'no numbers' >\$A/prog 2>/dev/null && echo garbage-accepted >>/out/errors
+# programs of the wrong type (and an fd of no program), loaded by rg-progfd: EINVAL each
+for k in socket tracepoint rawtp-nobss notbpf; do
+  ./rg-progfd \$k \$A/prog >>/out/progfd.txt 2>&1
+  echo "\$k rc \$?" >>/out/progfd.txt
+done
+bp U-loaded
 echo 1 >\$A/run || echo run-failed-U >>/out/errors
 cat \$A/results >/out/raw_u.csv
 rmmod rgbench_kmod || echo rmmod-failed-U >>/out/errors
+bp U
+echo '== N: the module built with RG_FORCE_NO_JIT=1'
+# (N) the path of a kernel without BPF JIT: the driver's program refused
+# (EOPNOTSUPP), one line said, the loop rows run, the tramp rows skipped saying why.
+./$tool_name --module ./nojit/rgbench_kmod.ko --scenarios loop,tramp --guards noop,rctx-kernel \
+  --batch 1000 --repetitions 2 --irq-iters 20 --quiet --out /out/n.csv --raw /out/raw_n.csv 2>/out/n.err
+echo \$? >/out/rc_n
+[ -d /sys/module/rgbench_kmod ] && echo still-loaded-N >>/out/errors
+bp N
+if [ -x ./rgbench-bpf ]; then
+  echo '== K: the real trigger bench beside T'
+  # (K) fentry and raw_tp for real on this boot (6.1 allows fentry), short timed
+  # samples (the report reads delta_ns over the baseline; TCG times mean nothing).
+  ./rgbench-bpf --mode syscall,driver --attach fentry,raw_tp --duration 0.1 --warmup 0.05 \
+    --repetitions 3 --quiet --json /out/k_bpf.json 2>/out/k.err
+  echo \$? >/out/rc_k
+  bp K
+fi
 dmesg >/out/dmesg.txt
 true
 GUEST
 
 set +e
 bash "$src/tests/vm/vm.sh" --arch "$arch" --kver "$kver" --payload "$work/payload" --out "$work/out" \
-  --timeout 400 --smp 2 -- sh ./guest.sh
+  "${vm_libs[@]}" --timeout 500 --smp 2 -- sh ./guest.sh
 rc=$?
 set -e
 ((rc == 77)) && skip "vm.sh could not boot a guest"
@@ -143,4 +218,7 @@ set -e
 conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 "$tool")
 lse=1; [[ $arch == arm64 && ${RG_VM_CPU:-max} != max ]] && lse=0
 python3 "$src/tests/kmod/check_kmod.py" "$work/out" "$arch" "$lse" "$gen/rg_kguards.h" "$kver" "${conv[@]}" || fail "checks failed (files in $work/out)"
+# The tramp cases (T, U, N), the listings of loaded programs, and K's calibration.
+python3 "$src/tests/kmod/check_tramp.py" "$work/out" "$arch" "$lse" "$gen/rg_kguards.h" "$kver" \
+  "${report[*]:-}" || fail "tramp checks failed (files in $work/out)"
 echo "qemu_kmod: PASS"

@@ -3,6 +3,7 @@
 # Boot Debian's own kernel under qemu (TCG) with a busybox initramfs and run one command in it.
 #
 # Usage: tests/vm/vm.sh [--arch amd64|arm64] [--payload DIR] [--out DIR] [--libs ELF]...
+#                       [--libdir DIR[:DIR...]]...
 #                       [--timeout SECONDS] [--mem MiB] [--smp N] [--kver ABI]
 #                       [--step-from MARKER] -- CMD...
 #
@@ -10,6 +11,8 @@
 #   --libs ELF      put the shared libraries ELF needs (and its loader) into the guest's
 #                   /lib, so dynamically linked programs run there (repeatable; an arm64
 #                   guest on an amd64 host takes them from the cross and :arm64 packages)
+#   --libdir DIRS   also look for --libs' libraries in these directories (":"-separated,
+#                   after the default ones; e.g. arm64 packages unpacked by tests/vm/bpftool.sh)
 #   --payload DIR   copied to /payload in the guest; CMD runs there (cwd /payload)
 #   --out DIR       whatever the guest leaves under /out is copied here
 #   --kver ABI      kernel ABI, e.g. 6.1.0-57 (default: that of the installed
@@ -35,11 +38,12 @@
 set -euo pipefail
 
 case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
-payload= out= timeout=180 mem=1024 smp=2 kver= libs=() step_from=
+payload= out= timeout=180 mem=1024 smp=2 kver= libs=() step_from= more_libdirs=()
 while (($#)); do
   case "$1" in
     --arch) arch=$2; shift 2 ;;
     --libs) libs+=("$2"); shift 2 ;;
+    --libdir) IFS=: read -r -a _d <<<"$2"; more_libdirs+=("${_d[@]}"); shift 2 ;;
     --payload) payload=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
@@ -129,6 +133,7 @@ elif [[ $arch == arm64 ]]; then
 else
   libdirs=(/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64)
 fi
+libdirs+=("${more_libdirs[@]}")
 # copy_libs ELF DEST: ELF's loader and every library it needs, transitively, into DEST.
 copy_libs() {
   local todo=("$1") seen=" " f lib d found interp
@@ -138,7 +143,7 @@ copy_libs() {
     for d in "${libdirs[@]}"; do [[ -e $d/$(basename "$interp") ]] && { found=$d/$(basename "$interp"); break; }; done
     [[ -n $found ]] || { echo "vm.sh: no loader $interp for $1" >&2; return 1; }
     mkdir -p "$2$(dirname "$interp")"
-    cp -L "$found" "$2$interp"
+    cp -L "$found" "$2$interp" || return 1
   fi
   while ((${#todo[@]})); do
     f=${todo[0]}; todo=("${todo[@]:1}")
@@ -148,7 +153,8 @@ copy_libs() {
       found=
       for d in "${libdirs[@]}"; do [[ -e $d/$lib ]] && { found=$d/$lib; break; }; done
       [[ -n $found ]] || { echo "vm.sh: $lib (needed by $f) not found in ${libdirs[*]}" >&2; return 1; }
-      cp -L "$found" "$2/lib/$lib"
+      # (an amd64 loader lives in /lib64: /lib may not exist yet; a failed copy is fatal)
+      mkdir -p "$2/lib" && cp -L "$found" "$2/lib/$lib" || return 1
       todo+=("$found")
     done
   done

@@ -120,19 +120,21 @@ bool rg_guards_idle(int cpu)
 
 /*
  * The tramp scenario (tramp.h): per design of RG_KTRAMP, the fentry shape
- * (with re-entry) and the raw_tp shape, then the program's call alone.
+ * and the raw_tp shape (each with re-entry), then the program's call alone.
  */
 static struct {
 	struct bpf_tramp_run_ctx run_ctx;
 	u64 start;
 } rg_tre[4];	/* the re-entry tests' invocation per context level (one CPU) */
 RG_KTRAMP(RG_TRAMP)
+RG_KTRAMP(RG_TRAMP_RE_RAWTP)
 #define RG_TRAMP_FENTRY(id, nm, rl, kd, av)				\
 	{ .name = nm, .role = rl, .pair = rg_tramp_fentry_##id, .enter = rg_tre_enter_##id, \
 	  .exit = rg_tre_exit_##id, .kind = kd, .unavailable = av,	\
 	  .scenario = "tramp-fentry", .prog = true },
 #define RG_TRAMP_RAWTP(id, nm, rl, kd, av)				\
-	{ .name = nm, .role = rl, .pair = rg_tramp_rawtp_##id, .kind = kd, .unavailable = av, \
+	{ .name = nm, .role = rl, .pair = rg_tramp_rawtp_##id, .enter = rg_trere_enter_##id, \
+	  .exit = rg_trere_exit_##id, .kind = kd, .unavailable = av,	\
 	  .scenario = "tramp-rawtp", .prog = true },
 const struct rg_kguard rg_ktramp[] = {
 	RG_KTRAMP(RG_TRAMP_FENTRY)

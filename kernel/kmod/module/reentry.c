@@ -253,7 +253,7 @@ out:
 	return ret;
 }
 
-/* Whether selection s has re-entry rows that run: a guard (or tramp-fentry design) that runs here. */
+/* Whether selection s has re-entry rows that run: a guard (or a tramp design, either shape) that runs here. */
 bool rg_reenters(unsigned int s)
 {
 	const struct rg_kguard *g = rg_sel[s].g;

@@ -10,17 +10,37 @@
 #include <linux/bpf.h>
 #include <linux/filter.h>
 
+/*
+ * RG_FORCE_NO_JIT=1 (make RG_FORCE_NO_JIT=1, see Kbuild) builds the path of a
+ * kernel without CONFIG_BPF_SYSCALL or CONFIG_BPF_JIT on a kernel that has
+ * them, so that the tests load it: no bpf_prog_get_type_dev(), every program
+ * refused with EOPNOTSUPP, the tramp rows skipped with the reason.
+ */
+#ifndef RG_FORCE_NO_JIT
+#define RG_FORCE_NO_JIT 0
+#endif
+#if IS_ENABLED(CONFIG_BPF_SYSCALL) && IS_ENABLED(CONFIG_BPF_JIT) && !RG_FORCE_NO_JIT
+#define RG_TRAMP_BUILT 1
+#else
+#define RG_TRAMP_BUILT 0
+#endif
+
 struct bpf_prog *rg_tprog;
 DEFINE_PER_CPU(u64, rg_tramp_misses);
 static char *rg_thits;			/* hits[0] in the .bss map's value */
 static size_t rg_thits_stride;
 static unsigned int rg_thits_n;		/* a power of two */
+static const char *rg_tramp_why __maybe_unused;	/* why the last program written was refused, or NULL */
 
 const char *rg_tramp_unavailable(void)
 {
-#if !IS_ENABLED(CONFIG_BPF_SYSCALL) || !IS_ENABLED(CONFIG_BPF_JIT)
+#if RG_FORCE_NO_JIT
+	return "built with RG_FORCE_NO_JIT=1: the path of a kernel without CONFIG_BPF_SYSCALL or CONFIG_BPF_JIT";
+#elif !RG_TRAMP_BUILT
 	return "kernel built without CONFIG_BPF_SYSCALL or CONFIG_BPF_JIT";
 #else
+	if (!rg_tprog && rg_tramp_why)
+		return rg_tramp_why;
 	if (!rg_tprog)
 		return "no BPF program: write its fd to debugfs prog (rgbench kmod --scenarios tramp does)";
 	return NULL;
@@ -43,9 +63,10 @@ void rg_tramp_release(void)
 #endif
 	rg_tprog = NULL;
 	rg_thits = NULL;
+	rg_tramp_why = NULL;
 }
 
-#if IS_ENABLED(CONFIG_BPF_SYSCALL) && IS_ENABLED(CONFIG_BPF_JIT)
+#if RG_TRAMP_BUILT
 /* The program's .bss map value (an array map of one element), or NULL. */
 static char *rg_tramp_bss(struct bpf_prog *prog, size_t need)
 {
@@ -66,11 +87,14 @@ static char *rg_tramp_bss(struct bpf_prog *prog, size_t need)
 /*
  * "FD OFF STRIDE N": the program's fd in the writer's process, and where its
  * per-CPU run counters are in its .bss (byte offset, bytes per slot, slots).
- * Replaces the program held; on any error nothing is held. 0 or -errno.
+ * Replaces the program held; on any error nothing is held (and the tramp
+ * rows say why until the next write or run). 0 or -errno: EINVAL (not that
+ * request, not a BPF program, another type, not the trigger bench's), EBADF
+ * (no such fd), EOPNOTSUPP (not JITed, or no program can run here).
  */
 int rg_tramp_set(const char *req)
 {
-#if IS_ENABLED(CONFIG_BPF_SYSCALL) && IS_ENABLED(CONFIG_BPF_JIT)
+#if RG_TRAMP_BUILT
 	struct bpf_prog *prog;
 	unsigned long off, stride;
 	unsigned int n;
@@ -87,11 +111,13 @@ int rg_tramp_set(const char *req)
 	if (IS_ERR(prog)) {
 		pr_err("prog: fd %d is not a raw_tp BPF program of this process (%ld)\n", fd,
 		       PTR_ERR(prog));
+		rg_tramp_why = "the fd written to prog was not a raw_tp BPF program (see dmesg)";
 		return PTR_ERR(prog);
 	}
 	if (!prog->jited) {
 		bpf_prog_put(prog);
 		pr_err("prog: the program is not JITed (net.core.bpf_jit_enable=0?)\n");
+		rg_tramp_why = "the program written to prog is not JITed (net.core.bpf_jit_enable=0?)";
 		return -EOPNOTSUPP;
 	}
 	bss = rg_tramp_bss(prog, off + (size_t)n * stride);
@@ -99,6 +125,7 @@ int rg_tramp_set(const char *req)
 		bpf_prog_put(prog);
 		pr_err("prog: the program has no .bss map of %lu bytes (not the trigger bench's raw_tp program?)\n",
 		       off + (size_t)n * stride);
+		rg_tramp_why = "the program written to prog has no trigger bench .bss (see dmesg)";
 		return -EINVAL;
 	}
 	rg_thits = bss + off;

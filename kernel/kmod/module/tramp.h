@@ -153,6 +153,40 @@ static void rg_tre_exit_##id(bool ok)					\
 	rg_texit_##id(READ_ONCE(rg_tprog), rg_tre[lvl].start, &rg_tre[lvl].run_ctx); \
 }
 
+/*
+ * The raw_tp shape's re-entry tests (an addition beside RG_TRAMP, whose
+ * loops it leaves alone): rg_trere_enter_<id>() / rg_trere_exit_<id>(), one
+ * __bpf_trace_run() split at the program: enter runs the design's check (a
+ * miss counted on refusal) and, when granted, rcu_read_lock() and the program;
+ * exit runs rcu_read_unlock() when granted and the design's exit. Both sit in
+ * preempt_disable_notrace()/preempt_enable_notrace(), the region the
+ * tracepoint that calls bpf_trace_run<N>() runs it in, so a task holder is
+ * where a real raw_tp program is: preemption off, interrupts on. Nothing is
+ * kept per context level: exit needs only enter's result.
+ */
+#define RG_TRAMP_RE_RAWTP(id, name, role, kind, avail)			\
+static bool rg_trere_enter_##id(void)					\
+{									\
+	struct bpf_prog *prog = READ_ONCE(rg_tprog);			\
+	u64 args[2] = { 0, 0 };						\
+									\
+	preempt_disable_notrace();					\
+	if (unlikely(!g_##id##_enter())) {				\
+		this_cpu_inc(rg_tramp_misses);				\
+		return false;						\
+	}								\
+	rcu_read_lock();						\
+	(void)bpf_prog_run(prog, args);					\
+	return true;							\
+}									\
+static void rg_trere_exit_##id(bool ok)					\
+{									\
+	if (ok)								\
+		rcu_read_unlock();					\
+	g_##id##_exit(ok);						\
+	preempt_enable_notrace();					\
+}
+
 /* The program's call alone, as the fentry loop makes it: what the call adds. */
 static noinline u64 rg_tramp_call(u64 n)
 {
