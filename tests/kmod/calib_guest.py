@@ -38,15 +38,11 @@ def check_k(out, read, check, notes, report, arch, lse):
         return
     flat = " ".join(sec.split())
     m = re.search(r"calibrated attach type: (\S+) \(", flat)
-    # A CPU without LSE (arm64 -cpu cortex-a72) cannot run the 6.1 design's STADD row: the
-    # report must say what it left out instead.
+    # A CPU without LSE (arm64 -cpu cortex-a72): its kernel runs LDXR/STXR, so the running
+    # design is this-cpu-llsc (the lse column), whose tramp rows the module measured there.
     if not lse:
-        left = re.search(r"Left out: .*?needs a measured fentry or raw_tp row .*? rows of the running "
-                         r"design \(\S+\)", flat)
-        check(m is not None or left is not None, f"K: neither a calibration nor why not: {flat[:300]}")
-        notes.append("K: " + (f"calibrated {m[1]}" if m else "calibration left out: " + flat[:200]))
-        if not m:
-            return
+        check(re.search(r"this-cpu-llsc", flat) is not None,
+              f"K: without LSE the running design is this-cpu-llsc: {flat[:300]}")
     # fentry where the guest ran it (x86-64 6.1), else raw_tp with fentry's refusal named
     # (arm64 6.1 has no fentry: the kernel says ENOTSUPP).
     real = json.load(open(files[0]))["results"]
