@@ -23,6 +23,7 @@
  */
 
 #define ALPHA 0.05
+#define RG_MAX_RUNS_CMP 256	/* run values a side may have in the cycle test (rgbench --runs: at most 64) */
 #define COMMIT_LOG_WIDTH 72
 
 enum out_fmt { OUT_TEXT, OUT_MARKDOWN, OUT_COMMIT, OUT_CSV };
