@@ -131,11 +131,17 @@ want_steps = {f"{d}__{p}" for d, p, _, _, _ in build["ladder"]}
 if set(steps) != want_steps:
     errors.append(f"step loops {sorted(steps)} != {sorted(want_steps)}")
 if arch == "amd64":
+    # The NMI bit of preempt_count: gcc 12 (Debian 12, 6.1) tests it, gcc 14 (Debian 13, 6.12)
+    # masks it and compares. this_cpu_ptr(): an add from %gs:this_cpu_off (6.1), or, with
+    # the named address spaces of 6.12, this_cpu_off loaded from %gs: into a 64-bit register
+    # and added there.
+    nmi = r"^(test|and)\s+\$0xf00000,"
+    base = r"^add\s+%gs:|^mov\s+%gs:\S+,%r(\d+|[a-z]{2})$"
     step_has = {
-        "rctx_kernel": {"preempt": ([r"^incl\s+%gs:", r"^decl\s+%gs:"], [r"^add\s+%gs:", r"^addb|^subb"]),
-                        "level": ([r"^test\s+\$0xf00000,"], [r"^add\s+%gs:", r"^addb|^subb"]),
-                        "ptr": ([r"^test\s+\$0xf00000,", r"^add\s+%gs:"], [r"^addb|^subb"]),
-                        "byte": ([r"^add\s+%gs:", r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"], [])},
+        "rctx_kernel": {"preempt": ([r"^incl\s+%gs:", r"^decl\s+%gs:"], [base, r"^addb|^subb"]),
+                        "level": ([nmi], [base, r"^addb|^subb"]),
+                        "ptr": ([nmi, base], [r"^addb|^subb"]),
+                        "byte": ([base, r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"], [])},
         "pcpu_xadd": {"active": ([r"^mov\s+0x0\(%rip\),%r"], [r"%gs:", r"^xadd"]),
                       "enter_op": ([r"^xadd\s+%\w+," + gs_reg], [r"^decl|^addl\s+\$0xffffffff"])},
     }
