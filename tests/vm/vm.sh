@@ -132,13 +132,14 @@ fi
 # copy_libs ELF DEST: ELF's loader and every library it needs, transitively, into DEST.
 copy_libs() {
   local todo=("$1") seen=" " f lib d found interp
+  mkdir -p "$2/lib"   # (an amd64 loader goes to /lib64: /lib is not made for it)
   interp=$(readelf -lW "$1" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
   if [[ -n $interp ]]; then
     found=
     for d in "${libdirs[@]}"; do [[ -e $d/$(basename "$interp") ]] && { found=$d/$(basename "$interp"); break; }; done
     [[ -n $found ]] || { echo "vm.sh: no loader $interp for $1" >&2; return 1; }
     mkdir -p "$2$(dirname "$interp")"
-    cp -L "$found" "$2$interp"
+    cp -L "$found" "$2$interp" || return 1
   fi
   while ((${#todo[@]})); do
     f=${todo[0]}; todo=("${todo[@]:1}")
@@ -148,7 +149,7 @@ copy_libs() {
       found=
       for d in "${libdirs[@]}"; do [[ -e $d/$lib ]] && { found=$d/$lib; break; }; done
       [[ -n $found ]] || { echo "vm.sh: $lib (needed by $f) not found in ${libdirs[*]}" >&2; return 1; }
-      cp -L "$found" "$2/lib/$lib"
+      cp -L "$found" "$2/lib/$lib" || return 1
       todo+=("$found")
     done
   done
