@@ -5,7 +5,8 @@
 # Usage: qemu_kmod.sh [--arch amd64|arm64] SRC_DIR GEN_DIR RGBENCH_KMOD_STATIC [WORKDIR]
 #   SRC_DIR               the repository root (kernel/kmod/module, tests/vm/vm.sh)
 #   GEN_DIR               the build's generated module files (rg_kguards.h)
-#   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch
+#   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch (or a dynamic
+#                         one: its shared libraries and loader then go into the guest)
 # The module is built by build_module.sh (amd64: installed linux-headers;
 # arm64: fetched linux-headers-<abi>-arm64, cross-compiled). RG_VM_CPU picks
 # the guest CPU (arm64: max has LSE, cortex-a72 has not; the check then
@@ -133,14 +134,17 @@ true
 GUEST
 
 set +e
+libs=()
+readelf -lW "$tool" 2>/dev/null | grep -q 'program interpreter' && libs=(--libs "$tool")
 bash "$src/tests/vm/vm.sh" --arch "$arch" --kver "$kver" --payload "$work/payload" --out "$work/out" \
-  --timeout 400 --smp 2 -- sh ./guest.sh
+  "${libs[@]}" --timeout 400 --smp 2 -- sh ./guest.sh
 rc=$?
 set -e
 ((rc == 77)) && skip "vm.sh could not boot a guest"
 ((rc == 0)) || fail "guest run failed (vm.sh exit $rc)"
 
-conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 "$tool")
+# (a dynamic arm64 tool runs against the cross glibc, as the cross build's ctest runs it)
+conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib "$tool")
 lse=1; [[ $arch == arm64 && ${RG_VM_CPU:-max} != max ]] && lse=0
 python3 "$src/tests/kmod/check_kmod.py" "$work/out" "$arch" "$lse" "$gen/rg_kguards.h" "$kver" "${conv[@]}" || fail "checks failed (files in $work/out)"
 echo "qemu_kmod: PASS"
