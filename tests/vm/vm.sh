@@ -100,9 +100,19 @@ if [[ ! -f $kdir/.done ]]; then
    skip "apt-get download $pkg failed (no network to Debian's mirror?)"
   rm -rf "$kdir" && mkdir -p "$kdir"
   dpkg-deb -x "$cache"/linux-image-"$kver"-"$arch"_*.deb "$kdir"
+  # Debian's 7.x kernels (trixie-backports) split the image: linux-image-* is a metapackage
+  # and the kernel itself is linux-binary-*'s usr/lib/modules/<release>/vmlinuz.
+  if ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
+    pkg=linux-binary-$kver-$arch
+    [[ $arch == amd64 ]] || pkg=$pkg:$dpkg_arch
+    echo "vm.sh: no kernel in linux-image-$kver-$arch; fetching $pkg" >&2
+    (cd "$cache" && rm -f linux-binary-"$kver"-"$arch"_*.deb &&
+     apt-get download -q "$pkg" >/dev/null 2>&1) || skip "apt-get download $pkg failed"
+    dpkg-deb -x "$cache"/linux-binary-"$kver"-"$arch"_*.deb "$kdir"
+  fi
   touch "$kdir/.done"
 fi
-vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
+vmlinuz=$(ls "$kdir"/boot/vmlinuz-* "$kdir"/usr/lib/modules/*/vmlinuz 2>/dev/null | head -1) || true
 [[ -n $vmlinuz ]] || skip "no vmlinuz in $kdir"
 
 if [[ $arch != "$host_arch" ]]; then
