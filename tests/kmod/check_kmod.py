@@ -333,9 +333,10 @@ check(dmesg.count("rgbench_kmod: run: done") == 9, "dmesg: expected 9 completed 
 check(dmesg.count("rgbench_kmod: prog: ") and
       dmesg.count("rgbench_kmod: prog: released") == len(re.findall(r"rgbench_kmod: prog: .* held", dmesg)),
       "dmesg: a BPF program held and not released")
-# tramp.h follows the guest kernel's trampoline.c/bpf_trace.c: 6.1, 6.12 or 6.18 (rounded down).
+# tramp.h follows the guest kernel's trampoline.c/bpf_trace.c: 6.1, 6.12, 6.18 or 7.2 (rounded down).
 _kv = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", kver).groups())
-_shapes = "6.18" if _kv >= (6, 18) else "6.12" if _kv >= (6, 12) else "6.1"
+_shapes = next(n for v, n in (((7, 2), "7.2"), ((6, 18), "6.18"), ((6, 12), "6.12"), ((0, 0), "6.1"))
+               if _kv >= v)
 check(re.search(r"rgbench_kmod: prog: .* held, .*the trampoline's shapes of " + re.escape(_shapes) + r"$",
                 dmesg, re.M), f"dmesg: the tramp shapes are not {_shapes}'s (kernel {kver})")
 check(dmesg.count("is not a raw_tp BPF program of this process") == 2

@@ -146,9 +146,12 @@ DECLARE_PER_CPU(struct bpf_prog_stats, rg_tramp_pstats);	/* the misses tramp.h c
 extern u64 rg_tramp_cookie;			/* the raw_tp shape's link cookie (6.12 on): 0 */
 /*
  * The kernel version whose trampoline.c and bpf_trace.c tramp.h's shapes follow:
- * 618, 612 or 61, the headers' version rounded down to one of those.
+ * 702, 618, 612 or 61, the headers' version rounded down to one of those.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+#define RG_TRAMP_SHAPES 702
+#define RG_TRAMP_SHAPES_NAME "7.2"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
 #define RG_TRAMP_SHAPES 618
 #define RG_TRAMP_SHAPES_NAME "6.18"
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)

@@ -4,8 +4,8 @@
  * program, resolved by tramp.c) run through the trampoline's path under each
  * trampoline design of rg_kguards.h's RG_KTRAMP(X), in two shapes, each as the
  * kernel whose headers the module is built against does it (LINUX_VERSION_CODE:
- * 6.1, 6.12 or 6.18 below; a version between two follows the older one; the
- * shapes per version are tabled in docs/kmod.md):
+ * 6.1, 6.12, 6.18 or 7.2 below, RG_TRAMP_SHAPES in kmod.h; a version between two
+ * follows the older one; the shapes per version are tabled in docs/kmod.md):
  *
  *   fentry  what a JITed fentry trampoline does around the program,
  *           kernel/bpf/trampoline.c: a noinline enter shaped like
@@ -20,18 +20,20 @@
  *           The trampoline calls the image directly; C calls it through the
  *           pointer, as bpf_prog_run() does (behind the retpoline where the
  *           kernel has one): the tramp-call row times that call alone.
- *   rawtp   __bpf_trace_run() of kernel/trace/bpf_trace.c: the design's check
- *           (a miss on refusal), from 6.12 the link's cookie into a
- *           bpf_trace_run_ctx set as the run context, rcu_read_lock(),
- *           bpf_prog_run(), rcu_read_unlock(), from 6.12 the run context reset,
- *           the design's exit; noinline, as bpf_trace_run<N>() calls it (6.1) or
- *           is it (6.12 and 6.18 inline __bpf_trace_run() into it).
+ *   rawtp   __bpf_trace_run() of kernel/trace/bpf_trace.c: (7.2: all of it in
+ *           rcu_read_lock_dont_migrate()) the design's check (a miss on
+ *           refusal), from 6.12 the link's cookie into a bpf_trace_run_ctx set
+ *           as the run context, rcu_read_lock() (before 7.2), bpf_prog_run(),
+ *           rcu_read_unlock(), from 6.12 the run context reset, the design's
+ *           exit; noinline, as bpf_trace_run<N>() calls it (6.1) or is it (6.12
+ *           on inline __bpf_trace_run() into it).
  *
  * The design's check is the module guard's own body (guards.h) on the guard's
  * own per-CPU state: an int for the this_cpu designs, u8[4] for the merged
  * check, never the program's real prog->active; it stands where the kernel has
- * this_cpu_inc_return(*(prog->active)) != 1. A miss is counted as
- * bpf_prog_inc_misses_counter() counts it (the same in 6.1, 6.12 and 6.18), on
+ * this_cpu_inc_return(*(prog->active)) != 1 (7.2: bpf_prog_get_recursion_context()).
+ * A miss is counted as bpf_prog_inc_misses_counter() counts it (the same in
+ * 6.1, 6.12, 6.18 and 7.2), on
  * the module's own per-CPU stats. Included once, by loops.c, after guards.h.
  */
 #ifndef RG_KMOD_TRAMP_H
@@ -46,7 +48,7 @@
 
 #if RG_TRAMP_SHAPES >= 618
 /*
- * 6.18 (commit 8e4f0b1ebcf2): __bpf_prog_enter_recur() takes
+ * 6.18 (commit 8e4f0b1ebcf2; 7.2 the same): __bpf_prog_enter_recur() takes
  * rcu_read_lock_dont_migrate() (migrate_disable() only under PREEMPT_RCU, then
  * rcu_read_lock()), __bpf_prog_exit_recur() rcu_read_unlock_migrate().
  */
@@ -60,7 +62,7 @@
 
 /*
  * bpf_prog_inc_misses_counter() (kernel/bpf/syscall.c, out of line, the same in
- * 6.1, 6.12 and 6.18) on the module's own per-CPU stats (tramp.c), so that the
+ * 6.1, 6.12, 6.18 and 7.2) on the module's own per-CPU stats (tramp.c), so that the
  * real program's recursion_misses stay the kernel's.
  */
 static noinline void notrace rg_tramp_inc_misses(struct bpf_prog_stats __percpu *pstats)
@@ -77,7 +79,7 @@ static noinline void notrace rg_tramp_inc_misses(struct bpf_prog_stats __percpu 
 }
 
 /*
- * The fentry enter's refusal: the miss, then (6.18, for struct_ops programs)
+ * The fentry enter's refusal: the miss, then (6.18 and 7.2, for struct_ops programs)
  * the program's recursion_detected callback when it has one.
  */
 static __always_inline void notrace rg_tenter_refused(struct bpf_prog *prog)
@@ -117,9 +119,29 @@ static __always_inline void notrace rg_tramp_stats(struct bpf_prog *prog, u64 st
 	}
 }
 
+#if RG_TRAMP_SHAPES >= 702
+/*
+ * 7.2's __bpf_trace_run() (the same in 7.3; not read for 6.19 to 7.1, which
+ * follow 6.18 here): the whole call inside rcu_read_lock_dont_migrate() /
+ * rcu_read_unlock_migrate(), the check included, no rcu_read_lock() of its own
+ * around the program, no cant_sleep(). (Its sleepable branch, tasks-trace RCU,
+ * is for sleepable programs; the trigger program is not one.)
+ */
+#define RG_TRACE_RUN_LOCK	rcu_read_lock_dont_migrate();
+#define RG_TRACE_RUN_UNLOCK	rcu_read_unlock_migrate();
+#define RG_TRACE_RUN_RCU_IN
+#define RG_TRACE_RUN_RCU_OUT
+#else
+/* 6.1 to 6.18: cant_sleep(), then rcu_read_lock() around the program only. */
+#define RG_TRACE_RUN_LOCK	cant_sleep();
+#define RG_TRACE_RUN_UNLOCK
+#define RG_TRACE_RUN_RCU_IN	rcu_read_lock();
+#define RG_TRACE_RUN_RCU_OUT	rcu_read_unlock();
+#endif
+
 #if RG_TRAMP_SHAPES >= 612
 /*
- * 6.12 and 6.18's __bpf_trace_run(): once granted, the link's cookie in a
+ * 6.12, 6.18 and 7.2's __bpf_trace_run(): once granted, the link's cookie in a
  * bpf_trace_run_ctx set as the run context around the program, reset after.
  * The module has no link: the cookie is loaded from rg_tramp_cookie (0).
  */
@@ -170,19 +192,20 @@ static noinline bool notrace rg_trace_run_##id(struct bpf_prog *prog, u64 *args)
 	RG_TRACE_RUN_CTX_DECL						\
 	bool ok;							\
 									\
-	cant_sleep();							\
+	RG_TRACE_RUN_LOCK						\
 	ok = g_##id##_enter();						\
 	if (unlikely(!ok)) {						\
 		rg_tramp_inc_misses(&rg_tramp_pstats);			\
 		goto out;						\
 	}								\
 	RG_TRACE_RUN_CTX_SET						\
-	rcu_read_lock();						\
+	RG_TRACE_RUN_RCU_IN						\
 	(void)bpf_prog_run(prog, args);					\
-	rcu_read_unlock();						\
+	RG_TRACE_RUN_RCU_OUT						\
 	RG_TRACE_RUN_CTX_RESET						\
 out:									\
 	g_##id##_exit(ok);						\
+	RG_TRACE_RUN_UNLOCK						\
 	return ok;							\
 }									\
 static noinline u64 rg_tramp_fentry_##id(u64 n)			\
