@@ -54,9 +54,11 @@ build = kguards.read(os.path.join(gen, "rg_kguards.h"))[("x86-64" if arch == "am
 want = {g[0] for g in build["guards"]}
 own = build["own"]	# the kernel's own this_cpu_inc_return()/this_cpu_dec()
 if arch == "amd64":
-    # ftrace entry, preempt_enable's slow path, paravirt irq save/restore.
+    # ftrace entry, preempt_enable's slow path, paravirt irq save/restore, and UBSAN's
+    # out-of-line report of an index out of bounds where the kernel has CONFIG_UBSAN_BOUNDS
+    # (Debian's 7.x: irqsave's flags[level]); none is taken on the timed path.
     ok_call = re.compile(r"^(__fentry__|__SCT__preempt_schedule\w*|preempt_schedule\w*|"
-                         r"__preempt_schedule\w*|pv_ops)$")
+                         r"__preempt_schedule\w*|pv_ops|__ubsan_handle_out_of_bounds)$")
     is_call = lambda i: i.startswith("call")
     mul = r"^imul\s"
     # %gs: on the per-CPU pointer in a register; objdump writes the two base registers x86
@@ -83,7 +85,7 @@ if arch == "amd64":
     # every locked op of the per-CPU asm guards is %gs:-relative
     hasnt["pcpu_lock_xadd"] = hasnt["pcpu_lock_inc"] = [r"^lock (?!.*%gs:)"]
 else:
-    ok_call = re.compile(r"^(preempt_schedule\w*|__preempt_schedule\w*)$")
+    ok_call = re.compile(r"^(preempt_schedule\w*|__preempt_schedule\w*|__ubsan_handle_out_of_bounds)$")
     is_call = lambda i: re.match(r"^(bl|blr)\b", i) is not None
     mul = r"^madd\s|^mul\s"
     forms = {
@@ -131,14 +133,15 @@ want_steps = {f"{d}__{p}" for d, p, _, _, _ in build["ladder"]}
 if set(steps) != want_steps:
     errors.append(f"step loops {sorted(steps)} != {sorted(want_steps)}")
 if arch == "amd64":
-    # The NMI bit of preempt_count: gcc 12 (Debian 12, 6.1) tests it, gcc 14 (Debian 13, 6.12)
-    # masks it and compares. this_cpu_ptr(): an add from %gs:this_cpu_off (6.1), or, with
+    # The NMI bits of preempt_count: gcc 12 (Debian 12, 6.1) tests them, gcc 14 (Debian 13,
+    # 6.12) masks them and compares. this_cpu_ptr(): an add from %gs:this_cpu_off (6.1), or, with
     # the named address spaces of 6.12, this_cpu_off loaded from %gs: into a 64-bit register
     # and added there.
-    nmi = r"^(test|and)\s+\$0xf00000,"
+    # 7.x (7.3 read): a 64-bit preempt count (incq/decq %gs:), its NMI bits at 0xf0000000.
+    nmi = r"^(test|and)\s+\$0xf00000(00)?,"
     base = r"^add\s+%gs:|^mov\s+%gs:\S+,%r(\d+|[a-z]{2})$"
     step_has = {
-        "rctx_kernel": {"preempt": ([r"^incl\s+%gs:", r"^decl\s+%gs:"], [base, r"^addb|^subb"]),
+        "rctx_kernel": {"preempt": ([r"^inc[lq]\s+%gs:", r"^dec[lq]\s+%gs:"], [base, r"^addb|^subb"]),
                         "level": ([nmi], [base, r"^addb|^subb"]),
                         "ptr": ([nmi, base], [r"^addb|^subb"]),
                         "byte": ([base, r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"], [])},
