@@ -162,10 +162,11 @@ else:
             "enter_op": ([r"^mrs\s+x\d+, tpidr"] + enter, [r"^stadd|^prfm"] +
                          ([] if d in ("pcpu_llsc",) else [r"^ldxr"])),
         }
+    # (the level's tests on a w register, or on x in 7.x, where the count is sign-extended first)
     step_has["rctx_kernel"] = {
         "preempt": ([], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
-        "level": ([r"^tst\s+w\d+, "], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
-        "ptr": ([r"^tst\s+w\d+, ", r"^mrs\s+x\d+, tpidr"], [r"^ldrb|^strb"]),
+        "level": ([r"^tst\s+[wx]\d+, "], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
+        "ptr": ([r"^tst\s+[wx]\d+, ", r"^mrs\s+x\d+, tpidr"], [r"^ldrb|^strb"]),
         "byte": ([r"^ldrb", r"^strb"], []),
     }
 for d, p, name, k, last in build["ladder"]:

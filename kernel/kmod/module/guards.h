@@ -364,7 +364,8 @@ RG_A64_KERNEL_GUARD(pcpu_llsc_kernel, rg_a64_in_llsc, rg_a64_llsc_add)
 
 static const char *rg_need_lse(void)
 {
-#ifdef CONFIG_ARM64_LSE_ATOMICS
+	/* 7.2 and 7.3 have no such option: LSE is always built, patched in by capability. */
+#if defined(CONFIG_ARM64_LSE_ATOMICS) || LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
 	if (cpus_have_cap(ARM64_HAS_LSE_ATOMICS))
 		return NULL;
 	return "CPU has no LSE atomics";
