@@ -60,10 +60,15 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 pkgs=$(rg_rootfs_pkgs "$src" | tr '\n' ',')
+# Foreign architectures the list names (amd64's test list has arm64 libraries for the cross build).
+arches=$rg_rarch
+for a in $(tr ',' '\n' <<<"$pkgs" | sed -n 's/^[^:]*:\([a-z0-9]*\)$/\1/p' | sort -u); do
+  [[ $a == "$rg_rarch" ]] || arches+=,$a
+done
 echo "$rg_rname rootfs: building $dir with mmdebstrap (once; minutes, more under qemu-user)" >&2
 log=$cache/.build-$key.log
 r=$rg_release
-if ! mmdebstrap --arch="$rg_rarch" --variant=apt --include="${pkgs%,}" \
+if ! mmdebstrap --arch="$arches" --variant=apt --include="${pkgs%,}" \
      --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
      "$r" "$tmp" \

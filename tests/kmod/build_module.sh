@@ -56,6 +56,9 @@ case $arch in
   *) fail "arch must be amd64 or arm64" ;;
 esac
 [[ -f $kdir/Makefile ]] || skip "no kernel headers at $kdir"
+# Debian's 7.x headers name their own directory absolutely (KBUILD_OUTPUT=/usr/src/...): an
+# unpacked arm64 package is elsewhere, so say where (O= on the command line wins).
+grep -q '^KBUILD_OUTPUT=' "$kdir/Makefile" && make_args+=(O="$kdir")
 
 rm -rf "$out" && mkdir -p "$out"
 mod=$src/kernel/kmod/module

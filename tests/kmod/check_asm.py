@@ -54,9 +54,11 @@ build = kguards.read(os.path.join(gen, "rg_kguards.h"))[("x86-64" if arch == "am
 want = {g[0] for g in build["guards"]}
 own = build["own"]	# the kernel's own this_cpu_inc_return()/this_cpu_dec()
 if arch == "amd64":
-    # ftrace entry, preempt_enable's slow path, paravirt irq save/restore.
+    # ftrace entry, preempt_enable's slow path, paravirt irq save/restore, and UBSAN's
+    # out-of-line report of an index out of bounds where the kernel has CONFIG_UBSAN_BOUNDS
+    # (Debian's 7.x: irqsave's flags[level]); none is taken on the timed path.
     ok_call = re.compile(r"^(__fentry__|__SCT__preempt_schedule\w*|preempt_schedule\w*|"
-                         r"__preempt_schedule\w*|pv_ops)$")
+                         r"__preempt_schedule\w*|pv_ops|__ubsan_handle_out_of_bounds)$")
     is_call = lambda i: i.startswith("call")
     mul = r"^imul\s"
     # %gs: on the per-CPU pointer in a register; objdump writes the two base registers x86
@@ -83,7 +85,7 @@ if arch == "amd64":
     # every locked op of the per-CPU asm guards is %gs:-relative
     hasnt["pcpu_lock_xadd"] = hasnt["pcpu_lock_inc"] = [r"^lock (?!.*%gs:)"]
 else:
-    ok_call = re.compile(r"^(preempt_schedule\w*|__preempt_schedule\w*)$")
+    ok_call = re.compile(r"^(preempt_schedule\w*|__preempt_schedule\w*|__ubsan_handle_out_of_bounds)$")
     is_call = lambda i: re.match(r"^(bl|blr)\b", i) is not None
     mul = r"^madd\s|^mul\s"
     forms = {
@@ -131,11 +133,18 @@ want_steps = {f"{d}__{p}" for d, p, _, _, _ in build["ladder"]}
 if set(steps) != want_steps:
     errors.append(f"step loops {sorted(steps)} != {sorted(want_steps)}")
 if arch == "amd64":
+    # The NMI bits of preempt_count: gcc 12 (Debian 12, 6.1) tests them, gcc 14 (Debian 13,
+    # 6.12) masks them and compares. this_cpu_ptr(): an add from %gs:this_cpu_off (6.1), or, with
+    # the named address spaces of 6.12, this_cpu_off loaded from %gs: into a 64-bit register
+    # and added there.
+    # 7.x (7.3 read): a 64-bit preempt count (incq/decq %gs:), its NMI bits at 0xf0000000.
+    nmi = r"^(test|and)\s+\$0xf00000(00)?,"
+    base = r"^add\s+%gs:|^mov\s+%gs:\S+,%r(\d+|[a-z]{2})$"
     step_has = {
-        "rctx_kernel": {"preempt": ([r"^incl\s+%gs:", r"^decl\s+%gs:"], [r"^add\s+%gs:", r"^addb|^subb"]),
-                        "level": ([r"^test\s+\$0xf00000,"], [r"^add\s+%gs:", r"^addb|^subb"]),
-                        "ptr": ([r"^test\s+\$0xf00000,", r"^add\s+%gs:"], [r"^addb|^subb"]),
-                        "byte": ([r"^add\s+%gs:", r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"], [])},
+        "rctx_kernel": {"preempt": ([r"^inc[lq]\s+%gs:", r"^dec[lq]\s+%gs:"], [base, r"^addb|^subb"]),
+                        "level": ([nmi], [base, r"^addb|^subb"]),
+                        "ptr": ([nmi, base], [r"^addb|^subb"]),
+                        "byte": ([base, r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"], [])},
         "pcpu_xadd": {"active": ([r"^mov\s+0x0\(%rip\),%r"], [r"%gs:", r"^xadd"]),
                       "enter_op": ([r"^xadd\s+%\w+," + gs_reg], [r"^decl|^addl\s+\$0xffffffff"])},
     }
@@ -153,10 +162,11 @@ else:
             "enter_op": ([r"^mrs\s+x\d+, tpidr"] + enter, [r"^stadd|^prfm"] +
                          ([] if d in ("pcpu_llsc",) else [r"^ldxr"])),
         }
+    # (the level's tests on a w register, or on x in 7.x, where the count is sign-extended first)
     step_has["rctx_kernel"] = {
         "preempt": ([], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
-        "level": ([r"^tst\s+w\d+, "], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
-        "ptr": ([r"^tst\s+w\d+, ", r"^mrs\s+x\d+, tpidr"], [r"^ldrb|^strb"]),
+        "level": ([r"^tst\s+[wx]\d+, "], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
+        "ptr": ([r"^tst\s+[wx]\d+, ", r"^mrs\s+x\d+, tpidr"], [r"^ldrb|^strb"]),
         "byte": ([r"^ldrb", r"^strb"], []),
     }
 for d, p, name, k, last in build["ladder"]:

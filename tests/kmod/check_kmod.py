@@ -286,6 +286,16 @@ check(not os.path.exists(os.path.join(out, "term.csv")), "G: wrote output althou
 # Kernel log: the runs happened, and nothing went wrong.
 dmesg = read("dmesg.txt")
 check(dmesg.count("rgbench_kmod: run: done") == 10, "dmesg: expected 10 completed runs (A B D F L E G T U N)")
+# Every program the module held it released (after the run, or at rmmod).
+check(dmesg.count("rgbench_kmod: prog: ") and
+      dmesg.count("rgbench_kmod: prog: released") == len(re.findall(r"rgbench_kmod: prog: .* held", dmesg)),
+      "dmesg: a BPF program held and not released")
+# tramp.h follows the guest kernel's trampoline.c/bpf_trace.c: 6.1, 6.12, 6.18 or 7.2 (rounded down).
+_kv = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", kver).groups())
+_shapes = next(n for v, n in (((7, 2), "7.2"), ((6, 18), "6.18"), ((6, 12), "6.12"), ((0, 0), "6.1"))
+               if _kv >= v)
+check(re.search(r"rgbench_kmod: prog: .* held, .*the trampoline's shapes of " + re.escape(_shapes) + r"$",
+                dmesg, re.M), f"dmesg: the tramp shapes are not {_shapes}'s (kernel {kver})")
 check('unknown guard "no-such-guard"' in dmesg and 'guard "rctx-kernel" listed twice' in dmesg
       and "threads=3 but only 2 CPUs" in dmesg, "dmesg: no reason for the refused loads")
 for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "refcount_t",

@@ -6,12 +6,13 @@
 #                     --report RGBENCH...] SRC_DIR GEN_DIR RGBENCH_KMOD_STATIC [WORKDIR]
 #   SRC_DIR               the repository root (kernel/kmod/module, tests/vm/vm.sh)
 #   GEN_DIR               the build's generated module files (rg_kguards.h)
-#   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch
+#   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch (or a dynamic
+#                         one: its shared libraries and loader then go into the guest)
 #   --progfd RG_PROGFD    tests/kmod/progfd.c, static, the guest's arch: programs of
 #                         the wrong type written to debugfs prog, and the loaded ids
-#   --bpf, --report       the static trigger bench for the guest's arch, and the
-#                         command that runs rgbench on this host (with its emulator
-#                         for a cross build): case K's calibration, checked here
+#   --bpf, --report       the trigger bench for the guest's arch (static, or dynamic with
+#                         its libraries), and the command that runs rgbench on this host
+#                         (with its emulator for a cross build): case K's calibration
 # The module is built by build_module.sh (amd64: installed linux-headers;
 # arm64: fetched linux-headers-<abi>-arm64, cross-compiled), twice: as it is,
 # and with RG_FORCE_NO_JIT=1 (tramp.c's path for a kernel without BPF JIT).
@@ -208,6 +209,11 @@ true
 GUEST
 
 set +e
+# A dynamic rgbench-kmod or trigger bench (Debian 13: libelf.a does not link statically)
+# takes its libraries into the guest, as bpftool does.
+for b in "$tool" ${bpf:+"$bpf"}; do
+  readelf -lW "$b" 2>/dev/null | grep -q 'program interpreter' && vm_libs+=(--libs "$b")
+done
 bash "$src/tests/vm/vm.sh" --arch "$arch" --kver "$kver" --payload "$work/payload" --out "$work/out" \
   "${vm_libs[@]}" --timeout 500 --smp 2 -- sh ./guest.sh
 rc=$?
@@ -215,7 +221,8 @@ set -e
 ((rc == 77)) && skip "vm.sh could not boot a guest"
 ((rc == 0)) || fail "guest run failed (vm.sh exit $rc)"
 
-conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 "$tool")
+# (a dynamic arm64 tool runs against the cross glibc, as the cross build's ctest runs it)
+conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib "$tool")
 lse=1; [[ $arch == arm64 && ${RG_VM_CPU:-max} != max ]] && lse=0
 python3 "$src/tests/kmod/check_kmod.py" "$work/out" "$arch" "$lse" "$gen/rg_kguards.h" "$kver" "${conv[@]}" || fail "checks failed (files in $work/out)"
 # The tramp cases (T, U, N), the listings of loaded programs, and K's calibration.

@@ -104,9 +104,19 @@ if [[ ! -f $kdir/.done ]]; then
    skip "apt-get download $pkg failed (no network to Debian's mirror?)"
   rm -rf "$kdir" && mkdir -p "$kdir"
   dpkg-deb -x "$cache"/linux-image-"$kver"-"$arch"_*.deb "$kdir"
+  # Debian's 7.x kernels (trixie-backports) split the image: linux-image-* is a metapackage
+  # and the kernel itself is linux-binary-*'s usr/lib/modules/<release>/vmlinuz.
+  if ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
+    pkg=linux-binary-$kver-$arch
+    [[ $arch == amd64 ]] || pkg=$pkg:$dpkg_arch
+    echo "vm.sh: no kernel in linux-image-$kver-$arch; fetching $pkg" >&2
+    (cd "$cache" && rm -f linux-binary-"$kver"-"$arch"_*.deb &&
+     apt-get download -q "$pkg" >/dev/null 2>&1) || skip "apt-get download $pkg failed"
+    dpkg-deb -x "$cache"/linux-binary-"$kver"-"$arch"_*.deb "$kdir"
+  fi
   touch "$kdir/.done"
 fi
-vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
+vmlinuz=$(ls "$kdir"/boot/vmlinuz-* "$kdir"/usr/lib/modules/*/vmlinuz 2>/dev/null | head -1) || true
 [[ -n $vmlinuz ]] || skip "no vmlinuz in $kdir"
 
 if [[ $arch != "$host_arch" ]]; then
@@ -137,6 +147,7 @@ libdirs+=("${more_libdirs[@]}")
 # copy_libs ELF DEST: ELF's loader and every library it needs, transitively, into DEST.
 copy_libs() {
   local todo=("$1") seen=" " f lib d found interp
+  mkdir -p "$2/lib"   # (an amd64 loader goes to /lib64: /lib is not made for it)
   interp=$(readelf -lW "$1" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
   if [[ -n $interp ]]; then
     found=
@@ -153,8 +164,7 @@ copy_libs() {
       found=
       for d in "${libdirs[@]}"; do [[ -e $d/$lib ]] && { found=$d/$lib; break; }; done
       [[ -n $found ]] || { echo "vm.sh: $lib (needed by $f) not found in ${libdirs[*]}" >&2; return 1; }
-      # (an amd64 loader lives in /lib64: /lib may not exist yet; a failed copy is fatal)
-      mkdir -p "$2/lib" && cp -L "$found" "$2/lib/$lib" || return 1
+      cp -L "$found" "$2/lib/$lib" || return 1
       todo+=("$found")
     done
   done

@@ -105,10 +105,11 @@ static __always_inline bool g_rctx_kernel_enter(void)
 {
 	u8 rctx = rg_ctx_level();
 	struct rg_slot *s = this_cpu_ptr(READ_ONCE(rg_prog[RG_S_RCTX].active));
+	u8 *active = s->active;	/* a pointer, as the kernel's: no bounds check under UBSAN_BOUNDS */
 	u32 val;
 
 	preempt_disable();
-	s->active[rctx]++;
+	active[rctx]++;
 	barrier();			/* the byte store before the word load */
 	val = le32_to_cpu((__force __le32)READ_ONCE(s->u));
 	preempt_enable();
@@ -119,8 +120,10 @@ static __always_inline void g_rctx_kernel_exit(bool ok)
 	u8 rctx = rg_ctx_level();
 	struct rg_slot *s = this_cpu_ptr(READ_ONCE(rg_prog[RG_S_RCTX].active));
 
+	u8 *active = s->active;
+
 	preempt_disable();
-	s->active[rctx]--;
+	active[rctx]--;
 	preempt_enable();
 }
 
@@ -361,7 +364,8 @@ RG_A64_KERNEL_GUARD(pcpu_llsc_kernel, rg_a64_in_llsc, rg_a64_llsc_add)
 
 static const char *rg_need_lse(void)
 {
-#ifdef CONFIG_ARM64_LSE_ATOMICS
+	/* 7.2 and 7.3 have no such option: LSE is always built, patched in by capability. */
+#if defined(CONFIG_ARM64_LSE_ATOMICS) || LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
 	if (cpus_have_cap(ARM64_HAS_LSE_ATOMICS))
 		return NULL;
 	return "CPU has no LSE atomics";

@@ -140,8 +140,27 @@ const char *rg_timed_skip(unsigned int s);
 
 /* ---- tramp.c: the BPF program the tramp scenario runs ---- */
 struct bpf_prog;
+struct bpf_prog_stats;
 extern struct bpf_prog *rg_tprog;		/* held (a reference), or NULL */
-DECLARE_PER_CPU(u64, rg_tramp_misses);
+DECLARE_PER_CPU(struct bpf_prog_stats, rg_tramp_pstats);	/* the misses tramp.h counts */
+extern u64 rg_tramp_cookie;			/* the raw_tp shape's link cookie (6.12 on): 0 */
+/*
+ * The kernel version whose trampoline.c and bpf_trace.c tramp.h's shapes follow:
+ * 702, 618, 612 or 61, the headers' version rounded down to one of those.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+#define RG_TRAMP_SHAPES 702
+#define RG_TRAMP_SHAPES_NAME "7.2"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define RG_TRAMP_SHAPES 618
+#define RG_TRAMP_SHAPES_NAME "6.18"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define RG_TRAMP_SHAPES 612
+#define RG_TRAMP_SHAPES_NAME "6.12"
+#else
+#define RG_TRAMP_SHAPES 61
+#define RG_TRAMP_SHAPES_NAME "6.1"
+#endif
 const char *rg_tramp_unavailable(void);	/* why the program cannot run, or NULL */
 u64 rg_tramp_hits(int cpu);			/* its hits counted in cpu's slot */
 int rg_tramp_set(const char *req);		/* "FD OFF STRIDE N", in the writer's process */

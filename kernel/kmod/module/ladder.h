@@ -47,7 +47,9 @@ static __always_inline struct rg_slot *l_rctx_kernel_slot(int k, u8 *rctx)
 static __always_inline void l_rctx_kernel_byte(int k, u8 rctx, struct rg_slot *s, u8 by)
 {
 	if (k >= RG_KP_rctx_kernel__byte) {
-		s->active[rctx] += by;
+		u8 *active = s->active;	/* as g_rctx_kernel_enter() */
+
+		active[rctx] += by;
 		barrier();
 		return;
 	}

@@ -56,7 +56,15 @@ static u64 rg_cpu_events(int cpu)
 
 	for (i = 0; i < NR_SOFTIRQS; i++)
 		n += ks->softirqs[i];
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86) && LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	{
+		/* irq_stat became one array indexed by enum irq_stat_counts (seen in 7.2, 7.3) */
+		const irq_cpustat_t *st = &per_cpu(irq_stat, cpu);
+
+		for (i = 0; i < IRQ_COUNT_MAX; i++)
+			n += st->counts[i];
+	}
+#elif defined(CONFIG_X86)
 	{
 		const irq_cpustat_t *st = &per_cpu(irq_stat, cpu);
 

@@ -26,7 +26,8 @@
 #endif
 
 struct bpf_prog *rg_tprog;
-DEFINE_PER_CPU(u64, rg_tramp_misses);
+DEFINE_PER_CPU(struct bpf_prog_stats, rg_tramp_pstats);
+u64 rg_tramp_cookie;
 static char *rg_thits;			/* hits[0] in the .bss map's value */
 static size_t rg_thits_stride;
 static unsigned int rg_thits_n;		/* a power of two */
@@ -132,7 +133,8 @@ int rg_tramp_set(const char *req)
 	rg_thits_stride = stride;
 	rg_thits_n = n;
 	WRITE_ONCE(rg_tprog, prog);
-	pr_info("prog: %s (id %u) held, %u run counters\n", prog->aux->name, prog->aux->id, n);
+	pr_info("prog: %s (id %u) held, %u run counters, the trampoline's shapes of %s\n",
+		prog->aux->name, prog->aux->id, n, RG_TRAMP_SHAPES_NAME);
 	return 0;
 #else
 	pr_err("prog: %s\n", rg_tramp_unavailable());
