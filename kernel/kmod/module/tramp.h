@@ -255,9 +255,12 @@ static void rg_tre_exit_##id(bool ok)					\
 /*
  * The raw_tp shape's re-entry tests (an addition beside RG_TRAMP, whose
  * loops it leaves alone): rg_trere_enter_<id>() / rg_trere_exit_<id>(), one
- * __bpf_trace_run() split at the program: enter runs the design's check (a
- * miss counted on refusal) and, when granted, rcu_read_lock() and the program;
- * exit runs rcu_read_unlock() when granted and the design's exit. Both sit in
+ * __bpf_trace_run() split at the program, with the headers' version's locking
+ * (RG_TRACE_RUN_*: cant_sleep() and an inner rcu_read_lock() before 7.2, the
+ * whole run in rcu_read_lock_dont_migrate() from 7.2; the run context is left
+ * out, it does not decide re-entry): enter runs the design's check (a miss
+ * counted on refusal) and, when granted, the program; exit the inner unlock
+ * when granted and the design's exit. Both sit in
  * preempt_disable_notrace()/preempt_enable_notrace(), the region the
  * tracepoint that calls bpf_trace_run<N>() runs it in, so a task holder is
  * where a real raw_tp program is: preemption off, interrupts on. Nothing is
@@ -270,19 +273,22 @@ static bool rg_trere_enter_##id(void)					\
 	u64 args[2] = { 0, 0 };						\
 									\
 	preempt_disable_notrace();					\
+	RG_TRACE_RUN_LOCK						\
 	if (unlikely(!g_##id##_enter())) {				\
-		this_cpu_inc(rg_tramp_misses);				\
+		rg_tramp_inc_misses(&rg_tramp_pstats);			\
 		return false;						\
 	}								\
-	rcu_read_lock();						\
+	RG_TRACE_RUN_RCU_IN						\
 	(void)bpf_prog_run(prog, args);					\
 	return true;							\
 }									\
 static void rg_trere_exit_##id(bool ok)					\
 {									\
-	if (ok)								\
-		rcu_read_unlock();					\
+	if (ok) {							\
+		RG_TRACE_RUN_RCU_OUT					\
+	}								\
 	g_##id##_exit(ok);						\
+	RG_TRACE_RUN_UNLOCK						\
 	preempt_enable_notrace();					\
 }
 
