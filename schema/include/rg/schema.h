@@ -139,6 +139,14 @@ struct rg_result {
 	 */
 	double *samples_wall_ns;
 	double *samples_delta_ns;
+	/*
+	 * JSON only, bpf rows (rg_result_set_cpu_samples()): each sample's
+	 * producer CPU ns per event, same length and order as samples_ns, and
+	 * for a row paired with a baseline its difference against the
+	 * baseline's window of the same sample (NULL when not measured).
+	 */
+	double *samples_cpu_ns;
+	double *samples_cpu_delta_ns;
 	long work_units;	/* JSON only: rg_work() units per pair (duty), else 0 */
 	/*
 	 * Schema 5, runs (rg_result_set_runs()): how many processes, the A/A
@@ -259,6 +267,15 @@ int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *
  */
 int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
 				const double *x, const double *base, size_t n);
+
+/*
+ * Keep n per-sample producer CPU ns per event (cpu) and, when base is not
+ * NULL, the differences cpu[i] - base[i] against the baseline's samples for
+ * the JSON keys samples_cpu_ns and samples_cpu_delta_ns; cpu_ns_median
+ * becomes the median of cpu. n must be the row's nsamples. 0 or -ENOMEM.
+ */
+int rg_result_set_cpu_samples(struct rg_result *r, const double *cpu, const double *base,
+			      size_t n);
 
 /* The CSV header line (no newline), for tests and docs. */
 const char *rg_results_csv_header(void);
