@@ -71,7 +71,7 @@ static int pass_columns(struct rg_result *row, const struct row_run *rr, const d
 		v[p] = rg_stat_median(xa + lo, n);
 		if (xb && rg_stat_paired_delta(xa + lo, xb + lo, n, &d[p], &l, &h, NULL))
 			return -ENOMEM;
-		snprintf(where[p], sizeof(where[p]), "pass %d of %d: %zu sample(s) from +%.1f s",
+		snprintf(where[p], sizeof(where[p]), "pass %d of %d: %zu sample(s) from +%.2f s",
 			 p + 1, rr->npass, n, rr->pass_at[p]);
 		lo = rr->pass_end[p];
 	}

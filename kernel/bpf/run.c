@@ -84,8 +84,8 @@ static int row_unopened(struct ctx *c, enum rg_kind k, enum rg_mode m, int np, c
 	return 0;
 }
 
-/* Producers for one pass of rr, set up for the row's loop. 0 or -ENOMEM. */
-static int pass_setup(struct ctx *c, struct row_run *rr)
+/* Producers for rr, set up for the row's loop. 0 or -ENOMEM. */
+static int row_setup(struct ctx *c, struct row_run *rr)
 {
 	const struct opts *o = c->o;
 	struct run *r;
@@ -107,8 +107,8 @@ static int pass_setup(struct ctx *c, struct row_run *rr)
 	return 0;
 }
 
-/* The pass's objects: programs and links go away on every path, the samples stay. */
-static void pass_free(struct row_run *rr)
+/* The row's objects and producers: programs and links go away on every path, the samples stay. */
+static void row_close(struct row_run *rr)
 {
 	if (rr->r)
 		rr->unpinned |= atomic_load(&rr->r->unpinned) != 0;
@@ -222,17 +222,43 @@ static int row_no_path(struct ctx *c, enum rg_kind k, enum rg_mode m)
 }
 
 /*
- * Pass p of row rr: open its object, attach/warm up/measure its share of the
- * samples/detach, close. The first pass adds its result row (a skipped one
- * when the variant cannot be opened); the last pass, or a failure in any,
- * fills it and prints it. 0, -EINTR (stop requested: the row unfinished),
- * or -ENOMEM.
+ * The row's first pass: open its object and producers, kept over the passes
+ * (loading and verifying is a fixed cost, not a measurement), and add its
+ * result row; a variant that cannot be opened becomes a skipped row (done).
+ * 0 or -ENOMEM.
+ */
+static int row_start(struct ctx *c, struct row_run *rr)
+{
+	struct rg_result *row;
+
+	if (rr->k != K_USER_COUNT &&
+	    trig_open(&rr->t, c->o, rr->k, rr->m, rr->m == MODE_SYSCALL ? 1 : c->batch, rr->why,
+		      sizeof(rr->why))) {
+		rr->done = true;
+		trig_close(&rr->t);
+		return row_unopened(c, rr->k, rr->m, rr->np, rr->why);
+	}
+	row = row_setup(c, rr) ? NULL :
+	      rg_results_add(c->rs, SUITE, trig_kinds[rr->k].name, trig_mode_names[rr->m]);
+	if (!row)
+		return -ENOMEM;
+	rr->res = (size_t)(row - c->rs->rows);
+	rr->started = true;
+	row_identity(c, row, rr->k, rr->m, rr->np);
+	return 0;
+}
+
+/*
+ * Pass p of row rr: attach/warm up/measure its share of the samples/detach.
+ * The first pass opens it (row_start); the last pass, or a failure in any,
+ * fills its row, prints it and closes it. 0, -EINTR (stop requested: the
+ * row unfinished), or -ENOMEM.
  */
 static int row_pass(struct ctx *c, struct row_run *rr, int p, double t0)
 {
 	const struct opts *o = c->o;
 	struct rg_result *row;
-	int err = 0;
+	int err;
 
 	if (rr->done)
 		return 0;
@@ -240,42 +266,22 @@ static int row_pass(struct ctx *c, struct row_run *rr, int p, double t0)
 		rr->done = true;
 		return row_no_path(c, rr->k, rr->m);
 	}
-	if (rr->k != K_USER_COUNT &&
-	    trig_open(&rr->t, o, rr->k, rr->m, rr->m == MODE_SYSCALL ? 1 : c->batch, rr->why,
-		      sizeof(rr->why))) {
-		if (!rr->started) {
-			rr->done = true;
-			trig_close(&rr->t);
-			return row_unopened(c, rr->k, rr->m, rr->np, rr->why);
-		}
-		err = -ENOENT;	/* opened in pass 1, not in this one: an error row saying why */
-	}
-	if (!err && pass_setup(c, rr)) {
-		pass_free(rr);
-		return -ENOMEM;
-	}
-	if (!rr->started) {
-		row = rg_results_add(c->rs, SUITE, trig_kinds[rr->k].name, trig_mode_names[rr->m]);
-		if (!row) {
-			pass_free(rr);
-			return -ENOMEM;
-		}
-		rr->res = (size_t)(row - c->rs->rows);
-		rr->started = true;
-		row_identity(c, row, rr->k, rr->m, rr->np);
-	}
+	if (!rr->started && ((err = row_start(c, rr)) || rr->done))
+		return err;
 	rr->pass_at[p] = rg_now_s() - t0;
 	row = &c->rs->rows[rr->res];
-	if (!err)
-		err = o->triggers ? run_fixed(c, rr->r, rr->prod, &rr->t, rr->bpf_a, row)
-				  : pass_measure(c, rr, p);
+	err = o->triggers ? run_fixed(c, rr->r, rr->prod, &rr->t, rr->bpf_a, row)
+			  : pass_measure(c, rr, p);
+	/* A sample may end on side A: nothing stays attached while other rows run. */
+	if (!err && trig_detach(&rr->t) && !sleep_until(rg_now_s() + DETACH_SETTLE_S))
+		err = -EINTR;
 	if (err != -EINTR && (err || p == o->passes - 1)) {
 		if (!err && !o->triggers)
 			err = row_fill(c, row, rr);
 		err = row_finish(c, rr, row, err);
 		rr->done = true;
+		row_close(rr);
 	}
-	pass_free(rr);
 	return err;
 }
 
@@ -405,6 +411,7 @@ int trig_run_all(struct ctx *c)
 		err = -EINTR;
 	}
 	for (int i = 0; rows && i < c->nrows; i++) {
+		row_close(&rows[i]);	/* rows left open by a stop or a failure */
 		series_free(&rows[i].sa);
 		series_free(&rows[i].sb);
 	}
