@@ -15,13 +15,7 @@
 #include "rg/schema.h"
 #include "bpf_internal.h"
 
-/*
- * Passes over all rows when --passes is not given (at most --repetitions):
- * each row's samples spread over the bench's whole time, one run-level value
- * per pass. 3, by measurement (docs/bench.md, "The BPF rows: passes and CPU
- * time"): 5 called more rows in A/A pairs and took 5 s more of the default run.
- */
-#define DEFAULT_PASSES 3
+#define DEFAULT_PASSES RG_BPF_DEFAULT_PASSES
 
 /* Kernel-bench defaults: 1 s warm-up, 5 samples of 1 s, one producer. */
 static void opts_default(struct opts *o)

@@ -8,6 +8,15 @@
 
 struct rg_resultset;
 
+/*
+ * Passes over all rows when --passes is not given (at most --repetitions),
+ * also in the default run: each row's samples spread over the bench's whole
+ * time, one run-level value per pass. 3, by measurement (docs/bench.md, "The
+ * BPF rows: passes and CPU time"): 5 called more rows in A/A pairs and took
+ * 5 s more of the default run.
+ */
+#define RG_BPF_DEFAULT_PASSES 3
+
 /* rgbench bpf [options]; argv[0] is the subcommand's name. */
 int rg_bpf_main(int argc, char **argv);
 
