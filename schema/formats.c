@@ -278,6 +278,13 @@ static void write_row(FILE *f, enum rg_fmt fmt, const struct rg_resultset *rs,
 		put_samples(f, r->samples_wall_ns, r->nsamples);
 		fputs(",\"samples_delta_ns\":", f);
 		put_samples(f, r->samples_delta_ns, r->nsamples);
+		if (r->samples_cpu_ns) {
+			/* bpf rows: only where measured, so that other rows stay as they were */
+			fputs(",\"samples_cpu_ns\":", f);
+			put_samples(f, r->samples_cpu_ns, r->nsamples);
+			fputs(",\"samples_cpu_delta_ns\":", f);
+			put_samples(f, r->samples_cpu_delta_ns, r->nsamples);
+		}
 		fprintf(f, ",\"work_units\":%ld", r->work_units);
 		if (r->nruns) {
 			fputs(",\"runs_ns\":", f);

@@ -60,6 +60,8 @@ void rg_results_free(struct rg_resultset *rs)
 		free(rs->rows[i].samples_mops);
 		free(rs->rows[i].samples_wall_ns);
 		free(rs->rows[i].samples_delta_ns);
+		free(rs->rows[i].samples_cpu_ns);
+		free(rs->rows[i].samples_cpu_delta_ns);
 		free(rs->rows[i].lat_hist_lo);
 		free(rs->rows[i].lat_hist_hi);
 		free(rs->rows[i].lat_hist_count);

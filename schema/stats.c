@@ -178,6 +178,31 @@ int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
 	return 0;
 }
 
+int rg_result_set_cpu_samples(struct rg_result *r, const double *cpu, const double *base,
+			      size_t n)
+{
+	double *c = dup_samples(cpu, n), *d = NULL;
+
+	if (cpu && n && !c)
+		return -ENOMEM;
+	if (c && base) {
+		d = malloc(n * sizeof(*d));
+		if (!d) {
+			free(c);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			d[i] = cpu[i] - base[i];
+	}
+	free(r->samples_cpu_ns);
+	free(r->samples_cpu_delta_ns);
+	r->samples_cpu_ns = c;
+	r->samples_cpu_delta_ns = d;
+	if (c)
+		r->cpu_ns_median = rg_stat_median(c, n);
+	return 0;
+}
+
 int rg_result_set_samples(struct rg_result *r, const double *ns,
 			  const double *mops, size_t n)
 {

@@ -21,6 +21,31 @@ static bool is_ns(const struct metric *m)
 }
 
 static const struct metric M_MOPS = { RG_COL_mops_median, RG_COL_mops_stddev, true, "M/s", "mops_median" };
+/*
+ * bpf rows that kept each sample's producer CPU time (samples_cpu_ns): ns of
+ * CPU per event, steady where wall-clock M/s follows the host's load. No
+ * column holds its spread: RG_NCOLS, the samples' standard deviation.
+ */
+static const struct metric M_CPU = { RG_COL_cpu_ns_median, RG_NCOLS, false, "CPU ns/event",
+				     "cpu_ns_median" };
+
+/* A metric of ns (a lower figure is better, the A/A floor is in its unit). */
+static bool ns_like(const struct metric *m)
+{
+	return is_ns(m) || m == &M_CPU;
+}
+
+static bool has_cpu(const struct rg_row *r)
+{
+	return r->n_cpu && r->n_cpu == r->n_mops && !isnan(rg_row_d(r, RG_COL_cpu_ns_median));
+}
+
+static double spread(const struct rg_row *r, const struct metric *m)
+{
+	if (m->spread != RG_NCOLS)
+		return rg_row_d(r, m->spread);
+	return r->n_cpu > 1 ? rg_stat_stddev(r->samples_cpu_ns, r->n_cpu) : NAN;
+}
 
 /* Measured: ok, or noisy (values kept from disturbed runs; the verdict says so). */
 bool cmp_row_ok(const struct rg_row *r)
@@ -43,6 +68,10 @@ static const struct metric *pick_metric(const struct rg_row *a, const struct rg_
 	const struct metric *alt = main == ns ? &M_MOPS : ns;
 	bool main_ok = true, alt_ok = true;
 
+	/* bpf: producer CPU time where every side has it per sample (older files: M/s). */
+	if (main == &M_MOPS && (!a || has_cpu(a)) && (!b || has_cpu(b)))
+		return &M_CPU;
+
 	for (int i = 0; i < 2; i++) {
 		const struct rg_row *r = i ? b : a;
 
@@ -62,6 +91,9 @@ static void samples(const struct rg_row *r, const struct metric *m, const double
 	if (is_ns(m)) {
 		*v = r->samples_ns;
 		*n = r->n_ns;
+	} else if (m == &M_CPU) {
+		*v = r->samples_cpu_ns;
+		*n = r->n_cpu;
 	} else {
 		*v = r->samples_mops;
 		*n = r->n_mops;
@@ -144,6 +176,28 @@ static bool round_paired(const struct rg_row *a, const struct rg_row *b)
 	       !strcmp(rg_row_s(a, RG_COL_baseline), rg_row_s(b, RG_COL_baseline));
 }
 
+/*
+ * bpf rows on CPU time: each sample's CPU difference against its baseline's
+ * window of the same sample (samples_cpu_delta_ns), when both rows have one
+ * per sample against the same baseline. Their delta_ns is then on CPU time too.
+ */
+static bool cpu_paired(const struct rg_row *a, const struct rg_row *b)
+{
+	return a->n_cpu_delta && a->n_cpu_delta == a->n_cpu && b->n_cpu_delta &&
+	       b->n_cpu_delta == b->n_cpu &&
+	       !strcmp(rg_row_s(a, RG_COL_interleave), "alternating") &&
+	       !strcmp(rg_row_s(b, RG_COL_interleave), "alternating") &&
+	       !strcmp(rg_row_s(a, RG_COL_baseline), rg_row_s(b, RG_COL_baseline));
+}
+
+/* How the paired values are named in a verdict: a bpf row's samples and passes, a user row's rounds and runs. */
+static const char *paired_what(const struct res *r, bool runs)
+{
+	if (r->m == &M_CPU)
+		return runs ? ", per-pass CPU deltas" : ", per-sample CPU deltas";
+	return runs ? ", per-run deltas" : ", per-round deltas";
+}
+
 static void value_text(char *full, size_t fs, char *shrt, size_t ss, const struct rg_row *r,
 		       const struct metric *m, double v, double s)
 {
@@ -214,14 +268,14 @@ static void test_verdict(struct res *r, const struct rg_row *a, const struct rg_
 	r->called = t.p < ALPHA && db != da;
 	if (t.p >= ALPHA)
 		snprintf(r->verdict, sizeof(r->verdict), "no significant change (p=%s%s)", p,
-			 r->paired ? ", per-round deltas" : "");
+			 r->paired ? paired_what(r, false) : "");
 	else if (db == da)
 		snprintf(r->verdict, sizeof(r->verdict), "differs (p=%s%s)", p,
-			 r->paired ? ", per-round deltas" : "");
+			 r->paired ? paired_what(r, false) : "");
 	else
 		snprintf(r->verdict, sizeof(r->verdict), "%s (p%s%s%s)",
 			 better ? "faster" : "slower", *p == '<' ? "" : "=", p,
-			 r->paired ? ", per-round deltas" : "");
+			 r->paired ? paired_what(r, false) : "");
 	if (row_noisy(a) || row_noisy(b)) {
 		size_t l = strlen(r->verdict);
 
@@ -362,8 +416,9 @@ static bool runs_verdict(struct res *r, const struct rg_row *a, const struct rg_
 		r->test = "runs";
 		fmt_p(p, sizeof(p), r->p);
 		snprintf(r->pv, sizeof(r->pv), "%s", p);
-		snprintf(how, sizeof(how), "p%s%s, %zu vs %zu runs%s%s", *p == '<' ? "" : "=", p, na, nb,
-			 r->paired ? ", per-run deltas" : "", in_cyc ? " in reference cycles" : "");
+		snprintf(how, sizeof(how), "p%s%s, %zu vs %zu %s%s%s", *p == '<' ? "" : "=", p, na, nb,
+			 r->m == &M_CPU ? "passes" : "runs", r->paired ? paired_what(r, true) : "",
+			 in_cyc ? " in reference cycles" : "");
 		if (r->p >= ALPHA) {
 			char h2[220];
 
@@ -375,7 +430,7 @@ static bool runs_verdict(struct res *r, const struct rg_row *a, const struct rg_
 		return true;
 	}
 	floor = fmax(isnan(fa) ? -1 : fa, isnan(fb) ? -1 : fb);
-	if (!(floor >= 0) || !is_ns(r->m))
+	if (!(floor >= 0) || !ns_like(r->m))
 		return false;
 	r->test = "floor";
 	snprintf(r->pv, sizeof(r->pv), "floor");
@@ -459,12 +514,12 @@ void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, bool 
 	r->test = "";
 	if (a) {
 		r->va = rg_row_d(a, r->m->median);
-		r->sa = rg_row_d(a, r->m->spread);
+		r->sa = spread(a, r->m);
 		samples(a, r->m, &xa, &r->na);
 	}
 	if (b) {
 		r->vb = rg_row_d(b, r->m->median);
-		r->sb = rg_row_d(b, r->m->spread);
+		r->sb = spread(b, r->m);
 		samples(b, r->m, &xb, &r->nb);
 	}
 	value_text(r->a, sizeof(r->a), r->a_short, sizeof(r->a_short), a, r->m, r->va, r->sa);
@@ -490,6 +545,12 @@ void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, bool 
 		xb = b->samples_delta_ns;
 		r->na = a->n_delta;
 		r->nb = b->n_delta;
+		r->paired = true;
+	} else if (!ratio_mode && r->m == &M_CPU && cpu_paired(a, b)) {
+		xa = a->samples_cpu_delta_ns;
+		xb = b->samples_cpu_delta_ns;
+		r->na = a->n_cpu_delta;
+		r->nb = b->n_cpu_delta;
 		r->paired = true;
 	}
 	if (!ratio_mode && runs_verdict(r, a, b, alabel, ratio_mode, cycles))

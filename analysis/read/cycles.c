@@ -40,6 +40,8 @@ size_t rg_rows_to_cycles(struct rg_rows *rows)
 			scale(r->samples_ns, r->n_ns, k);
 			scale(r->samples_wall_ns, r->n_wall, k);
 			scale(r->samples_delta_ns, r->n_delta, k);
+			scale(r->samples_cpu_ns, r->n_cpu, k);
+			scale(r->samples_cpu_delta_ns, r->n_cpu_delta, k);
 			scale(r->runs_ns, r->n_runs_ns, k);
 			scale(r->runs_delta_ns, r->n_runs_delta, k);
 			scale(r->lat_lo, r->n_lat, k);
@@ -47,7 +49,7 @@ size_t rg_rows_to_cycles(struct rg_rows *rows)
 		} else {
 			/* No reference: nothing in cycles to show or test. */
 			r->n_ns = r->n_wall = r->n_delta = r->n_lat = 0;
-			r->n_runs_ns = r->n_runs_delta = 0;
+			r->n_runs_ns = r->n_runs_delta = r->n_cpu = r->n_cpu_delta = 0;
 		}
 	}
 	return missing;

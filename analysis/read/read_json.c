@@ -285,6 +285,9 @@ static int json_row(struct rd_ctx *c, int line, size_t i, json_t *e, long long v
 	    json_samples(c, line, e, "samples_mops", &r->samples_mops, &r->n_mops, false) ||
 	    json_samples(c, line, e, "samples_wall_ns", &r->samples_wall_ns, &r->n_wall, false) ||
 	    json_samples(c, line, e, "samples_delta_ns", &r->samples_delta_ns, &r->n_delta, true) ||
+	    json_samples(c, line, e, "samples_cpu_ns", &r->samples_cpu_ns, &r->n_cpu, false) ||
+	    json_samples(c, line, e, "samples_cpu_delta_ns", &r->samples_cpu_delta_ns,
+			 &r->n_cpu_delta, true) ||
 	    json_samples(c, line, e, "runs_ns", &r->runs_ns, &r->n_runs_ns, false) ||
 	    json_samples(c, line, e, "runs_delta_ns", &r->runs_delta_ns, &r->n_runs_delta, true) ||
 	    json_lat_hist(c, line, r, e))

@@ -18,6 +18,8 @@ void rd_row_free(struct rg_row *r)
 	free(r->samples_mops);
 	free(r->samples_wall_ns);
 	free(r->samples_delta_ns);
+	free(r->samples_cpu_ns);
+	free(r->samples_cpu_delta_ns);
 	free(r->runs_ns);
 	free(r->runs_delta_ns);
 	free(r->lat_lo);

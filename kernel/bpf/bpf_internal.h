@@ -116,7 +116,8 @@ struct opts {
 	bool allow_shared;		/* --allow-shared-cpus: more producers than CPUs */
 	double duration;		/* seconds per sample (window) */
 	double warmup;			/* seconds before the first sample */
-	int reps;			/* samples per row */
+	int reps;			/* samples per row, over all passes */
+	int passes;			/* passes over all rows (at most reps; 1 with --triggers) */
 	int batch;			/* driver batch; 0: sized by measurement */
 	enum count_method count;
 	uint64_t triggers;		/* fixed-count mode: triggers per producer (0: timed) */
@@ -235,6 +236,61 @@ struct ctx {
 
 /* Every wanted row: 0, -EINTR (stop requested) or -ENOMEM. */
 int trig_run_all(struct ctx *c);
+
+/* ---- one row over the passes (run.c) and its numbers and lines (fill.c) ---- */
+
+/* Passes over all rows at most (--passes); each is one run-level value of a row. */
+#define MAX_PASSES 16
+
+/* Per-window values of one side (the row's, or its baseline's), all passes in order. */
+struct series {
+	double *mops;		/* M events/s, all producers */
+	double *ns;		/* wall ns per event per producer: 1e3 / (M/s per producer) */
+	double *cpu_ns;		/* producers' CPU ns per event */
+	size_t n;
+	uint64_t events, misses;
+	size_t disturbed;	/* windows in which a producer was stopped or blocked */
+	long nvcsw;		/* their voluntary switches, all windows */
+};
+
+int series_alloc(struct series *s, size_t n);
+void series_free(struct series *s);
+void series_add(struct series *s, const struct window *w, int np);
+
+/*
+ * One row: the variant, its result row, both sides' samples over every
+ * pass; and for the pass being measured, its loaded object and producers.
+ */
+struct row_run {
+	enum rg_kind k;
+	enum rg_mode m;
+	int np;
+	int bk;				/* the paired baseline (pair_of), or -1 */
+	bool bpf_a;			/* side A counted by the program, not in userspace */
+	bool started;			/* has its result row (index res) */
+	bool done;			/* skipped, failed, or measured in every pass */
+	bool unpinned;			/* a producer's pinning failed in some pass */
+	size_t res;			/* its row in c->rs (an index: the array grows) */
+	int npass;			/* passes measured */
+	size_t pass_end[MAX_PASSES];	/* side A's samples at the end of each pass */
+	double pass_at[MAX_PASSES];	/* when each pass of the row began, s after the first */
+	struct series sa, sb;		/* side A (the row), side B (its baseline) */
+	/* the pass being measured */
+	int fd_a, fd_b;			/* the program side A / side B runs (driver modes) */
+	struct trig t;
+	struct run *r;
+	struct producer *prod;
+	char why[256];
+};
+
+/* The measured row's numbers from rr's samples and passes. 0 or -ENOMEM. */
+int row_fill(struct ctx *c, struct rg_result *row, const struct row_run *rr);
+/*
+ * A finished row's pinning, and its status and progress line: a failure
+ * (err) becomes an error row saying why (then 0); -ENOMEM is passed on.
+ * rr->r is the last pass's run.
+ */
+int row_finish(struct ctx *c, struct row_run *rr, struct rg_result *row, int err);
 
 /* A progress or result line to c->out (nothing when quiet), flushed. */
 void trig_say(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The BPF bench's rows: each variant measured in alternating windows against its baseline, every row in order (the driver batch: batch.c). */
+/* The BPF bench's rows: each variant measured in alternating windows against its baseline, in passes over every row (numbers: fill.c; the driver batch: batch.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -15,62 +15,7 @@
 #include "rg/cmdline.h"
 #include "bpf_internal.h"
 
-/* Per-window values of one side (the row's, or its baseline's). */
-struct series {
-	double *mops;		/* M events/s, all producers */
-	double *ns;		/* wall ns per event per producer: 1e3 / (M/s per producer) */
-	double *cpu_ns;		/* producers' CPU ns per event */
-	size_t n;
-	uint64_t events, misses;
-	size_t disturbed;	/* windows in which a producer was stopped or blocked */
-	long nvcsw;		/* their voluntary switches, all windows */
-};
-
-static int series_alloc(struct series *s, size_t n)
-{
-	memset(s, 0, sizeof(*s));
-	s->mops = calloc(n ? n : 1, sizeof(double));
-	s->ns = calloc(n ? n : 1, sizeof(double));
-	s->cpu_ns = calloc(n ? n : 1, sizeof(double));
-	return s->mops && s->ns && s->cpu_ns ? 0 : -ENOMEM;
-}
-
-static void series_free(struct series *s)
-{
-	free(s->mops);
-	free(s->ns);
-	free(s->cpu_ns);
-	memset(s, 0, sizeof(*s));
-}
-
-static void series_add(struct series *s, const struct window *w, int np)
-{
-	s->mops[s->n] = (double)w->events / w->wall / 1e6;
-	s->ns[s->n] = 1e9 * w->wall * np / (double)w->events;
-	s->cpu_ns[s->n] = 1e9 * w->cpu / (double)w->events;
-	s->n++;
-	s->events += w->events;
-	s->misses += w->misses;
-	s->disturbed += w->nvcsw > 0;
-	s->nvcsw += w->nvcsw;
-}
-
 /* ---- one row ---- */
-
-static void cpus_string(const struct rg_place *pin, int np, char *buf, size_t size)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < np && off < size; i++) {
-		int cpu = rg_place_cpu(pin, i);
-		int w = snprintf(buf + off, size - off, "%s%d", i ? "," : "", cpu);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
-}
 
 void trig_say(struct ctx *c, const char *fmt, ...)
 {
@@ -94,71 +39,6 @@ static void row_identity(struct ctx *c, struct rg_result *row, enum rg_kind k, e
 		snprintf(row->scenario, sizeof(row->scenario), "%s,count=%s", trig_mode_names[m],
 			 trig_count_names[c->o->count]);
 	snprintf(row->role, sizeof(row->role), "%s", role_of(k));
-}
-
-/* Fill a measured row from its windows (and its baseline's, when paired). */
-static int row_fill(struct ctx *c, struct rg_result *row, enum rg_kind k, const struct series *a,
-		    const struct series *b, int bk)
-{
-	bool cpu_ok = true;
-
-	if (rg_result_set_samples(row, a->ns, a->mops, a->n))
-		return -ENOMEM;
-	/* Exactly 1e3 / (M/s per producer), also for an even number of samples. */
-	row->ns_median = 1e3 / row->mops_per_thread;
-	row->wall_ns_median = row->ns_median;
-	for (size_t i = 0; i < a->n; i++)
-		cpu_ok &= isfinite(a->cpu_ns[i]);
-	if (cpu_ok && a->n)
-		row->cpu_ns_median = rg_stat_median(a->cpu_ns, a->n);
-	row->refusals = a->misses;
-	row->ops = a->events;
-	if (b) {
-		snprintf(row->interleave, sizeof(row->interleave), "alternating");
-		if (rg_result_set_delta(row, trig_kinds[bk].name, a->ns, b->ns, a->n))
-			return -ENOMEM;
-	}
-	/* As the user suite: a disturbed sample makes the row noisy, saying how (no re-run). */
-	if (a->disturbed || (b && b->disturbed)) {
-		snprintf(row->status, sizeof(row->status), "noisy");
-		snprintf(row->reason, sizeof(row->reason),
-			 "%zu of %zu windows disturbed: a producer was stopped or blocked (%ld voluntary switches)",
-			 a->disturbed + (b ? b->disturbed : 0), a->n + (b ? b->n : 0),
-			 a->nvcsw + (b ? b->nvcsw : 0));
-	}
-	(void)c;
-	(void)k;
-	return 0;
-}
-
-static void row_print(struct ctx *c, const struct rg_result *row, enum rg_kind k, enum rg_mode m,
-		      int np)
-{
-	char sdb[16] = "n/a", db[112] = "", cib[64] = "", tag[16];
-
-	if (!isnan(row->mops_stddev))
-		snprintf(sdb, sizeof(sdb), "%.3f", row->mops_stddev);
-	if (!isnan(row->delta_ns)) {
-		/* The interval's level follows it when below 95% (fewer than 6 samples). */
-		if (!isnan(row->delta_ci_lo))
-			snprintf(cib, sizeof(cib), " [%+.2f, %+.2f]%s", row->delta_ci_lo,
-				 row->delta_ci_hi, rg_ci_level_tag(row->delta_ci_level, tag, sizeof(tag)));
-		else
-			snprintf(cib, sizeof(cib), " [n/a: %ld samples]", row->repetitions);
-		snprintf(db, sizeof(db), "; %+.2f ns over %s%s", row->delta_ns, row->baseline, cib);
-	}
-	/* cpu/wall: the share of the windows the producers were on a CPU. */
-	double oncpu = row->cpu_ns_median / row->ns_median;
-	char busy[80] = "";
-
-	if (oncpu < 0.8)
-		snprintf(busy, sizeof(busy), " (producers on a CPU %.0f%% of the time: busy machine)",
-			 100 * oncpu);
-	trig_say(c, "[%d/%d] %-13s %-8s p=%d hits %8.3f ± %6s M/s (%7.3f M/prod)  %.2f ns/event%s; "
-	    "misses %llu%s%s%s\n", c->row, c->nrows, trig_kinds[k].name, trig_mode_names[m], np,
-	    row->mops_mean, sdb, row->mops_mean / np, row->ns_median, db,
-	    (unsigned long long)row->refusals, busy, strcmp(row->status, "noisy") ? "" : "; NOISY: ",
-	    strcmp(row->status, "noisy") ? "" : row->reason);
 }
 
 /* --triggers: each producer triggers exactly o->triggers events; no timing windows. */
@@ -204,23 +84,8 @@ static int row_unopened(struct ctx *c, enum rg_kind k, enum rg_mode m, int np, c
 	return 0;
 }
 
-/* One row being measured: the variant, its loaded object, its producers, both sides' samples. */
-struct row_run {
-	enum rg_kind k;
-	enum rg_mode m;
-	int np;
-	int bk;				/* the paired baseline (pair_of), or -1 */
-	bool bpf_a;			/* side A counted by the program, not in userspace */
-	int fd_a, fd_b;			/* the program side A / side B runs (driver modes) */
-	struct trig t;
-	struct run *r;
-	struct producer *prod;
-	struct series sa, sb;		/* side A (the row), side B (its baseline) */
-	char why[256];
-};
-
-/* Producers and sample arrays for rr, set up for the row's loop. 0 or -ENOMEM. */
-static int row_run_setup(struct ctx *c, struct row_run *rr)
+/* Producers for rr, set up for the row's loop. 0 or -ENOMEM. */
+static int row_setup(struct ctx *c, struct row_run *rr)
 {
 	const struct opts *o = c->o;
 	struct run *r;
@@ -231,8 +96,7 @@ static int row_run_setup(struct ctx *c, struct row_run *rr)
 	}
 	rr->r = r = run_alloc(rr->np);
 	rr->prod = calloc((size_t)rr->np, sizeof(*rr->prod));
-	if (!r || !rr->prod || series_alloc(&rr->sa, (size_t)o->reps) ||
-	    series_alloc(&rr->sb, (size_t)o->reps))
+	if (!r || !rr->prod)
 		return -ENOMEM;
 	r->pin = &c->pin;
 	r->batch = c->batch;
@@ -243,13 +107,17 @@ static int row_run_setup(struct ctx *c, struct row_run *rr)
 	return 0;
 }
 
-static void row_run_free(struct row_run *rr)
+/* The row's objects and producers: programs and links go away on every path, the samples stay. */
+static void row_close(struct row_run *rr)
 {
-	series_free(&rr->sa);
-	series_free(&rr->sb);
+	if (rr->r)
+		rr->unpinned |= atomic_load(&rr->r->unpinned) != 0;
 	run_free(rr->r);
 	free(rr->prod);
-	trig_close(&rr->t);		/* programs and links go away on every path */
+	rr->r = NULL;
+	rr->prod = NULL;
+	trig_close(&rr->t);
+	rr->fd_a = rr->fd_b = -1;
 }
 
 /* Side A: the measured program attached (or run); side B: the baseline's state, same loop. */
@@ -272,7 +140,7 @@ static int window_b(struct row_run *rr, double seconds, struct window *w)
 	return run_window(rr->r, rr->prod, &rr->t, false, seconds, w);
 }
 
-/* Warm-up: both states when paired, half the time each, discarded. */
+/* Warm-up of a pass: both states when paired, half the time each, discarded. */
 static int row_warmup(struct ctx *c, struct row_run *rr)
 {
 	double warmup = c->o->warmup;
@@ -307,12 +175,13 @@ static int side_window(struct ctx *c, struct row_run *rr, bool b)
 }
 
 /*
- * Sample i: a window of side A and (paired) one of side B, in the order
- * A B, B A, A B, ... (ABBA), so that drift within a row and what a detach
- * leaves behind fall on both sides alike instead of biasing every delta the
- * same way. The pair of a sample is its two windows, whatever their order.
+ * Sample i of the row (counted over all passes): a window of side A and
+ * (paired) one of side B, in the order A B, B A, A B, ... (ABBA), so that
+ * drift within a row and what a detach leaves behind fall on both sides
+ * alike instead of biasing every delta the same way. The pair of a sample
+ * is its two windows, whatever their order.
  */
-static int row_sample(struct ctx *c, struct row_run *rr, int i)
+static int row_sample(struct ctx *c, struct row_run *rr, size_t i)
 {
 	bool b_first = rr->bk >= 0 && i % 2;
 	int err = side_window(c, rr, b_first);
@@ -322,99 +191,97 @@ static int row_sample(struct ctx *c, struct row_run *rr, int i)
 	return side_window(c, rr, !b_first);
 }
 
-/* The timed row: warm-up, --repetitions samples, then the row's numbers. */
-static int row_measure(struct ctx *c, struct row_run *rr, struct rg_result *row)
+/* The samples of pass p of P: --repetitions spread evenly, the first passes take the rest. */
+static int pass_share(const struct opts *o, int p)
+{
+	return o->reps / o->passes + (p < o->reps % o->passes);
+}
+
+/* One timed pass of the row: its warm-up, then its share of the samples. */
+static int pass_measure(struct ctx *c, struct row_run *rr, int p)
 {
 	int err = row_warmup(c, rr);
 
-	for (int i = 0; i < c->o->reps && !err; i++)
-		err = row_sample(c, rr, i);
+	for (int i = 0; i < pass_share(c->o, p) && !err; i++)
+		err = row_sample(c, rr, rr->sa.n);
 	if (!err)
-		err = row_fill(c, row, rr->k, &rr->sa, rr->bk >= 0 ? &rr->sb : NULL, rr->bk);
+		rr->pass_end[rr->npass++] = rr->sa.n;
 	return err;
 }
 
-/*
- * A measured row's pinning, and its status and progress line: a failure
- * becomes an error row saying why (then 0); -ENOMEM is passed on.
- */
-static int row_finish(struct ctx *c, struct row_run *rr, struct rg_result *row, int err)
+/* A variant asked for by name in a mode it has no path in: a skipped row saying so. */
+static int row_no_path(struct ctx *c, enum rg_kind k, enum rg_mode m)
 {
-	const struct opts *o = c->o;
-	const char *name = trig_kinds[rr->k].name, *mode = trig_mode_names[rr->m];
-	struct run *r = rr->r;
+	const char *name = trig_kinds[k].name, *mode = trig_mode_names[m];
 
-	if (atomic_load(&r->unpinned)) {
-		snprintf(row->pinning, sizeof(row->pinning), "none");
-	} else {
-		snprintf(row->pinning, sizeof(row->pinning), "%s", c->pin.how);
-		cpus_string(&c->pin, rr->np, row->cpus, sizeof(row->cpus));
-	}
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		snprintf(row->status, sizeof(row->status), "error");
-		if (err == -EIO)
-			snprintf(row->reason, sizeof(row->reason),
-				 "bpf_prog_test_run_opts failed in %d producer(s): %s",
-				 atomic_load(&r->errors), strerror(atomic_load(&r->first_errno)));
-		else if (err == -EAGAIN)
-			snprintf(row->reason, sizeof(row->reason), "cannot start %d producer threads",
-				 rr->np);
-		else
-			snprintf(row->reason, sizeof(row->reason), "%s",
-				 rr->why[0] ? rr->why : strerror(-err));
-		trig_say(c, "[%d/%d] %-13s %-8s error: %s\n", c->row, c->nrows, name, mode, row->reason);
-	} else if (o->triggers) {
-		trig_say(c, "[%d/%d] %-13s %-8s p=%d triggers=%llu hits=%llu misses=%llu\n", c->row,
-		    c->nrows, name, mode, rr->np,
-		    (unsigned long long)o->triggers * (unsigned long long)rr->np,
-		    (unsigned long long)row->ops, (unsigned long long)row->refusals);
-	} else {
-		row_print(c, row, rr->k, rr->m, rr->np);
-	}
+	if (!rg_results_skip(c->rs, SUITE, name, mode, "%s has no %s path in rgbench bpf (see --list)",
+			     name, mode))
+		return -ENOMEM;
+	trig_say(c, "[%d/%d] %-13s %-8s skipped: no %s path\n", c->row, c->nrows, name, mode, mode);
 	return 0;
 }
 
 /*
- * Measure one row: variant k in mode m with np producers. A row paired with a
- * baseline (pair_of) alternates windows A B A B ...: A with the measured
- * program attached (or run), B with the baseline's state, the same producer
- * loop in both. Skipped and failed variants become rows saying why.
- * 0, -EINTR (stop requested: nothing added), or -ENOMEM.
+ * The row's first pass: open its object and producers, kept over the passes
+ * (loading and verifying is a fixed cost, not a measurement), and add its
+ * result row; a variant that cannot be opened becomes a skipped row (done).
+ * 0 or -ENOMEM.
  */
-static int run_row(struct ctx *c, enum rg_kind k, enum rg_mode m, int np)
+static int row_start(struct ctx *c, struct row_run *rr)
+{
+	struct rg_result *row;
+
+	if (rr->k != K_USER_COUNT &&
+	    trig_open(&rr->t, c->o, rr->k, rr->m, rr->m == MODE_SYSCALL ? 1 : c->batch, rr->why,
+		      sizeof(rr->why))) {
+		rr->done = true;
+		trig_close(&rr->t);
+		return row_unopened(c, rr->k, rr->m, rr->np, rr->why);
+	}
+	row = row_setup(c, rr) ? NULL :
+	      rg_results_add(c->rs, SUITE, trig_kinds[rr->k].name, trig_mode_names[rr->m]);
+	if (!row)
+		return -ENOMEM;
+	rr->res = (size_t)(row - c->rs->rows);
+	rr->started = true;
+	row_identity(c, row, rr->k, rr->m, rr->np);
+	return 0;
+}
+
+/*
+ * Pass p of row rr: attach/warm up/measure its share of the samples/detach.
+ * The first pass opens it (row_start); the last pass, or a failure in any,
+ * fills its row, prints it and closes it. 0, -EINTR (stop requested: the
+ * row unfinished), or -ENOMEM.
+ */
+static int row_pass(struct ctx *c, struct row_run *rr, int p, double t0)
 {
 	const struct opts *o = c->o;
-	struct row_run rr = {
-		.k = k, .m = m, .np = np, .bk = o->triggers ? -1 : pair_of(k, m),
-		.bpf_a = trig_kinds[k].prog != NULL, .fd_a = -1, .fd_b = -1,
-	};
 	struct rg_result *row;
 	int err;
 
-	c->row++;
-	if (k != K_USER_COUNT &&
-	    trig_open(&rr.t, o, k, m, m == MODE_SYSCALL ? 1 : c->batch, rr.why, sizeof(rr.why)))
-		return row_unopened(c, k, m, np, rr.why);
-	err = row_run_setup(c, &rr);
-	row = err ? NULL : rg_results_add(c->rs, SUITE, trig_kinds[k].name, trig_mode_names[m]);
-	if (!row) {
-		row_run_free(&rr);
-		return -ENOMEM;
+	if (rr->done)
+		return 0;
+	if (!row_exists(rr->k, rr->m)) {
+		rr->done = true;
+		return row_no_path(c, rr->k, rr->m);
 	}
-	row_identity(c, row, k, m, np);
-	if (o->triggers)
-		err = run_fixed(c, rr.r, rr.prod, &rr.t, rr.bpf_a, row);
-	else
-		err = row_measure(c, &rr, row);
-	if (err == -EINTR) {
-		c->rs->n--;	/* an interrupted row is not a result */
-		rg_result_set_samples(row, NULL, NULL, 0);
-	} else {
-		err = row_finish(c, &rr, row, err);
+	if (!rr->started && ((err = row_start(c, rr)) || rr->done))
+		return err;
+	rr->pass_at[p] = rg_now_s() - t0;
+	row = &c->rs->rows[rr->res];
+	err = o->triggers ? run_fixed(c, rr->r, rr->prod, &rr->t, rr->bpf_a, row)
+			  : pass_measure(c, rr, p);
+	/* A sample may end on side A: nothing stays attached while other rows run. */
+	if (!err && trig_detach(&rr->t) && !sleep_until(rg_now_s() + DETACH_SETTLE_S))
+		err = -EINTR;
+	if (err != -EINTR && (err || p == o->passes - 1)) {
+		if (!err && !o->triggers)
+			err = row_fill(c, row, rr);
+		err = row_finish(c, rr, row, err);
+		rr->done = true;
+		row_close(rr);
 	}
-	row_run_free(&rr);
 	return err;
 }
 
@@ -425,8 +292,8 @@ static double row_seconds(const struct opts *o, enum rg_kind k, enum rg_mode m)
 {
 	int sides = o->triggers ? 0 : pair_of(k, m) >= 0 ? 2 : 1;
 
-	return o->warmup + sides * o->reps * (o->duration + SETTLE_S + 0.005) +
-	       (sides == 2 ? o->reps * DETACH_SETTLE_S : 0) + 0.05;
+	return o->passes * (o->warmup + 0.05) + sides * o->reps * (o->duration + SETTLE_S + 0.005) +
+	       (sides == 2 ? o->reps * DETACH_SETTLE_S : 0);
 }
 
 /* Whether (k, m) makes a row: wanted, and existing or asked for by name (a skipped row then). */
@@ -436,70 +303,118 @@ static bool row_wanted(const struct opts *o, enum rg_kind k, enum rg_mode m)
 }
 
 /*
- * Count the rows into c->nrows and say how long they take at most; *driver:
- * whether a driver row runs (the batch is then sized first).
+ * The wanted rows in order (per producer count, per mode, each kind in table
+ * order) into *rows, c->nrows of them, saying how long they take at most;
+ * *driver: whether a driver row runs (the batch is then sized first). 0 or -ENOMEM.
  */
-static void plan_rows(struct ctx *c, bool *driver)
+static int plan_rows(struct ctx *c, struct row_run **rows, bool *driver)
 {
 	const struct opts *o = c->o;
 	double est = 0;
+	int n = 0;
 
-	c->row = c->nrows = 0;
+	*rows = NULL;
 	*driver = false;
-	for (int m = 0; m < NR_MODES; m++)
-		for (int k = 0; k < NR_KINDS; k++) {
-			if (!row_wanted(o, (enum rg_kind)k, (enum rg_mode)m))
-				continue;
-			c->nrows += o->nthreads;
-			if (!row_exists((enum rg_kind)k, (enum rg_mode)m))
-				continue;
-			*driver |= m != MODE_SYSCALL;
-			est += o->nthreads * row_seconds(o, (enum rg_kind)k, (enum rg_mode)m);
-		}
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		for (int ti = 0; ti < o->nthreads; ti++)
+			for (int m = 0; m < NR_MODES; m++)
+				for (int k = 0; k < NR_KINDS; k++) {
+					enum rg_kind kk = (enum rg_kind)k;
+					enum rg_mode mm = (enum rg_mode)m;
+
+					if (!row_wanted(o, kk, mm))
+						continue;
+					if (*rows) {
+						(*rows)[n] = (struct row_run){
+							.k = kk, .m = mm, .np = o->threads[ti],
+							.bk = o->triggers ? -1 : pair_of(kk, mm),
+							.bpf_a = trig_kinds[k].prog != NULL,
+							.fd_a = -1, .fd_b = -1,
+						};
+					} else if (row_exists(kk, mm)) {
+						*driver |= m != MODE_SYSCALL;
+						est += row_seconds(o, kk, mm);
+					}
+					n++;
+				}
+		if (pass == 0 && !(*rows = calloc(n ? (size_t)n : 1, sizeof(**rows))))
+			return -ENOMEM;
+	}
+	c->row = 0;
+	c->nrows = n;
+	for (int i = 0; i < n; i++)
+		if (series_alloc(&(*rows)[i].sa, (size_t)o->reps) ||
+		    series_alloc(&(*rows)[i].sb, (size_t)o->reps))
+			return -ENOMEM;
 	if (*driver && !o->batch && !o->triggers)
 		est += 2 * CAL_ROUNDS * (fmin(o->duration, 0.2) + SETTLE_S) + 0.1;
 	if (!o->triggers)
-		trig_say(c, "rgbench bpf: %d rows, %d sample(s) of %g s after %g s warm-up each "
-		    "(paired rows alternate with their baseline): at most ~%.0f s\n",
-		    c->nrows, o->reps, o->duration, o->warmup, est);
-}
-
-/* A variant asked for by name in a mode it has no path in: a skipped row saying so. */
-static int row_no_path(struct ctx *c, enum rg_kind k, enum rg_mode m)
-{
-	const char *name = trig_kinds[k].name, *mode = trig_mode_names[m];
-
-	c->row++;
-	if (!rg_results_skip(c->rs, SUITE, name, mode, "%s has no %s path in rgbench bpf (see --list)",
-			     name, mode))
-		return -ENOMEM;
-	trig_say(c, "[%d/%d] %-13s %-8s skipped: no %s path\n", c->row, c->nrows, name, mode, mode);
+		trig_say(c, "rgbench bpf: %d rows, %d sample(s) of %g s each in %d pass(es) over all rows, "
+		    "%g s warm-up per row and pass (paired rows alternate with their baseline): "
+		    "at most ~%.0f s\n", c->nrows, o->reps, o->duration, o->passes, o->warmup, est);
 	return 0;
 }
 
-/* Run every wanted row: per producer count, per mode, each kind in table order. */
+/* Stopped: the rows begun and not finished are no results (none holds samples yet). */
+static void drop_unfinished(struct ctx *c, const struct row_run *rows, int n)
+{
+	size_t first = SIZE_MAX, out;
+
+	for (int i = 0; i < n; i++)
+		if (rows[i].started && !rows[i].done && rows[i].res < first)
+			first = rows[i].res;
+	if (first == SIZE_MAX)
+		return;
+	out = first;
+	for (size_t j = first; j < c->rs->n; j++) {
+		bool drop = false;
+
+		for (int i = 0; i < n && !drop; i++)
+			drop = rows[i].started && !rows[i].done && rows[i].res == j;
+		if (!drop)
+			c->rs->rows[out++] = c->rs->rows[j];
+	}
+	c->rs->n = out;
+}
+
+/*
+ * Run every wanted row in o->passes passes: each pass measures every row in
+ * order (its warm-up and its share of the samples), so that a row's samples
+ * spread over the whole of the bench's time and each pass gives it one
+ * run-level value.
+ */
 int trig_run_all(struct ctx *c)
 {
 	const struct opts *o = c->o;
+	struct row_run *rows;
 	bool driver;
-	int err = 0;
+	double t0;
+	int err;
 
 	trig_messages_init(o->verbose);
-	plan_rows(c, &driver);
+	err = plan_rows(c, &rows, &driver);
 	c->batch = o->batch ? o->batch : CAL_BATCH;
-	if (driver && !o->batch && !o->triggers)
+	if (!err && driver && !o->batch && !o->triggers)
 		err = trig_size_batch(c, fmin(o->duration, 0.2));
-	for (int ti = 0; ti < o->nthreads && !err && !trig_stopped(); ti++)
-		for (int m = 0; m < NR_MODES && !err && !trig_stopped(); m++)
-			for (int k = 0; k < NR_KINDS && !err && !trig_stopped(); k++) {
-				if (!row_wanted(o, (enum rg_kind)k, (enum rg_mode)m))
-					continue;
-				if (row_exists((enum rg_kind)k, (enum rg_mode)m))
-					err = run_row(c, (enum rg_kind)k, (enum rg_mode)m, o->threads[ti]);
-				else
-					err = row_no_path(c, (enum rg_kind)k, (enum rg_mode)m);
-			}
-	if (trig_stopped())
-		return -EINTR;
+	t0 = rg_now_s();
+	for (int p = 0; p < o->passes && !err && !trig_stopped(); p++) {
+		if (o->passes > 1)
+			trig_say(c, "rgbench bpf: pass %d of %d\n", p + 1, o->passes);
+		for (int i = 0; i < c->nrows && !err && !trig_stopped(); i++) {
+			c->row = i + 1;
+			err = row_pass(c, &rows[i], p, t0);
+		}
+	}
+	if (err == -EINTR || trig_stopped()) {
+		drop_unfinished(c, rows, c->nrows);
+		err = -EINTR;
+	}
+	for (int i = 0; rows && i < c->nrows; i++) {
+		row_close(&rows[i]);	/* rows left open by a stop or a failure */
+		series_free(&rows[i].sa);
+		series_free(&rows[i].sb);
+	}
+	free(rows);
 	return err;
 }

@@ -67,7 +67,10 @@ def case_badargs(b):
                  # the command-line kit: whole numbers are decimal integers, durations take
                  # s/ms/us/ns and nothing else, no hex
                  ["--repetitions", "5.0"], ["--triggers", "1e3"], ["--batch", "0x10"],
-                 ["--duration", "1h"], ["--warmup", "0x1p3"], ["--count", ""]]
+                 ["--duration", "1h"], ["--warmup", "0x1p3"], ["--count", ""],
+                 # passes: 1..16, at most --repetitions (default 5), never with --triggers
+                 ["--passes", "0"], ["--passes", "17"], ["--passes", "1.5"], ["--passes", "6"],
+                 ["--passes", "3", "--repetitions", "2"], ["--passes", "2", "--triggers", "1000"]]
         for args in cases:
             p = run(b, *args, "--out", out)
             check(p.returncode == 2, f"{args}: exit 2 (got {p.returncode})")
@@ -317,8 +320,16 @@ def check_timed_rows(rows, jrows, reps, batch=None):
             check(num(x["delta_ci_level"]) == CI_LEVEL[reps],
                   f"{tag}: delta_ci_level {x['delta_ci_level']} == {CI_LEVEL[reps]} ({reps} samples)")
             check(y["delta_ci_level"] == CI_LEVEL[reps], f"{tag}: JSON delta_ci_level")
-            # The delta is a difference of ns per event, so it is below the row's own ns.
-            check(d is not None and d < num(x["ns_max"]) + 1e-9, f"{tag}: delta {d} < ns_max")
+            # The delta is a difference of CPU ns per event, so it is below the row's own.
+            check(d is not None and d < max(y["samples_cpu_ns"]) + 1e-9,
+                  f"{tag}: delta {d} < the largest CPU sample")
+            check(len(y["samples_cpu_delta_ns"]) == reps, f"{tag}: a CPU delta per sample")
+        # Producer CPU ns per event per sample; one value per pass (one sample each here).
+        check(len(y["samples_cpu_ns"]) == reps and min(y["samples_cpu_ns"]) > 0,
+              f"{tag}: samples_cpu_ns {y.get('samples_cpu_ns')}")
+        check(int(x["runs"]) == reps and y["runs_ns"] == y["samples_cpu_ns"] and
+              x["layout"].startswith(f"{reps} passes over all rows in one process"),
+              f"{tag}: {reps} passes of one sample: runs {x['runs']} {y.get('runs_ns')} {x['layout']}")
         if x["scenario"] == "syscall":
             check(int(x["batch"]) == 1, f"{tag}: batch 1 in syscall mode")
         else:
@@ -345,9 +356,10 @@ def case_output(b):
             return
         # Three samples cannot reach 95%: each interval printed says its level.
         paired = [ln for ln in r.stdout.splitlines() if " ns over " in ln]
-        check(paired and all(re.search(r"ns over \S+ \[[-+.0-9]+, [-+.0-9]+\] 75\.0%;", ln)
-                             for ln in paired),
-              f"output: intervals of 3 samples say 75.0%: {paired[:2]}")
+        # 3 samples in 3 passes (the default, at most --repetitions): the interval is over passes.
+        check(paired and all(re.search(r"CPU ns over \S+ \[[-+.0-9]+, [-+.0-9]+\] 75\.0% "
+                                       r"\(3 passes\);", ln) for ln in paired),
+              f"output: intervals of 3 passes say 75.0%: {paired[:2]}")
         rows = read_csv(c)
         with open(j) as f:
             doc = json.load(f)

@@ -50,7 +50,7 @@
 	X(duty_ns, I, 1, "work per iteration, ns (0: back to back); from version 4 the trampoline shape: duty_in_ns of it inside the guarded region, the rest after exit") \
 	X(duty_in_ns, D, 4, "duty: ns of work between enter and exit (the traced function); n/a when not the trampoline shape") \
 	X(repetitions, I, 1, "samples aggregated in this row") \
-	X(runs, I, 5, "processes the row was measured in, each a fresh one with its own address layout (rgbench --runs); repetitions counts the rounds of all of them; the JSON keeps each run's value (runs_ns, runs_delta_ns)") \
+	X(runs, I, 5, "processes the row was measured in, each a fresh one with its own address layout (rgbench --runs; bpf rows: passes over all rows in one process, layout says so); repetitions counts the rounds of all of them; the JSON keeps each run's value (runs_ns, runs_delta_ns; bpf: producer CPU ns per event)") \
 	X(ns_median, D, 1, "ns per pair (bpf: ns per event per producer, 1e3 / mops_per_thread), median (with runs > 1: the median of the runs' medians)") \
 	X(ns_mean, D, 1, "ns per pair, mean") \
 	X(ns_stddev, D, 1, "ns per pair, sample standard deviation") \
@@ -59,13 +59,13 @@
 	X(ns_cv, D, 1, "coefficient of variation of ns per pair (stddev/mean)") \
 	X(baseline, S, 3, "the row delta_ns is measured against (user: noop), or n/a") \
 	X(interleave, S, 3, "how samples were taken against the baseline: rounds, alternating or none") \
-	X(delta_ns, D, 3, "ns per pair (bpf: per event) minus the baseline's, median of paired per-round differences (with runs > 1: the median of the runs' medians of them)") \
+	X(delta_ns, D, 3, "ns per pair (bpf: per event, of producer CPU time when the JSON has samples_cpu_ns, as layout says) minus the baseline's, median of paired per-round differences (with runs > 1: the median of the runs' medians of them)") \
 	X(delta_ci_lo, D, 3, "lower end of the interval of delta_ns (its confidence: delta_ci_level; 95% bootstrap before version 4)") \
 	X(delta_ci_hi, D, 3, "upper end of the interval of delta_ns") \
 	X(delta_ci_level, D, 4, "actual confidence of [delta_ci_lo, delta_ci_hi]: the distribution-free order-statistic interval of the median (e.g. 0.961); n/a when too few samples. From version 5, with runs > 1, over the runs' values") \
 	X(aa_floor_ns, D, 5, "the A/A floor measured here: two single runs of this row differ by more than this 5% of the time (t(0.975, runs - 1) * sqrt(2) * the standard deviation of the runs' delta_ns, else of their ns_median); n/a with one run") \
-	X(layout, S, 5, "what varied between the runs (address randomization, THP) and what the suite held fixed (slot and stack page offsets), or n/a") \
-	X(cpu_ns_median, D, 3, "ns per pair from thread CPU time, median") \
+	X(layout, S, 5, "what varied between the runs (address randomization, THP) and what the suite held fixed (slot and stack page offsets); bpf: its passes and the time base of delta_ns and runs_*; or n/a") \
+	X(cpu_ns_median, D, 3, "ns per pair from thread CPU time, median (bpf: producers' CPU ns per event, the median of samples_cpu_ns)") \
 	X(wall_ns_median, D, 3, "ns per pair from wall-clock time, median") \
 	X(discarded, I, 3, "samples discarded as disturbed and re-run") \
 	X(lat_p50_ns, D, 3, "latency scenario: ns per pair, 50th percentile of batches") \
@@ -139,6 +139,14 @@ struct rg_result {
 	 */
 	double *samples_wall_ns;
 	double *samples_delta_ns;
+	/*
+	 * JSON only, bpf rows (rg_result_set_cpu_samples()): each sample's
+	 * producer CPU ns per event, same length and order as samples_ns, and
+	 * for a row paired with a baseline its difference against the
+	 * baseline's window of the same sample (NULL when not measured).
+	 */
+	double *samples_cpu_ns;
+	double *samples_cpu_delta_ns;
 	long work_units;	/* JSON only: rg_work() units per pair (duty), else 0 */
 	/*
 	 * Schema 5, runs (rg_result_set_runs()): how many processes, the A/A
@@ -259,6 +267,15 @@ int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *
  */
 int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
 				const double *x, const double *base, size_t n);
+
+/*
+ * Keep n per-sample producer CPU ns per event (cpu) and, when base is not
+ * NULL, the differences cpu[i] - base[i] against the baseline's samples for
+ * the JSON keys samples_cpu_ns and samples_cpu_delta_ns; cpu_ns_median
+ * becomes the median of cpu. n must be the row's nsamples. 0 or -ENOMEM.
+ */
+int rg_result_set_cpu_samples(struct rg_result *r, const double *cpu, const double *base,
+			      size_t n);
 
 /* The CSV header line (no newline), for tests and docs. */
 const char *rg_results_csv_header(void);

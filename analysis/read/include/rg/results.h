@@ -34,6 +34,9 @@ struct rg_row {
 	/* JSON only (user suite, schema 3): wall ns per round, round-paired difference against the baseline. */
 	double *samples_wall_ns, *samples_delta_ns;
 	size_t n_wall, n_delta;
+	/* JSON only (bpf rows): each sample's producer CPU ns per event, and its paired difference. */
+	double *samples_cpu_ns, *samples_cpu_delta_ns;
+	size_t n_cpu, n_cpu_delta;
 	/* JSON only (schema 5, runs > 1): each run's median ns and median paired delta. */
 	double *runs_ns, *runs_delta_ns;
 	size_t n_runs_ns, n_runs_delta;
