@@ -18,7 +18,8 @@
 /* duty: the work units are calibrated right before the group's rounds, not once for the whole run. */
 static int duty_prepare(struct suite *s, struct bcase **set, size_t n)
 {
-	uint32_t in, out;
+	/* A run given the first run's units (runs.c) starts from them: it still calibrates. */
+	uint32_t in = s->preset ? set[0]->work_in : 0, out = s->preset ? set[0]->work - set[0]->work_in : 0;
 
 	rg_suite_duty_units(s->cfg->cpus[0], set[0]->duty_in_ns, set[0]->duty_ns - set[0]->duty_in_ns,
 			    &in, &out);

@@ -172,7 +172,8 @@ int rg_suite_count(const struct rg_suite_cfg *cfg);
 /*
  * The duty calibration (leaves the caller pinned to cpu): rg_work() units
  * that add in_ns inside the guarded region into *in and out_ns after it into
- * *out, each calibrated on its own on noop's duty loop.
+ * *out, each calibrated on its own on noop's duty loop. Nonzero *in / *out on
+ * entry are a starting point (another run's figures): two steps instead of five.
  */
 void rg_suite_duty_units(int cpu, long in_ns, long out_ns, uint32_t *in, uint32_t *out);
 
