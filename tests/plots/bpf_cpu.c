@@ -100,8 +100,42 @@ static void one(const char *what, double cpu_a, double cpu_b, double mops_a, dou
 		CHECK(strstr(r.a, "CPU ns/event") != NULL, "%s: value '%s' names CPU ns/event", what, r.a);
 }
 
+/*
+ * Pairing on one machine: two bpf rows whose driver batch the runs sized
+ * differently (5000, 10000) are one line; two user rows of different batch
+ * stay two.
+ */
+static void batch_pairing(const char *suite, size_t want_lines)
+{
+	static char user[] = "user", bpf[] = "bpf";
+	struct rg_row ra, rb;
+	struct side A, B;
+	struct cmp *c;
+	size_t n = 0, both = 0;
+
+	row_init(&ra, "raw_tp", "driver-kfunc");
+	row_init(&rb, "raw_tp", "driver-kfunc");
+	ra.v[RG_COL_suite].s = rb.v[RG_COL_suite].s = strcmp(suite, "bpf") ? user : bpf;
+	ra.v[RG_COL_batch].i = 5000;
+	rb.v[RG_COL_batch].i = 10000;
+	memset(&A, 0, sizeof(A));
+	memset(&B, 0, sizeof(B));
+	A.rows.v = &ra;
+	A.rows.n = 1;
+	B.rows.v = &rb;
+	B.rows.n = 1;
+	c = cmp_pair_ab(&A, &B, false, &n);
+	for (size_t i = 0; c && i < n; i++)
+		both += c[i].a && c[i].b;
+	CHECK(c && n == want_lines && both == (want_lines == 1), "%s rows of batch 5000 and 10000: %zu lines, %zu paired",
+	      suite, n, both);
+	free(c);
+}
+
 int main(void)
 {
+	batch_pairing("bpf", 1);
+	batch_pairing("user", 2);
 	/* Same CPU time, wall M/s 40% lower on the new side (a loaded host): no change. */
 	one("A/A on CPU", 22.0, 22.0, 20.0, 12.0, true, "cpu_ns_median",
 	    "no significant change (p=1.000, 3 vs 3 passes, per-pass CPU deltas)", false);
