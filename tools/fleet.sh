@@ -161,16 +161,20 @@ t1=$(date +%s)
 mapfile -t hosts < <(awk -F'\t' '$2 == "listed" && !seen[$1]++ { print $1 }' "$status")
 if ((${#hosts[@]} == 0)) && ((!interrupted)); then
 	rmdir "$out" 2>/dev/null
-	# Ansible wraps its warnings: the plugin's words for this kind of file, joined.
+	# Ansible wraps its warnings: the plugin's words for this kind of file, joined. ansible-core
+	# 2.14 (Debian 12) says "[WARNING]:  * Failed to parse INV with ini plugin: WHY" and
+	# "ERROR! ..."; 2.19 (Debian 13) "[WARNING]: Failed to parse inventory with 'ini' plugin:
+	# Failed to parse inventory: WHY", then the same again in a longer form, and "[ERROR]: ...".
 	why=$(python3 - "$inv" "$tmp/ansible.log" <<'PY'
 import re, sys
 inv, log = sys.argv[1], " ".join(open(sys.argv[2], errors="replace").read().split())
 want = "yaml" if re.search(r"\.(ya?ml|json)$", inv) else "ini"
-m = re.search(r"Failed to parse \S+ with " + want + r" plugin: (.*?)(?: \[WARNING\]| ERROR!|$)", log)
+end = r"(?: \[WARNING\]| \[ERROR\]| ERROR!| Failed to parse inventory with|$)"
+m = re.search(r"Failed to parse (?:\S+ with |inventory with ')" + want + r"'? plugin: (.*?)" + end, log)
 if m:
-    print(f"{want} plugin: {m.group(1)}")
+    print(f"{want} plugin: {re.sub(r'^Failed to parse inventory: ', '', m.group(1))}")
 else:
-    m = re.search(r"ERROR! (.*?)(?: \[WARNING\]|$)", log)
+    m = re.search(r"(?:ERROR!|\[ERROR\]:) (.*?)(?: \[WARNING\]|$)", log)
     print(m.group(1) if m else "")
 PY
 )

@@ -337,6 +337,28 @@ static int json_timer(struct rd_ctx *c, json_t *root)
 	return 0;
 }
 
+/*
+ * jansson does not always say when an allocation failed: its lexer turns a string it cannot
+ * allocate into "invalid token near '\"none\"'" (seen under ulimit -v with Debian 13's glibc,
+ * where the limit is met at a string rather than at an object). Its allocations go through
+ * these, which note a failure, so that the reader can say out of memory instead.
+ */
+static _Thread_local bool json_alloc_failed;
+
+static void *json_alloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		json_alloc_failed = true;
+	return p;
+}
+
+static void json_free(void *p)
+{
+	free(p);
+}
+
 int rd_read_json(struct rd_ctx *c, const char *buf, size_t len)
 {
 	json_error_t je;
@@ -345,9 +367,11 @@ int rd_read_json(struct rd_ctx *c, const char *buf, size_t len)
 	long long version = 0;
 	size_t i;
 
+	json_set_alloc_funcs(json_alloc, json_free);
+	json_alloc_failed = false;
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-	/* jansson says "" or nothing useful when an allocation failed: say out of memory. */
-	if (!root && (json_error_code(&je) == json_error_out_of_memory || !je.text[0]))
+	/* jansson says "", nothing useful or a wrong reason when an allocation failed: say out of memory. */
+	if (!root && (json_alloc_failed || json_error_code(&je) == json_error_out_of_memory || !je.text[0]))
 		return rd_fail(c, 0, "out of memory while parsing the JSON (%zu bytes; ulimit -v?)", len);
 	if (!root)
 		return rd_fail(c, je.line > 0 ? je.line : 1, "invalid JSON: %s", je.text);

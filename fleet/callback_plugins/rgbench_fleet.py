@@ -30,9 +30,22 @@ def one_line(text):
     return lines[-1] if lines else ""
 
 
+# ansible-core 2.19 (Debian 13) puts its error class's words before a message that 2.14
+# (Debian 12) gives bare: "Task failed: Missing sudo password" for "Missing sudo password";
+# likewise "Action failed: " and "Module failed: ". The fleet's line is the same on both.
+ANSIBLE_PREFIXES = ("Task failed: ", "Action failed: ", "Module failed: ")
+
+
+def bare(msg):
+    """msg without ansible-core 2.19's leading error-class words."""
+    while msg.startswith(ANSIBLE_PREFIXES):
+        msg = msg.split(": ", 1)[1]
+    return msg
+
+
 def reason_of(res):
     """The one line that says why a task failed, from Ansible's result dict."""
-    msg = str(res.get("msg", ""))
+    msg = bare(str(res.get("msg", "")))
     if "rc" in res and msg.startswith("non-zero return code"):
         why = one_line(res.get("stderr", "")) or one_line(res.get("stdout", "")) or "no output"
         return f"exit {res['rc']}: {why}"
@@ -105,7 +118,7 @@ class CallbackModule(CallbackBase):
             self._fail(result, reason_of(result._result))
 
     def v2_runner_on_unreachable(self, result):
-        why = one_line(result._result.get("msg", "")) or "no reason given"
+        why = bare(one_line(result._result.get("msg", ""))) or "no reason given"
         # 'Data could not be sent to remote host "X". Make sure this host can be reached over
         # ssh: ssh: connect to host X port 22: Connection refused': ssh's own words are the reason.
         # ('Failed to connect to the host via ssh: ssh: ...' likewise)

@@ -33,8 +33,11 @@ def one_line(r, code, want):
     return r.returncode == code and len(lines) == 1 and lines[0].startswith("rgbench") and want in lines[0]
 
 
-def run_env(env, *argv, cwd=None, timeout=300, preexec_fn=None):
-    p = subprocess.run(rgtest.command(a, *argv), cwd=cwd, capture_output=True, text=True,
+def run_env(env, *argv, cwd=None, timeout=300, preexec_fn=None, prog=None):
+    cmd = rgtest.command(a, *argv)
+    if prog:
+        cmd[cmd.index(a.rgbench)] = prog
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
                        timeout=timeout, env=dict(os.environ, **env), preexec_fn=preexec_fn,
                        errors="replace")
     p.stderr = rgtest.EMULATED_WARNING.sub("", p.stderr)
@@ -57,6 +60,23 @@ def as_nobody(nproc=None):
 
 tmp = rgtest.mkdtemp(prefix="rgbench-hostile-")
 os.chmod(tmp, 0o755)
+# The cases run as nobody run a copy of rgbench that nobody can reach (the build may be under a
+# private folder: a clone under /root, 0700 on Debian 13); None with why_not when impossible.
+everyone, why_not = None, "needs root"
+if os.geteuid() == 0:
+    everyone, why_not = rgtest.copy_for_everyone(a.rgbench)
+
+
+def run_nobody(*argv, cwd, preexec_fn):
+    """run_env as nobody (preexec_fn) with the copy everyone reaches; None when it cannot start
+    (a noexec temporary folder): said by the caller's skip."""
+    global why_not
+    try:
+        return run_env({}, *argv, cwd=cwd, preexec_fn=preexec_fn, prog=everyone)
+    except PermissionError as e:
+        why_not = f"nobody cannot run the copy of rgbench ({e})"
+        return None
+
 
 # ---- item 21: a test switch with an unknown value is refused, not ignored ------------------
 for name, val, want in (("RG_TEST_DISTURB", "bogus", "expected first|every|ref"),
@@ -118,7 +138,7 @@ elif shutil.which("chattr") and subprocess.run(["chattr", "+i", old], capture_ou
             f"item 2: files written: {os.listdir(tmp)}")
 else:
     skip("item 2: chattr +i is not possible here (needs root and a file system with flags)")
-if os.geteuid() == 0 and not emulated:
+if everyone and not emulated:
     nobody = as_nobody()
     sticky = os.path.join(tmp, "sticky")
     os.mkdir(sticky)
@@ -127,16 +147,16 @@ if os.geteuid() == 0 and not emulated:
     with open(theirs, "w") as f:
         f.write("ROOT\n")
     os.chmod(theirs, 0o666)
-    r = run_env({}, *SMALL, "--out", theirs, cwd=sticky, preexec_fn=nobody)
-    if "Permission denied" in r.stderr and "rgbench" not in r.stderr.split(":")[0]:
-        skip(f"item 2: nobody cannot run this build's rgbench ({r.stderr.strip()})")
+    r = run_nobody(*SMALL, "--out", theirs, cwd=sticky, preexec_fn=nobody)
+    if r is None:
+        skip(f"item 2: {why_not}")
     else:
         c.check(one_line(r, 2, "cannot be replaced: another user's file (uid 0) in a sticky directory")
                 and r.stdout == "", f"item 2: sticky folder as nobody: exit {r.returncode} {r.stderr!r}")
         c.check(open(theirs).read() == "ROOT\n" and sorted(os.listdir(sticky)) == ["r.csv"],
                 f"item 2: sticky folder: {os.listdir(sticky)}")
 else:
-    skip("item 2: running as nobody needs root (and a native build)")
+    skip(f"item 2: running as nobody: {why_not if not everyone else 'a native build only'}")
 
 # ---- the class of item 2, at write time: one output that fails then (its folder made
 # immutable while the run measures) leaves every output of the run as it was, the
@@ -203,26 +223,30 @@ else:
     if not seen:
         skip("item 3: no address-space limit made thread creation fail here")
     # the other way the issue names: ulimit -u 1 as nobody (root is not held by RLIMIT_NPROC)
-    if os.geteuid() == 0:
+    if everyone:
         nproc1 = as_nobody(nproc=1)
         d3u = os.path.join(tmp, "t3u")
         os.mkdir(d3u)
         os.chmod(d3u, 0o777)
-        r = run_env({}, "--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet", "--no-bpf",
-                    "--repetitions", "1", "--min-time", "0.001", "--out", os.path.join(d3u, "u.csv"), cwd=d3u,
-                    preexec_fn=nproc1)
         # with --runs (default 6) the first process refused is a run's; with --runs 1 the thread
-        c.check(r.returncode == 1 and r.stderr == "rgbench: cannot start run 0 (a process of --runs 6): "
-                "Resource temporarily unavailable (ulimit -u?)\n" and
-                os.listdir(d3u) == [], f"item 3: ulimit -u 1 as nobody: exit {r.returncode} {r.stderr!r} {os.listdir(d3u)}")
-        r = run_env({}, "--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet", "--no-bpf",
-                    "--runs", "1", "--repetitions", "1", "--min-time", "0.001",
-                    "--out", os.path.join(d3u, "u.csv"), cwd=d3u, preexec_fn=nproc1)
-        c.check(r.returncode == 1 and r.stderr.count("\n") == 1 and
-                r.stderr.startswith("rgbench: Google Benchmark stopped: cannot start a benchmark thread") and
-                os.listdir(d3u) == [], f"item 3: ulimit -u 1 as nobody, --runs 1: exit {r.returncode} {r.stderr!r} {os.listdir(d3u)}")
+        r = run_nobody("--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet", "--no-bpf",
+                       "--repetitions", "1", "--min-time", "0.001", "--out", os.path.join(d3u, "u.csv"),
+                       cwd=d3u, preexec_fn=nproc1)
+        r1 = r and run_nobody("--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet",
+                              "--no-bpf", "--runs", "1", "--repetitions", "1", "--min-time", "0.001",
+                              "--out", os.path.join(d3u, "u.csv"), cwd=d3u, preexec_fn=nproc1)
+        if r is None or r1 is None:
+            skip(f"item 3: ulimit -u 1 as nobody: {why_not}")
+        else:
+            c.check(r.returncode == 1 and r.stderr == "rgbench: cannot start run 0 (a process of --runs 6): "
+                    "Resource temporarily unavailable (ulimit -u?)\n" and os.listdir(d3u) == [],
+                    f"item 3: ulimit -u 1 as nobody: exit {r.returncode} {r.stderr!r} {os.listdir(d3u)}")
+            c.check(r1.returncode == 1 and r1.stderr.count("\n") == 1 and
+                    r1.stderr.startswith("rgbench: Google Benchmark stopped: cannot start a benchmark thread") and
+                    os.listdir(d3u) == [],
+                    f"item 3: ulimit -u 1 as nobody, --runs 1: exit {r1.returncode} {r1.stderr!r} {os.listdir(d3u)}")
     else:
-        skip("item 3: ulimit -u 1 as nobody needs root")
+        skip(f"item 3: ulimit -u 1 as nobody: {why_not}")
 
 # ---- item 12: a run with status=error rows exits 1 --------------------------------------
 # An outside affinity change (taskset -a -p) moves the pinned thread; whether a round sees it is

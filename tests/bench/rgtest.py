@@ -47,6 +47,39 @@ def tempdir(prefix="rgbench-"):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def unreachable_by_others(path):
+    """The first folder on path's way from / that other users cannot enter (no o+x), or None."""
+    import stat
+    d = os.path.dirname(os.path.abspath(path))
+    parts = []
+    while True:
+        parts.append(d)
+        up = os.path.dirname(d)
+        if up == d:
+            break
+        d = up
+    for d in reversed(parts):
+        if not os.stat(d).st_mode & stat.S_IXOTH:
+            return d
+    return None
+
+
+def copy_for_everyone(path, prefix="rgbench-everyone-"):
+    """A copy of the program at path (mode 755) in a new temporary folder that every user can
+    reach, for a case run as another user (nobody): the build itself may sit under a private
+    folder (a clone under /root, which is 0700 on Debian). Returns (copy, None), or (None, why)
+    when no such folder can be made here ($TMPDIR private too)."""
+    d = mkdtemp(prefix=prefix)
+    os.chmod(d, 0o755)
+    private = unreachable_by_others(os.path.join(d, "x"))
+    if private:
+        return None, f"no temporary folder every user can reach ({private} is private)"
+    copy = os.path.join(d, os.path.basename(path))
+    shutil.copy(path, copy)
+    os.chmod(copy, 0o755)
+    return copy, None
+
+
 def command(a, *extra):
     return shlex.split(a.emulator) + [a.rgbench] + list(extra)
 

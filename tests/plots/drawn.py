@@ -131,12 +131,14 @@ def run_script():
     from matplotlib.figure import Figure
     log = os.environ["RG_DRAWN_LOG"]
     save = Figure.savefig
-    done = set()
 
     def checked_save(self, fname, *a, **kw):
         kind = os.path.splitext(os.path.basename(str(fname)))[0]
-        if id(self) not in done:
-            done.add(id(self))
+        # Checked once per figure (saved as png and svg): marked on the figure itself. Not by
+        # id(): a figure closed and freed leaves its id to the next one (seen with Debian 13's
+        # matplotlib, where the fleet's decision figure took the freed fleet figure's id).
+        if not getattr(self, "_rg_drawn_checked", False):
+            self._rg_drawn_checked = True
             with open(log, "a") as f:
                 f.write(json.dumps(check_figure(self, kind)) + "\n")
         return save(self, fname, *a, **kw)
@@ -163,6 +165,8 @@ def plot_case(R, what, args, kinds, T, expect_texts=()):
     env = dict(os.environ, RG_PYTHON=os.path.abspath(__file__), RG_DRAWN_LOG=log)
     p = subprocess.run([R, "plot", *args, "--out", out], capture_output=True, text=True, env=env, timeout=600)
     check(p.returncode == 0 and "Traceback" not in p.stderr, f"{what}: exit {p.returncode} {p.stderr[-400:]!r}")
+    # matplotlib's and numpy's warnings (a deprecation, a layout that did not fit) name a class
+    check(not re.search(r"\w+Warning: ", p.stderr), f"{what}: warnings: {p.stderr[-600:]!r}")
     figs = [json.loads(x) for x in open(log)] if os.path.exists(log) else []
     got = {f["kind"] for f in figs}
     check(set(kinds) <= got, f"{what}: drew {sorted(got)}, expected {sorted(kinds)}")

@@ -39,8 +39,8 @@ def skip(what):
     print("skipped:", what)
 
 
-def run(*args, env=None, cwd=None, timeout=300, preexec_fn=None):
-    return subprocess.run([R, *args], capture_output=True, text=True, env=env, cwd=cwd,
+def run(*args, env=None, cwd=None, timeout=300, preexec_fn=None, prog=None):
+    return subprocess.run([prog or R, *args], capture_output=True, text=True, env=env, cwd=cwd,
                           timeout=timeout, preexec_fn=preexec_fn, errors="replace")
 
 
@@ -78,6 +78,18 @@ def as_nobody():
         os.setgid(pw.pw_gid)
         os.setuid(pw.pw_uid)
     return drop
+
+
+def private_parent(path):
+    """The first folder on path's way from / that other users cannot enter (no o+x), or None."""
+    parts = []
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        parts.append(d)
+        if os.path.dirname(d) == d:
+            break
+        d = os.path.dirname(d)
+    return next((p for p in reversed(parts) if not os.stat(p).st_mode & stat.S_IXOTH), None)
 
 
 def hold_lock(path):
@@ -129,6 +141,26 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
     else:
         skip("item 2 immutable: chattr +i is not possible here (needs root and a file system with flags)")
     drop = as_nobody()
+    # nobody runs a copy of the command and reads a copy of the input, in T: the build and its
+    # fixtures may sit under a private folder (a clone under /root, 0700 on Debian 13).
+    if drop and private_parent(os.path.join(T, "x")):
+        skip(f"item 2 sticky folder: no temporary folder nobody can reach ({private_parent(os.path.join(T, 'x'))} is private)")
+        drop = None
+    elif drop:
+        everyone = os.path.join(T, "everyone")
+        os.mkdir(everyone)
+        os.chmod(everyone, 0o755)
+        R_all = shutil.copy(R, os.path.join(everyone, os.path.basename(R)))
+        os.chmod(R_all, 0o755)
+        json_all = shutil.copy(base_json, os.path.join(everyone, os.path.basename(base_json)))
+        os.chmod(json_all, 0o644)
+        try:
+            r = run("--help", prog=R_all, preexec_fn=drop)
+        except PermissionError as e:
+            skip(f"item 2 sticky folder: nobody cannot run the copy of the command ({e})")
+            drop = None
+    else:
+        skip("item 2 sticky folder: not root, cannot run as nobody")
     if drop:
         sticky = os.path.join(T, "sticky")
         os.mkdir(sticky)
@@ -136,14 +168,12 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
         mine = os.path.join(sticky, "root.md")
         open(mine, "w").write("ROOT\n")
         os.chmod(mine, 0o666)  # writable by all, still not replaceable by rename in a sticky folder
-        r = run("report", base_json, "--out", mine, preexec_fn=drop)
+        r = run("report", json_all, "--out", mine, preexec_fn=drop, prog=R_all)
         refused(r, 2, "report", "cannot be replaced: another user's file", "item 2: sticky folder as nobody")
         check(open(mine).read() == "ROOT\n", "item 2: root's file in the sticky folder changed")
         # the class: a folder that is not writable at all (nobody, a root-owned 755 folder)
-        r = run("report", base_json, "--out", os.path.join(T, "x.md"), preexec_fn=drop)
+        r = run("report", json_all, "--out", os.path.join(T, "x.md"), preexec_fn=drop, prog=R_all)
         refused(r, 2, "report", "is not writable", "item 2: a folder nobody cannot write")
-    else:
-        skip("item 2 sticky folder: not root, cannot run as nobody")
 
     # ---- item 11: report --out whose lock is held: exit 1, as the main run -----------------
     held = os.path.join(T, "held.md")
