@@ -72,3 +72,19 @@ def sigint_and_wait(p, late, sig=signal.SIGINT):
         out = p.communicate()
         check(False, late)
         return out
+
+
+def case_main(cases):
+    """A test script's main: sys.argv is BINARY CASE; runs cases['case_' + CASE](BINARY) under
+    the name bpf_CASE. cases is the script's globals(). 0, or 2 on a usage error."""
+    if len(sys.argv) != 3:
+        print(cases.get("__doc__"))
+        return 2
+    b, case = sys.argv[1], sys.argv[2]
+    fn = cases.get("case_" + case)
+    if not fn:
+        print(f"unknown case {case}")
+        return 2
+    C.name = "bpf_" + case
+    fn(b)
+    return 0

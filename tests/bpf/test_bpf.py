@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from bpfcheck import (C, COLUMNS, SKIP, check, ncpus, need_root, num, read_csv, run, run_id_of,
+from bpfcheck import (C, COLUMNS, SKIP, case_main, check, ncpus, need_root, num, read_csv, run, run_id_of,
                       sigint_and_wait)
 
 BASELINES = {"base", "user-count", "driver-empty", "driver-kfunc", "driver-count"}
@@ -537,18 +537,5 @@ def case_default_sigint(rgbench):
         check(os.listdir(d) == [], f"nothing written: {os.listdir(d)}")
 
 
-def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    b, case = sys.argv[1], sys.argv[2]
-    fn = globals().get("case_" + case)
-    if not fn:
-        print(f"unknown case {case}")
-        return 2
-    C.name = "bpf_" + case
-    fn(b)
-
-
 if __name__ == "__main__":
-    C.finish(main())
+    C.finish(case_main(globals()))

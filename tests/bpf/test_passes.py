@@ -14,7 +14,7 @@ import statistics
 import sys
 import tempfile
 
-from bpfcheck import C, check, need_root, num, read_csv, run
+from bpfcheck import C, case_main, check, need_root, num, read_csv, run
 
 # t(0.975, 1): the A/A floor of two passes is t * sqrt(2) * the standard deviation of their values.
 T975_DF1 = 12.706204736174707
@@ -131,18 +131,5 @@ def case_aa(rgbench):
         check(p.returncode == 0 and metrics == {"cpu_ns_median"}, f"aa: --csv metric {metrics}")
 
 
-def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    b, case = sys.argv[1], sys.argv[2]
-    fn = globals().get("case_" + case)
-    if not fn:
-        print(f"unknown case {case}")
-        return 2
-    C.name = "bpf_" + case
-    fn(b)
-
-
 if __name__ == "__main__":
-    C.finish(main())
+    C.finish(case_main(globals()))
