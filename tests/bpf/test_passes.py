@@ -11,7 +11,6 @@ import math
 import os
 import re
 import statistics
-import sys
 import tempfile
 
 from bpfcheck import C, case_main, check, need_root, num, read_csv, run
