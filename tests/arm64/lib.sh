@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Shared helpers of the root filesystem tests (sourced): binfmt_misc set-up for qemu-user, the rootfs parameters and cache key.
+# Shared helpers of the root filesystem tests (sourced): binfmt_misc set-up for qemu-user, the rootfs parameters and cache key, and the throw-away overlay a test chroots into.
 
 # rg_binfmt_aarch64: make sure aarch64 ELF files run through qemu-user-static with the
 # F (fix binary) flag, so they also run inside a chroot that has no qemu binary.
@@ -68,4 +68,41 @@ rg_rootfs_pkgs() {
 rg_rootfs_key() {
   { rg_rootfs_pkgs "$1"; echo "$rg_release $rg_rarch"; grep '^recipe=' "$1/tests/arm64/rootfs.sh"; } |
     sha256sum | cut -c1-12
+}
+
+# rg_overlay_root ROOTFS NAME: a throw-away copy of the cached ROOTFS to chroot into, for
+# tests/arm64/native.sh and tests/kmod/debian13.sh. Sets work (a new /var/tmp/rgbench-NAME.XXXXXX)
+# and root ($work/root: an overlay over ROOTFS, with proc, sys, dev and dev/pts mounted), and
+# traps EXIT (anything still running in the chroot is killed, every mount under it undone
+# deepest first, $work removed), INT (130) and TERM (143). Calls the caller's skip() when
+# there is no overlayfs.
+rg_overlay_root() {
+  local lower=$1
+  work=$(mktemp -d "/var/tmp/rgbench-$2.XXXXXX")
+  root=$work/root
+  trap rg_overlay_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  mkdir -p "$work/upper" "$work/ovl" "$root"
+  mount -t overlay overlay -o "lowerdir=$lower,upperdir=$work/upper,workdir=$work/ovl" "$root" ||
+    skip "cannot mount an overlay over $lower (no overlayfs?)"
+  mount -t proc proc "$root/proc"
+  mount --rbind /sys "$root/sys"
+  mount --bind /dev "$root/dev"
+  mount --bind /dev/pts "$root/dev/pts"
+}
+
+rg_overlay_cleanup() {
+  local p m
+  # Anything still running in the chroot (after a timeout) goes first, then the mounts.
+  for p in /proc/[0-9]*; do
+    [[ $(readlink "$p/root" 2>/dev/null) == "$root" ]] && kill -9 "${p#/proc/}" 2>/dev/null
+  done
+  # Every mount under the root, deepest first, then the root (-l: a busy one goes when freed).
+  set +e
+  for m in $(awk -v d="$root/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null
+  done
+  umount -l "$root" 2>/dev/null
+  rm -rf --one-file-system "$work"
 }

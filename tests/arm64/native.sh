@@ -48,31 +48,7 @@ set -e
 ((rc == 77)) && exit 77
 ((rc == 0)) || fail "building the $rg_rname root filesystem failed"
 
-work=$(mktemp -d "/var/tmp/rgbench-$rg_rname.XXXXXX")
-root=$work/root
-cleanup() {
-  # Anything still running in the chroot (after a timeout) goes first, then the mounts.
-  for p in /proc/[0-9]*; do
-    [[ $(readlink "$p/root" 2>/dev/null) == "$root" ]] && kill -9 "${p#/proc/}" 2>/dev/null
-  done
-  # Every mount under the root, deepest first, then the root (-l: a busy one goes when freed).
-  set +e
-  for m in $(awk -v d="$root/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r); do
-    umount -l "$m" 2>/dev/null
-  done
-  umount -l "$root" 2>/dev/null
-  rm -rf --one-file-system "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-mkdir -p "$work/upper" "$work/ovl" "$root"
-mount -t overlay overlay -o "lowerdir=$rootfs,upperdir=$work/upper,workdir=$work/ovl" "$root" ||
-  skip "cannot mount an overlay over $rootfs (no overlayfs?)"
-mount -t proc proc "$root/proc"
-mount --rbind /sys "$root/sys"
-mount --bind /dev "$root/dev"
-mount --bind /dev/pts "$root/dev/pts"
+rg_overlay_root "$rootfs" "$rg_rname"
 if [[ $rg_pristine == 1 ]]; then
   # deps.sh installs from the network there: the host's resolver, and downloaded packages
   # kept across runs (the system itself stays pristine: they are only apt's cache).

@@ -24,6 +24,7 @@
 # Exit: 0 pass, 1 fail, 2 usage, 77 skipped (one line: root, overlayfs, no cache and no network).
 set -euo pipefail
 src=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
+. "$src/tests/arm64/lib.sh"   # rg_overlay_root
 me="kmod debian13"
 skip() { echo "$me: SKIP: $*" >&2; exit 77; }
 fail() { echo "$me: FAIL: $*" >&2; exit 1; }
@@ -51,29 +52,7 @@ timeout 20 bash -c "exec 3<>/dev/tcp/$host/80" 2>/dev/null ||
 cache=${RG_ARM64_CACHE:-$HOME/.cache/rgbench}
 vmcache=$cache/vm-debian13-$kernel
 mkdir -p "$vmcache"
-work=$(mktemp -d /var/tmp/rgbench-kmod13.XXXXXX)
-root=$work/root
-cleanup() {
-  for p in /proc/[0-9]*; do
-    [[ $(readlink "$p/root" 2>/dev/null) == "$root" ]] && kill -9 "${p#/proc/}" 2>/dev/null
-  done
-  set +e
-  for m in $(awk -v d="$root/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r); do
-    umount -l "$m" 2>/dev/null
-  done
-  umount -l "$root" 2>/dev/null
-  rm -rf --one-file-system "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-mkdir -p "$work/upper" "$work/ovl" "$root"
-mount -t overlay overlay -o "lowerdir=$rootfs,upperdir=$work/upper,workdir=$work/ovl" "$root" ||
-  skip "cannot mount an overlay over $rootfs (no overlayfs?)"
-mount -t proc proc "$root/proc"
-mount --rbind /sys "$root/sys"
-mount --bind /dev "$root/dev"
-mount --bind /dev/pts "$root/dev/pts"
+rg_overlay_root "$rootfs" kmod13
 [[ -e $root/etc/resolv.conf ]] || touch "$root/etc/resolv.conf"
 mount --bind /etc/resolv.conf "$root/etc/resolv.conf"
 mkdir -p "$root/root/.cache/rgbench-vm"
