@@ -77,18 +77,19 @@ if r.returncode == 0:
     r = rgtest.run(a, "compare", "--allow-emulated", js_path, js_path, cwd=tmp)
     c.check(r.returncode == 0 and "A/A check" in r.stdout and "seen 0 (0 at p<0.01)" in r.stdout
             and "3 vs 3 runs" in r.stdout, f"compare A/A: {r.stdout}{r.stderr}")
-    # The whole machine 10 % slower in a second file (every run value and the cycle reference
+    # The whole machine 50 % slower in a second file (every run value and the cycle reference
     # scaled alike): on one machine the run test divides each row by its cycle reference and
-    # calls nothing; the same file from another host is tested on ns and called slower.
+    # calls nothing; the same file from another host is tested on ns and called slower (50 %:
+    # 3 runs under a sanitizer spread by several %, and a 10 % shift was p=0.051 there).
     import json
     slow = rgtest.read_json(js_path)
     for x in slow["results"]:
         for k in ("ns_median", "delta_ns", "ref_ns_per_cycle"):
             if isinstance(x.get(k), (int, float)):
-                x[k] *= 1.1
+                x[k] *= 1.5
         for k in ("runs_ns", "runs_delta_ns", "samples_ns", "samples_delta_ns"):
             if isinstance(x.get(k), list):
-                x[k] = [v * 1.1 for v in x[k]]
+                x[k] = [v * 1.5 for v in x[k]]
     slow_path, other_path = os.path.join(tmp, "slow.json"), os.path.join(tmp, "other.json")
     json.dump(slow, open(slow_path, "w"))
     for x in slow["results"]:
@@ -97,12 +98,12 @@ if r.returncode == 0:
     r = rgtest.run(a, "compare", "--allow-emulated", js_path, slow_path, cwd=tmp)
     tls_line = [x for x in r.stdout.splitlines() if re.match(r"user\s+tls\s+pair\s", x)]
     c.check(r.returncode == 0 and tls_line and "no significant change (p=1.000, 3 vs 3 runs, per-run deltas "
-            "in reference cycles)" in tls_line[0] and "+10.0%" in tls_line[0],
-            f"one machine 10% slower throughout: tested in reference cycles, not called: {tls_line}")
+            "in reference cycles)" in tls_line[0] and "+50.0%" in tls_line[0],
+            f"one machine 50% slower throughout: tested in reference cycles, not called: {tls_line}")
     r = rgtest.run(a, "compare", "--allow-emulated", js_path, other_path, cwd=tmp)
     tls_line = [x for x in r.stdout.splitlines() if re.match(r"user\s+tls\s+pair\s", x)]
     c.check(r.returncode == 0 and tls_line and "slower (p" in tls_line[0] and "reference cycles" not in tls_line[0],
-            f"another host 10% slower: tested on ns, called slower: {tls_line}")
+            f"another host 50% slower: tested on ns, called slower: {tls_line}")
 
 # Passes: every group in pass 1, then each group again in each later pass, so that a
 # row's runs are spread over the command, not back to back (the progress says so, in
