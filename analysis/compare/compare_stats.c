@@ -361,8 +361,8 @@ static void say(struct res *r, const char *alabel, bool ratio_mode, const struct
  * CPU model; the kernel may differ: base and patched): its add chain runs in
  * the same rounds as the guards, so a row over it is a ratio within one run,
  * and a change of the whole machine between two commands (load, frequency)
- * divides out. An A/A series of default runs here called 10.1 % of identical
- * rows different on ns and 2.8 % in reference cycles (docs/bench.md). False
+ * divides out. An A/A series of default runs here (10 pairs) called 12.3 % of identical
+ * user rows different on ns and 5.4 % in reference cycles (docs/bench.md). False
  * when either row lacks the reference or the machines differ.
  */
 static bool same_machine_refs(const struct rg_row *a, const struct rg_row *b, double *ra,
