@@ -153,21 +153,28 @@ static double *dup_samples(const double *v, size_t n)
 	return d;
 }
 
+/* x[i] - base[i] for n samples into a new array (*d NULL when x or base is); 0 or -ENOMEM. */
+static int diff_samples(const double *x, const double *base, size_t n, double **d)
+{
+	*d = NULL;
+	if (!x || !base || !n)
+		return 0;
+	*d = malloc(n * sizeof(**d));
+	if (!*d)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		(*d)[i] = x[i] - base[i];
+	return 0;
+}
+
 int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
 				const double *x, const double *base, size_t n)
 {
-	double *w = dup_samples(wall_ns, n), *d = NULL;
+	double *w = dup_samples(wall_ns, n), *d;
 
-	if (wall_ns && n && !w)
+	if ((wall_ns && n && !w) || diff_samples(x, base, n, &d)) {
+		free(w);
 		return -ENOMEM;
-	if (x && base && n) {
-		d = malloc(n * sizeof(*d));
-		if (!d) {
-			free(w);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < n; i++)
-			d[i] = x[i] - base[i];
 	}
 	free(r->samples_wall_ns);
 	free(r->samples_delta_ns);
@@ -181,18 +188,11 @@ int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
 int rg_result_set_cpu_samples(struct rg_result *r, const double *cpu, const double *base,
 			      size_t n)
 {
-	double *c = dup_samples(cpu, n), *d = NULL;
+	double *c = dup_samples(cpu, n), *d;
 
-	if (cpu && n && !c)
+	if ((cpu && n && !c) || diff_samples(c, base, n, &d)) {
+		free(c);
 		return -ENOMEM;
-	if (c && base) {
-		d = malloc(n * sizeof(*d));
-		if (!d) {
-			free(c);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < n; i++)
-			d[i] = cpu[i] - base[i];
 	}
 	free(r->samples_cpu_ns);
 	free(r->samples_cpu_delta_ns);
