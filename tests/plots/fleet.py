@@ -87,7 +87,7 @@ def main():
     mat = section(t, "Guard cost by role and host")
     legend = bullets(mat)
     check(len(legend) == 4, f"matrix legend: 4 hosts (the emulated one left out): {legend}")
-    for lab in ("ampere:", "vm (aarch64, Neoverse-V2):", "vm (x86_64, Oxide Virtual Turin-like Processor):", "xeon:"):
+    for lab in ("ampere:", "vm (aarch64, Neoverse-V2):", "vm (x86_64, Oxide Virtual Turin-like Processor (fixture)):", "xeon:"):
         check(any(lab in b for b in legend), f"legend names {lab}")
     check("--allow-emulated shows them): vm (aarch64, impl 0x00 part 0x051) (virt: emulated (qemu-user))" in flat,
           "the emulated host is left out, named, with its virt")
@@ -97,7 +97,7 @@ def main():
     check(re.search(r"4 row\(s\) of \S*vm-x86\.json are also in \S*vm-x86-again\.json \(read first\): those are used, "
                     r"e\.g\. user/\S+/pair threads=1 duty_ns=0 batch=\d+ at \S*vm-x86-again\.json:\d+, not \S*vm-x86\.json:\d+", flat),
           "repeated rows: count, both files, an example with both places")
-    check("Machine: vm (aarch64, Neoverse-V2)" in t and "Machine: vm (x86_64, Oxide Virtual Turin-like Processor)" in t,
+    check("Machine: vm (aarch64, Neoverse-V2)" in t and "Machine: vm (x86_64, Oxide Virtual Turin-like Processor (fixture))" in t,
           "machines sharing the name vm have sections of their own")
     check(t.count("## Machine: ") == 5, f"five machines: {t.count('## Machine: ')}")
     tables_fit(t, 72, "report DIR")

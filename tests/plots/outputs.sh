@@ -11,10 +11,13 @@
 # A change that means to change an output: RG_UPDATE_GOLDEN=1 rewrites the expected files;
 # review the diff before committing it.
 # With RGBENCH (the full command), a module file converted from tests/kmod/data's guest CSV
-# goes through `compare --across-suites` and `report` too.
-# usage: outputs.sh RGBENCH-REPORT FIXTURES FLEET-DIR EXPECTED-DIR [RGBENCH KMOD-RAW-CSV]
+# goes through `compare --across-suites` and `report` too. The conversion stamps the machine
+# it runs on into the rows: it runs under the fixed identity IDENTITY (RG_ENV_FILE, arch/env.c),
+# so no expected output carries the machine running the test; ctest runs this script under
+# two other ambient identities (tests/identity/a.env, b.env) to prove nothing else leaks in.
+# usage: outputs.sh RGBENCH-REPORT FIXTURES FLEET-DIR EXPECTED-DIR [RGBENCH KMOD-RAW-CSV IDENTITY]
 set -euo pipefail
-R=$1 FX=$2 FLEET=$3 GOLD=$4 RGBENCH=${5:-} KRAW=${6:-}
+R=$1 FX=$2 FLEET=$3 GOLD=$4 RGBENCH=${5:-} KRAW=${6:-} IDENTITY=${7:-}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # Relative names everywhere: the outputs name their inputs.
@@ -99,7 +102,7 @@ case_ compare-fleet "$R" compare --allow-emulated --across-hosts fleet
 case_ compare-fleet-csv "$R" compare --allow-emulated --csv --across-hosts fleet
 case_ compare-fleet-width "$R" compare --allow-emulated --across-hosts --width 100 fleet
 case_ compare-usage "$R" compare ab-base.json
-if [[ -n $RGBENCH ]] && "$RGBENCH" kmod --from-raw "$KRAW" --out kmod.json > /dev/null; then
+if [[ -n $RGBENCH ]] && RG_ENV_FILE=$IDENTITY "$RGBENCH" kmod --from-raw "$KRAW" --out kmod.json > /dev/null; then
 	for form in "" --markdown --csv --commit-log; do
 		case_ "compare-across-suites${form:+-}${form#--}" "$R" compare $form --across-suites ab-base.json kmod.json
 	done
