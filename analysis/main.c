@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rg/compare.h"
+#include "rg/export.h"
 #include "rg/plot.h"
 #include "rg/report.h"
 #include "rg/results.h"
@@ -44,10 +45,12 @@ int main(int argc, char **argv)
 		return rg_plot_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return rg_report_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return rg_export_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return rg_check_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "mwu"))
 		return mwu_main(argc - 1, argv + 1);
-	fputs("usage: rgbench-report compare|plot|report|check ... (see rgbench compare --help)\n", stderr);
+	fputs("usage: rgbench-report compare|plot|report|export|check ... (see rgbench compare --help)\n", stderr);
 	return 2;
 }

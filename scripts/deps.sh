@@ -43,7 +43,7 @@ bpf      apt any   libbpf-dev bpftool|linux-tools-common clang llvm libelf-dev z
 bpf      dnf any   libbpf-devel bpftool clang llvm elfutils-libelf-devel zlib-devel
 counters apt any   linux-source|linux-source-VERSION flex bison bc xz-utils libpfm4-dev
 counters dnf any   libperf-devel libpfm-devel
-plots    apt any   python3 python3-matplotlib python3-numpy python3-scipy
+plots    apt any   python3 python3-matplotlib python3-numpy python3-scipy libbenchmark-tools
 plots    dnf any   python3 python3-matplotlib python3-numpy python3-scipy
 cross    apt amd64 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu qemu-user libbenchmark-dev:arm64 libhwloc-dev:arm64 libjansson-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libpfm4-dev:arm64
 cross    dnf amd64 gcc-aarch64-linux-gnu gcc-c++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user-static-aarch64

@@ -31,7 +31,7 @@ LAYERS = [
     ["bench", "kernel/bpf", "kernel/kmod"],
     ["analysis/read", "analysis/page"],
     ["analysis/fleet"],
-    ["analysis/compare", "analysis/report", "analysis/plot"],
+    ["analysis/compare", "analysis/report", "analysis/plot", "analysis/export"],
     ["analysis"],
     ["tools"],
 ]

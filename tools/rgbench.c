@@ -27,6 +27,7 @@
 #endif
 #if RG_HAVE_PLOTS
 #include "rg/compare.h"
+#include "rg/export.h"
 #include "rg/plot.h"
 #include "rg/report.h"
 #define PLOTS_MAIN(fn) fn
@@ -53,6 +54,8 @@ static const struct subcmd subcmds[] = {
 	{ "plot", PLOTS_MAIN(rg_plot_main), "plots of result files (matplotlib)", NO_PLOTS },
 	{ "report", PLOTS_MAIN(rg_report_main), "the one-page answer: cheapest guard, by how much, why",
 	  NO_PLOTS },
+	{ "export", PLOTS_MAIN(rg_export_main),
+	  "a result file in Google Benchmark's JSON, for its compare.py", NO_PLOTS },
 	{ "fleet", rg_fleet_run_main, "run.sh on every host of an Ansible inventory, fetch, report",
 	  NULL },
 };
