@@ -52,10 +52,10 @@ else
 fi
 echo "rgbench: results in $base.csv and $base.json"
 
-# The one-page answer beside the CSV and JSON (links the plots above), and its first lines.
+# The one-page answer beside the CSV and JSON (links the plots above), and its answer section.
 if "$build"/tools/rgbench report "$base.json" --out "$base.md" > /dev/null; then
-  echo "rgbench: report in $base.md; its first lines:"
-  head -n 40 "$base.md"
+  echo "rgbench: report in $base.md; its answer:"
+  awk '/^## Answer$/ { on = 1; next } on && /^## / { exit } on' "$base.md"
 else
   echo "rgbench: report skipped (see the message above)"
 fi

@@ -34,6 +34,25 @@ bool rp_fleet_decide(const struct host *h, struct decision *d);
 /* " cheaper" / " dearer" when the change's interval excludes zero, else "". */
 const char *rp_fleet_verdict(const struct change *c);
 
+/*
+ * fleet_why.c: the decision's two designs on h (guard names): the one its kernel
+ * runs and the merged per-context check (or, where the kernel runs that, the
+ * cheapest other candidate). False with why set when there is no decision.
+ */
+bool rp_fleet_pair(const struct host *h, const char **cur, const char **other, char *why, size_t size);
+
+/* The step of a design's ladder (user rows) that adds the most, and the ladder's sum. */
+struct rp_part {
+	const char *part;	/* the part's name ("preempt", "reload32", ...) */
+	double v, lo, hi;	/* what it adds, ns per pair, and its interval (NAN without) */
+	double whole;		/* the sum of every step */
+	size_t nsteps;
+};
+bool rp_fleet_top_step(const struct host *h, const char *design, struct rp_part *p);
+
+/* fleet_sections.c: a BPF row whose program runs the trampoline's guard (prog->active). */
+bool rp_fleet_prog_active_row(const struct rg_row *r);
+
 /* ---- the role matrix (fleet_matrix.c builds it; fleet_sections.c and its CSV files show it) ---- */
 
 /* One cell of the matrix: a host's row for a role and its cost over noop. */

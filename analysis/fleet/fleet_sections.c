@@ -243,7 +243,7 @@ static void sec_decision(struct ctx *c, const struct fleet *f)
  * A BPF row whose program runs the trampoline's guard (prog->active): role
  * prog-active, or in files without a role the attach types that have it.
  */
-static bool prog_active_row(const struct rg_row *r)
+bool rp_fleet_prog_active_row(const struct rg_row *r)
 {
 	static const char *const types[] = { "fentry", "fexit", "fmod_ret", "raw_tp", "tp_btf" };
 	const char *role = rg_row_s(r, RG_COL_role);
@@ -304,7 +304,7 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 			continue;
 		}
 		for (size_t k = 0; k < h->n; k++)
-			if (prog_active_row(h->rows[k]) && !nev++)
+			if (rp_fleet_prog_active_row(h->rows[k]) && !nev++)
 				bpf_file = h->rows[k]->file;
 		if (!nev || !rp_fleet_decide(h, &d))
 			continue;
@@ -315,7 +315,7 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 			const struct rg_row *e = h->rows[k];
 			char ev[96];
 
-			if (!prog_active_row(e))
+			if (!rp_fleet_prog_active_row(e))
 				continue;
 			snprintf(ev, sizeof(ev), "%s/%s p=%lld", rg_row_s(e, RG_COL_guard),
 				 rg_row_s(e, RG_COL_scenario), rg_row_i(e, RG_COL_threads));

@@ -86,13 +86,7 @@ static bool ladder_of(const struct host *h, const char *design, struct ladder *L
 	return ladder_in(h, "user", design, L);
 }
 
-/*
- * The decision's two designs on h: the one its kernel runs and the merged
- * per-context check (or, where the kernel runs that, the cheapest other
- * candidate). False with why set when there is no decision.
- */
-static bool why_designs(const struct host *h, const char **cur, const char **other, char *why,
-			size_t size)
+bool rp_fleet_pair(const struct host *h, const char **cur, const char **other, char *why, size_t size)
 {
 	struct decision d;
 
@@ -348,7 +342,7 @@ void rp_sec_why(struct ctx *c, const struct host *h)
 	bool user, kmod;
 
 	rp_heading(c, "Why (%s)", h->name);
-	if (!why_designs(h, &cur, &other, why, sizeof(why))) {
+	if (!rp_fleet_pair(h, &cur, &other, why, sizeof(why))) {
 		rp_left_out(c, "why", "%s: %s", h->name, why);
 		return;
 	}
@@ -396,7 +390,7 @@ void rp_sec_why_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool a
 
 		hdr[i + 1] = hosts[i].name;
 		if ((hosts[i].emulated && !allow_emulated) ||
-		    !why_designs(&hosts[i], &cur, &other, why, sizeof(why)) ||
+		    !rp_fleet_pair(&hosts[i], &cur, &other, why, sizeof(why)) ||
 		    !ladder_of(&hosts[i], cur, &L[i][0]) || !ladder_of(&hosts[i], other, &L[i][1]))
 			continue;
 		used++;
@@ -447,4 +441,26 @@ out:
 	free(hdr);
 	free(cell);
 	free(row);
+}
+
+bool rp_fleet_top_step(const struct host *h, const char *design, struct rp_part *p)
+{
+	struct ladder L;
+	const struct step *top = NULL;
+
+	memset(p, 0, sizeof(*p));
+	if (!ladder_of(h, design, &L))
+		return false;
+	for (size_t i = 0; i < L.n; i++)
+		if (!isnan(L.s[i].v) && (!top || fabs(L.s[i].v) > fabs(top->v)))
+			top = &L.s[i];
+	if (!top)
+		return false;
+	p->part = top->part;
+	p->v = top->v;
+	p->lo = top->lo;
+	p->hi = top->hi;
+	p->whole = L.sum;
+	p->nsteps = L.n;
+	return true;
 }

@@ -140,6 +140,15 @@ void rp_bullet(struct ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+void rp_subbullet(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwrap(c, "  - ", "    ", fmt, ap);
+	va_end(ap);
+}
+
 static void clip_cell(char *s, size_t w);
 
 /*

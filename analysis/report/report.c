@@ -127,6 +127,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 			paths[np++] = in[i].path;
 		rp_plots_find(c, o->out, paths, np);
 	}
+	rp_sec_answer(c, hosts, nh, o->allow_emulated);
 	rp_sec_fleet(c, hosts, nh, o->allow_emulated);
 	rp_sec_why_fleet(c, hosts, nh, o->allow_emulated);
 	if (o->across && nh == 2) {

@@ -45,6 +45,19 @@ def main():
                   "Duty cycle", "Thread scaling (xeon)", "Latency tail per guard (xeon)",
                   "BPF per-event cost (xeon)", "Kernel module", "Plots", "Left out"):
         check(section(t, title) is not None, f"x86 report has section '{title}'")
+    # The answer first: the first section, at most 6 lines per host, the decision with its
+    # interval and verdict, the per-event prediction from the BPF row, and the limits.
+    heads = re.findall(r"^## (.*)$", t, re.M)
+    ans = section(t, "Answer")
+    check(heads and heads[0] == "Answer", f"the page opens with the answer: {heads[:3]}")
+    lines = (ans or "").strip().split("\n\n")[0].splitlines()
+    check(0 < len(lines) <= 6, f"answer: at most 6 lines for one host: {lines}")
+    flat_ans = " ".join((ans or "").split())
+    check("runs this-cpu-6.18 (pcpu-xadd): merged-rctx -1.10 [-1.21, -0.99] ns per pair, cheaper" in flat_ans,
+          f"answer: the decision with its interval: {flat_ans[:300]}")
+    # raw_tp/driver measured 45.50 ns/event; the candidate's change -1.10 ns: 44.40 ns, -2.42%
+    check("per event (raw_tp/driver): 45.50 -> 44.40 ns, -2.42%" in flat_ans, f"answer: per event: {flat_ans}")
+    check("limits: one run per row" in flat_ans, f"answer: the limit of one run per row: {flat_ans}")
     rank = [l.split()[1] for l in fenced(section(t, "Guards ranked"))[1:]]
     check(rank == ["noop", "tls", "racy-percpu", "rseq", "rctx", "rctx-kernel", "pcpu-xadd", "global-atomic",
                    "pcpu-lock-xadd"],

@@ -10,6 +10,11 @@
 #include "rg/page.h"
 #include "rg/results.h"
 
+/*
+ * fleet_answer.c: the answer first, a few lines per host: the design its kernel runs
+ * against the candidate, the change per event, the part that makes most of it, limits.
+ */
+void rp_sec_answer(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
 /* fleet_sections.c: every host at once. Emulated hosts only with allow_emulated. */
 void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
 /* The matrix, one line per role and host, as CSV (compare --across-hosts --csv). */

@@ -69,6 +69,8 @@ void rp_plot_link(struct ctx *c, const char *kind);
 /* text.c: the page's paragraphs, bullets, headings, tables and numbers */
 void rp_para(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rp_bullet(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A bullet under the one before ("  - ", wrapped with four spaces). */
+void rp_subbullet(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rp_heading(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "Left out: why", in place and in the summary at the end. */
 void rp_left_out(struct ctx *c, const char *section, const char *fmt, ...)
