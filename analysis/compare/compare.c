@@ -23,7 +23,13 @@ static void usage(FILE *f)
 	      "--allow-emulated: compare rows measured on an emulated CPU (virt emulated (...)),\n"
 	      "                  refused otherwise (exit 2).\n"
 	      "--unit ns|cycles: ns figures as measured (default) or in reference cycles\n"
-	      "                  (each row's ns / its ref_ns_per_cycle).\n", f);
+	      "                  (each row's ns / its ref_ns_per_cycle).\n"
+	      "Rows (every form): --guards G,G... --scenarios S,S... --roles R,R... keep the rows\n"
+	      "whose guard, scenario or role is listed; --rows PATTERN those whose name\n"
+	      "suite/guard/scenario/tTHREADS/dDUTY matches the shell pattern (e.g. 'user/*/pair/t1/*').\n"
+	      "A selection that keeps no row of any file is refused (exit 2).\n"
+	      "\n"
+	      "example: rgbench compare --commit-log --scenarios pair --roles merged-rctx,this-cpu-6.18 base.json new.json\n", f);
 }
 
 /* The first "emulated (...)" virt value among a side's rows, NULL when there is none. */
@@ -48,6 +54,8 @@ struct opts {
 	size_t nocycle;		/* --unit cycles: measured rows without the reference */
 	const char *path[2];	/* BASE and NEW (or FILE, then path[1] is NULL) */
 	long width;		/* --width, for --across-hosts over several hosts */
+	struct rg_select sel;	/* --guards, --scenarios, --roles, --rows */
+	bool any_sel;
 	int first, nfiles;	/* operands argv[first .. first+nfiles) */
 };
 
@@ -61,6 +69,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		RP_OPTS_PAGE,
 		{ "across-suites", no_argument, NULL, 's' },
 		{ "baseline", required_argument, NULL, 'b' },
+		{ "guards", required_argument, NULL, 'G' },
+		{ "scenarios", required_argument, NULL, 'S' },
+		{ "roles", required_argument, NULL, 'R' },
+		{ "rows", required_argument, NULL, 'P' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -77,6 +89,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 's': o->suites = true; break;
 		case 'b': o->baseline = optarg; break;
 		case 'e': o->allow_emulated = true; break;
+		case 'G': case 'S': case 'R': case 'P':
+			if (!*optarg)
+				return rg_cl_usage_error("--%s: an empty list", opt == 'G' ? "guards" :
+							 opt == 'S' ? "scenarios" : opt == 'R' ? "roles" : "rows");
+			*(opt == 'G' ? &o->sel.guards : opt == 'S' ? &o->sel.scenarios :
+			  opt == 'R' ? &o->sel.roles : &o->sel.rows) = optarg;
+			o->any_sel = true;
+			break;
 		case 'u':
 			if (rp_opt_unit(optarg, &o->unit))
 				return RG_EXIT_USAGE;
@@ -327,7 +347,8 @@ int rg_compare_main(int argc, char **argv)
 	/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: nothing printed after one, one line, 128+signal. */
 	rg_cl_catch_stop_signals(NULL);
 	if (o.across && cmp_fleet_wanted(argv + o.first, (size_t)o.nfiles))
-		return cmp_fleet_main(argv + o.first, (size_t)o.nfiles, o.fmt, o.width, o.allow_emulated);
+		return cmp_fleet_main(argv + o.first, (size_t)o.nfiles, o.fmt, o.width, o.allow_emulated,
+				      o.any_sel ? &o.sel : NULL);
 	if (o.across) {
 		o.path[0] = argv[o.first];
 		o.path[1] = argv[o.first + 1];
@@ -343,6 +364,19 @@ int rg_compare_main(int argc, char **argv)
 	}
 	if (rg_cl_signal_status()) {
 		ret = rg_cl_interrupted();
+		goto out;
+	}
+	/* The rows asked for, on every form; a selection that keeps nothing is a usage error. */
+	/* --baseline keeps its guard's rows; B has none then. */
+	if (o.any_sel && (rg_rows_select(&A.rows, &o.sel, o.baseline) == (size_t)-1 ||
+			  rg_rows_select(&B.rows, &o.sel, NULL) == (size_t)-1)) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto out;
+	}
+	if (o.any_sel && !A.rows.n && !B.rows.n) {
+		rg_cl_usage_error("the row selection keeps no row of %s%s%s", A.path,
+				  o.baseline ? "" : " or ", o.baseline ? "" : B.path);
+		ret = RG_EXIT_USAGE;
 		goto out;
 	}
 	/* Timings taken under qemu are the emulator's: refuse them unless asked. */

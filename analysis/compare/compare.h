@@ -125,6 +125,7 @@ bool cmp_has_timed(const struct side *s, const char *suite);
 /* Not two files, or two that hold more than two machines. */
 bool cmp_fleet_wanted(char **paths, size_t n);
 /* The exit status. */
-int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool allow_emulated);
+int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool allow_emulated,
+		   const struct rg_select *sel);
 
 #endif /* RG_PLOTS_COMPARE_H */

@@ -29,7 +29,8 @@ bool cmp_fleet_wanted(char **paths, size_t n)
 	return more;
 }
 
-int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool allow_emulated)
+int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool allow_emulated,
+		   const struct rg_select *sel)
 {
 	struct input in[MAX_FILES];
 	struct host *hosts = NULL;
@@ -39,8 +40,29 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 	int ret = RG_EXIT_FAIL;
 
 	memset(in, 0, sizeof(in));
-	if (rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) ||
-	    rg_cl_signal_status() || rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
+	if (rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) || rg_cl_signal_status())
+		goto out;
+	if (sel) {
+		/* The matrix is costs over noop: the rows the selected ones are measured against stay. */
+		struct rg_select s = *sel;
+		size_t kept = 0, k;
+
+		s.with_baselines = true;
+		for (size_t i = 0; i < nin; i++) {
+			k = rg_rows_select(&in[i].rows, &s, NULL);
+			if (k == (size_t)-1) {
+				snprintf(err, sizeof(err), "out of memory");
+				goto out;
+			}
+			kept += k;
+		}
+		if (!kept) {
+			ret = rg_cl_usage_error("the row selection keeps no row of the %zu file%s", nin,
+						nin == 1 ? "" : "s");
+			goto out;
+		}
+	}
+	if (rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)))
 		goto out;
 	for (size_t i = 0; i < nh && !allow_emulated; i++) {
 		if (!hosts[i].emulated)

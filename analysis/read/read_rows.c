@@ -41,6 +41,23 @@ void rg_rows_free(struct rg_rows *rows)
 	memset(rows, 0, sizeof(*rows));
 }
 
+size_t rg_rows_keep_marked(struct rg_rows *rows, const bool *keep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rows->n; i++) {
+		if (!keep[i]) {
+			rd_row_free(&rows->v[i]);
+			continue;
+		}
+		if (n != i)
+			rows->v[n] = rows->v[i];
+		n++;
+	}
+	rows->n = n;
+	return n;
+}
+
 struct rg_row *rd_row_new(struct rd_ctx *c, int line)
 {
 	struct rg_rows *o = c->out;

@@ -102,6 +102,13 @@ case_ compare-fleet "$R" compare --allow-emulated --across-hosts fleet
 case_ compare-fleet-csv "$R" compare --allow-emulated --csv --across-hosts fleet
 case_ compare-fleet-width "$R" compare --allow-emulated --across-hosts --width 100 fleet
 case_ compare-usage "$R" compare ab-base.json
+# compare's row selection on every form: lists, a pattern, a selection that keeps nothing.
+case_ compare-select-log "$R" compare --commit-log --guards tls,pcpu-stadd ab-base.json ab-new.json
+case_ compare-select-rows "$R" compare --rows 'bpf/*' --csv ab-base.json ab-new.json
+case_ compare-select-baseline "$R" compare --baseline tls --scenarios pair --guards pcpu-ldadd ab-base.json
+case_ compare-select-fleet "$R" compare --allow-emulated --across-hosts --roles merged-rctx,this-cpu-6.18 fleet
+case_ compare-select-none "$R" compare --guards nosuch ab-base.json ab-new.json
+case_ compare-select-empty "$R" compare --roles '' ab-base.json ab-new.json
 if [[ -n $RGBENCH ]] && RG_ENV_FILE=$IDENTITY "$RGBENCH" kmod --from-raw "$KRAW" --out kmod.json > /dev/null; then
 	for form in "" --markdown --csv --commit-log; do
 		case_ "compare-across-suites${form:+-}${form#--}" "$R" compare $form --across-suites ab-base.json kmod.json

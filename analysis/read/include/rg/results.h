@@ -80,6 +80,26 @@ int rg_read_buffer(const char *name, const char *buf, size_t len,
 
 void rg_rows_free(struct rg_rows *rows);
 
+/* Keep the rows whose keep[i] is set (one flag per row, in order), freeing the others; how many are kept. */
+size_t rg_rows_keep_marked(struct rg_rows *rows, const bool *keep);
+
+/*
+ * compare's row selection (select.c): comma-separated lists of guards, scenarios and roles,
+ * and a --rows pattern (fnmatch(3) over "suite/guard/scenario/tN/dD"); NULL: any.
+ * with_baselines also keeps the rows a selected row is measured against (its baseline
+ * guard and noop, same suite), for pages that compute costs over them.
+ */
+struct rg_select {
+	const char *guards, *scenarios, *roles, *rows;
+	bool with_baselines;
+};
+/* True when r passes every list of s. */
+bool rg_select_row(const struct rg_row *r, const struct rg_select *s);
+/* Keep the selected rows (and guard also's, when not NULL); how many are kept, (size_t)-1 out of memory. */
+size_t rg_rows_select(struct rg_rows *rows, const struct rg_select *s, const char *also);
+/* "suite/guard/scenario/tN/dD", the name --rows matches. */
+void rg_row_select_name(const struct rg_row *r, char *buf, size_t size);
+
 /* The cycle references --unit cycles takes (ns per cycle): 1 THz to 1 kHz; outside, the row has none. */
 #define RG_REF_NS_MIN 1e-3
 #define RG_REF_NS_MAX 1e6
