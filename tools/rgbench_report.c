@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* rgbench-report: compare, plot, report and check without the full rgbench command (tests, scripts). */
+/* rgbench-report: compare, report and check (analysis/) and plot (plots/) without the full rgbench command (tests, scripts). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rg/compare.h"
-#include "rg/plot.h"
+#include "rg/plots.h"
 #include "rg/report.h"
 #include "rg/results.h"
 

@@ -17,7 +17,7 @@
 #include "rg/env.h"
 #include "rg/fleet.h"
 #include "rg/input.h"
-#include "rg/plot.h"
+#include "rg/plots.h"
 #include "rg/registry.h"
 #include "rg/results.h"
 #include "plot.h"
