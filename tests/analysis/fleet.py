@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""`rgbench report` / `compare --across-hosts` over many hosts, on tests/plots/fleet/: host identity
+"""`rgbench report` / `compare --across-hosts` over many hosts, on tests/analysis/fleet/: host identity
 (shared names, repeated rows named with both files), the role matrix and its width, the decision table
 (current design per kernel, the change and its interval, verdicts), the prediction reproducing its
 inputs, emulated hosts, one host, no common role, mixed schema versions, eight hosts, a big file
@@ -123,7 +123,7 @@ def main():
         text = open(readme).read()
         check(all("\n".join(g) in text for g in groups) and
               all(" ".join(x.split()) in " ".join(text.split()) for x in bullets(section(t, "Decision"))),
-              "docs/fleet.md's matrix and decision lines are `rgbench report tests/plots/fleet/` "
+              "docs/fleet.md's matrix and decision lines are `rgbench report tests/analysis/fleet/` "
               "as it prints them now (regenerate them from that command)")
 
     # --- the decision table --------------------------------------------------------------------

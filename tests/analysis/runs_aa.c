@@ -136,5 +136,5 @@ int main(void)
 		CHECK(r.runs_fp <= tol, "runs test false positives %.4f above %.4f", r.runs_fp, tol);
 		CHECK(r.floor_fp <= tol, "floor false positives %.4f above %.4f", r.floor_fp, tol);
 	}
-	return rg_test_done("plots.runs_aa");
+	return rg_test_done("analysis.runs_aa");
 }

@@ -3,7 +3,7 @@
 # Remake the fleet fixtures from real runs (README.md here says what each file plays):
 # x86-64 runs of the native build, BPF rows as root, aarch64 runs under qemu-user from
 # the cross build; relabel.py then edits the identification columns and nothing else.
-# usage: tests/plots/fleet/make.sh BUILD BUILD_AARCH64   (from the source tree; minutes)
+# usage: tests/analysis/fleet/make.sh BUILD BUILD_AARCH64   (from the source tree; minutes)
 set -euo pipefail
 B=${1:?native build dir} X=${2:?aarch64 cross build dir}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* plots.unit's U test and UTF-8 cases: the U test against hand-computed values, text the writer writes and the reader reads back. */
+/* analysis.unit's U test and UTF-8 cases: the U test against hand-computed values, text the writer writes and the reader reads back. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

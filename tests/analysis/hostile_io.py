@@ -429,8 +429,8 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
               f"{[x for x in r.stdout.splitlines() if 'inf' in x.lower() or ' 0x' in x][:3]}")
 
 if skipped:
-    print(f"plots.hostile_io: {len(skipped)} case(s) skipped (see above)")
+    print(f"analysis.hostile_io: {len(skipped)} case(s) skipped (see above)")
 if failures:
-    print(f"plots.hostile_io: {len(failures)} failure(s)")
+    print(f"analysis.hostile_io: {len(failures)} failure(s)")
     sys.exit(1)
-print(f"plots.hostile_io: all {nchecks} checks passed")
+print(f"analysis.hostile_io: all {nchecks} checks passed")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Output bytes of `report`, `compare`, `plot` and `check` over a fixed set of inputs (the
-# fixtures of mkfixtures.c and tests/plots/fleet/), against tests/plots/outputs/: a change of
+# fixtures of mkfixtures.c and tests/analysis/fleet/), against tests/analysis/outputs/: a change of
 # where the code lives (issue 30) or of how it reads must not change one byte. Each case is
 # one file: the command, its exit status, stdout, stderr and any file it wrote. `plot` is run
 # with a stand-in for rgplot.py that keeps the CSV files rgbench hands it (rows, latency,

@@ -80,5 +80,5 @@ for args in (["compare", "--unit", "ms", base, new], ["report", "--unit", "cycle
 
 for e in errors:
     print("units:", e, file=sys.stderr)
-print(f"plots.units: {len(errors)} problem(s)")
+print(f"analysis.units: {len(errors)} problem(s)")
 sys.exit(1 if errors else 0)

@@ -144,5 +144,5 @@ int main(void)
 	    "3 vs 3 passes, per-pass CPU deltas)", true);
 	/* An older file on one side (no samples_cpu_ns): M/s as before, on the samples. */
 	one("old file", 22.0, 22.0, 20.0, 20.0, false, "mops_median", "no significant change", false);
-	return rg_test_done("plots.bpf_cpu");
+	return rg_test_done("analysis.bpf_cpu");
 }

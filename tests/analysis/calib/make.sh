@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Remake the calibration fixtures from real runs of this build (README.md here lists every edit).
-# usage: tests/plots/calib/make.sh BUILD   (as root, for the BPF rows; about a minute)
+# usage: tests/analysis/calib/make.sh BUILD   (as root, for the BPF rows; about a minute)
 set -euo pipefail
 B=${1:?build dir}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -4,7 +4,7 @@
 # whose numbers were checked by hand. RG_UPDATE_GOLDEN=1 rewrites the expected files.
 set -euo pipefail
 R=$1 FX=$2 GOLD=$3
-# A folder of its own: ctest runs this under two identities at once (tests/plots/CMakeLists.txt).
+# A folder of its own: ctest runs this under two identities at once (tests/analysis/CMakeLists.txt).
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cp "$FX"/*.json "$FX"/*.csv "$T/"

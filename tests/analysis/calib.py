@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""`rgbench report`'s calibration sections on tests/plots/calib/ (real runs of this build, edits
+"""`rgbench report`'s calibration sections on tests/analysis/calib/ (real runs of this build, edits
 listed in its README): the module's tramp row of the running design beside the real raw_tp (fentry
 refused) or fentry hook with the model's error, every other design predicted as real + tramp(design)
 - tramp(current) with its interval and the rows named, the guard-row prediction labelled as the
@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "bench")]
 import rgtest  # noqa: E402
 
-C = rgtest.Checker("plots.calib")
+C = rgtest.Checker("analysis.calib")
 check = C.check
 R, D = sys.argv[1], sys.argv[2]
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* plots.unit in three files: unit.c's main() runs the cases of unit_mwu_utf8.c and unit_headline.c too. */
+/* analysis.unit in three files: unit.c's main() runs the cases of unit_mwu_utf8.c and unit_headline.c too. */
 #ifndef RG_TESTS_PLOTS_UNIT_H
 #define RG_TESTS_PLOTS_UNIT_H
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Rewrite the identification columns of a result JSON (host, CPU, kernel, virt) and nothing else:
-how the fleet fixtures were made from real runs, and how tests/plots/fleet.py replicates them.
+how the fleet fixtures were made from real runs, and how tests/analysis/fleet.py replicates them.
 usage: relabel.py IN.json OUT.json column=value..."""
 import json
 import sys

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""`rgbench report`'s why sections, on two fleet hosts (tests/plots/fleet/: x86-64 and arm64 6.18)
+"""`rgbench report`'s why sections, on two fleet hosts (tests/analysis/fleet/: x86-64 and arm64 6.18)
 with ladder rows added: each host's two designs side by side, the sum of the steps and the whole,
 the one generated sentence (only steps whose interval excludes zero, largest first, exact text),
 counters n/a with the rows' reason, the kernel module's ladders after the user suite's, and the
@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "bench")]
 import rgtest  # noqa: E402
 
-C = rgtest.Checker("plots.why")
+C = rgtest.Checker("analysis.why")
 check = C.check
 report, fleet = sys.argv[1], sys.argv[2]
 
