@@ -13,7 +13,7 @@
 # RG_TEST_KBENCH=1 builds the kernel's own BPF bench from linux-source and reports rgbench bpf's
 # raw_tp rate against it (test bpf.kbench, label kbench; a ratio printed, never asserted).
 # RG_TEST_KMOD13=1 runs the module's guest tests in a Debian 13 amd64 root against its 6.12
-# kernel, x86-64 and arm64 (test kmod_debian13, label debian13; docs/kmod-versions.md).
+# kernel, x86-64 and arm64 (test kmod.debian13, label debian13; docs/kmod-versions.md).
 # scripts/test.sh --quick: the edit-build-test loop (native build, labels unit and smoke,
 # no sanitizer or aarch64 builds): about a minute on 2 cores.
 set -euo pipefail
