@@ -9,7 +9,10 @@
 # list of files, the "wrote" lines) are plots.plot's (plot.sh), which draws the same two
 # fixtures: 14 s not spent twice.
 # A change that means to change an output: RG_UPDATE_GOLDEN=1 rewrites the expected files;
-# review the diff before committing it.
+# review the diff before committing it. These are the one set of expected outputs of these
+# commands (compare's forms were checked by hand when they were written). What no rewrite may
+# accept is checked beside them: the cases run with ok_ exit 0 with nothing on stderr, every
+# commit-log form fits a commit message (72 columns), and usage errors print nothing on stdout.
 # With RGBENCH (the full command), a module file converted from tests/kmod/data's guest CSV
 # goes through `compare --across-suites` and `report` too. The conversion stamps the machine
 # it runs on into the rows: it runs under the fixed identity IDENTITY (RG_ENV_FILE, arch/env.c),
@@ -42,6 +45,8 @@ fail=0
 n=0
 
 # case NAME CMD...: run CMD, record everything in NAME; files under out/ are appended.
+# Its exit status is left in last_rc, its stderr in stderr.txt.
+last_rc=0
 case_() {
 	local name=$1 rc=0 got
 	shift
@@ -49,6 +54,7 @@ case_() {
 	rm -rf out && mkdir out
 	got=$T/got-$name
 	"$@" > stdout.txt 2> stderr.txt || rc=$?
+	last_rc=$rc
 	{
 		printf '$'; printf ' %s' "${@/#$R/rgbench-report}"; printf '\nexit %d\n' "$rc"
 		echo "--- stdout"; cat stdout.txt
@@ -62,6 +68,15 @@ case_() {
 		cp "$got" "$GOLD/$name"
 	elif ! diff -u "$GOLD/$name" "$got"; then
 		echo "FAIL $name: differs from $GOLD/$name"
+		fail=1
+	fi
+}
+
+# ok_ NAME CMD...: case_, and CMD must succeed with nothing on stderr (also when rewriting).
+ok_() {
+	case_ "$@"
+	if [[ $last_rc != 0 || -s stderr.txt ]]; then
+		echo "FAIL $1: exit $last_rc, stderr: $(head -c 400 stderr.txt)"
 		fail=1
 	fi
 }
@@ -81,20 +96,20 @@ case_ report-csv "$R" report ab-base.csv
 case_ report-out "$R" report ab-base.json --out out/page.md
 case_ report-missing "$R" report nosuch.json
 # compare: every form.
-case_ compare-text "$R" compare ab-base.json ab-new.json
-case_ compare-markdown "$R" compare --markdown ab-base.json ab-new.json
-case_ compare-commit-log "$R" compare --commit-log ab-base.json ab-new.json
-case_ compare-csv "$R" compare --csv ab-base.json ab-new.json
-case_ compare-csv-input "$R" compare ab-base.csv ab-new.csv
-case_ compare-dirs "$R" compare dir-base dir-new
+ok_ compare-text "$R" compare ab-base.json ab-new.json
+ok_ compare-markdown "$R" compare --markdown ab-base.json ab-new.json
+ok_ compare-commit-log "$R" compare --commit-log ab-base.json ab-new.json
+ok_ compare-csv "$R" compare --csv ab-base.json ab-new.json
+ok_ compare-csv-input "$R" compare ab-base.csv ab-new.csv
+ok_ compare-dirs "$R" compare dir-base dir-new
 case_ compare-plot "$R" compare plot-a.json plot-b.json
-case_ compare-across "$R" compare --across-hosts ab-base.json hostb.json
+ok_ compare-across "$R" compare --across-hosts ab-base.json hostb.json
 case_ compare-across-md "$R" compare --markdown --across-hosts report-arm.json report-x86.json
-case_ compare-across-log "$R" compare --commit-log --across-hosts ab-base.json hostb.json
+ok_ compare-across-log "$R" compare --commit-log --across-hosts ab-base.json hostb.json
 case_ compare-across-suites-usage "$R" compare --across-suites plot-a.json
-case_ compare-baseline "$R" compare --baseline tls ab-base.json
+ok_ compare-baseline "$R" compare --baseline tls ab-base.json
 case_ compare-baseline-md "$R" compare --markdown --baseline noop report-arm.json
-case_ compare-baseline-log "$R" compare --commit-log --baseline tls ab-base.json
+ok_ compare-baseline-log "$R" compare --commit-log --baseline tls ab-base.json
 case_ compare-baseline-csv "$R" compare --csv --baseline tls ab-base.json
 case_ compare-cycles "$R" compare --unit cycles cyc-base.json cyc-new.json
 case_ compare-fleet-emulated "$R" compare --across-hosts fleet
@@ -109,6 +124,23 @@ if [[ -n $RGBENCH ]] && RG_ENV_FILE=$IDENTITY "$RGBENCH" kmod --from-raw "$KRAW"
 else
 	echo "skipped compare --across-suites: no rgbench kmod --from-raw to convert a module CSV"
 fi
+# The commit-log form fits a commit message: at most 72 columns, for two runs, two hosts, a
+# baseline, and the plot fixtures (every kind of row).
+for args in "ab-base.json ab-new.json" "--across-hosts ab-base.json hostb.json" \
+	    "--baseline tls ab-base.json" "plot-a.json plot-b.json"; do
+	# shellcheck disable=SC2086
+	w=$("$R" compare --commit-log $args |
+	    python3 -c 'import sys; print(max(map(len, sys.stdin.buffer.read().decode().splitlines())))')
+	if (( w > 72 )); then echo "FAIL commit-log $args: $w columns"; fail=1; fi
+done
+# Usage errors: non-zero, nothing on stdout (their messages: compare-usage, ...-suites-usage).
+for args in "" "ab-base.json" "--baseline tls ab-base.json ab-new.json" \
+	    "--markdown --csv ab-base.json ab-new.json" "--baseline nosuch ab-base.json"; do
+	rc=0
+	# shellcheck disable=SC2086
+	out=$("$R" compare $args 2>/dev/null) || rc=$?
+	if [[ $rc == 0 || -n $out ]]; then echo "FAIL usage '$args': rc=$rc out=$out"; fail=1; fi
+done
 # plot: what rgbench hands the drawing script, and its lines.
 export RG_PLOT_SCRIPT=$T/fake_plot.py
 case_ plot-data "$R" plot plot-a.json plot-b.json --out out/p
