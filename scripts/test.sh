@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The README's test command: install what the tests need (deps.sh test), build natively and for aarch64, run
 # every test (native; aarch64 under qemu-aarch64 with and without LSE), and the
-# unit, stress, plots, smoke and badinput labels again under ASan+UBSan, and the
+# unit, stress, analysis, plots, smoke and badinput labels again under ASan+UBSan, and the
 # stress test under TSan.
 # RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
 # RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds.
@@ -13,7 +13,7 @@
 # RG_TEST_KBENCH=1 builds the kernel's own BPF bench from linux-source and reports rgbench bpf's
 # raw_tp rate against it (test bpf.kbench, label kbench; a ratio printed, never asserted).
 # RG_TEST_KMOD13=1 runs the module's guest tests in a Debian 13 amd64 root against its 6.12
-# kernel, x86-64 and arm64 (test kmod_debian13, label debian13; docs/kmod-versions.md).
+# kernel, x86-64 and arm64 (test kmod.debian13, label debian13; docs/kmod-versions.md).
 # scripts/test.sh --quick: the edit-build-test loop (native build, labels unit and smoke,
 # no sanitizer or aarch64 builds): about a minute on 2 cores.
 set -euo pipefail
@@ -62,12 +62,12 @@ configure() {
 }
 pids=() dirs=()
 start_configure() { configure "$@" & pids+=($!) dirs+=("$1"); }
-# plots.corpus runs its own ASan+UBSan reader in a plain build; with the sanitizer
+# analysis.corpus runs its own ASan+UBSan reader in a plain build; with the sanitizer
 # build below it runs there, through the sanitized rgbench-report, and once.
 if [[ $sanitize == 1 ]]; then
-  start_configure build -DRG_PLOTS_ASAN_CORPUS=OFF
+  start_configure build -DRG_ANALYSIS_ASAN_CORPUS=OFF
 else
-  start_configure build -DRG_PLOTS_ASAN_CORPUS=ON
+  start_configure build -DRG_ANALYSIS_ASAN_CORPUS=ON
 fi
 if [[ $sanitize == 1 ]]; then
   start_configure build-asan -DRG_SANITIZE=address,undefined
@@ -97,16 +97,16 @@ fi
 (cd build && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
 
 if [[ "$sanitize" == 1 ]]; then
-	# ASan + UBSan over everything the user and plots code does with its input;
+	# ASan + UBSan over everything the user, analysis and plots code does with its input;
 	# any finding aborts the test that hit it.
-	echo "== sanitizer build (build-asan: address,undefined): labels unit stress plots smoke badinput"
+	echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
 	cmake --build build-asan -j"$jobs"
 	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
 	(cd build-asan &&
 	 ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	 LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	 ctest --output-on-failure -j"$jobs" -L '^(unit|stress|plots|smoke|badinput)$')
+	 ctest --output-on-failure -j"$jobs" -L '^(unit|stress|analysis|plots|smoke|badinput)$')
 	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
 	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
 	# is a real race. Fewer iterations: TSan is ~10x slower.

@@ -10,10 +10,13 @@
   own folder beyond include/, or compiles another folder's sources (a path into
   another folder in a target's source list);
 - the top CMakeLists.txt depends on add_subdirectory order (if(TARGET ...));
-- a folder of the results room (analysis/*) has more than one public header, or a target
-  takes another folder's files as include directories by a relative path.
+- a folder of the results room (analysis/*) or the plotting program (plots/) has more than
+  one public header, or a target takes another folder's files as include directories by a
+  relative path.
 The results room (analysis/) is layers of its own: read and page, then fleet, then the
-commands compare, report and plot, then analysis/ itself (rgbench-report).
+commands compare and report, then analysis/ itself (rg_analysis, gathering them). The
+plotting program (plots/) reads the rows through it, and the commands (tools/: rgbench,
+rgbench-report) sit on top.
 
   layers.py [SRC]            check SRC (default .)
   layers.py --self-test      copy the tree, add one violation of each kind, expect each
@@ -31,8 +34,9 @@ LAYERS = [
     ["bench", "kernel/bpf", "kernel/kmod"],
     ["analysis/read", "analysis/page"],
     ["analysis/fleet"],
-    ["analysis/compare", "analysis/report", "analysis/plot", "analysis/export"],
+    ["analysis/compare", "analysis/report", "analysis/export"],
     ["analysis"],
+    ["plots"],
     ["tools"],
 ]
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}
@@ -166,8 +170,8 @@ def check_links(src, errors):
                 errors.append(f"{folder}/CMakeLists.txt: {tgt} links {name} from {to}/, {why}")
 
 
-# Folders whose include/ holds exactly one header: the results room's.
-ONE_HEADER = [f for f in RANK if f.startswith("analysis/")]
+# Folders whose include/ holds exactly one header: the results room's and the plotting program's.
+ONE_HEADER = [f for f in RANK if f.startswith("analysis/")] + ["plots"]
 
 
 def check_one_header(src, owner, errors):
@@ -175,7 +179,7 @@ def check_one_header(src, owner, errors):
         mine = sorted(h for h, f in owner.items() if f == folder)
         for extra in mine[1:]:
             errors.append(f"{folder}/include/{extra}: a second public header of {folder}/ "
-                          f"(one per folder of the results room: {mine[0]})")
+                          f"(one per folder of analysis/ and plots/: {mine[0]})")
 
 
 def check(src):
@@ -227,7 +231,13 @@ def room_violations(src):
          "a higher layer"),
         ("analysis/report/CMakeLists.txt", "target_include_directories(rg_report PRIVATE ../compare)\n",
          "another folder's files"),
-        ("analysis/plot/include/rg/plot_more.h", "/* a second public header */\n",
+        ("analysis/report/include/rg/report_more.h", "/* a second public header */\n",
+         "a second public header"),
+        # The plotting program above the room: the room never uses it, it has one header.
+        ("analysis/report/report_plots.c", '#include "rg/plots.h"\n', "a higher layer"),
+        ("analysis/CMakeLists.txt", "target_link_libraries(rg_analysis INTERFACE rg_plots)\n",
+         "a higher layer"),
+        ("plots/include/rg/plots_more.h", "/* a second public header */\n",
          "a second public header"),
     ]
     return out

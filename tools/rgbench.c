@@ -9,8 +9,9 @@
 #include "fleet_run.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
-#if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_PLOTS)
-#error "RG_HAVE_BPF, RG_HAVE_KMOD and RG_HAVE_PLOTS must be defined to 0 or 1"
+#if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_ANALYSIS) || \
+	!defined(RG_HAVE_PLOTS)
+#error "RG_HAVE_BPF, RG_HAVE_KMOD, RG_HAVE_ANALYSIS and RG_HAVE_PLOTS must be defined to 0 or 1"
 #endif
 /* Each suite's entry point, or NULL when its target is not part of the build. */
 #if RG_HAVE_BPF
@@ -25,14 +26,19 @@
 #else
 #define KMOD_MAIN NULL
 #endif
-#if RG_HAVE_PLOTS
+#if RG_HAVE_ANALYSIS
 #include "rg/compare.h"
 #include "rg/export.h"
-#include "rg/plot.h"
 #include "rg/report.h"
-#define PLOTS_MAIN(fn) fn
+#define ANALYSIS_MAIN(fn) fn
 #else
-#define PLOTS_MAIN(fn) NULL
+#define ANALYSIS_MAIN(fn) NULL
+#endif
+#if RG_HAVE_PLOTS
+#include "rg/plots.h"
+#define PLOTS_MAIN rg_plot_main
+#else
+#define PLOTS_MAIN NULL
 #endif
 
 struct subcmd {
@@ -42,20 +48,21 @@ struct subcmd {
 	const char *missing;			/* why it would not be built */
 };
 
-#define NO_PLOTS "the rg_plots target is not part of this build (analysis/)"
+#define NO_ANALYSIS "the rg_analysis target is not part of this build (analysis/)"
 
 static const struct subcmd subcmds[] = {
 	{ "bpf", BPF_MAIN, "BPF trigger bench (trig-fentry style): guard cost per BPF program call",
 	  "the rg_bpf target is not part of this build (kernel/bpf: clang, bpftool, libbpf, kernel BTF)" },
 	{ "kmod", KMOD_MAIN, "in-kernel guard loops: build, load and run the module",
 	  "the rg_kmod target is not part of this build (kernel/kmod)" },
-	{ "compare", PLOTS_MAIN(rg_compare_main),
-	  "A/B tables of result files (text, markdown, commit log, CSV)", NO_PLOTS },
-	{ "plot", PLOTS_MAIN(rg_plot_main), "plots of result files (matplotlib)", NO_PLOTS },
-	{ "report", PLOTS_MAIN(rg_report_main), "the one-page answer: cheapest guard, by how much, why",
-	  NO_PLOTS },
-	{ "export", PLOTS_MAIN(rg_export_main),
-	  "a result file in Google Benchmark's JSON, for its compare.py", NO_PLOTS },
+	{ "compare", ANALYSIS_MAIN(rg_compare_main),
+	  "A/B tables of result files (text, markdown, commit log, CSV)", NO_ANALYSIS },
+	{ "plot", PLOTS_MAIN, "plots of result files (matplotlib)",
+	  "the rg_plots target is not part of this build (plots/)" },
+	{ "report", ANALYSIS_MAIN(rg_report_main), "the one-page answer: cheapest guard, by how much, why",
+	  NO_ANALYSIS },
+	{ "export", ANALYSIS_MAIN(rg_export_main),
+	  "a result file in Google Benchmark's JSON, for its compare.py", NO_ANALYSIS },
 	{ "fleet", rg_fleet_run_main, "run.sh on every host of an Ansible inventory, fetch, report",
 	  NULL },
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `rgbench compare`'s private interface (cmp_*): the sides, the lines of a comparison and the steps between its files. */
-#ifndef RG_PLOTS_COMPARE_H
-#define RG_PLOTS_COMPARE_H
+#ifndef RG_ANALYSIS_COMPARE_H
+#define RG_ANALYSIS_COMPARE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -128,4 +128,4 @@ bool cmp_fleet_wanted(char **paths, size_t n);
 int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool allow_emulated,
 		   const struct rg_select *sel);
 
-#endif /* RG_PLOTS_COMPARE_H */
+#endif /* RG_ANALYSIS_COMPARE_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The fleet pages' decision: the design each host's kernel runs and the kernel-form candidates as changes against it. */
-#ifndef RG_PLOTS_FLEET_H
-#define RG_PLOTS_FLEET_H
+#ifndef RG_ANALYSIS_FLEET_H
+#define RG_ANALYSIS_FLEET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -103,4 +103,4 @@ static inline bool role_shown(const struct fleet *f, size_t r)
 int rp_fleet_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated);
 void rp_fleet_free(struct fleet *f);
 
-#endif /* RG_PLOTS_FLEET_H */
+#endif /* RG_ANALYSIS_FLEET_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The reader's private interface (rd_*): the column table, the error context and the steps its files share. */
-#ifndef RG_PLOTS_READER_H
-#define RG_PLOTS_READER_H
+#ifndef RG_ANALYSIS_READER_H
+#define RG_ANALYSIS_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,4 +69,4 @@ int rd_read_json(struct rd_ctx *c, const char *buf, size_t len);
 int rd_read_file(const char *path, struct rg_rows *out, char *err, size_t errlen);
 int rd_read_dir(const char *path, struct rg_rows *out, char *err, size_t errlen);
 
-#endif /* RG_PLOTS_READER_H */
+#endif /* RG_ANALYSIS_READER_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `rgbench report`'s private interface (rp_sec_*): the sections of its page. */
-#ifndef RG_PLOTS_REPORT_H
-#define RG_PLOTS_REPORT_H
+#ifndef RG_ANALYSIS_REPORT_H
+#define RG_ANALYSIS_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -111,4 +111,4 @@ void rp_cal_fmt_pct(char *buf, size_t size, double model, double real);
 /* Every picture of the folders rp_plots_find() found (rg/page.h). */
 void rp_sec_plots(struct ctx *c);
 
-#endif /* RG_PLOTS_REPORT_H */
+#endif /* RG_ANALYSIS_REPORT_H */

@@ -74,7 +74,7 @@ def main():
         print(f"  {t}: {reasons.get(t, '(no reason printed)')}")
         check(t in reasons, f"{t}: skipped with a reason")
     # Emulators inside the emulated system: such tests skip instead of starting qemu-system.
-    for t in ("vm_selftest",):
+    for t in ("vm.selftest",):
         if re.search(rf"Test +#\d+: {t} ", test):
             check(t in skipped and "user-mode emulation" in reasons.get(t, ""),
                   f"{t} skipped: no qemu-system inside qemu-user")

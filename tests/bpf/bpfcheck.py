@@ -85,6 +85,6 @@ def case_main(cases):
     if not fn:
         print(f"unknown case {case}")
         return 2
-    C.name = "bpf_" + case
+    C.name = "bpf." + case
     fn(b)
     return 0

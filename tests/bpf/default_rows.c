@@ -83,7 +83,7 @@ static int stop_case(void)
 	}
 	printf("stopped after %zu rows\n", rs.n);
 	rg_results_free(&rs);
-	return rg_test_done("bpf_default_rows stop");
+	return rg_test_done("bpf.default_rows stop");
 }
 
 static double vmin(const double *v, size_t n)
@@ -234,5 +234,5 @@ int main(int argc, char **argv)
 	CHECK(ok >= 3, "only %d rows measured", ok);
 	printf("%zu rows, %d measured, driver batch %ld\n", rs.n, ok, batch);
 	rg_results_free(&rs);
-	return rg_test_done("bpf_default_rows");
+	return rg_test_done("bpf.default_rows");
 }

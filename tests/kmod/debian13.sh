@@ -15,8 +15,8 @@
 # What it does: mounts the cached root read-only under a throw-away overlay, clones the
 # current commit inside it from a git bundle, and there, as root: apt-get update (the guests'
 # kernel and arm64 header packages are fetched with apt-get download), cmake, build, and
-#   ctest -R '^(kmod_asm|kmod_build|vm_selftest|kmod_qemu)$'               (native build)
-#   ctest -R '^(kmod_asm_arm64|kmod_qemu_arm64|kmod_qemu_arm64_nolse)$'    (build-aarch64)
+#   ctest -R '^(kmod.asm|kmod.build|vm.selftest|kmod.qemu)$'               (native build)
+#   ctest -R '^(kmod.asm_arm64|kmod.qemu_arm64|kmod.qemu_arm64_nolse)$'    (build-aarch64)
 # so build_module.sh builds the module against that system's linux-headers-amd64 (arm64:
 # the same ABI's arm64 headers, cross-compiled with trixie's gcc) and vm.sh boots the
 # matching Debian kernel under qemu TCG. Every one of those tests must pass: a skip inside
@@ -33,7 +33,7 @@ kernel=${RG_KMOD13_KERNEL:-stable}
   { echo "$me: RG_KMOD13_KERNEL='$kernel': stable or backports" >&2; exit 2; }
 arm64=${RG_KMOD13_ARM64:-1}
 [[ $arm64 == 0 || $arm64 == 1 ]] || { echo "$me: RG_KMOD13_ARM64='$arm64': 0 or 1" >&2; exit 2; }
-tests=${RG_KMOD13_TESTS:-'^(kmod_asm|kmod_build|vm_selftest|kmod_qemu)$'}
+tests=${RG_KMOD13_TESTS:-'^(kmod.asm|kmod.build|vm.selftest|kmod.qemu)$'}
 
 [[ $(uname -m) == x86_64 ]] || skip "the Debian 13 amd64 root runs on x86-64 machines only"
 [[ $(id -u) == 0 ]] || skip "needs root (chroot, mounts)"
@@ -91,7 +91,7 @@ if [ $arm64 = 1 ]; then
     >/root/configure-aarch64.log 2>&1 && cmake --build build-aarch64 -j\$(nproc) >/root/build-aarch64.log 2>&1 ||
     { tail -30 /root/configure-aarch64.log /root/build-aarch64.log; exit 14; }
   step "ctest -R kmod arm64"
-  ctest --test-dir build-aarch64 -R '^(kmod_asm_arm64|kmod_qemu_arm64|kmod_qemu_arm64_nolse)\$' --output-on-failure \
+  ctest --test-dir build-aarch64 -R '^(kmod.asm_arm64|kmod.qemu_arm64|kmod.qemu_arm64_nolse)\$' --output-on-failure \
     >/root/ctest-aarch64.log 2>&1
   echo \$? >/root/rc_arm64
   t2=\$(date +%s)
@@ -137,7 +137,7 @@ ok=1
 # shellcheck disable=SC2046
 check "$root/root/ctest.log" "$root/root/rc_native" $(tr -d '^$()' <<<"$tests" | tr '|' ' ') || ok=0
 if [[ $arm64 == 1 ]]; then
-  check "$root/root/ctest-aarch64.log" "$root/root/rc_arm64" kmod_asm_arm64 kmod_qemu_arm64 kmod_qemu_arm64_nolse || ok=0
+  check "$root/root/ctest-aarch64.log" "$root/root/rc_arm64" kmod.asm_arm64 kmod.qemu_arm64 kmod.qemu_arm64_nolse || ok=0
 fi
 ((ok == 1)) || fail "see above (RG_KMOD13_KEEP=DIR keeps the logs)"
 echo "$me: PASS"

@@ -32,5 +32,5 @@ int main(int argc, char **argv)
 	CHECK(rc == -1, "missing sources: %d", rc);
 	remove_tmpdir(tmpdir);
 	CHECK(tmpdir[0] && !is_dir(tmpdir), "%s left behind", tmpdir);
-	return rg_test_done("kmod_build");
+	return rg_test_done("kmod.build");
 }

@@ -6,9 +6,10 @@ other label shows '$' that is not a name's own, nor '\\mathdefault', nor a contr
 character), no two tick labels of one axis overlap (their extents in the drawn figure), no
 two entries of one legend share colour and style, every plot has a title and axis labels.
 
-  drawn.py RGBENCH_REPORT FIXTURES_DIR SOURCE_DIR    the test: plot several inputs (a real
-        default run, the plot and report fixtures, the fleet fixtures, hostile names) with
-        this file as RG_PYTHON and check what it logged
+  drawn.py RGBENCH_REPORT FIXTURES_DIR SOURCE_DIR ANALYSIS_DIR    the test: plot several
+        inputs (a real default run in SOURCE_DIR/drawn, the plot and report fixtures, the
+        calibration and fleet runs of tests/analysis, hostile names) with this file as
+        RG_PYTHON and check what it logged
   drawn.py RGPLOT_PY ARGS...                          (RG_DRAWN_LOG set) rgbench plot's
         interpreter: run rgplot.py, checking every figure as it is saved"""
 import json
@@ -225,7 +226,7 @@ def direct(T):
 
 
 def main():
-    R, FX, S = sys.argv[1:4]
+    R, FX, S, A = sys.argv[1:5]
     default = os.path.join(S, "drawn", "default-x86.json")
     with tempfile.TemporaryDirectory(prefix="rgbench-drawn-") as T:
         # A real default run (--quick, this VM, see drawn/README.md): the duty, threads and
@@ -249,10 +250,10 @@ def main():
         check(any(f["kind"] == "ladder" and f["ticks"] >= 2 * 19 for f in figs),
               "ladder: three designs on two hosts, every step named")
         # The calibration fixtures: the module's tramp rows beside the real attach of one host.
-        plot_case(R, "tramp", [os.path.join(S, "calib", "base-tramp.json"), os.path.join(S, "calib", "base-bpf-fentry.json")],
+        plot_case(R, "tramp", [os.path.join(A, "calib", "base-tramp.json"), os.path.join(A, "calib", "base-bpf-fentry.json")],
                   ["tramp", "bpf"], T, expect_texts=["real fentry / driver", "rctx-kernel (module)"])
         # The fleet fixtures: five machines, three named vm, one emulated.
-        plot_case(R, "fleet", [os.path.join(S, "fleet")], ["pair-ns", "fleet", "decision", "bpf"], T,
+        plot_case(R, "fleet", [os.path.join(A, "fleet")], ["pair-ns", "fleet", "decision", "bpf"], T,
                   expect_texts=["vm (aarch64, Neoverse-V2)"])
         # Hostile names: TeX in a guard and a host, a 4,000-character guard, a '$' in file names.
         hostile = os.path.join(T, "hostile.json")

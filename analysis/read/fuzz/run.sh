@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Build a libFuzzer target with clang (ASan) and fuzz it for a while: the result reader, or the module's raw CSV converter.
 # usage: analysis/read/fuzz/run.sh [SECONDS] [WORKDIR] [reader|kmod_raw]   (default 60 s, build-fuzz/, reader)
-# Seeds: tests/plots/corpus/ (reader), tests/kmod/data/raw_*.csv (kmod_raw).
+# Seeds: tests/analysis/corpus/ (reader), tests/kmod/data/raw_*.csv (kmod_raw).
 # New finds land in WORKDIR/corpus[-kmod_raw]; crashes in WORKDIR/.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -17,7 +17,7 @@ reader)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $inc \
 		analysis/read/fuzz/fuzz_reader.c analysis/read/validate.c analysis/read/read_*.c schema/csv.c schema/rows.c arch/input.c \
 		$(pkg-config --cflags --libs jansson) -lm -o "$work/fuzz_reader"
-	cp -n tests/plots/corpus/* "$work/corpus/" 2>/dev/null || true
+	cp -n tests/analysis/corpus/* "$work/corpus/" 2>/dev/null || true
 	"$work/fuzz_reader" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=1024 \
 		-dict=analysis/read/fuzz/reader.dict -artifact_prefix="$work/" -print_final_stats=1 "$work/corpus"
 	;;

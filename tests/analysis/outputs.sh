@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Output bytes of `report`, `compare`, `plot` and `check` over a fixed set of inputs (the
+# fixtures of mkfixtures.c and tests/analysis/fleet/), against tests/analysis/outputs/: a change of
+# where the code lives (issue 30) or of how it reads must not change one byte. Each case is
+# one file: the command, its exit status, stdout, stderr and any file it wrote. `plot` is run
+# with a stand-in for rgplot.py that keeps the CSV files rgbench hands it (rows, latency,
+# heat map, decision, guards.def list); the pictures the real script draws from them (the
+# list of files, the "wrote" lines) are plots.plot's (plot.sh), which draws the same two
+# fixtures: 14 s not spent twice.
+# A change that means to change an output: RG_UPDATE_GOLDEN=1 rewrites the expected files;
+# review the diff before committing it. These are the one set of expected outputs of these
+# commands (compare's forms were checked by hand when they were written). What no rewrite may
+# accept is checked beside them: the cases run with ok_ exit 0 with nothing on stderr, every
+# commit-log form fits a commit message (72 columns), and usage errors print nothing on stdout.
+# With RGBENCH (the full command), a module file converted from tests/kmod/data's guest CSV
+# goes through `compare --across-suites` and `report` too. The conversion stamps the machine
+# it runs on into the rows: it runs under the fixed identity IDENTITY (RG_ENV_FILE, arch/env.c),
+# so no expected output carries the machine running the test; ctest runs this script under
+# two other ambient identities (tests/identity/a.env, b.env) to prove nothing else leaks in.
+# usage: outputs.sh RGBENCH-REPORT FIXTURES FLEET-DIR EXPECTED-DIR [RGBENCH KMOD-RAW-CSV IDENTITY]
+set -euo pipefail
+R=$1 FX=$2 FLEET=$3 GOLD=$4 RGBENCH=${5:-} KRAW=${6:-} IDENTITY=${7:-}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+# Relative names everywhere: the outputs name their inputs.
+cp "$FX"/*.json "$FX"/*.csv "$T/"
+cp -r "$FLEET" "$T/fleet"
+rm -f "$T"/fleet/*.md "$T"/fleet/*.sh "$T"/fleet/*.py
+mkdir "$T/dir-base" "$T/dir-new"
+cp "$FX"/ab-base.csv "$FX"/ab-base.json "$T/dir-base/"
+cp "$FX"/ab-new.csv "$FX"/ab-new.json "$T/dir-new/"
+cd "$T"
+export LC_ALL=C COLUMNS=80
+unset RG_PLOT_SCRIPT RG_PYTHON RGBENCH_PLOT_SCRIPT RGBENCH_PYTHON
+# The stand-in for rgplot.py: copies what it is given into --out, as pictures (plot publishes
+# only *.png and *.svg).
+cat > fake_plot.py <<'PY'
+import shutil, sys
+a = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+for k in ("--data", "--lat", "--fleet", "--decision", "--guards"):
+    shutil.copy(a[k], a["--out"] + "/given-" + k[2:] + ".csv.svg")
+PY
+fail=0
+n=0
+
+# case NAME CMD...: run CMD, record everything in NAME; files under out/ are appended.
+# Its exit status is left in last_rc, its stderr in stderr.txt.
+last_rc=0
+case_() {
+	local name=$1 rc=0 got
+	shift
+	n=$((n + 1))
+	rm -rf out && mkdir out
+	got=$T/got-$name
+	"$@" > stdout.txt 2> stderr.txt || rc=$?
+	last_rc=$rc
+	{
+		printf '$'; printf ' %s' "${@/#$R/rgbench-report}"; printf '\nexit %d\n' "$rc"
+		echo "--- stdout"; cat stdout.txt
+		echo "--- stderr"; cat stderr.txt
+		for f in $(cd out && find . -type f | LC_ALL=C sort); do
+			echo "--- file $f"
+			case $f in */given-*) cat "out/$f";; *.png|*.svg) echo "(picture: $(wc -c < "out/$f" | tr -d ' ' | sed 's/.*/drawn/'))";; *) cat "out/$f";; esac
+		done
+	} | sed 's/[0-9]\{8\}T[0-9]\{6\}Z-[0-9a-f]\{16\}/RUN-ID/g' > "$got"	# mkfixtures draws run ids
+	if [[ ${RG_UPDATE_GOLDEN:-0} == 1 ]]; then
+		cp "$got" "$GOLD/$name"
+	elif ! diff -u "$GOLD/$name" "$got"; then
+		echo "FAIL $name: differs from $GOLD/$name"
+		fail=1
+	fi
+}
+
+# ok_ NAME CMD...: case_, and CMD must succeed with nothing on stderr (also when rewriting).
+ok_() {
+	case_ "$@"
+	if [[ $last_rc != 0 || -s stderr.txt ]]; then
+		echo "FAIL $1: exit $last_rc, stderr: $(head -c 400 stderr.txt)"
+		fail=1
+	fi
+}
+
+# report: one host, two hosts, roles on two architectures, across hosts, width, noisy, units, the fleet, --out.
+case_ report-one "$R" report plot-a.json
+case_ report-two "$R" report plot-a.json plot-b.json
+case_ report-roles "$R" report report-arm.json report-x86.json
+case_ report-across "$R" report --across-hosts report-arm.json report-x86.json
+case_ report-width "$R" report --width 72 report-arm.json
+case_ report-noisy "$R" report --include-noisy report-arm.json
+case_ report-cycles "$R" report --unit cycles cyc-base.json
+case_ report-fleet "$R" report fleet
+case_ report-fleet-emulated "$R" report --allow-emulated fleet
+case_ report-dirs "$R" report dir-base dir-new
+case_ report-csv "$R" report ab-base.csv
+case_ report-out "$R" report ab-base.json --out out/page.md
+case_ report-missing "$R" report nosuch.json
+# compare: every form.
+ok_ compare-text "$R" compare ab-base.json ab-new.json
+ok_ compare-markdown "$R" compare --markdown ab-base.json ab-new.json
+ok_ compare-commit-log "$R" compare --commit-log ab-base.json ab-new.json
+ok_ compare-csv "$R" compare --csv ab-base.json ab-new.json
+ok_ compare-csv-input "$R" compare ab-base.csv ab-new.csv
+ok_ compare-dirs "$R" compare dir-base dir-new
+case_ compare-plot "$R" compare plot-a.json plot-b.json
+ok_ compare-across "$R" compare --across-hosts ab-base.json hostb.json
+case_ compare-across-md "$R" compare --markdown --across-hosts report-arm.json report-x86.json
+ok_ compare-across-log "$R" compare --commit-log --across-hosts ab-base.json hostb.json
+case_ compare-across-suites-usage "$R" compare --across-suites plot-a.json
+ok_ compare-baseline "$R" compare --baseline tls ab-base.json
+case_ compare-baseline-md "$R" compare --markdown --baseline noop report-arm.json
+ok_ compare-baseline-log "$R" compare --commit-log --baseline tls ab-base.json
+case_ compare-baseline-csv "$R" compare --csv --baseline tls ab-base.json
+case_ compare-cycles "$R" compare --unit cycles cyc-base.json cyc-new.json
+case_ compare-fleet-emulated "$R" compare --across-hosts fleet
+case_ compare-fleet "$R" compare --allow-emulated --across-hosts fleet
+case_ compare-fleet-csv "$R" compare --allow-emulated --csv --across-hosts fleet
+case_ compare-fleet-width "$R" compare --allow-emulated --across-hosts --width 100 fleet
+case_ compare-usage "$R" compare ab-base.json
+# compare's row selection on every form: lists, a pattern, a selection that keeps nothing.
+case_ compare-select-log "$R" compare --commit-log --guards tls,pcpu-stadd ab-base.json ab-new.json
+case_ compare-select-rows "$R" compare --rows 'bpf/*' --csv ab-base.json ab-new.json
+case_ compare-select-baseline "$R" compare --baseline tls --scenarios pair --guards pcpu-ldadd ab-base.json
+case_ compare-select-fleet "$R" compare --allow-emulated --across-hosts --roles merged-rctx,this-cpu-6.18 fleet
+case_ compare-select-none "$R" compare --guards nosuch ab-base.json ab-new.json
+case_ compare-select-empty "$R" compare --roles '' ab-base.json ab-new.json
+if [[ -n $RGBENCH ]] && RG_ENV_FILE=$IDENTITY "$RGBENCH" kmod --from-raw "$KRAW" --out kmod.json > /dev/null; then
+	for form in "" --markdown --csv --commit-log; do
+		case_ "compare-across-suites${form:+-}${form#--}" "$R" compare $form --across-suites ab-base.json kmod.json
+	done
+else
+	echo "skipped compare --across-suites: no rgbench kmod --from-raw to convert a module CSV"
+fi
+# The commit-log form fits a commit message: at most 72 columns, for two runs, two hosts, a
+# baseline, and the plot fixtures (every kind of row).
+for args in "ab-base.json ab-new.json" "--across-hosts ab-base.json hostb.json" \
+	    "--baseline tls ab-base.json" "plot-a.json plot-b.json"; do
+	# shellcheck disable=SC2086
+	w=$("$R" compare --commit-log $args |
+	    python3 -c 'import sys; print(max(map(len, sys.stdin.buffer.read().decode().splitlines())))')
+	if (( w > 72 )); then echo "FAIL commit-log $args: $w columns"; fail=1; fi
+done
+# Usage errors: non-zero, nothing on stdout (their messages: compare-usage, ...-suites-usage).
+for args in "" "ab-base.json" "--baseline tls ab-base.json ab-new.json" \
+	    "--markdown --csv ab-base.json ab-new.json" "--baseline nosuch ab-base.json"; do
+	rc=0
+	# shellcheck disable=SC2086
+	out=$("$R" compare $args 2>/dev/null) || rc=$?
+	if [[ $rc == 0 || -n $out ]]; then echo "FAIL usage '$args': rc=$rc out=$out"; fail=1; fi
+done
+# plot: what rgbench hands the drawing script, and its lines.
+export RG_PLOT_SCRIPT=$T/fake_plot.py
+case_ plot-data "$R" plot plot-a.json plot-b.json --out out/p
+case_ plot-data-some "$R" plot ab-base.csv --out out/p
+case_ plot-data-dir "$R" plot dir-base --out out/p
+case_ plot-data-fleet "$R" plot fleet --out out/p
+unset RG_PLOT_SCRIPT
+# check: the standalone reader.
+case_ check "$R" check ab-base.json ab-new.csv plot-a.json report-x86.json
+case_ check-fleet "$R" check fleet
+case_ check-fleet-one "$R" check fleet/xeon.json fleet/ampere.json
+
+[[ $fail == 0 ]] && echo "outputs: $n cases, all the same"
+exit $fail
