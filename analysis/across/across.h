@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The fleet pages' decision: the design each host's kernel runs and the kernel-form candidates as changes against it. */
-#ifndef RG_ANALYSIS_FLEET_H
-#define RG_ANALYSIS_FLEET_H
+/* The across-hosts pages' decision: the design each host's kernel runs and the kernel-form candidates as changes against it. */
+#ifndef RG_ANALYSIS_ACROSS_H
+#define RG_ANALYSIS_ACROSS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
-#include "rg/fleet.h"
+#include "rg/across.h"
 
-/* How many kernel-form candidate roles there are (fleet_decide.c lists them). */
+/* How many kernel-form candidate roles there are (across_decide.c lists them). */
 #define NCAND 6
 
 /* One candidate design as a change against the current one. */
@@ -30,11 +30,11 @@ struct decision {
 };
 
 /* Fill d for h: the current design's row and every candidate's change, cheapest first. */
-bool rp_fleet_decide(const struct host *h, struct decision *d);
+bool rp_across_decide(const struct host *h, struct decision *d);
 /* " cheaper" / " dearer" when the change's interval excludes zero, else "". */
-const char *rp_fleet_verdict(const struct change *c);
+const char *rp_across_verdict(const struct change *c);
 
-/* ---- the role matrix (fleet_matrix.c builds it; fleet_sections.c and its CSV files show it) ---- */
+/* ---- the role matrix (across_matrix.c builds it; across_sections.c and its CSV files show it) ---- */
 
 /* One cell of the matrix: a host's row for a role and its cost over noop. */
 struct cell {
@@ -81,7 +81,7 @@ static inline bool role_shown(const struct fleet *f, size_t r)
 }
 
 /* Build the matrix: every one-thread user pair row of each host, by role. 0 or -1 (out of memory). */
-int rp_fleet_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated);
-void rp_fleet_free(struct fleet *f);
+int rp_across_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated);
+void rp_across_free(struct fleet *f);
 
-#endif /* RG_ANALYSIS_FLEET_H */
+#endif /* RG_ANALYSIS_ACROSS_H */

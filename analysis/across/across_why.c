@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "across.h"
 
 #define MAX_STEPS 16
 
@@ -97,7 +97,7 @@ static bool why_designs(const struct host *h, const char **cur, const char **oth
 	struct decision d;
 
 	*cur = *other = NULL;
-	if (!rp_fleet_decide(h, &d)) {
+	if (!rp_across_decide(h, &d)) {
 		snprintf(why, size, "%s", d.why);
 		return false;
 	}
