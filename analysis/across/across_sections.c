@@ -344,7 +344,7 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 		rp_left_out(c, "prediction", "no host has both BPF rows of role prog-active (rgbench bpf: fentry, raw_tp, ...) and a guard row of its kernel's design");
 		return;
 	}
-	rp_para(c, "ns/event: ns per event per producer; M/s: events per second, all producers, scaled by measured/predicted ns. Assumes one guard enter/exit pair per event and the CPU in the same state as when the guard rows were measured (docs/plots.md); boot the other kernel to check it.");
+	rp_para(c, "ns/event: ns per event per producer; M/s: events per second, all producers, scaled by measured/predicted ns. Assumes one guard enter/exit pair per event and the CPU in the same state as when the guard rows were measured (docs/fleet.md); boot the other kernel to check it.");
 }
 
 void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated)
