@@ -15,7 +15,7 @@
 
 #include "rg/cmdline.h"
 #include "rg/env.h"
-#include "rg/fleet.h"
+#include "rg/across.h"
 #include "rg/input.h"
 #include "rg/plots.h"
 #include "rg/registry.h"

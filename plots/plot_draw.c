@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rg/fleet.h"
+#include "rg/across.h"
 #include "rg/registry.h"
 #include "rg/results.h"
 #include "plot.h"
@@ -256,7 +256,7 @@ int pl_draw(const struct plot_opts *o, const char *script, const char *stage,
 	snprintf(pf.decision, sizeof(pf.decision), "%s/decision.csv", stage);
 	for (size_t i = 0; rows && i < nsrc; i++)
 		rows[i] = &src[i].rows;
-	ret = rows ? rp_fleet_heat_file(pf.fleet, pf.decision, rows, nsrc) : -1;
+	ret = rows ? rp_across_heat_file(pf.fleet, pf.decision, rows, nsrc) : -1;
 	free(rows);
 	if (ret) {
 		snprintf(err, errlen, "cannot write %s: %s", pf.fleet, strerror(errno));

@@ -13,7 +13,7 @@
 - a folder of the results room (analysis/*) or the plotting program (plots/) has more than
   one public header, or a target takes another folder's files as include directories by a
   relative path.
-The results room (analysis/) is layers of its own: read and page, then fleet, then the
+The results room (analysis/) is layers of its own: read and page, then across (every host at once), then the
 commands compare and report, then analysis/ itself (rg_analysis, gathering them). The
 plotting program (plots/) reads the rows through it, and the commands (tools/: rgbench,
 rgbench-report) sit on top.
@@ -33,7 +33,7 @@ LAYERS = [
     ["kernel/trig"],
     ["bench", "kernel/bpf", "kernel/kmod"],
     ["analysis/read", "analysis/page"],
-    ["analysis/fleet"],
+    ["analysis/across"],
     ["analysis/compare", "analysis/report", "analysis/export"],
     ["analysis"],
     ["plots"],
@@ -225,9 +225,9 @@ def room_violations(src):
         first_c = sorted(n for n in os.listdir(os.path.join(src, frm)) if n.endswith(".c"))[0]
         out.append((f"{frm}/{first_c}", f'#include "{owner[banned[0]]}"\n', direction(frm, banned[0])))
     out += [
-        ("analysis/compare/compare_fleet.c", '#include "../report/report.h"\n',
+        ("analysis/compare/compare_across.c", '#include "../report/report.h"\n',
          "a relative path out of analysis/compare/"),
-        ("analysis/fleet/CMakeLists.txt", "target_link_libraries(rg_fleet PRIVATE rg_report)\n",
+        ("analysis/across/CMakeLists.txt", "target_link_libraries(rg_across PRIVATE rg_report)\n",
          "a higher layer"),
         ("analysis/report/CMakeLists.txt", "target_include_directories(rg_report PRIVATE ../compare)\n",
          "another folder's files"),

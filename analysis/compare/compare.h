@@ -19,7 +19,7 @@
  *   compare_header.c  the lines above the table
  *   compare_table.c   the table in each output form
  *   compare_suites.c  --across-suites
- *   compare_fleet.c   --across-hosts with any number of hosts
+ *   compare_across.c   --across-hosts with any number of hosts
  */
 
 #define ALPHA 0.05
@@ -121,7 +121,7 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 /* Does the side hold any timed row of suite (user: pair or duty; kmod: loop*)? */
 bool cmp_has_timed(const struct side *s, const char *suite);
 
-/* compare_fleet.c: --across-hosts over any number of hosts (report's matrix, decision, prediction). */
+/* compare_across.c: --across-hosts over any number of hosts (report's matrix, decision, prediction). */
 /* Not two files, or two that hold more than two machines. */
 bool cmp_fleet_wanted(char **paths, size_t n);
 /* The exit status. */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rg/fleet.h"
+#include "rg/across.h"
 #include "rg/page.h"
 #include "rg/results.h"
 
@@ -23,7 +23,7 @@
  *   report_calib.c     the calibration against the real trampoline, the rows of a boot
  *   report_boots.c     two kernels of one machine: the base's prediction, the patched measurement
  * and below it: the inputs, hosts and their rows (rg/results.h), the page (rg/page.h), every
- * host at once (rg/fleet.h).
+ * host at once (rg/across.h).
  */
 
 #define DUTY_SHARE 0.05		/* "guard differences under 5% of a pair's total" */
@@ -91,7 +91,7 @@ struct pred {
 	double v, lo, hi;
 };
 
-/* The design the boot's kernel runs: the fleet pages' rule (fleet_decide.c), from arch and kernel. */
+/* The design the boot's kernel runs: the fleet pages' rule (across_decide.c), from arch and kernel. */
 void rp_cal_boot_design(struct boot *b);
 int rp_cal_boot_add(struct boot *b, const struct rg_row *r);
 /* A measured module row of a tramp scenario whose role holds role; the fewest threads. */

@@ -24,7 +24,7 @@ static const struct path paths[] = {
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 #define NCALIB 2	/* the first two are calibrated; the others are predicted in the two-boot check */
 
-/* The design the boot's kernel runs: the fleet pages' rule (fleet_decide.c), from arch, kernel and LSE. */
+/* The design the boot's kernel runs: the fleet pages' rule (across_decide.c), from arch, kernel and LSE. */
 void rp_cal_boot_design(struct boot *b)
 {
 	struct host tmp;
@@ -35,7 +35,7 @@ void rp_cal_boot_design(struct boot *b)
 	tmp.n = 1;
 	snprintf(tmp.arch, sizeof(tmp.arch), "%s", rg_row_s(b->id, RG_COL_arch));
 	snprintf(tmp.kernel, sizeof(tmp.kernel), "%s", rg_row_s(b->id, RG_COL_kernel));
-	b->design = rp_fleet_current_role(&tmp, b->why, sizeof(b->why));
+	b->design = rp_across_current_role(&tmp, b->why, sizeof(b->why));
 }
 
 int rp_cal_boot_add(struct boot *b, const struct rg_row *r)

@@ -84,7 +84,7 @@ def command(a, *extra):
     return shlex.split(a.emulator) + [a.rgbench] + list(extra)
 
 
-# The one warning line an emulated run prints (bench/run.c; docs/plots.md): expected
+# The one warning line an emulated run prints (bench/run.c; docs/analysis.md, --allow-emulated): expected
 # under qemu-user, so the tests that count stderr lines look past it.
 EMULATED_WARNING = re.compile(r"^rgbench: WARNING: emulated \(qemu-[a-z]+\) CPU: .*\n", re.M)
 

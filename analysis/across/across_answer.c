@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "across.h"
 
 /* "+1.10 [+0.99, +1.21]", or "+1.10 (no interval)". */
 static void fmt_change(char *buf, size_t size, double v, double lo, double hi)
@@ -38,7 +38,7 @@ static void event_line(struct ctx *c, const struct host *h, const struct change 
 	double ns, v;
 
 	for (size_t k = 0; k < h->n && !e; k++)
-		if (rp_fleet_prog_active_row(h->rows[k]))
+		if (rp_across_prog_active_row(h->rows[k]))
 			e = h->rows[k];
 	if (!e) {
 		rp_subbullet(c, "per event: no BPF row runs prog->active here (rgbench bpf as root)");
@@ -103,7 +103,7 @@ void rp_sec_answer(struct ctx *c, const struct host *hosts, size_t nh, bool allo
 			rp_bullet(c, "%s: left out, its CPU was emulated (--allow-emulated shows it)", h->name);
 			continue;
 		}
-		if (!rp_fleet_pair(h, &cur, &other, why, sizeof(why)) || !rp_fleet_decide(h, &d) ||
+		if (!rp_across_pair(h, &cur, &other, why, sizeof(why)) || !rp_across_decide(h, &d) ||
 		    !(ch = change_of(&d, other))) {
 			rp_bullet(c, "%s: no answer (%s)", h->name, why);
 			continue;
@@ -111,12 +111,12 @@ void rp_sec_answer(struct ctx *c, const struct host *hosts, size_t nh, bool allo
 		fmt_change(x, sizeof(x), ch->v, ch->lo, ch->hi);
 		rp_bullet(c, "%s%s, kernel %s, runs %s (%s): %s %s ns per pair,%s", h->name,
 			  h->emulated ? " [EMULATED]" : "", h->kernel, d.role, cur, ch->role, x,
-			  h->emulated ? " not called (emulated)" : *rp_fleet_verdict(ch) ?
-			  rp_fleet_verdict(ch) : " no clear difference");
+			  h->emulated ? " not called (emulated)" : *rp_across_verdict(ch) ?
+			  rp_across_verdict(ch) : " no clear difference");
 		event_line(c, h, ch);
 		/* The dearer design's largest part, else the other's where only it has a ladder. */
 		dearer = ch->v > 0 ? other : cur;
-		if (!rp_fleet_top_step(h, dearer, &p) && rp_fleet_top_step(h, dearer == cur ? other : cur, &p))
+		if (!rp_across_top_step(h, dearer, &p) && rp_across_top_step(h, dearer == cur ? other : cur, &p))
 			dearer = dearer == cur ? other : cur;
 		if (p.part) {
 			fmt_change(y, sizeof(y), p.v, p.lo, p.hi);

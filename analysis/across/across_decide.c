@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The fleet pages' decision: which design each host's kernel runs, and every kernel-form candidate as a change against it. */
+/* The across-hosts pages' decision: which design each host's kernel runs, and every kernel-form candidate as a change against it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rg/schema.h"
-#include "fleet.h"
+#include "across.h"
 
 /* The kernel-form candidates for the trampoline's guard: roles.def's kernel designs (RG_KROLE). */
 static const char *const candidates[] = {
@@ -44,7 +44,7 @@ static int host_lse(const struct host *h)
 	return lse;
 }
 
-const char *rp_fleet_current_role(const struct host *h, char *why, size_t size)
+const char *rp_across_current_role(const struct host *h, char *why, size_t size)
 {
 	int major = 0, minor = 0;
 	bool v618;
@@ -116,10 +116,10 @@ static int cmp_change(const void *a, const void *b)
 }
 
 /* Fill d for h. False when there is nothing to decide (d->why says why). */
-bool rp_fleet_decide(const struct host *h, struct decision *d)
+bool rp_across_decide(const struct host *h, struct decision *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->role = rp_fleet_current_role(h, d->why, sizeof(d->why));
+	d->role = rp_across_current_role(h, d->why, sizeof(d->why));
 	if (!d->role)
 		return false;
 	for (int s = 0; s < 2 && !d->cur; s++) {
@@ -157,7 +157,7 @@ bool rp_fleet_decide(const struct host *h, struct decision *d)
 }
 
 /* "cheaper" / "dearer" when the interval excludes zero, else "". */
-const char *rp_fleet_verdict(const struct change *c)
+const char *rp_across_verdict(const struct change *c)
 {
 	if (isnan(c->lo) || isnan(c->hi))
 		return "";

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "across.h"
 
 #define MAX_STEPS 16
 
@@ -86,12 +86,12 @@ static bool ladder_of(const struct host *h, const char *design, struct ladder *L
 	return ladder_in(h, "user", design, L);
 }
 
-bool rp_fleet_pair(const struct host *h, const char **cur, const char **other, char *why, size_t size)
+bool rp_across_pair(const struct host *h, const char **cur, const char **other, char *why, size_t size)
 {
 	struct decision d;
 
 	*cur = *other = NULL;
-	if (!rp_fleet_decide(h, &d)) {
+	if (!rp_across_decide(h, &d)) {
 		snprintf(why, size, "%s", d.why);
 		return false;
 	}
@@ -342,7 +342,7 @@ void rp_sec_why(struct ctx *c, const struct host *h)
 	bool user, kmod;
 
 	rp_heading(c, "Why (%s)", h->name);
-	if (!rp_fleet_pair(h, &cur, &other, why, sizeof(why))) {
+	if (!rp_across_pair(h, &cur, &other, why, sizeof(why))) {
 		rp_left_out(c, "why", "%s: %s", h->name, why);
 		return;
 	}
@@ -390,7 +390,7 @@ void rp_sec_why_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool a
 
 		hdr[i + 1] = hosts[i].name;
 		if ((hosts[i].emulated && !allow_emulated) ||
-		    !rp_fleet_pair(&hosts[i], &cur, &other, why, sizeof(why)) ||
+		    !rp_across_pair(&hosts[i], &cur, &other, why, sizeof(why)) ||
 		    !ladder_of(&hosts[i], cur, &L[i][0]) || !ladder_of(&hosts[i], other, &L[i][1]))
 			continue;
 		used++;
@@ -443,7 +443,7 @@ out:
 	free(row);
 }
 
-bool rp_fleet_top_step(const struct host *h, const char *design, struct rp_part *p)
+bool rp_across_top_step(const struct host *h, const char *design, struct rp_part *p)
 {
 	struct ladder L;
 	const struct step *top = NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The results room's fleet (analysis/fleet/, library rg_fleet): every host at once, for report, compare --across-hosts and plot's heat map: the role matrix, the decision table, the prediction. */
-#ifndef RG_FLEET_H
-#define RG_FLEET_H
+/* The results room's answer across hosts (analysis/across/, library rg_across): every host at once, for report, compare --across-hosts and plot's heat map: the role matrix, the decision table, the prediction. */
+#ifndef RG_ACROSS_H
+#define RG_ACROSS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,32 +11,32 @@
 #include "rg/results.h"
 
 /*
- * fleet_answer.c: the answer first, a few lines per host: the design its kernel runs
+ * across_answer.c: the answer first, a few lines per host: the design its kernel runs
  * against the candidate, the change per event, the part that makes most of it, limits.
  */
 void rp_sec_answer(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
-/* fleet_sections.c: every host at once. Emulated hosts only with allow_emulated. */
+/* across_sections.c: every host at once. Emulated hosts only with allow_emulated. */
 void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
 /* The matrix, one line per role and host, as CSV (compare --across-hosts --csv). */
-void rp_fleet_csv(FILE *f, const struct host *hosts, size_t nh, bool allow_emulated);
+void rp_across_csv(FILE *f, const struct host *hosts, size_t nh, bool allow_emulated);
 /* The heat map's data for rgplot.py: label,emulated,role,value relative to the current design. */
-void rp_fleet_heat_csv(FILE *f, const struct host *hosts, size_t nh);
+void rp_across_heat_csv(FILE *f, const struct host *hosts, size_t nh);
 /* The decision per host for rgbench plot: each candidate's change against the current design. */
-void rp_fleet_decision_csv(FILE *f, const struct host *hosts, size_t nh);
+void rp_across_decision_csv(FILE *f, const struct host *hosts, size_t nh);
 /* Both into heat and decision for the rows of n sources (rgbench plot). 0 or -1 (errno). */
-int rp_fleet_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
+int rp_across_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
 		       size_t n);
 /*
- * fleet_decide.c: the role of the guard the host's kernel runs in the BPF
+ * across_decide.c: the role of the guard the host's kernel runs in the BPF
  * trampoline (from its arch and h->kernel), or NULL with why set; the
  * report's calibration reads each kernel's design with it.
  */
-const char *rp_fleet_current_role(const struct host *h, char *why, size_t size);
+const char *rp_across_current_role(const struct host *h, char *why, size_t size);
 /*
- * fleet_why.c: the decision's two designs taken apart by their ladder rows
+ * across_why.c: the decision's two designs taken apart by their ladder rows
  * (the ladder scenario): one host's why section; every host's ladders side by
  * side (only when a host has them; emulated hosts only with allow_emulated).
  */
 void rp_sec_why(struct ctx *c, const struct host *h);
 void rp_sec_why_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
-#endif /* RG_FLEET_H */
+#endif /* RG_ACROSS_H */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The fleet pages' decision: the design each host's kernel runs and the kernel-form candidates as changes against it. */
-#ifndef RG_ANALYSIS_FLEET_H
-#define RG_ANALYSIS_FLEET_H
+/* The across-hosts pages' decision: the design each host's kernel runs and the kernel-form candidates as changes against it. */
+#ifndef RG_ANALYSIS_ACROSS_H
+#define RG_ANALYSIS_ACROSS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
-#include "rg/fleet.h"
+#include "rg/across.h"
 
-/* How many kernel-form candidate roles there are (fleet_decide.c lists them). */
+/* How many kernel-form candidate roles there are (across_decide.c lists them). */
 #define NCAND 6
 
 /* One candidate design as a change against the current one. */
@@ -30,16 +30,16 @@ struct decision {
 };
 
 /* Fill d for h: the current design's row and every candidate's change, cheapest first. */
-bool rp_fleet_decide(const struct host *h, struct decision *d);
+bool rp_across_decide(const struct host *h, struct decision *d);
 /* " cheaper" / " dearer" when the change's interval excludes zero, else "". */
-const char *rp_fleet_verdict(const struct change *c);
+const char *rp_across_verdict(const struct change *c);
 
 /*
- * fleet_why.c: the decision's two designs on h (guard names): the one its kernel
+ * across_why.c: the decision's two designs on h (guard names): the one its kernel
  * runs and the merged per-context check (or, where the kernel runs that, the
  * cheapest other candidate). False with why set when there is no decision.
  */
-bool rp_fleet_pair(const struct host *h, const char **cur, const char **other, char *why, size_t size);
+bool rp_across_pair(const struct host *h, const char **cur, const char **other, char *why, size_t size);
 
 /* The step of a design's ladder (user rows) that adds the most, and the ladder's sum. */
 struct rp_part {
@@ -48,12 +48,12 @@ struct rp_part {
 	double whole;		/* the sum of every step */
 	size_t nsteps;
 };
-bool rp_fleet_top_step(const struct host *h, const char *design, struct rp_part *p);
+bool rp_across_top_step(const struct host *h, const char *design, struct rp_part *p);
 
-/* fleet_sections.c: a BPF row whose program runs the trampoline's guard (prog->active). */
-bool rp_fleet_prog_active_row(const struct rg_row *r);
+/* across_sections.c: a BPF row whose program runs the trampoline's guard (prog->active). */
+bool rp_across_prog_active_row(const struct rg_row *r);
 
-/* ---- the role matrix (fleet_matrix.c builds it; fleet_sections.c and its CSV files show it) ---- */
+/* ---- the role matrix (across_matrix.c builds it; across_sections.c and its CSV files show it) ---- */
 
 /* One cell of the matrix: a host's row for a role and its cost over noop. */
 struct cell {
@@ -100,7 +100,7 @@ static inline bool role_shown(const struct fleet *f, size_t r)
 }
 
 /* Build the matrix: every one-thread user pair row of each host, by role. 0 or -1 (out of memory). */
-int rp_fleet_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated);
-void rp_fleet_free(struct fleet *f);
+int rp_across_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated);
+void rp_across_free(struct fleet *f);
 
-#endif /* RG_ANALYSIS_FLEET_H */
+#endif /* RG_ANALYSIS_ACROSS_H */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* `rgbench report` over any number of hosts: the role matrix, the decision table against each kernel's own design, and the per-event prediction (fleet_matrix.c: the matrix and its CSV files). */
+/* `rgbench report` over any number of hosts: the role matrix, the decision table against each kernel's own design, and the per-event prediction (across_matrix.c: the matrix and its CSV files). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rg/schema.h"
-#include "fleet.h"
+#include "across.h"
 
 /* "+1.23 [+1.10,+1.40]", "+1.23" without an interval, "-" without a value. */
 static void fmt_cell(char *buf, size_t size, double v, double lo, double hi)
@@ -177,7 +177,7 @@ static void sec_matrix(struct ctx *c, const struct fleet *f)
 		return;
 	}
 	for (size_t i = 0; i < f->nh; i++) {
-		const char *role = rp_fleet_current_role(f->h[i], why, sizeof(why));
+		const char *role = rp_across_current_role(f->h[i], why, sizeof(why));
 
 		rp_bullet(c, "%s = %s%s: %s %s (%s), kernel %s; runs %s", tag_of(i, tag, sizeof(tag)),
 			  f->h[i]->name, f->h[i]->emulated ? " [EMULATED]" : "", f->h[i]->vendor,
@@ -209,7 +209,7 @@ static void sec_decision(struct ctx *c, const struct fleet *f)
 		char line[2048], a[24], b[24], v[24];
 		size_t l;
 
-		if (!rp_fleet_decide(f->h[i], &d)) {
+		if (!rp_across_decide(f->h[i], &d)) {
 			rp_bullet(c, "%s: n/a (%s)", f->h[i]->name, d.why);
 			continue;
 		}
@@ -226,7 +226,7 @@ static void sec_decision(struct ctx *c, const struct fleet *f)
 			rp_fmt_signed(a, sizeof(a), d.c[k].lo);
 			rp_fmt_signed(b, sizeof(b), d.c[k].hi);
 			l += (size_t)snprintf(line + l, sizeof(line) - l, "%s %s %s [%s, %s] ns%s",
-					      k ? ";" : "", d.c[k].role, v, a, b, rp_fleet_verdict(&d.c[k]));
+					      k ? ";" : "", d.c[k].role, v, a, b, rp_across_verdict(&d.c[k]));
 		}
 		if (!d.n && l < sizeof(line))
 			snprintf(line + l, sizeof(line) - l, " no other kernel-form design measured");
@@ -243,7 +243,7 @@ static void sec_decision(struct ctx *c, const struct fleet *f)
  * A BPF row whose program runs the trampoline's guard (prog->active): role
  * prog-active, or in files without a role the attach types that have it.
  */
-bool rp_fleet_prog_active_row(const struct rg_row *r)
+bool rp_across_prog_active_row(const struct rg_row *r)
 {
 	static const char *const types[] = { "fentry", "fexit", "fmod_ret", "raw_tp", "tp_btf" };
 	const char *role = rg_row_s(r, RG_COL_role);
@@ -304,9 +304,9 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 			continue;
 		}
 		for (size_t k = 0; k < h->n; k++)
-			if (rp_fleet_prog_active_row(h->rows[k]) && !nev++)
+			if (rp_across_prog_active_row(h->rows[k]) && !nev++)
 				bpf_file = h->rows[k]->file;
-		if (!nev || !rp_fleet_decide(h, &d))
+		if (!nev || !rp_across_decide(h, &d))
 			continue;
 		rg_table_init(&t, 4);
 		rg_table_add(&t, hdr);
@@ -315,7 +315,7 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 			const struct rg_row *e = h->rows[k];
 			char ev[96];
 
-			if (!rp_fleet_prog_active_row(e))
+			if (!rp_across_prog_active_row(e))
 				continue;
 			snprintf(ev, sizeof(ev), "%s/%s p=%lld", rg_row_s(e, RG_COL_guard),
 				 rg_row_s(e, RG_COL_scenario), rg_row_i(e, RG_COL_threads));
@@ -344,15 +344,15 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 		rp_left_out(c, "prediction", "no host has both BPF rows of role prog-active (rgbench bpf: fentry, raw_tp, ...) and a guard row of its kernel's design");
 		return;
 	}
-	rp_para(c, "ns/event: ns per event per producer; M/s: events per second, all producers, scaled by measured/predicted ns. Assumes one guard enter/exit pair per event and the CPU in the same state as when the guard rows were measured (docs/plots.md); boot the other kernel to check it.");
+	rp_para(c, "ns/event: ns per event per producer; M/s: events per second, all producers, scaled by measured/predicted ns. Assumes one guard enter/exit pair per event and the CPU in the same state as when the guard rows were measured (docs/fleet.md); boot the other kernel to check it.");
 }
 
 void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated)
 {
 	struct fleet f;
 
-	if (rp_fleet_build(&f, hosts, nh, allow_emulated)) {
-		rp_fleet_free(&f);
+	if (rp_across_build(&f, hosts, nh, allow_emulated)) {
+		rp_across_free(&f);
 		return;
 	}
 	if (f.left[0])
@@ -361,7 +361,7 @@ void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow
 	if (!f.nh) {
 		rp_heading(c, "Guard cost by role and host");
 		rp_left_out(c, "matrix", "every host's rows were measured on an emulated CPU (--allow-emulated shows them)");
-		rp_fleet_free(&f);
+		rp_across_free(&f);
 		return;
 	}
 	sec_matrix(c, &f);
@@ -369,5 +369,5 @@ void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow
 	sec_decision(c, &f);
 	rp_plot_link(c, "decision");
 	sec_predict(c, &f);
-	rp_fleet_free(&f);
+	rp_across_free(&f);
 }

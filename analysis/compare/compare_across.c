@@ -7,7 +7,7 @@
 
 #include "rg/cmdline.h"
 #include "rg/env.h"
-#include "rg/fleet.h"
+#include "rg/across.h"
 #include "compare.h"
 
 bool cmp_fleet_wanted(char **paths, size_t n)
@@ -77,7 +77,7 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 	if (rp_page_open(&c, err, sizeof(err)))
 		goto out;
 	if (fmt == OUT_CSV) {
-		rp_fleet_csv(c.f, hosts, nh, allow_emulated);
+		rp_across_csv(c.f, hosts, nh, allow_emulated);
 	} else {
 		fprintf(c.f, "# rgbench compare --across-hosts: %zu host%s, %zu file%s\n\n", nh,
 			nh == 1 ? "" : "s", nin, nin == 1 ? "" : "s");

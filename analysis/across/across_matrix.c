@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The fleet's role matrix: built from every host's rows, freed, and written as CSV for plot's heat map and decision. */
+/* The role matrix across hosts: built from every host's rows, freed, and written as CSV for plot's heat map and decision. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rg/schema.h"
-#include "fleet.h"
+#include "across.h"
 
 static void add_role(struct fleet *f, const char *role, size_t *cap)
 {
@@ -46,7 +46,7 @@ static struct cost cost_in_cycles(const struct rg_row *r, const struct cost *k, 
 }
 
 /* Build the matrix: every one-thread user pair row of each host, by role. 0 or -1 (out of memory). */
-int rp_fleet_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated)
+int rp_across_build(struct fleet *f, const struct host *hosts, size_t nh, bool allow_emulated)
 {
 	size_t cap = 0;
 
@@ -101,7 +101,7 @@ int rp_fleet_build(struct fleet *f, const struct host *hosts, size_t nh, bool al
 	return 0;
 }
 
-void rp_fleet_free(struct fleet *f)
+void rp_across_free(struct fleet *f)
 {
 	free(f->h);
 	free(f->roles);
@@ -116,13 +116,13 @@ static void put_d(FILE *o, double v)
 		fprintf(o, ",%.6g", v);
 }
 
-void rp_fleet_csv(FILE *o, const struct host *hosts, size_t nh, bool allow_emulated)
+void rp_across_csv(FILE *o, const struct host *hosts, size_t nh, bool allow_emulated)
 {
 	struct fleet f;
 	char why[160];
 
-	if (rp_fleet_build(&f, hosts, nh, allow_emulated)) {
-		rp_fleet_free(&f);
+	if (rp_across_build(&f, hosts, nh, allow_emulated)) {
+		rp_across_free(&f);
 		return;
 	}
 	fputs("host,label,arch,cpu_model,kernel,emulated,current_role,role,guard,delta_ns,ci_lo,ci_hi,"
@@ -132,7 +132,7 @@ void rp_fleet_csv(FILE *o, const struct host *hosts, size_t nh, bool allow_emula
 			continue;
 		for (size_t i = 0; i < f.nh; i++) {
 			const struct cell *x = cell_at(&f, r, i);
-			const char *cur = rp_fleet_current_role(f.h[i], why, sizeof(why));
+			const char *cur = rp_across_current_role(f.h[i], why, sizeof(why));
 			const char *s[] = { f.h[i]->hostname, f.h[i]->name, f.h[i]->arch, f.h[i]->model,
 					    f.h[i]->kernel };
 
@@ -151,21 +151,21 @@ void rp_fleet_csv(FILE *o, const struct host *hosts, size_t nh, bool allow_emula
 			fputc('\n', o);
 		}
 	}
-	rp_fleet_free(&f);
+	rp_across_free(&f);
 }
 
-void rp_fleet_heat_csv(FILE *o, const struct host *hosts, size_t nh)
+void rp_across_heat_csv(FILE *o, const struct host *hosts, size_t nh)
 {
 	struct fleet f;
 	char why[160];
 
-	if (rp_fleet_build(&f, hosts, nh, true)) {
-		rp_fleet_free(&f);
+	if (rp_across_build(&f, hosts, nh, true)) {
+		rp_across_free(&f);
 		return;
 	}
 	fputs("label,emulated,current_role,role,relative_ns,now\n", o);
 	for (size_t i = 0; i < f.nh; i++) {
-		const char *cur = rp_fleet_current_role(f.h[i], why, sizeof(why));
+		const char *cur = rp_across_current_role(f.h[i], why, sizeof(why));
 		const struct rg_row *now = NULL;
 		double base = NAN;
 
@@ -186,16 +186,16 @@ void rp_fleet_heat_csv(FILE *o, const struct host *hosts, size_t nh)
 			fprintf(o, ",%d\n", x->r && x->r == now);	/* the current design's own row */
 		}
 	}
-	rp_fleet_free(&f);
+	rp_across_free(&f);
 }
 
-void rp_fleet_decision_csv(FILE *o, const struct host *hosts, size_t nh)
+void rp_across_decision_csv(FILE *o, const struct host *hosts, size_t nh)
 {
 	fputs("label,emulated,current_role,current_guard,suite,role,guard,change_ns,lo_ns,hi_ns\n", o);
 	for (size_t i = 0; i < nh; i++) {
 		struct decision d;
 
-		if (!rp_fleet_decide(&hosts[i], &d))
+		if (!rp_across_decide(&hosts[i], &d))
 			continue;
 		for (size_t k = 0; k < d.n; k++) {
 			rg_csv_put_field(o, hosts[i].name);
@@ -211,7 +211,7 @@ void rp_fleet_decision_csv(FILE *o, const struct host *hosts, size_t nh)
 	}
 }
 
-int rp_fleet_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
+int rp_across_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
 		       size_t n)
 {
 	struct input *in = calloc(n ? n : 1, sizeof(*in));
@@ -231,8 +231,8 @@ int rp_fleet_heat_file(const char *heat, const char *decision, const struct rg_r
 	if (o)
 		d = fopen(decision, "w");
 	if (d && !rp_group_hosts(in, n, &hosts, &nh, err, sizeof(err))) {
-		rp_fleet_heat_csv(o, hosts, nh);
-		rp_fleet_decision_csv(d, hosts, nh);
+		rp_across_heat_csv(o, hosts, nh);
+		rp_across_decision_csv(d, hosts, nh);
 		ret = ferror(o) || ferror(d) ? -1 : 0;
 	}
 	if (o && fclose(o))
