@@ -22,7 +22,7 @@ static double thread_cpu_s(void)
  */
 static double duty_cost_ns(struct rg_guard *g, uint32_t in, uint32_t out)
 {
-	const struct rg_loops *L = &rg_loops[RG_GUARD_noop];
+	const struct rg_loops *L = &rg_loops[rg_guard_floor()->id];
 	uint64_t n = 1;
 	double best = INFINITY;
 

@@ -24,6 +24,9 @@ enum loop_kind { LOOP_PAIR, LOOP_DUTY, LOOP_NESTED, LOOP_NATIVE, LOOP_LAT, LOOP_
 struct suite;
 struct bcase;
 
+/* Which of the guard's measured loops (rg/loops.h) a kind runs, once per batch. */
+enum guard_loop { GUARD_LOOP_NONE, GUARD_LOOP_PAIR, GUARD_LOOP_DUTY, GUARD_LOOP_NESTED };
+
 /*
  * A loop kind's operations, called once per group or once per run of a set
  * of cases, never inside a measured loop (each kind's run calls the guard's
@@ -37,6 +40,14 @@ struct loop_kind_ops {
 	int (*run)(struct suite *s, struct bcase **set, size_t n, bool calib);
 	/* The row's counters/events text when this kind never counts (NULL: it does). */
 	const char *no_counters;
+	/* What a case of this kind is: its properties (nothing outside the table tests a kind). */
+	bool gbench;		/* timed through Google Benchmark (measure.c), in one registration with its neighbours */
+	bool native;		/* the C++ loop: no C-binding hook inside, stamped around; never a group's baseline */
+	bool reference;		/* the cycle reference: measured in the rounds, never a row or a benchmark */
+	bool distribution;	/* a distribution of batches in this process, not paired rounds (no baseline) */
+	bool duty;		/* carries duty work between pairs */
+	enum guard_loop guard_loop;	/* the guard's loop it runs (NONE: its own, not rg_loops) */
+	const char *progress;	/* the scenario its group's progress line names (NULL: the case's) */
 };
 
 extern const struct loop_kind_ops loop_kinds[LOOP__COUNT];
@@ -157,6 +168,18 @@ struct suite {
 	struct run_proc *proc;
 };
 
+/* The case's loop kind: its operations and properties. */
+static inline const struct loop_kind_ops *kind_of(const struct bcase *c)
+{
+	return &loop_kinds[c->loop];
+}
+
+/* The scenario a progress line names for the case's group. */
+static inline const char *case_progress_name(const struct bcase *c)
+{
+	return kind_of(c)->progress ? kind_of(c)->progress : c->scenario;
+}
+
 static inline double ts_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -165,7 +188,7 @@ static inline double ts_ns(clockid_t id)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* suite.c: every case cfg selects, group by group (nothing set up or run); 0, or -1. */
+/* cases.c: every case cfg selects, group by group (nothing set up or run); 0, or -1. */
 int suite_build(struct suite *s, const struct rg_suite_cfg *cfg);
 void suite_free(struct suite *s);
 /* The slots of every case that runs, and the counters' availability. 0, or -1 (message printed). */
