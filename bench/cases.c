@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "counters.h"
+#include "refloop.h"
 
 /*
  * Cases are built group by group from the scenarios' ops table: every guard

@@ -8,7 +8,7 @@
 #include "rg/loops.h"
 #include "rg/percpu.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "clock.h"
 
 /* The calibration runs on CPU time too: a preempted step does not shrink the work. */
 static double thread_cpu_s(void)

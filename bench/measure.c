@@ -14,7 +14,10 @@
 #include "rg/parts.h"
 #include "rg/percpu.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "clock.h"
+#include "counters.h"
+#include "rounds.h"
 
 static __thread struct rg_counters tl_ctr;
 static __thread struct rg_events tl_ev;

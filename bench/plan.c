@@ -7,7 +7,8 @@
 
 #include "plan.h"
 #include "rg/registry.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "rounds.h"
 #include "rg/platform.h"
 
 /*

@@ -11,7 +11,11 @@
 
 #include "rg/cmdline.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "clock.h"
+#include "counters.h"
+#include "refloop.h"
+#include "rounds.h"
 
 /* ---- the loop kinds ------------------------------------------------------ */
 

@@ -7,7 +7,10 @@
 
 #include "rg/parts.h"
 #include "rg/schema.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "counters.h"
+#include "rounds.h"
+#include "rows.h"
 
 static void cpu_list(const struct bcase *c, char *buf, size_t len)
 {

@@ -19,7 +19,9 @@
 #include "rg/env.h"
 #include "rg/loops.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "rounds.h"
+#include "runs.h"
 
 /*
  * The wire between a parent and its runs: both ends are the same binary and

@@ -8,7 +8,7 @@
 
 #include "rg/parts.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
 
 struct bcase *suite_new_case(struct suite *s, const struct rg_guard_info *gi,
 			     const char *scenario, enum loop_kind loop, int threads)

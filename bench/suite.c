@@ -12,7 +12,11 @@
 #include "rg/compiler.h"
 #include "rg/gbench.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "counters.h"
+#include "rounds.h"
+#include "rows.h"
+#include "runs.h"
 
 const char *const rg_scenario_names[RG_SC__COUNT] = {
 #define X(name, doc) #name,
