@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # The module's timed loops contain the instructions each guard claims, the duty work only where due, and no call but preempt/paravirt irq ops; its cycle reference is 16 dependent adds.
-# Usage: check_asm.py amd64|arm64 SRC_DIR GEN_DIR   (builds the module with build_module.sh; 77 when it cannot)
+# Usage: check_asm.py amd64|arm64 SRC_DIR GEN_DIR [--keep DIR | --reuse DIR]
+#   (builds the module with build_module.sh; 77 when it cannot; --keep leaves the object and the
+#   headers' ABI in DIR, --reuse checks DIR's instead of building again: the expectations of
+#   GEN_DIR/kmod_asm.def against a module already built, as guards.addguard does)
 # The loops expected are the generated guard list's (GEN_DIR/rg_kguards.h) for the headers' kernel.
 import os, re, subprocess, sys, tempfile
 
@@ -9,19 +12,37 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kguards  # noqa: E402
 
 arch, src, gen = sys.argv[1], sys.argv[2], sys.argv[3]
+keep = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--keep" else None
+reuse = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--reuse" else None
 errors = []
 
-with tempfile.TemporaryDirectory() as d:
-    b = subprocess.run(["bash", os.path.join(src, "tests/kmod/build_module.sh"), arch, src, gen, d],
-                       stdout=subprocess.PIPE, text=True)
-    if b.returncode == 77:
-        sys.exit(77)
-    if b.returncode != 0:
-        print("check_asm: module build failed", file=sys.stderr)
-        sys.exit(1)
+
+def build_and_disassemble(d):
+    """The module built into d (or d's, with --reuse): (build_module.sh's ABI line, disassembly)."""
+    if reuse:
+        abi = open(os.path.join(d, "abi")).read()
+    else:
+        b = subprocess.run(["bash", os.path.join(src, "tests/kmod/build_module.sh"), arch, src, gen, d],
+                           stdout=subprocess.PIPE, text=True)
+        if b.returncode == 77:
+            sys.exit(77)
+        if b.returncode != 0:
+            print("check_asm: module build failed", file=sys.stderr)
+            sys.exit(1)
+        abi = b.stdout
+        open(os.path.join(d, "abi"), "w").write(abi)
     objdump = "objdump" if arch == "amd64" else "aarch64-linux-gnu-objdump"
-    dis = subprocess.run([objdump, "-dr", "--no-show-raw-insn", os.path.join(d, "rgbench_kmod.o")],
-                         capture_output=True, text=True, check=True).stdout
+    return abi, subprocess.run([objdump, "-dr", "--no-show-raw-insn", os.path.join(d, "rgbench_kmod.o")],
+                               capture_output=True, text=True, check=True).stdout
+
+
+if keep or reuse:
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+    abi, dis = build_and_disassemble(keep or reuse)
+else:
+    with tempfile.TemporaryDirectory() as d:
+        abi, dis = build_and_disassemble(d)
 
 # Split into functions: name -> list of (instruction text, relocation target or None).
 funcs, cur = {}, None
@@ -48,7 +69,7 @@ for n, body in funcs.items():
         if n.startswith(f"rg_{shape}_"):
             loops[(n[len(f"rg_{shape}_"):], shape)] = body
 # The headers' kernel version (build_module.sh prints its ABI, e.g. 6.1.0-57 or 6.12.118+deb13).
-kv = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", b.stdout.strip()).groups())
+kv = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", abi.strip()).groups())
 build = kguards.read(os.path.join(gen, "rg_kguards.h"))[("x86-64" if arch == "amd64" else "arm64",
                                                           kv >= (6, 18))]
 want = {g[0] for g in build["guards"]}
