@@ -8,7 +8,7 @@
 #include "rg/loops.h"
 #include "rg/percpu.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "clock.h"
 
 /* The calibration runs on CPU time too: a preempted step does not shrink the work. */
 static double thread_cpu_s(void)
@@ -22,7 +22,7 @@ static double thread_cpu_s(void)
  */
 static double duty_cost_ns(struct rg_guard *g, uint32_t in, uint32_t out)
 {
-	const struct rg_loops *L = &rg_loops[RG_GUARD_noop];
+	const struct rg_loops *L = &rg_loops[rg_guard_floor()->id];
 	uint64_t n = 1;
 	double best = INFINITY;
 

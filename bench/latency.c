@@ -15,7 +15,9 @@
 #include "latency.h"
 #include "rg/percpu.h"
 #include "rg/schema.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "rounds.h"
+#include "rows.h"
 #include "rg/platform.h"
 
 uint64_t (*const rg_lat_loops[RG_GUARD__COUNT])(struct rg_guard *, uint64_t, uint64_t, uint64_t *) = {

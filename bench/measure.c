@@ -14,7 +14,10 @@
 #include "rg/parts.h"
 #include "rg/percpu.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "clock.h"
+#include "counters.h"
+#include "rounds.h"
 
 static __thread struct rg_counters tl_ctr;
 static __thread struct rg_events tl_ev;
@@ -78,7 +81,7 @@ static void case_prologue(struct rg_gb_state *st, void *arg)
 	if (!c->ctr_why && rg_counters_open(&tl_ctr) == 0)
 		rg_counters_start(&tl_ctr);
 	/* The native loop has no hook inside: its region starts here (one thread only). */
-	if (c->loop == LOOP_NATIVE)
+	if (kind_of(c)->native)
 		stamp_begin(&c->tm[t]);
 }
 
@@ -89,7 +92,7 @@ static void case_epilogue(struct rg_gb_state *st, void *arg)
 	double cycles, instructions, ev[RG_PMU_MAX_EVENTS];
 	bool counted = tl_ctr.open, ev_counted = tl_ev.open;
 
-	if (c->loop == LOOP_NATIVE && c->tm[t].have0) {
+	if (kind_of(c)->native && c->tm[t].have0) {
 		stamp_end(&c->tm[t]);
 		c->tm[t].done = rg_gb_iterations(st);
 	}
@@ -165,17 +168,17 @@ static __attribute__((noinline)) void case_run(struct rg_gb_state *st, void *arg
 		c->stack_at = (uintptr_t)__builtin_frame_address(0);
 	m = &c->tm[rg_gb_thread_index(st)];
 	max = rg_gb_max_iterations(st);
-	switch (c->loop) {
-	case LOOP_PAIR:
+	switch (kind_of(c)->guard_loop) {
+	case GUARD_LOOP_PAIR:
 		MEASURED_LOOP(pair(g, n));
 		break;
-	case LOOP_DUTY:
+	case GUARD_LOOP_DUTY:
 		MEASURED_LOOP(L->duty(g, n, work_in, work - work_in));
 		break;
-	case LOOP_NESTED:
+	case GUARD_LOOP_NESTED:
 		MEASURED_LOOP(L->nested(g, n));
 		break;
-	default:	/* LOOP_NATIVE has its own function; the others are not the library's */
+	case GUARD_LOOP_NONE:	/* the native kind has its own function; the others are not the library's */
 		break;
 	}
 	m->done = done;
@@ -301,7 +304,7 @@ int suite_run_set(struct suite *s, struct bcase **set, size_t n, bool calib)
 		int err;
 
 		c->cur.ok = false;
-		if (c->loop == LOOP_NATIVE)
+		if (kind_of(c)->native)
 			err = rg_native_noop_register(c->name, &o, case_prologue, case_epilogue, c);
 		else
 			err = rg_gb_register(c->name, case_run_placed, c, &o);

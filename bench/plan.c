@@ -7,7 +7,8 @@
 
 #include "plan.h"
 #include "rg/registry.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "rounds.h"
 #include "rg/platform.h"
 
 /*
@@ -174,15 +175,15 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 		for (size_t i = 0; i < s.n; i++) {
 			const struct bcase *c = &s.c[i];
 
-			if (c->sc != sc || c->loop == LOOP_REF)
+			if (c->sc != sc || kind_of(c)->reference)
 				continue;
-			if (c->loop == LOOP_LAT && !n)
+			if (kind_of(c)->distribution && !n)
 				p.est += EST_LAT_TIMER_S;
 			n++;
 			snprintf(note, sizeof(note), "%d run%s%s", cfg->runs > 1 ? cfg->runs : 1,
 				 cfg->runs > 1 ? "s" : "",
 				 c->remote ? "; slots on another package's NUMA node" : "");
-			if (c->loop == LOOP_LAT)
+			if (kind_of(c)->distribution)
 				line(&p, c->name, c->skipped ? c->reason : NULL, 1, c->cpus,
 				     EST_LAT_GUARD_S * suite_group_rounds(cfg, c) / 5.0,
 				     "1 run (a distribution, in this process); 20000 x runs x repetitions batches");

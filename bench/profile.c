@@ -188,7 +188,9 @@ int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 {
 	const int p = o->profile;
 
-	memcpy(cfg->guard, o->guard, sizeof(cfg->guard));
+	/* The selection, resolved once: --guards' choice and the harness floor, always measured. */
+	for (int id = 0; id < RG_GUARD__COUNT; id++)
+		cfg->guard[id] = o->guard[id] || rg_guards[id].floor;
 	/* Ladders: the RG_LADDER_DEFAULT designs in every profile, the others with --full. */
 	for (int id = 0; id < RG_GUARD__COUNT; id++)
 		cfg->ladder[id] = o->guard[id] && rg_ladder_profile((unsigned int)id) &&

@@ -2,7 +2,7 @@
 /* The cycle reference: a dependent chain of single-cycle register adds in inline asm, the same on every run and every machine of an architecture. */
 #include <stdint.h>
 
-#include "suite_int.h"
+#include "refloop.h"
 
 /*
  * n iterations of RG_REF_ADDS_PER_ITER adds to one register of a register

@@ -11,7 +11,11 @@
 
 #include "rg/cmdline.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "clock.h"
+#include "counters.h"
+#include "refloop.h"
+#include "rounds.h"
 
 /* ---- the loop kinds ------------------------------------------------------ */
 
@@ -87,27 +91,28 @@ static int ref_run(struct suite *s, struct bcase **set, size_t n, bool calib)
 }
 
 const struct loop_kind_ops loop_kinds[LOOP__COUNT] = {
-	[LOOP_PAIR] = { .name = "pair", .run = suite_run_set },
-	[LOOP_DUTY] = { .name = "duty", .prepare = duty_prepare, .run = suite_run_set },
-	[LOOP_NESTED] = { .name = "nested", .run = suite_run_set },
-	[LOOP_NATIVE] = { .name = "native", .run = suite_run_set },
+	[LOOP_PAIR] = { .name = "pair", .run = suite_run_set, .gbench = true, .guard_loop = GUARD_LOOP_PAIR },
+	[LOOP_DUTY] = { .name = "duty", .prepare = duty_prepare, .run = suite_run_set, .gbench = true,
+			.duty = true, .guard_loop = GUARD_LOOP_DUTY },
+	[LOOP_NESTED] = { .name = "nested", .run = suite_run_set, .gbench = true,
+			  .guard_loop = GUARD_LOOP_NESTED },
+	[LOOP_NATIVE] = { .name = "native", .run = suite_run_set, .gbench = true, .native = true,
+			  .progress = "pair" },
 	[LOOP_LAT] = { .name = "latency", .prepare = lat_prepare, .run = lat_run,
-		       .no_counters = "n/a: the latency scenario uses the timer only" },
-	[LOOP_REF] = { .name = "ref", .run = ref_run },
+		       .no_counters = "n/a: the latency scenario uses the timer only", .distribution = true },
+	[LOOP_REF] = { .name = "ref", .run = ref_run, .reference = true },
 };
 
-/* One run of each case of set[0..n) in that order: consecutive cases of one kind go to its run together. */
+/*
+ * One run of each case of set[0..n) in that order: consecutive cases whose kinds
+ * share a run go to it together (the library's kinds: one registration).
+ */
 static int run_mixed(struct suite *s, struct bcase **set, size_t n, bool calib)
 {
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && set[j]->loop == set[i]->loop; j++)
+		for (j = i + 1; j < n && kind_of(set[j])->run == kind_of(set[i])->run; j++)
 			;
-		if (set[i]->loop == LOOP_NATIVE || set[i]->loop <= LOOP_NESTED) {
-			/* the library's kinds share one registration */
-			for (j = i + 1; j < n && (set[j]->loop == LOOP_NATIVE || set[j]->loop <= LOOP_NESTED); j++)
-				;
-		}
-		if (loop_kinds[set[i]->loop].run(s, set + i, j - i, calib))
+		if (kind_of(set[i])->run(s, set + i, j - i, calib))
 			return -1;
 	}
 	return 0;
@@ -149,7 +154,7 @@ static int commit(struct suite *s, struct bcase *c, bool disturbed)
 	struct attempt *a = &c->cur;
 
 	/* RG_TEST_DISTURB=ref (tests): the reference's last round twice as slow as its slowest before. */
-	if (c->loop == LOOP_REF && s->cfg->test_disturb == RG_DISTURB_REF && c->nrep &&
+	if (kind_of(c)->reference && s->cfg->test_disturb == RG_DISTURB_REF && c->nrep &&
 	    c->nrep + 1 == (size_t)s->rounds) {
 		for (size_t i = 0; i < c->nrep; i++)
 			a->cpu_ns = fmax(a->cpu_ns, 2 * c->ns[i]);
@@ -220,15 +225,15 @@ static int run_round(struct suite *s, struct bcase **set, size_t n)
 int suite_group_rounds(const struct rg_suite_cfg *cfg, const struct bcase *c)
 {
 	/* Latency rows stay in one process: they get the rounds all runs would have had. */
-	return c->loop == LOOP_LAT && cfg->runs > 1 ? cfg->repetitions * cfg->runs : cfg->repetitions;
+	return kind_of(c)->distribution && cfg->runs > 1 ? cfg->repetitions * cfg->runs : cfg->repetitions;
 }
 
 /* The group's C-binding noop: its rows' default baseline. */
 struct bcase *suite_group_noop(struct suite *s, int group)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->c[i].group == group && s->c[i].gi->id == RG_GUARD_noop &&
-		    s->c[i].loop != LOOP_NATIVE && s->c[i].loop != LOOP_REF && !s->c[i].skipped)
+		if (s->c[i].group == group && s->c[i].gi->floor &&
+		    !kind_of(&s->c[i])->native && !kind_of(&s->c[i])->reference && !s->c[i].skipped)
 			return &s->c[i];
 	return NULL;
 }
@@ -236,7 +241,7 @@ struct bcase *suite_group_noop(struct suite *s, int group)
 struct bcase *suite_group_ref(struct suite *s, int group)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->c[i].group == group && s->c[i].loop == LOOP_REF)
+		if (s->c[i].group == group && kind_of(&s->c[i])->reference)
 			return &s->c[i];
 	return NULL;
 }
@@ -280,7 +285,7 @@ static size_t group_set(struct suite *s, int group, struct bcase **set, size_t *
 		if (c->group != group || (active ? !c->active : c->skipped))
 			continue;
 		set[(*n)++] = c;
-		nb += c->loop != LOOP_REF;
+		nb += !kind_of(c)->reference;
 	}
 	return nb;
 }
@@ -309,8 +314,8 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 		return 0;
 	if (cfg->progress) {
 		fprintf(cfg->progress, "rgbench: %s: %zu benchmarks in %d interleaved rounds",
-			set[0]->loop == LOOP_NATIVE ? "pair" : set[0]->scenario, nb, s->rounds);
-		if (set[0]->loop == LOOP_DUTY)
+			case_progress_name(set[0]), nb, s->rounds);
+		if (kind_of(set[0])->duty)
 			fprintf(cfg->progress, " (duty %ld ns target, %ld+%ld in+out: %u+%u work units)",
 				set[0]->duty_ns, set[0]->duty_in_ns, set[0]->duty_ns - set[0]->duty_in_ns,
 				set[0]->work_in, set[0]->work - set[0]->work_in);
@@ -352,7 +357,7 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 				c->chunk = c->batch;
 		}
 		c->active = true;
-		nactive += c->loop != LOOP_REF;
+		nactive += !kind_of(c)->reference;
 	}
 	if (!nactive)
 		return 0;	/* all filtered out: not even the reference runs */

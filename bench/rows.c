@@ -7,7 +7,10 @@
 
 #include "rg/parts.h"
 #include "rg/schema.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "counters.h"
+#include "rounds.h"
+#include "rows.h"
 
 static void cpu_list(const struct bcase *c, char *buf, size_t len)
 {
@@ -53,7 +56,7 @@ static void progress_line(struct suite *s, const struct bcase *c, const struct r
 				 r->delta_ci_lo, r->delta_ci_hi,
 				 rg_ci_level_tag(r->delta_ci_level, tag, sizeof(tag)));
 	}
-	if (c->loop == LOOP_LAT)
+	if (kind_of(c)->distribution)
 		snprintf(lat, sizeof(lat), "  batch %llu  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f",
 			 (unsigned long long)c->batch, r->lat_p90_ns, r->lat_p99_ns, r->lat_p999_ns,
 			 r->lat_max_ns);
@@ -151,7 +154,7 @@ static const struct bcase *baseline(struct suite *s, const struct bcase *c, cons
 {
 	const struct bcase *base;
 
-	if (c->loop == LOOP_LAT)
+	if (kind_of(c)->distribution)
 		return NULL;	/* a distribution, not paired rounds */
 	base = c->base >= 0 ? &s->c[c->base] : suite_group_noop(s, c->group);
 	*name = c->base >= 0 ? c->base_name : "noop";
@@ -178,7 +181,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 	r->batch = (long)c->batch;
 	r->duty_ns = c->duty_ns;
 	r->work_units = c->work;	/* in + out */
-	if (c->loop == LOOP_DUTY)
+	if (kind_of(c)->duty)
 		r->duty_in_ns = (double)c->duty_in_ns;
 	if (c->skipped) {
 		snprintf(r->counters, sizeof(r->counters), "n/a: not run");
@@ -198,7 +201,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		progress_line(s, c, r, false);
 		return 0;
 	}
-	if (c->loop == LOOP_LAT ? lat_fill_row(r, c) : rg_result_set_samples(r, c->ns, c->mops, c->nrep))
+	if (kind_of(c)->distribution ? lat_fill_row(r, c) : rg_result_set_samples(r, c->ns, c->mops, c->nrep))
 		return -ENOMEM;
 	snprintf(r->interleave, sizeof(r->interleave), "rounds");
 	r->cpu_ns_median = r->ns_median;
@@ -207,7 +210,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		if (rg_result_set_delta(r, bname, c->ns, base->ns, c->nrep) ||
 		    rg_result_set_round_samples(r, c->wall, c->ns, base->ns, c->nrep))
 			return -ENOMEM;
-	} else if (c->loop != LOOP_LAT &&
+	} else if (!kind_of(c)->distribution &&
 		   rg_result_set_round_samples(r, c->wall, NULL, NULL, c->nrep)) {
 		return -ENOMEM;
 	}
@@ -229,7 +232,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 	if (c->nruns > 1 && run_columns(r, c, base))
 		return -ENOMEM;
 	/* Too little measured work per round to trust: the row says so (RG_SUITE_MIN_ROUND_NS). */
-	if (c->loop != LOOP_LAT && c->chunk && r->ns_median * (double)c->chunk < RG_SUITE_MIN_ROUND_NS) {
+	if (!kind_of(c)->distribution && c->chunk && r->ns_median * (double)c->chunk < RG_SUITE_MIN_ROUND_NS) {
 		size_t l = strcmp(r->status, "noisy") ? 0 : strlen(r->reason);
 
 		snprintf(r->status, sizeof(r->status), "noisy");

@@ -19,7 +19,9 @@
 #include "rg/env.h"
 #include "rg/loops.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
+#include "rounds.h"
+#include "runs.h"
 
 /*
  * The wire between a parent and its runs: both ends are the same binary and
@@ -99,7 +101,7 @@ static int get(int fd, void *p, size_t n, volatile sig_atomic_t *stop)
 bool suite_group_in_runs(const struct suite *s, int group)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->c[i].group == group && s->c[i].loop == LOOP_LAT)
+		if (s->c[i].group == group && kind_of(&s->c[i])->distribution)
 			return false;
 	return true;
 }
@@ -111,12 +113,13 @@ static uintptr_t loop_addr(const struct bcase *c)
 {
 	const struct rg_loops *L = &rg_loops[c->gi->id];
 
-	switch (c->loop) {
-	case LOOP_PAIR: return (uintptr_t)L->pair;
-	case LOOP_DUTY: return (uintptr_t)L->duty;
-	case LOOP_NESTED: return (uintptr_t)L->nested;
-	default: return 0;
+	switch (kind_of(c)->guard_loop) {
+	case GUARD_LOOP_PAIR: return (uintptr_t)L->pair;
+	case GUARD_LOOP_DUTY: return (uintptr_t)L->duty;
+	case GUARD_LOOP_NESTED: return (uintptr_t)L->nested;
+	case GUARD_LOOP_NONE: break;
 	}
+	return 0;
 }
 
 static int send_case(int fd, const struct bcase *c, bool s_forked)
@@ -453,7 +456,7 @@ static size_t group_benchmarks(const struct suite *s, int group, const struct bc
 			continue;
 		if (!*c0)
 			*c0 = c;
-		nb += c->loop != LOOP_REF;
+		nb += !kind_of(c)->reference;
 	}
 	return nb;
 }
@@ -515,7 +518,7 @@ int suite_runs_all(struct suite *s, struct bcase **set)
 			if (cfg->progress && pass == 0) {
 				fprintf(cfg->progress,
 					"rgbench: %s: %zu benchmarks in %d runs of %d interleaved rounds",
-					c0->loop == LOOP_NATIVE ? "pair" : c0->scenario, nb, cfg->runs,
+					case_progress_name(c0), nb, cfg->runs,
 					cfg->repetitions);
 				if (c0->threads > 1)
 					fprintf(cfg->progress, " (%d threads)", c0->threads);

@@ -8,7 +8,7 @@
 
 #include "rg/parts.h"
 #include "rg/platform.h"
-#include "suite_int.h"
+#include "cases.h"
 
 struct bcase *suite_new_case(struct suite *s, const struct rg_guard_info *gi,
 			     const char *scenario, enum loop_kind loop, int threads)
@@ -77,7 +77,7 @@ static int sc_pair_cases(struct suite *s, int k, const struct rg_guard_info *gi)
 	struct bcase *c;
 
 	(void)k;
-	if (gi->id == RG_GUARD_noop && s->cfg->native_noop) {
+	if (gi->floor && s->cfg->native_noop) {
 		c = guard_case(s, gi, "pair-native-cxx", LOOP_NATIVE, 1);
 		if (!c)
 			return -1;
@@ -144,7 +144,7 @@ static int sc_falseshare_cases(struct suite *s, int k, const struct rg_guard_inf
 	c->stride = k == 0 ? sizeof(uint32_t) : RG_CACHELINE;
 	if (!c->skipped && maxt < 2)
 		suite_skip_case(c, "%s", "needs at least 2 CPUs");
-	else if (!c->skipped && !per_cpu(gi) && gi->id != RG_GUARD_noop)
+	else if (!c->skipped && !per_cpu(gi) && !gi->floor)
 		suite_skip_case(c, "%s", "not a per-CPU guard: slot layout does not apply");
 	return 0;
 }
@@ -193,7 +193,7 @@ static int sc_xpkg_cases(struct suite *s, int k, const struct rg_guard_info *gi)
 	const char *why = NULL;
 	struct bcase *c;
 
-	if (!s->cfg->guard[gi->id] || !per_cpu(gi) || !rg_guard_available(gi, &why))
+	if (!per_cpu(gi) || !rg_guard_available(gi, &why))
 		return 0;
 	if (k == 0) {
 		long local = (long)s->n;
@@ -242,7 +242,7 @@ static int sc_ladder_cases(struct suite *s, int k, const struct rg_guard_info *g
 	long prev = -1;
 
 	(void)k;
-	if (gi->id == RG_GUARD_noop)
+	if (gi->floor)
 		return guard_case(s, gi, "ladder", LOOP_PAIR, 1) ? 0 : -1;
 	if (!s->cfg->ladder[gi->id] || first < 0)
 		return 0;

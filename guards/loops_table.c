@@ -14,11 +14,11 @@ const struct rg_loops rg_loops[RG_GUARD__COUNT] = {
 /* The ladder steps, one per RG_PART line (guards/steps.c.in). */
 #define RG_PART(design, part, ...)							\
 	uint64_t rg_loop_step_##design##__##part(struct rg_guard *g, uint64_t n);
-#include "rg/guards.def"
+#include "rg/parts.def"
 #undef RG_PART
 
 uint64_t (*const rg_step_loops[RG_PART__COUNT + 1])(struct rg_guard *, uint64_t) = {
 #define RG_PART(design, part, ...) [RG_PART_##design##__##part] = rg_loop_step_##design##__##part,
-#include "rg/guards.def"
+#include "rg/parts.def"
 #undef RG_PART
 };

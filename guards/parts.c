@@ -19,7 +19,7 @@ const struct rg_part_info rg_parts[RG_PART__COUNT + 1] = {
 	[RG_PART_##pdesign##__##ppart] = { .design = RG_GUARD_##pdesign, .part = #ppart,	\
 					   .name = pname, .adds = padds, .models = pmodels, \
 					   .insns_x86_64 = px86, .insns_aarch64 = parm },
-#include "rg/guards.def"
+#include "rg/parts.def"
 #undef RG_PART
 	[RG_PART__COUNT] = { .design = RG_GUARD__COUNT },
 };

@@ -60,6 +60,7 @@ const struct rg_guard_info rg_guards[RG_GUARD__COUNT] = {
 	[RG_GUARD_##gid] = { .id = RG_GUARD_##gid, .name = gname, .summary = gsummary, \
 			     .arch = garch, .needs = gneeds, .scope = gscope,	\
 			     .role = grole, .models = gmodels,			\
+			     .floor = (gscope) == RG_SCOPE_NONE,			\
 			     .insns_x86_64 = gx86, .insns_aarch64 = garm,	\
 			     .enter = wrap_enter_##gid, .exit = wrap_exit_##gid,	\
 			     .state = rg_guard_##gid##_state },
@@ -71,6 +72,14 @@ const struct rg_guard_info *rg_guard_find(const char *name)
 {
 	for (int i = 0; i < RG_GUARD__COUNT; i++)
 		if (!strcmp(rg_guards[i].name, name))
+			return &rg_guards[i];
+	return NULL;
+}
+
+const struct rg_guard_info *rg_guard_floor(void)
+{
+	for (int i = 0; i < RG_GUARD__COUNT; i++)
+		if (rg_guards[i].floor)
 			return &rg_guards[i];
 	return NULL;
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Checks what the arm64 guest (qemu-system-aarch64 -cpu max, Debian's kernel) wrote: counts, statuses, filled columns.
 
-Usage: check_guest.py OUT_DIR TRIGGERS PRODUCERS
+Usage: check_guest.py OUT_DIR TRIGGERS PRODUCERS [GUARDS_DEF]
+GUARDS_DEF (default: the tree's guards.def) gives the guards the pair check expects: no list is kept here.
 Never a timing: under TCG they are qemu's.
 """
 import csv
@@ -20,6 +21,30 @@ C = rgtest.Checker("check_guest", listing=True)
 check, read = C.check, rgtest.read_text
 ATTACH = ("fentry", "fexit", "fmod_ret", "kprobe", "tp", "raw_tp", "tp_btf")
 ERRNO_REASON = re.compile(r"^E[A-Z0-9]+: \S+")
+GUARDS_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "guards", "include", "rg",
+                          "guards.def")
+
+
+def guard_arches(path):
+    """(names that run on arm64, x86-only names) from a guards.def's RG_GUARD lines."""
+    arch = dict(re.findall(r'^RG_GUARD\(\w+, "([^"]+)", (RG_ON_\w+),', open(path).read(), re.M))
+    return (sorted(g for g, a in arch.items() if a in ("RG_ON_ANY", "RG_ON_AARCH64")),
+            sorted(g for g, a in arch.items() if a == "RG_ON_X86_64"))
+
+
+def check_pair(user, guards_def):
+    """Every guard of guards.def that runs on arm64 measured in the pair scenario; the x86-only
+    ones present and skipped, saying so."""
+    on_arm64, x86_only = guard_arches(guards_def)
+    check(len(on_arm64) >= 10 and len(x86_only) >= 1, f"guards.def read: {len(on_arm64)} arm64 guards, "
+          f"{len(x86_only)} x86-only ({guards_def})")
+    for g in on_arm64:
+        rs = [r for r in user if r["guard"] == g and r["scenario"] == "pair"]
+        check(len(rs) > 0 and all(r["status"] in MEASURED for r in rs), f"{g}/pair measured")
+    for g in x86_only:
+        rs = [r for r in user if r["guard"] == g]
+        check(len(rs) > 0 and all(r["status"] == "skipped" and "x86" in r["reason"] for r in rs),
+              f"x86-only {g}: {len(rs)} rows, skipped, saying so")
 
 
 def rows_of(path):
@@ -37,7 +62,7 @@ def num(v):
         return None
 
 
-def check_user(out):
+def check_user(out, guards_def):
     check(read(f"{out}/rc_user").strip() == "0", "rgbench --quick exited 0")
     err = read(f"{out}/user.err")
     warn = [line for line in err.splitlines() if line.startswith("rgbench: WARNING: emulated (qemu-tcg) CPU")]
@@ -56,12 +81,7 @@ def check_user(out):
         check(len(rs) > 0 and all(r["status"] in MEASURED and int(r["ops"]) > 0 for r in rs),
               f"{g}: {len(rs)} rows, all measured ({sorted({r['scenario'] for r in rs})}; "
               f"{sorted({r['status'] + ': ' + r['reason'] for r in rs if r['status'] not in MEASURED})})")
-    for g in ("noop", "tls", "global-atomic", "pcpu-stadd", "pcpu-ldadd", "pcpu-prfm-stadd",
-              "pcpu-ldadd-llsc", "pcpu-llsc", "pcpu-swp", "pcpu-cas", "racy-percpu"):
-        rs = [r for r in user if r["guard"] == g and r["scenario"] == "pair"]
-        check(len(rs) > 0 and all(r["status"] in MEASURED for r in rs), f"{g}/pair measured")
-    check(all(r["status"] == "skipped" and "x86" in r["reason"] for r in user
-              if r["guard"] in ("pcpu-xadd", "pcpu-lock-xadd")), "x86-only guards skipped, saying so")
+    check_pair(user, guards_def)
     # Counters: qemu's PMUv3 counts cycles, and instructions with -icount; the discovery
     # must find armv8_pmuv3 in sysfs and say which events it offers or why none.
     measured = [r for r in user if r["status"] in MEASURED]
@@ -161,8 +181,9 @@ def check_migrate(out):
 
 def main():
     out, n, p = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    guards_def = sys.argv[4] if len(sys.argv) > 4 else GUARDS_DEF
     print(f"guest kernel {read(out + '/release').strip()}, PMUs: {' '.join(read(out + '/pmus').split())}")
-    check_user(out)
+    check_user(out, guards_def)
     check_bpf(out, n, p)
     check_stress(out)
     check_icount(out)

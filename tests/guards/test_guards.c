@@ -287,6 +287,19 @@ int main(void)
 		CHECK(rg_rseq_available() == (expect_rseq == 1), "rseq %d, RG_EXPECT_RSEQ=%d",
 		      rg_rseq_available(), expect_rseq);
 
+	/* The harness floor is a property of one guard's entry (scope none: noop), which
+	 * bench/ reads instead of its id. */
+	{
+		int floors = 0;
+
+		for (int i = 0; i < RG_GUARD__COUNT; i++)
+			floors += rg_guards[i].floor;
+		CHECK(floors == 1 && rg_guard_floor() == &rg_guards[RG_GUARD_noop] &&
+		      rg_guard_floor()->scope == RG_SCOPE_NONE,
+		      "%d guard(s) with .floor; rg_guard_floor() is %s, not noop", floors,
+		      rg_guard_floor() ? rg_guard_floor()->name : "none");
+	}
+
 	/* per-CPU guards need a pinned thread */
 	cpu = sched_getcpu();
 	CPU_ZERO(&set);

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # The module's timed loops contain the instructions each guard claims, the duty work only where due, and no call but preempt/paravirt irq ops; its cycle reference is 16 dependent adds.
-# Usage: check_asm.py amd64|arm64 SRC_DIR GEN_DIR   (builds the module with build_module.sh; 77 when it cannot)
+# Usage: check_asm.py amd64|arm64 SRC_DIR GEN_DIR [--keep DIR | --reuse DIR]
+#   (builds the module with build_module.sh; 77 when it cannot; --keep leaves the object and the
+#   headers' ABI in DIR, --reuse checks DIR's instead of building again: the expectations of
+#   GEN_DIR/kmod_asm.def against a module already built, as guards.addguard does)
 # The loops expected are the generated guard list's (GEN_DIR/rg_kguards.h) for the headers' kernel.
 import os, re, subprocess, sys, tempfile
 
@@ -9,19 +12,37 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kguards  # noqa: E402
 
 arch, src, gen = sys.argv[1], sys.argv[2], sys.argv[3]
+keep = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--keep" else None
+reuse = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--reuse" else None
 errors = []
 
-with tempfile.TemporaryDirectory() as d:
-    b = subprocess.run(["bash", os.path.join(src, "tests/kmod/build_module.sh"), arch, src, gen, d],
-                       stdout=subprocess.PIPE, text=True)
-    if b.returncode == 77:
-        sys.exit(77)
-    if b.returncode != 0:
-        print("check_asm: module build failed", file=sys.stderr)
-        sys.exit(1)
+
+def build_and_disassemble(d):
+    """The module built into d (or d's, with --reuse): (build_module.sh's ABI line, disassembly)."""
+    if reuse:
+        abi = open(os.path.join(d, "abi")).read()
+    else:
+        b = subprocess.run(["bash", os.path.join(src, "tests/kmod/build_module.sh"), arch, src, gen, d],
+                           stdout=subprocess.PIPE, text=True)
+        if b.returncode == 77:
+            sys.exit(77)
+        if b.returncode != 0:
+            print("check_asm: module build failed", file=sys.stderr)
+            sys.exit(1)
+        abi = b.stdout
+        open(os.path.join(d, "abi"), "w").write(abi)
     objdump = "objdump" if arch == "amd64" else "aarch64-linux-gnu-objdump"
-    dis = subprocess.run([objdump, "-dr", "--no-show-raw-insn", os.path.join(d, "rgbench_kmod.o")],
-                         capture_output=True, text=True, check=True).stdout
+    return abi, subprocess.run([objdump, "-dr", "--no-show-raw-insn", os.path.join(d, "rgbench_kmod.o")],
+                               capture_output=True, text=True, check=True).stdout
+
+
+if keep or reuse:
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+    abi, dis = build_and_disassemble(keep or reuse)
+else:
+    with tempfile.TemporaryDirectory() as d:
+        abi, dis = build_and_disassemble(d)
 
 # Split into functions: name -> list of (instruction text, relocation target or None).
 funcs, cur = {}, None
@@ -48,7 +69,7 @@ for n, body in funcs.items():
         if n.startswith(f"rg_{shape}_"):
             loops[(n[len(f"rg_{shape}_"):], shape)] = body
 # The headers' kernel version (build_module.sh prints its ABI, e.g. 6.1.0-57 or 6.12.118+deb13).
-kv = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", b.stdout.strip()).groups())
+kv = tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", abi.strip()).groups())
 build = kguards.read(os.path.join(gen, "rg_kguards.h"))[("x86-64" if arch == "amd64" else "arm64",
                                                           kv >= (6, 18))]
 want = {g[0] for g in build["guards"]}
@@ -61,48 +82,39 @@ if arch == "amd64":
                          r"__preempt_schedule\w*|pv_ops|__ubsan_handle_out_of_bounds)$")
     is_call = lambda i: i.startswith("call")
     mul = r"^imul\s"
-    # %gs: on the per-CPU pointer in a register; objdump writes the two base registers x86
-    # cannot encode without a displacement as %gs:0x0(%rbp) / %gs:0x0(%r13) (the compiler's
-    # choice of register, not the kernel's: the duty loop has it on 6.1 and 6.12 alike)
-    gs_reg = r"%gs:(\(%\w+\)|0x0\(%(rbp|r13)\))$"
-    has = {
-        # through a pointer loaded first (prog->active, as the user row's g->off)
-        own: [r"^xadd\s+%\w+," + gs_reg,
-                     r"^decl\s+" + gs_reg + r"|^addl\s+\$0xffffffff," + gs_reg],
-        "this_cpu_inc": [r"^incl\s+%gs:", r"^decl\s+%gs:"],
-        # the slot itself, %rip-relative with its relocation, on 6.1 and 6.12 alike (on 6.12 only
-        # if the operand is in the __seg_gs address space: a plain one lost the %gs:)
-        "pcpu_lock_xadd": [r"^lock xadd\s+%\w+,%gs:0x0\(%rip\)$", r"^lock decl\s+%gs:0x0\(%rip\)$"],
-        "pcpu_lock_inc": [r"^lock incl\s+%gs:0x0\(%rip\)$", r"^lock decl\s+%gs:0x0\(%rip\)$"],
-        "global_atomic": [r"^lock xadd", r"^lock decl"],
-        "local_t": [r"^xadd\s"],
-        # this_cpu_ptr(prog->active): add %gs:this_cpu_off to the loaded pointer
-        "rctx_kernel": [r"^add\s+%gs:", r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"],
-    }
-    hasnt = {g: [r"^lock\b"] for g in ("noop", own, "this_cpu_inc", "rctx_kernel", "rctx_word",
-                                        "preempt_raw", "irqsave", "local_t")}
-    hasnt["rctx_word"] = hasnt["rctx_word"] + [r"^addb|^subb"]
-    # every locked op of the per-CPU asm guards is %gs:-relative
-    hasnt["pcpu_lock_xadd"] = hasnt["pcpu_lock_inc"] = [r"^lock (?!.*%gs:)"]
 else:
     ok_call = re.compile(r"^(preempt_schedule\w*|__preempt_schedule\w*|__ubsan_handle_out_of_bounds)$")
     is_call = lambda i: re.match(r"^(bl|blr)\b", i) is not None
     mul = r"^madd\s|^mul\s"
-    forms = {
-        "pcpu_stadd": ([r"^ldadd\s", r"^stadd\s"], [r"^ldxr"]),
-        "pcpu_ldadd": ([r"^ldadd\s+w\d+, w\d+,"], [r"^stadd\s", r"^ldxr"]),
-        "pcpu_prfm_stadd": ([r"^ldadd\s", r"^prfm\s+pstl1strm", r"^stadd\s"], [r"^ldxr"]),
-        "pcpu_ldadd_llsc": ([r"^ldadd\s", r"^ldxr\s", r"^stxr\s"], [r"^stadd"]),
-        "pcpu_llsc": ([r"^ldxr\s", r"^stxr\s"], [r"^ldadd|^stadd"]),
-    }
-    has, hasnt = {}, {}
-    for g, (h, n) in forms.items():
-        for k in (g, g + "_kernel"):
-            has[k], hasnt[k] = h, n
-    # The kernel's own: LL/SC in the object, patched to LSE at load time.
-    has[own], hasnt[own] = [r"^ldxr\s|^ldadd"], []
-    hasnt.update({"noop": [r"^ldxr|^ldadd|^stadd"], "preempt_raw": [r"^ldxr|^ldadd|^stadd"],
-                  "rctx_kernel": [r"^ldxr|^ldadd|^stadd"], "rctx_word": [r"^ldxr|^ldadd|^stadd"]})
+
+# What each loop must and must not contain: kmod.def's RG_KMOD_ASM / RG_KMOD_STEP_ASM lines as
+# the build generated them (GEN_DIR/kmod_asm.def, a family's step lines once per design).
+# "-" is nothing beyond the common checks; a guard of the build without a line is an error.
+col = 0 if arch == "amd64" else 1
+
+
+def expectation(s):
+    if s == "-":
+        return [], []
+    items = s.split(" ; ")
+    return [i for i in items if not i.startswith("!")], [i[1:] for i in items if i.startswith("!")]
+
+
+has, hasnt, step_has = {}, {}, {}
+for line in open(os.path.join(gen, "kmod_asm.def")):
+    m = re.match(r'^RG_KMOD_ASM\((\w+), "([^"]*)", "([^"]*)"\)$', line)
+    if m:
+        has[m.group(1)], hasnt[m.group(1)] = expectation(m.group(2 + col))
+        continue
+    m = re.match(r'^RG_KMOD_STEP_ASM\((\w+), (\w+), "([^"]*)", "([^"]*)"\)$', line)
+    if m and m.group(3 + col) != "-":
+        step_has.setdefault(m.group(1), {})[m.group(2)] = expectation(m.group(3 + col))
+# The kernel's own guard of this build: the "own" line stands for its id's.
+if "own" not in has:
+    errors.append("kmod_asm.def: no RG_KMOD_ASM(own, ...) line")
+has[own], hasnt[own] = has.pop("own", []), hasnt.pop("own", [])
+for g in sorted(want - set(has)):
+    errors.append(f"{g}: kmod.def has no RG_KMOD_ASM({g}, ...) line: its loops are unchecked")
 
 for shape in ("pair", "duty"):
     got = {g for g, sh in loops if sh == shape}
@@ -132,43 +144,13 @@ steps = {n[len("rg_step_"):]: body for n, body in funcs.items() if n.startswith(
 want_steps = {f"{d}__{p}" for d, p, _, _, _ in build["ladder"]}
 if set(steps) != want_steps:
     errors.append(f"step loops {sorted(steps)} != {sorted(want_steps)}")
-if arch == "amd64":
-    # The NMI bits of preempt_count: gcc 12 (Debian 12, 6.1) tests them, gcc 14 (Debian 13,
-    # 6.12) masks them and compares. this_cpu_ptr(): an add from %gs:this_cpu_off (6.1), or, with
-    # the named address spaces of 6.12, this_cpu_off loaded from %gs: into a 64-bit register
-    # and added there.
-    # 7.x (7.3 read): a 64-bit preempt count (incq/decq %gs:), its NMI bits at 0xf0000000.
-    nmi = r"^(test|and)\s+\$0xf00000(00)?,"
-    base = r"^add\s+%gs:|^mov\s+%gs:\S+,%r(\d+|[a-z]{2})$"
-    step_has = {
-        "rctx_kernel": {"preempt": ([r"^inc[lq]\s+%gs:", r"^dec[lq]\s+%gs:"], [base, r"^addb|^subb"]),
-                        "level": ([nmi], [base, r"^addb|^subb"]),
-                        "ptr": ([nmi, base], [r"^addb|^subb"]),
-                        "byte": ([base, r"^addb\s+\$0x1,", r"^subb\s+\$0x1,|^addb\s+\$0xff,"], [])},
-        "pcpu_xadd": {"active": ([r"^mov\s+0x0\(%rip\),%r"], [r"%gs:", r"^xadd"]),
-                      "enter_op": ([r"^xadd\s+%\w+," + gs_reg], [r"^decl|^addl\s+\$0xffffffff"])},
-    }
-    for k in step_has.values():
-        for h, n in k.values():
-            n.append(r"^lock\b")
-else:
-    step_has = {}
-    for d, (h, n) in forms.items():
-        enter = [r"^ldxr\s"] if d == "pcpu_llsc" else [r"^ldadd\s"]
-        step_has[d + "_kernel"] = {
-            # no preempt count op required: without CONFIG_PREEMPT_COUNT (Debian 12 arm64) it is barrier()
-            "preempt": ([], [r"^ldadd|^stadd|^ldxr|^stxr|^prfm", r"^mrs\s+x\d+, tpidr"]),
-            "ptr": ([r"^mrs\s+x\d+, tpidr"], [r"^ldadd|^stadd|^ldxr|^stxr|^prfm"]),
-            "enter_op": ([r"^mrs\s+x\d+, tpidr"] + enter, [r"^stadd|^prfm"] +
-                         ([] if d in ("pcpu_llsc",) else [r"^ldxr"])),
-        }
-    # (the level's tests on a w register, or on x in 7.x, where the count is sign-extended first)
-    step_has["rctx_kernel"] = {
-        "preempt": ([], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
-        "level": ([r"^tst\s+[wx]\d+, "], [r"^ldrb|^strb", r"^mrs\s+x\d+, tpidr"]),
-        "ptr": ([r"^tst\s+[wx]\d+, ", r"^mrs\s+x\d+, tpidr"], [r"^ldrb|^strb"]),
-        "byte": ([r"^ldrb", r"^strb"], []),
-    }
+# (step_has: the expectations of the steps' parts, from kmod_asm.def above. On amd64, the NMI
+# bits of preempt_count: gcc 12 (Debian 12, 6.1) tests them, gcc 14 (Debian 13, 6.12) masks them
+# and compares; this_cpu_ptr() an add from %gs:this_cpu_off (6.1), or, with the named address
+# spaces of 6.12, this_cpu_off loaded from %gs: into a 64-bit register and added there; 7.x a
+# 64-bit preempt count (incq/decq %gs:), its NMI bits at 0xf0000000. On arm64 no preempt count
+# op is required: without CONFIG_PREEMPT_COUNT (Debian 12 arm64) it is barrier(); the level's
+# tests are on a w register, or on x in 7.x, where the count is sign-extended first.)
 for d, p, name, k, last in build["ladder"]:
     body = steps.get(f"{d}__{p}", [])
     text = [i for i, _ in body]
@@ -179,7 +161,7 @@ for d, p, name, k, last in build["ladder"]:
         errors.append(f"{name}: multiply in the step loop")
     h, n = (has.get(d, []), hasnt.get(d, [])) if last else step_has.get(d, {}).get(p, (None, None))
     if h is None:
-        errors.append(f"{name}: check_asm.py has no expectation for part {p} of {d}")
+        errors.append(f"{name}: kmod.def has no RG_KMOD_STEP_ASM({d}, {p}, ...) for this architecture")
         continue
     for pat in h:
         if not any(re.search(pat, i) for i in text):

@@ -21,7 +21,7 @@ struct rg_guard;
  */
 enum rg_part_id {
 #define RG_PART(design, part, ...) RG_PART_##design##__##part,
-#include "rg/guards.def"
+#include "rg/parts.def"
 #undef RG_PART
 	RG_PART__COUNT
 };

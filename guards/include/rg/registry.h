@@ -48,6 +48,12 @@ struct rg_guard_info {
 	const char *insns_x86_64;	/* what the pair loop must contain on x86-64 ("-": not there) */
 	const char *insns_aarch64;	/* ... on arm64 (tests/guards/asm_check.py checks both) */
 	/*
+	 * The harness floor (scope none: noop): always measured, the baseline of
+	 * every group's rows, and the guard of the cycle reference and the duty
+	 * calibration. Callers test this, never an id.
+	 */
+	bool floor;
+	/*
 	 * Out-of-line wrappers for tests and other slow generic users. Measured
 	 * loops never call these: they include the guard header and inline it.
 	 */
@@ -65,6 +71,8 @@ extern const struct rg_guard_info rg_guards[RG_GUARD__COUNT];
 
 /* NULL when no guard has that name. */
 const struct rg_guard_info *rg_guard_find(const char *name);
+/* The harness floor (the guard with .floor set). */
+const struct rg_guard_info *rg_guard_floor(void);
 
 /*
  * Whether the guard can run here (right architecture, LSE, rseq). When it

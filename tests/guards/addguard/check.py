@@ -17,12 +17,15 @@ is edited), builds only what the checks need, and asserts that the new guard:
   - runs in the stress test (RG_STRESS_GUARDS=throwaway) with exact totals;
   - is reported missing by the docs/guards.md guard table check and docs/guards.md's kernel
     and roles table checks (all driven by guards.def);
-  - with its module form (kmod.def's line + kmod_guards.h's body, the only
+  - with its module form (kmod.def's lines + kmod_guards.h's body, the only
     module files a guard adds): is in the module's generated guard list for
     every build (x86-64, arm64; before and since 6.18), is reported missing
-    from docs/kmod.md's guard table, and (x86-64 hosts with Debian's
-    linux-headers-amd64) the module builds with it and the module's asm test
-    finds its pair and duty loops.
+    from docs/kmod.md's guard table, its RG_KMOD_ASM line is in the module asm
+    test's generated expectations, and (x86-64 hosts with Debian's
+    linux-headers-amd64) the module builds with it, the module's asm test
+    checks its pair and duty loops, and FAILS when that line is missing;
+  - is in the arm64 guest check's guard list (read from guards.def), which
+    fails on guest rows without throwaway's pair rows.
 """
 import argparse
 import json
@@ -140,6 +143,15 @@ def asm_checks(a, bdir, objdump, arch, wrong, obj=None):
     if not obj:
         rc, out = run(base + [all_def, "--mutations"])
         check(rc == 0, f"{arch}: asm test's mutations are caught with throwaway in the list")
+        # its family's first step loop is checked against the family's line
+        text = open(all_def).read()
+        col = '"!atomic ; !not ; !neg"' if arch == "x86_64" else '"!atomic ; !mvn ; !neg"'
+        bad = os.path.join(bdir, "wrong_step.def")
+        open(bad, "w").write(re.sub(r'^(RG_PART\(throwaway, load, .*?)' + re.escape(col),
+                                    lambda m: m.group(1) + '"' + wrong + '"', text, count=1, flags=re.M | re.S))
+        rc, out = run(base + [bad, "--expect-functions", str(3 * nguards)])
+        check(rc == 1 and "rg_loop_step_throwaway__load" in out,
+              f"{arch}: asm test FAILS on throwaway's load-store step when its expectation is wrong")
     column = 8 if arch == "x86_64" else 9
     bad = wrong_def(all_def, os.path.join(bdir, "wrong_expectation.def"), column, wrong)
     rc, out = run(base + [bad, "--expect-functions", str(3 * nguards)])
@@ -168,7 +180,7 @@ def main():
     check(rc == 0 and re.search(r"^\s+tls\s", out, re.M) and "throwaway" not in out,
           "ordinary build: rgbench --list has no throwaway")
 
-    if not build(a, bdir, ["rgbench", "test_guards", "test_stress", "rg_loops",
+    if not build(a, bdir, ["rgbench", "test_guards", "test_parts", "test_stress", "rg_loops",
                            "rg-guard-table"], []):
         return 1
 
@@ -181,6 +193,22 @@ def main():
           "test_guards: throwaway granted, nested refused, its own state back to 0")
     if rc:
         print(out[-3000:])
+
+    # Its ladder, two parts from the family throwaway_steps (RG_PARTS): in the C parts table
+    # (rgbench's plan), the test of every ladder, and the generated step list the scripts read.
+    rc, out = run([os.path.join(bdir, "tools", "rgbench"), "--plan", "--full", "--scenarios", "ladder",
+                   "--guards", "throwaway"])
+    steps = re.findall(r"^\s+user/ladder/(throwaway\S*)/t1\s", out, re.M)
+    check(rc == 0 and steps == ["throwaway", "throwaway+load-store", "throwaway+not-neg"],
+          f"rgbench --plan --scenarios ladder: throwaway, then its family's two steps ({steps})")
+    rc, out = run([os.path.join(bdir, "tests", "guards", "test_parts")])
+    check(rc == 0, "test_parts passes with throwaway's ladder")
+    if rc:
+        print(out[-3000:])
+    all_def_text = open(os.path.join(bdir, "guards", "gen", "guards.all.def")).read()
+    check(re.findall(r'^RG_PART\(throwaway, (\w+), "([^"]+)"', all_def_text, re.M) ==
+          [("load", "throwaway+load-store"), ("step", "throwaway+not-neg")],
+          "guards.all.def (the scripts' list) has throwaway's two RG_PART lines, expanded from the family")
 
     objdump = shutil.which("objdump") or "objdump"
     asm_checks(a, bdir, objdump, "x86_64" if os.uname().machine == "x86_64" else "aarch64",
@@ -215,6 +243,10 @@ def main():
                    os.path.join(a.source, "docs", "guards.md")])
     check(rc == 1 and re.search(r"^\| `n/a` \| .*`throwaway` \| \| \|$", out, re.M),
           "docs/guards.md roles-table check fails and names throwaway (role n/a) in the row to write")
+    rc, out = run([os.path.join(bdir, "guards", "rg-guard-table"), "--check-parts",
+                   os.path.join(a.source, "docs", "guards.md")])
+    check(rc == 1 and "`throwaway+load-store`" in out,
+          "docs/guards.md parts-table check fails and shows throwaway's steps to add")
 
     # the module form: the generated list, the docs check, the module's own build and asm test
     sys.path.insert(0, os.path.join(a.source, "tests", "kmod"))
@@ -223,13 +255,18 @@ def main():
     builds = kguards.read(os.path.join(gen, "rg_kguards.h"))
     check(all(("throwaway", "throwaway", "n/a", "refuse", None) in b["guards"] for b in builds.values()),
           f"the module's generated guard list has throwaway in all {len(builds)} builds")
+    check(all([s for s in b["ladder"] if s[0] == "throwaway"] ==
+              [("throwaway", "load", "throwaway+load-store", 1, False),
+               ("throwaway", "step", "throwaway+not-neg", 2, True)] for b in builds.values()),
+          f"the module's generated ladder has throwaway's two steps in all {len(builds)} builds")
     rc, out = run([sys.executable, os.path.join(a.source, "tests", "guards", "kmod_list.py"),
                    "--cmake", a.cmake, "--source", a.source, "--extra", HERE])
     check(rc == 1 and "docs/kmod.md: the module's throwaway is not in the guard table" in out,
           "guards.kmod_list asks for throwaway's row in docs/kmod.md")
     if os.uname().machine == "x86_64":
+        kept = os.path.join(a.work, "module")
         rc, out = run([sys.executable, os.path.join(a.source, "tests", "kmod", "check_asm.py"),
-                       "amd64", a.source, gen])
+                       "amd64", a.source, gen, "--keep", kept])
         if rc == 77:
             print("note: no kernel headers to build the module: its throwaway loops unchecked")
         else:
@@ -237,6 +274,41 @@ def main():
                   "(rg_pair_throwaway, rg_duty_throwaway among the loops)")
             if rc:
                 print(out[-3000:])
+
+    # The module asm test's expectations: generated from kmod.def (kmod_asm.def); a guard of the
+    # build without its RG_KMOD_ASM line fails the test, naming it.
+    asm_def = os.path.join(gen, "kmod_asm.def")
+    check(re.search(r"^RG_KMOD_ASM\(throwaway, ", open(asm_def).read(), re.M) is not None,
+          "the module asm test's generated expectations (kmod_asm.def) have throwaway's line")
+    if os.uname().machine == "x86_64" and rc != 77:
+        nogen = os.path.join(a.work, "gen_no_throwaway_asm")
+        shutil.rmtree(nogen, ignore_errors=True)
+        shutil.copytree(gen, nogen)
+        text = open(asm_def).read()
+        open(os.path.join(nogen, "kmod_asm.def"), "w").write(
+            re.sub(r"^RG_KMOD_ASM\(throwaway, .*\n", "", text, flags=re.M))
+        # the same module object (kmod_asm.def is the test's, not the module's): not built again
+        rc2, out = run([sys.executable, os.path.join(a.source, "tests", "kmod", "check_asm.py"),
+                        "amd64", a.source, nogen, "--reuse", kept])
+        check(rc2 == 1 and "throwaway: kmod.def has no RG_KMOD_ASM(throwaway, ...) line" in out,
+              "the module asm test FAILS when throwaway's RG_KMOD_ASM line is missing")
+        print("\n".join("     (as it must) " + l for l in out.splitlines() if "throwaway" in l))
+
+    # The arm64 guest check's guard list: read from guards.def (this build's, with throwaway);
+    # rows without throwaway's pair rows fail it, naming throwaway.
+    sys.path.insert(0, os.path.join(a.source, "tests", "arm64"))
+    import check_guest
+    all_def = os.path.join(bdir, "guards", "gen", "guards.all.def")
+    on_arm64, x86_only = check_guest.guard_arches(all_def)
+    check("throwaway" in on_arm64, f"the arm64 guest check expects throwaway's pair rows ({len(on_arm64)} guards)")
+    said = []
+    check_guest.check = lambda ok, what: said.append((ok, what)) or ok
+    rows = ([{"guard": g, "scenario": "pair", "status": "ok", "reason": ""} for g in on_arm64 if g != "throwaway"] +
+            [{"guard": g, "scenario": "pair", "status": "skipped", "reason": "x86-64 only"} for g in x86_only])
+    check_guest.check_pair(rows, all_def)
+    failed = [w for ok, w in said if not ok]
+    check(failed == ["throwaway/pair measured"],
+          f"the arm64 guest check FAILS on rows without throwaway's pair rows ({failed})")
 
     # arm64: the same asm checks on the cross-built loops, when the cross compiler is here
     if shutil.which("aarch64-linux-gnu-gcc") and os.uname().machine == "x86_64":

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* The suite's ops tables (scenarios, loop kinds), its cases and what they measured, shared by suite.c, scenarios.c, rounds.c, measure.c, latency.c, rows.c, duty.c. */
-#ifndef RG_BENCH_SUITE_INT_H
-#define RG_BENCH_SUITE_INT_H
+/* The suite's cases: the loop kinds' and scenarios' ops tables, a case and what it measured, the suite; and building them (cases.c, scenarios.c). */
+#ifndef RG_BENCH_CASES_H
+#define RG_BENCH_CASES_H
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
-#include "counters.h"
-#include "latency.h"
+#include "pmu_events.h"
 #include "rg/guard.h"
 #include "suite.h"
+
+struct rg_lat_timer;
 
 /*
  * How a case is timed. LOOP_PAIR..LOOP_NATIVE are timed through Google
@@ -23,6 +24,9 @@ enum loop_kind { LOOP_PAIR, LOOP_DUTY, LOOP_NESTED, LOOP_NATIVE, LOOP_LAT, LOOP_
 
 struct suite;
 struct bcase;
+
+/* Which of the guard's measured loops (rg/loops.h) a kind runs, once per batch. */
+enum guard_loop { GUARD_LOOP_NONE, GUARD_LOOP_PAIR, GUARD_LOOP_DUTY, GUARD_LOOP_NESTED };
 
 /*
  * A loop kind's operations, called once per group or once per run of a set
@@ -37,6 +41,14 @@ struct loop_kind_ops {
 	int (*run)(struct suite *s, struct bcase **set, size_t n, bool calib);
 	/* The row's counters/events text when this kind never counts (NULL: it does). */
 	const char *no_counters;
+	/* What a case of this kind is: its properties (nothing outside the table tests a kind). */
+	bool gbench;		/* timed through Google Benchmark (measure.c), in one registration with its neighbours */
+	bool native;		/* the C++ loop: no C-binding hook inside, stamped around; never a group's baseline */
+	bool reference;		/* the cycle reference: measured in the rounds, never a row or a benchmark */
+	bool distribution;	/* a distribution of batches in this process, not paired rounds (no baseline) */
+	bool duty;		/* carries duty work between pairs */
+	enum guard_loop guard_loop;	/* the guard's loop it runs (NONE: its own, not rg_loops) */
+	const char *progress;	/* the scenario its group's progress line names (NULL: the case's) */
 };
 
 extern const struct loop_kind_ops loop_kinds[LOOP__COUNT];
@@ -157,15 +169,19 @@ struct suite {
 	struct run_proc *proc;
 };
 
-static inline double ts_ns(clockid_t id)
+/* The case's loop kind: its operations and properties. */
+static inline const struct loop_kind_ops *kind_of(const struct bcase *c)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	return &loop_kinds[c->loop];
 }
 
-/* suite.c: every case cfg selects, group by group (nothing set up or run); 0, or -1. */
+/* The scenario a progress line names for the case's group. */
+static inline const char *case_progress_name(const struct bcase *c)
+{
+	return kind_of(c)->progress ? kind_of(c)->progress : c->scenario;
+}
+
+/* cases.c: every case cfg selects, group by group (nothing set up or run); 0, or -1. */
 int suite_build(struct suite *s, const struct rg_suite_cfg *cfg);
 void suite_free(struct suite *s);
 /* The slots of every case that runs, and the counters' availability. 0, or -1 (message printed). */
@@ -174,36 +190,7 @@ int suite_setup(struct suite *s);
 struct bcase *suite_new_case(struct suite *s, const struct rg_guard_info *gi,
 			     const char *scenario, enum loop_kind loop, int threads);
 void suite_skip_case(struct bcase *c, const char *fmt, const char *arg);
-/* measure.c: register set[0..n) with the library and run them once (calib: for min_time, else each case's chunk). */
-int suite_run_set(struct suite *s, struct bcase **set, size_t n, bool calib);
-/* rounds.c: the cycle reference's dependent chain (refloop.c): n iterations of 16 adds. */
-uint64_t rg_ref_chain(uint64_t n, uint64_t x);
-#define RG_REF_ADDS_PER_ITER 16
-/* latency.c: the LOOP_LAT kind's operations, and a row from its per-batch values. */
-int lat_prepare(struct suite *s, struct bcase **set, size_t n);
-int lat_run(struct suite *s, struct bcase **set, size_t n, bool calib);
-int lat_fill_row(struct rg_result *r, const struct bcase *c);
-/* The case failed (the first message is kept) and leaves the rounds. */
+/* measure.c: the case failed (the first message is kept) and leaves the rounds. */
 void suite_case_fail(struct bcase *c, const char *msg);
-/* rounds.c: the group's C-binding noop (its rows' default baseline), or NULL. */
-struct bcase *suite_group_noop(struct suite *s, int group);
-/* The group's cycle reference, or NULL. */
-struct bcase *suite_group_ref(struct suite *s, int group);
-/* Rounds per run of a group: cfg->repetitions, or (latency, one process) the rounds of all runs. */
-int suite_group_rounds(const struct rg_suite_cfg *cfg, const struct bcase *c);
-/* Calibrate, then measure one group in suite_group_rounds() interleaved rounds. 0, or -1. */
-int suite_run_group(struct suite *s, int group, struct bcase **set);
-/*
- * runs.c: measure every group in cfg->runs processes, in passes spread over the
- * command (latency groups here, in the first pass); each case's rounds end up
- * in c->run[], then in its samples. 0, or -1.
- */
-int suite_runs_start(struct suite *s);
-int suite_runs_all(struct suite *s, struct bcase **set);
-void suite_runs_stop(struct suite *s);
-/* A group the runs measure (not latency: a distribution, measured in this process). */
-bool suite_group_in_runs(const struct suite *s, int group);
-/* rows.c: a case's result row (from its samples) appended to s->rs and its progress line. 0, or -ENOMEM. */
-int suite_add_row(struct suite *s, struct bcase *c);
 
-#endif /* RG_BENCH_SUITE_INT_H */
+#endif /* RG_BENCH_CASES_H */
