@@ -494,14 +494,16 @@ static int pending_signal(void)
 	return 0;
 }
 
-/* Discard the pending stop signals and restore the mask and default actions. */
+/* Discard the pending stop signals and restore the mask and the actions set before (the start-up handler). */
 static void drop_held_signals(const sigset_t *old)
 {
+	struct sigaction was[NHELD];
+
 	for (int i = 0; i < NHELD; i++)
-		signal(held_signals[i], SIG_IGN);
+		sigaction(held_signals[i], &(struct sigaction){ .sa_handler = SIG_IGN }, &was[i]);
 	sigprocmask(SIG_SETMASK, old, NULL);
 	for (int i = 0; i < NHELD; i++)
-		signal(held_signals[i], SIG_DFL);
+		sigaction(held_signals[i], &was[i], NULL);
 }
 
 int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv)

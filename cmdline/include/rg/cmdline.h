@@ -140,6 +140,30 @@ double rg_now_s(void);
  * Returns 0, or -1 with errno from sigaction.
  */
 int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop);
+/*
+ * Stop signals from the first instruction on (tools/rgbench.c, before
+ * anything is created): until a command installs its own handling with
+ * rg_cl_catch_stop_signals() (or for good, in one that never does), a stop
+ * signal calls cleanup (async-signal-safe; NULL for none: the output
+ * policy's rg_output_cleanup_signal(), which removes this process's lock
+ * and temporary files), prints "<prog>: interrupted by SIGTERM while
+ * starting; nothing written" and exits 128 + the signal. SIGXFSZ is
+ * ignored from here on: a write beyond ulimit -f fails with EFBIG, which
+ * the writers report, instead of killing the process mid-write.
+ * Returns 0, or -1 with errno from sigaction.
+ */
+int rg_cl_catch_startup_signals(void (*cleanup)(void));
+/*
+ * In each program's main file: the start-up handling from a constructor,
+ * before main and before the libraries' later initialisers. Every program
+ * (rgbench, rgbench-bpf, rgbench-kmod, rgbench-report) says
+ *	RG_CL_STARTUP_SIGNALS(rg_output_cleanup_signal);
+ */
+#define RG_CL_STARTUP_SIGNALS(cleanup)						\
+	__attribute__((constructor(101))) static void rg_cl_startup_signals_(void)	\
+	{									\
+		rg_cl_catch_startup_signals(cleanup);				\
+	}
 /* 128 + the last stop signal caught (130 SIGINT, 143 SIGTERM, 129, 131), or 0. */
 int rg_cl_signal_status(void);
 /* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", else "a signal": for messages. */
