@@ -97,6 +97,9 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 
 	snprintf(cfg->out_csv, sizeof(cfg->out_csv), "%s", o->out_csv);
 	snprintf(cfg->out_json, sizeof(cfg->out_json), "%s", o->out_json);
+	if (!o->out_csv[0] && rg_output_check_formats(NULL, o->out_json[0] ? o->out_json : NULL, err,
+						      sizeof(err)))
+		return rg_cl_usage_error("%s", err);
 	if (!o->out_csv[0]) {
 		bool made;
 
@@ -109,8 +112,9 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 			return RG_EXIT_OK;
 		}
 		made = !mkdir("results", 0755);
+		/* An output that cannot be written, found before any work: 2, as for --out. */
 		if (!made && errno != EEXIST)
-			return rg_cl_error("cannot create results/: %s", strerror(errno));
+			return rg_cl_error("cannot create results/: %s", strerror(errno)), RG_EXIT_USAGE;
 		rc = default_output(base, cfg->out_csv, cfg->out_json, sizeof(cfg->out_csv),
 				    o->out_json[0] != 0);
 		if (!rc && o->gb_out) {	/* --benchmark_out under the same check */
@@ -128,6 +132,10 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 	}
 	if (want_json && !o->out_json[0])
 		json_beside(cfg->out_json, sizeof(cfg->out_json), o->out_csv);
+	/* --out x.json (--json): a CSV under a JSON name, and x.json.json beside it: refused. */
+	if (rg_output_check_formats(cfg->out_csv, cfg->out_json[0] ? cfg->out_json : NULL, err,
+				    sizeof(err)))
+		return rg_cl_usage_error("%s", err);
 	if (!lock)
 		return RG_EXIT_OK;
 	{

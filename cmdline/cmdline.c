@@ -288,6 +288,14 @@ int rg_cl_catch_startup_signals(void (*cleanup)(void))
 	return sigaction(SIGXFSZ, &sa, NULL) ? -1 : 0;
 }
 
+int rg_cl_file(const char *flag, const char *s, const char **out)
+{
+	if (!*s)
+		return rg_cl_usage_error("%s: an empty file name", flag), -1;
+	*out = s;
+	return 0;
+}
+
 int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop)
 {
 	struct sigaction sa;

@@ -262,6 +262,12 @@ int rg_results_write_with(const struct rg_resultset *rs, const char *csv, const 
 
 	for (i = 0; i < 3; i++)
 		o[i].dirfd = -1, o[i].owned = false, o[i].tmp[0] = '\0', o[i].slot = -1;
+	/* A command that produced nothing replaces nothing: no rows, no file. */
+	if (rs && !rs->n && (csv || json)) {
+		snprintf(err, errlen, "nothing measured: %s not written (a file of that name is left "
+			 "as it was)", csv ? csv : json);
+		return -ENODATA;
+	}
 	for (i = 0; i < 3 && !rc; i++) {
 		if (!path[i])
 			continue;

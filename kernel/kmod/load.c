@@ -45,7 +45,7 @@ int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *er
 
 	/* The input policy: never blocks on a FIFO, regular files only, size-capped. */
 	if (rg_input_read(path, RG_INPUT_MAX_BYTES, flags, out, &len, why, sizeof(why))) {
-		const char *parts[3] = { path, ": ", why };
+		const char *parts[3] = { path, *path ? ": " : "", why };
 		size_t n = 0;
 
 		for (int i = 0; i < 3; i++)	/* "PATH: why", cut to errlen */

@@ -307,6 +307,21 @@ int main(void)
 	CHECK(rg_output_check_dir("", err, sizeof(err)) == 2 && !strcmp(err, "an empty file name"),
 	      "empty folder: %s", err);
 
+	/* A set without rows replaces nothing: the old files stay, no temporary file is left. */
+	{
+		struct rg_resultset none;
+		int n = entries();
+
+		rg_results_init(&none, &env);
+		CHECK(rg_results_write(&none, at("m.csv"), at("m.json"), err, sizeof(err)) == -ENODATA &&
+		      strstr(err, "nothing measured"), "empty set written: %s", err);
+		CHECK(entries() == n, "empty set: %d entries, want %d", entries(), n);
+		csv = slurp(at("m.csv"));
+		CHECK(csv && strstr(csv, rs.run_id), "empty set: m.csv changed");
+		free(csv);
+		rg_results_free(&none);
+	}
+
 	/* An unwritable place for the lock (here: a lock name that is a directory) is exit 2, not 1. */
 	CHECK(!mkdir(at(".lk.csv.lock"), 0755), "lock dir");
 	CHECK(rg_output_check(at("lk.csv"), NULL, err, sizeof(err)) == 2 && strstr(err, "lock"),

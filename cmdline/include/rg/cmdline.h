@@ -74,6 +74,13 @@ int rg_cl_double(const char *flag, const char *s, double lo, double hi, double *
 int rg_cl_duration(const char *flag, const char *s, double lo, double hi, double *out_s);
 
 /*
+ * A file name (an input or an output): stores s and returns 0; an empty s is
+ * "<prog>: <flag>: an empty file name (see <prog> --help)", -1. The one
+ * wording for an empty name, whatever the option and the command.
+ */
+int rg_cl_file(const char *flag, const char *s, const char **out);
+
+/*
  * Integer lists: comma-separated integers in [lo, hi], "1,2,4-8" with
  * RG_CL_LIST_RANGES (a-b, a <= b, both ends in [lo, hi]). No empty element
  * ("", ",1", "1,", "1,,2"), no "1-"; a value listed twice is an error unless

@@ -25,7 +25,9 @@ int rg_results_write_json(const struct rg_resultset *rs, const char *path);
  * written and fsync'ed first, then renamed one right after the other, so a
  * full disk or a write error changes neither. Both carry rs->run_id, so a kill
  * between the two renames leaves a pair the reader refuses as mismatched.
- * 0, or -errno with "cannot write PATH: why" in err.
+ * 0, or -errno with "cannot write PATH: why" in err. A set without rows is
+ * never written (a command that produced nothing replaces nothing):
+ * -ENODATA, "nothing measured: PATH not written ...".
  */
 int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
 		     char *err, size_t errlen);
