@@ -410,6 +410,7 @@ struct out_id {
 	ino_t ino;
 	const char *base;
 	int dirfd;		/* the output's directory, held from the check to the write */
+	bool exists;		/* a regular file of that name is there */
 };
 
 /*
@@ -471,8 +472,7 @@ bool rg_dir_result_name(const char *name)
  * Everything about one output path that can be known before the run. 0 or 2.
  * On return id->dirfd is the output's directory, opened (or -1): the caller's.
  */
-static int check_path(const char *path, struct out_id *id, unsigned int flags, char *err,
-		      size_t errlen)
+static int check_path(const char *path, struct out_id *id, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], side[NAME_MAX + 64];
 	const char *base;
@@ -480,6 +480,7 @@ static int check_path(const char *path, struct out_id *id, unsigned int flags, c
 	size_t len = strlen(path);
 
 	id->dirfd = -1;
+	id->exists = false;
 	if (!len)
 		return snprintf(err, errlen, "an empty file name"), 2;
 	if (path[len - 1] == '/')
@@ -526,10 +527,7 @@ static int check_path(const char *path, struct out_id *id, unsigned int flags, c
 				S_ISBLK(st.st_mode) ? "a block device" :
 				S_ISFIFO(st.st_mode) ? "a FIFO" :
 				S_ISSOCK(st.st_mode) ? "a socket" : "not a file"), 2;
-	if ((flags & RG_OUT_DERIVED) && !(flags & RG_OUT_FORCE) &&
-	    rg_output_holds_measurements_at(id->dirfd, base))
-		return snprintf(err, errlen, "%s: holds measured results (a run's CSV, JSON or module "
-				"file): not replaced without --force", path), 2;
+	id->exists = true;
 	return check_replaceable(path, id, &st, &dst, err, errlen);
 }
 
@@ -602,8 +600,15 @@ int rg_output_checkv_flags(const char *const *paths, size_t n, const char *const
 	for (i = 0; i < n && !rc; i++) {
 		if (!paths[i])
 			continue;
-		if (check_path(paths[i], &id[i], flags, err, errlen) ||
+		if (check_path(paths[i], &id[i], err, errlen) ||
 		    check_not_input(paths[i], &id[i], in, nin, err, errlen)) {
+			rc = 2;
+			break;
+		}
+		if ((flags & RG_OUT_DERIVED) && !(flags & RG_OUT_FORCE) && id[i].exists &&
+		    rg_output_holds_measurements_at(id[i].dirfd, id[i].base)) {
+			snprintf(err, errlen, "%s: holds measured results (a run's CSV, JSON or module "
+				 "file): not replaced without --force", paths[i]);
 			rc = 2;
 			break;
 		}

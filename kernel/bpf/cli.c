@@ -276,9 +276,9 @@ static int prepare(int argc, char **argv, struct opts *o, struct ctx *c)
 			list();
 		return -1;
 	}
-	rc = rg_output_check_formats(o->csv, o->json, msg, sizeof(msg));
-	if (!rc)
-		rc = rg_output_check(o->csv, o->json, msg, sizeof(msg));
+	rc = rg_output_check(o->csv, o->json, msg, sizeof(msg));
+	if (!rc)	/* a CSV named .json or a JSON named .csv, after the path's own refusals */
+		rc = rg_output_check_formats(o->csv, o->json, msg, sizeof(msg));
 	if (rc) {
 		rg_cl_error("%s", msg);
 		return rc;	/* 2: unusable path; 1: another run is writing it */

@@ -411,11 +411,11 @@ int rg_kmod_main(int argc, char **argv)
 	 * its input. A conversion costs milliseconds: it replaces no file that
 	 * holds measurements unless --force.
 	 */
-	ret = rg_output_check_formats(o.out, o.json, why, sizeof(why));
-	if (!ret)
-		ret = rg_output_checkv_flags(outs, 3, &o.from_raw, 1,
-					     o.from_raw ? RG_OUT_DERIVED | (o.force ? RG_OUT_FORCE : 0) : 0,
-					     why, sizeof(why));
+	ret = rg_output_checkv_flags(outs, 3, &o.from_raw, 1,
+				     o.from_raw ? RG_OUT_DERIVED | (o.force ? RG_OUT_FORCE : 0) : 0,
+				     why, sizeof(why));
+	if (!ret)	/* a CSV named .json or a JSON named .csv, after the path's own refusals */
+		ret = rg_output_check_formats(o.out, o.json, why, sizeof(why));
 	if (ret) {	/* RG_EXIT_USAGE: unusable path; RG_EXIT_FAIL: another run is writing it */
 		rg_cl_error("%s", why);
 		return ret;
