@@ -254,6 +254,7 @@ static void cl_on_stop(int sig)
 }
 
 static void (*cl_cleanup)(void);
+static pid_t cl_startup_pid;	/* the process that says it: a forked child (a --runs worker) exits quietly */
 
 /* Start-up: remove what was made, one line, exit 128 + sig; all async-signal-safe. */
 static void cl_on_stop_startup(int sig)
@@ -262,6 +263,8 @@ static void cl_on_stop_startup(int sig)
 
 	if (cl_cleanup)
 		cl_cleanup();
+	if (getpid() != cl_startup_pid)
+		_exit(RG_EXIT_SIGNAL + sig);
 	if (write(2, prog, strlen(prog)) < 0 || write(2, ": interrupted by ", 17) < 0 ||
 	    write(2, name, strlen(name)) < 0 || write(2, " while starting; nothing written\n", 33) < 0)
 		_exit(RG_EXIT_SIGNAL + sig);
@@ -273,6 +276,7 @@ int rg_cl_catch_startup_signals(void (*cleanup)(void))
 	struct sigaction sa;
 
 	cl_cleanup = cleanup;
+	cl_startup_pid = getpid();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cl_on_stop_startup;
 	sigfillset(&sa.sa_mask);	/* one handler at a time: the first signal decides */

@@ -305,6 +305,18 @@ r = rgtest.run(a, "report", "in.json", "--out", "pipe.md", cwd=tmp, timeout=60)
 c.check(r.returncode == 2 and r.stderr == "rgbench report: pipe.md: exists and is not a regular file "
         "(a FIFO)\n", f"report --out FIFO: exit {r.returncode} {r.stderr!r}")
 
+# The kept-back case's class, another command: a module file with no rows converts to nothing,
+# so kmod --from-raw replaces nothing (exit 1, one line, the old file kept).
+if "kmod" in subs:
+    with open(os.path.join(tmp, "hdr.csv"), "w") as f:
+        f.write(open(os.path.join(a.source, "tests/kmod/data/raw_good.csv")).readline())
+    with open(os.path.join(tmp, "ko.csv"), "w") as f:
+        f.write("OLD\n")
+    r = rgtest.run(a, "kmod", "--from-raw", "hdr.csv", "--out", "ko.csv", "--quiet", cwd=tmp, timeout=60)
+    c.check(r.returncode == 1 and r.stderr == "rgbench kmod: nothing measured: ko.csv not written (a file "
+            "of that name is left as it was)\n" and open(os.path.join(tmp, "ko.csv")).read() == "OLD\n"
+            and not [n for n in hidden(tmp) if n.startswith(".ko.")], f"kmod --from-raw of no rows: exit {r.returncode} {r.stderr!r}")
+
 # Item 12: --out x.json --json (a CSV named .json and x.json.json beside it) and --json x.csv:
 # refused before any work, nothing written.
 tmp = rgtest.mkdtemp(prefix="rgbench-fmt-")

@@ -154,7 +154,9 @@ int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop);
  * signal calls cleanup (async-signal-safe; NULL for none: the output
  * policy's rg_output_cleanup_signal(), which removes this process's lock
  * and temporary files), prints "<prog>: interrupted by SIGTERM while
- * starting; nothing written" and exits 128 + the signal. SIGXFSZ is
+ * starting; nothing written" (only the process that called this: a forked
+ * child, whose parent reports, exits without a word) and exits 128 + the
+ * signal. SIGXFSZ is
  * ignored from here on: a write beyond ulimit -f fails with EFBIG, which
  * the writers report, instead of killing the process mid-write.
  * Returns 0, or -1 with errno from sigaction.
