@@ -37,6 +37,11 @@ int rg_input_open(const char *path, size_t max, unsigned int flags, char *why, s
 	struct stat st;
 	int fd, e, ret;
 
+	if (!*path) {	/* the one wording (rg_cl_file's), not ": cannot open: No such file" */
+		snprintf(why, whylen, "an empty file name");
+		errno = ENOENT;
+		return RG_IN_EOPEN;
+	}
 	/* Non-blocking: opening a FIFO for reading would wait for a writer. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {

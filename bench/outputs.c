@@ -83,6 +83,21 @@ static int default_output(const char *base, char *csv, char *json, size_t len, b
 }
 
 /*
+ * --out x.json (with --json: x.json.json beside it) or --json x.csv: a file the
+ * reader would take for the other format. After the path checks, so that a
+ * path that is unusable anyway says why first. 0 or the usage exit status.
+ */
+static int formats(const struct rg_suite_cfg *cfg)
+{
+	char err[PATH_MAX + 256];
+
+	if (rg_output_check_formats(cfg->out_csv, cfg->out_json[0] ? cfg->out_json : NULL, err,
+				    sizeof(err)))
+		return rg_cl_usage_error("%s", err);
+	return RG_EXIT_OK;
+}
+
+/*
  * Everything about the output is settled before measuring: --out (and --json
  * FILE, or the JSON beside it), or the default results/<host>-<time>.csv and
  * .json, into the plan. With lock (a run) the names are checked and locked
@@ -108,9 +123,12 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 				snprintf(cfg->out_json, sizeof(cfg->out_json), "%s.json", base);
 			return RG_EXIT_OK;
 		}
+		if (o->out_json[0] && (rc = formats(cfg)))	/* before results/ is made */
+			return rc;
 		made = !mkdir("results", 0755);
+		/* An output that cannot be written, found before any work: 2, as for --out. */
 		if (!made && errno != EEXIST)
-			return rg_cl_error("cannot create results/: %s", strerror(errno));
+			return rg_cl_error("cannot create results/: %s", strerror(errno)), RG_EXIT_USAGE;
 		rc = default_output(base, cfg->out_csv, cfg->out_json, sizeof(cfg->out_csv),
 				    o->out_json[0] != 0);
 		if (!rc && o->gb_out) {	/* --benchmark_out under the same check */
@@ -124,12 +142,12 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 		}
 		if (rc && made)
 			rmdir("results");
-		return rc;
+		return rc ? rc : formats(cfg);
 	}
 	if (want_json && !o->out_json[0])
 		json_beside(cfg->out_json, sizeof(cfg->out_json), o->out_csv);
 	if (!lock)
-		return RG_EXIT_OK;
+		return formats(cfg);
 	{
 		/* --out, --json and --benchmark_out under one check. */
 		const char *p[3] = { cfg->out_csv, cfg->out_json[0] ? cfg->out_json : NULL, o->gb_out };
@@ -138,5 +156,5 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 	}
 	if (rc)
 		fprintf(stderr, "rgbench: %s\n", err);
-	return rc;
+	return rc ? rc : formats(cfg);
 }

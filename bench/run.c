@@ -63,6 +63,18 @@ static int write_results(const struct rg_suite_cfg *cfg, struct rg_resultset *rs
 	 * same batch: all of the run's outputs or none.
 	 */
 	gb_text = rg_gb_out_report(&gb_path, &gb_len);
+	/*
+	 * A run that selected nothing this machine can run (--scenarios xpkg on
+	 * one package) produced nothing, so it replaces nothing: skipped, 77.
+	 */
+	if (!rs->n) {
+		fprintf(stderr, "rgbench: nothing to measure here: the selection has no benchmark this "
+			"machine can run; no results written (%s left as it was)\n", cfg->out_csv);
+		rg_output_release();
+		if (cfg->out_default)
+			rmdir("results");	/* only when empty: the default folder made for this run */
+		return RG_EXIT_SKIP;
+	}
 	if (rg_results_write_with(rs, cfg->out_csv, json, gb_text ? gb_path : NULL, gb_text, gb_len,
 				  err, sizeof(err))) {
 		fprintf(stderr, "rgbench: %s\n", err);

@@ -143,6 +143,16 @@ static int send_case(int fd, const struct bcase *c, bool s_forked)
 	return 0;
 }
 
+/* The stop signals: a run holds them back from before its exec until it handles them itself. */
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
 int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 {
 	struct suite s = { .cfg = cfg };
@@ -153,6 +163,13 @@ int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 	/* The parent stops us by closing the pipe; its Ctrl-C reaches us too and stops the batch. */
 	signal(SIGPIPE, SIG_IGN);
 	rg_cl_catch_stop_signals(cfg->stop);
+	/* Held back since before the exec (spawn()): one sent while we started is acted on now, quietly. */
+	{
+		sigset_t stops;
+
+		stop_signals(&stops);
+		sigprocmask(SIG_UNBLOCK, &stops, NULL);
+	}
 	s.rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull | 1;
 	if (suite_build(&s, cfg) || suite_setup(&s))
 		goto out;
@@ -233,6 +250,18 @@ static int spawn(struct suite *s, int k, struct run_proc *p)
 		fcntl(up[1], F_SETFD, 0);
 		if (null >= 0)
 			dup2(null, STDOUT_FILENO);
+		/*
+		 * The parent stops its runs with SIGTERM, maybe while this one is
+		 * still starting: held back across the exec (the mask is kept), so
+		 * the run's own handling takes it, not the start-up handler's line
+		 * (which is the parent's to say).
+		 */
+		{
+			sigset_t stops;
+
+			stop_signals(&stops);
+			sigprocmask(SIG_BLOCK, &stops, NULL);
+		}
 		execv("/proc/self/exe", argv);
 		{
 			/*

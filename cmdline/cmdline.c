@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rg/cmdline.h"
 #include "cmdline_int.h"
@@ -250,6 +251,53 @@ static void cl_on_stop(int sig)
 	cl_signo = sig;
 	if (cl_stop)
 		*cl_stop = sig;
+}
+
+static void (*cl_cleanup)(void);
+static pid_t cl_startup_pid;	/* the process that says it: a forked child (a --runs worker) exits quietly */
+
+/* Start-up: remove what was made, one line, exit 128 + sig; all async-signal-safe. */
+static void cl_on_stop_startup(int sig)
+{
+	const char *prog = rg_cl_prog(), *name = rg_cl_signal_name(sig);
+
+	if (cl_cleanup)
+		cl_cleanup();
+	if (getpid() != cl_startup_pid)
+		_exit(RG_EXIT_SIGNAL + sig);
+	if (write(2, prog, strlen(prog)) < 0 || write(2, ": interrupted by ", 17) < 0 ||
+	    write(2, name, strlen(name)) < 0 || write(2, " while starting; nothing written\n", 33) < 0)
+		_exit(RG_EXIT_SIGNAL + sig);
+	_exit(RG_EXIT_SIGNAL + sig);
+}
+
+int rg_cl_catch_startup_signals(void (*cleanup)(void))
+{
+	struct sigaction sa;
+
+	cl_cleanup = cleanup;
+	cl_startup_pid = getpid();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cl_on_stop_startup;
+	sigfillset(&sa.sa_mask);	/* one handler at a time: the first signal decides */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL) || sigaction(SIGQUIT, &sa, NULL))
+		return -1;
+	/*
+	 * ulimit -f: a write beyond it fails with EFBIG (the writer's "cannot
+	 * write FILE: File too large", its temporary file removed) instead of
+	 * SIGXFSZ killing the process with the temporary file half-written.
+	 */
+	sa.sa_handler = SIG_IGN;
+	return sigaction(SIGXFSZ, &sa, NULL) ? -1 : 0;
+}
+
+int rg_cl_file(const char *flag, const char *s, const char **out)
+{
+	if (!*s)
+		return rg_cl_usage_error("%s: an empty file name", flag), -1;
+	*out = s;
+	return 0;
 }
 
 int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop)

@@ -261,7 +261,10 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	snprintf(o->formats, sizeof(o->formats), "png,svg");
 	while ((opt = getopt_long(argc, argv, ":o:f:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': o->out = optarg; break;
+		case 'o':
+			if (rg_cl_file("--out", optarg, &o->out))
+				return RG_EXIT_USAGE;
+			break;
 		case 'f':
 			if (parse_formats(optarg, o->formats, sizeof(o->formats)))
 				return rg_cl_usage_error("--format: expected a comma-separated list of "
@@ -271,7 +274,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 		default: return rg_cl_option_error(opt, argv);
 		}
 	}
-	if (!o->out || !*o->out)
+	if (!o->out)
 		return rg_cl_usage_error("--out DIR is required");
 	if (optind >= argc)
 		return rg_cl_usage_error("needs at least one result FILE or DIR");

@@ -23,4 +23,21 @@ void rg_fmt_write_json(FILE *f, const struct rg_resultset *rs);
  */
 void rg_output_use_spare_fd(void);
 
+/*
+ * The output check's side of the writer (output_check.c): the directory it
+ * opened and holds for path (-1 when path was not checked by this process),
+ * the temporary name template for base in dirfd (".BASE.XXXXXX.tmp", 0 or
+ * -ENAMETOOLONG), and the record of temporary files in progress that the
+ * start-up signal handler removes (rg_output_cleanup_signal()): add returns
+ * a slot (or -1), drop forgets it. Stop signals are held back around each
+ * create/record and rename/forget pair.
+ */
+#include <signal.h>
+int rg_output_dirfd(const char *path);
+int rg_output_tmp_base(char *buf, size_t len, int dirfd, const char *base);
+int rg_output_tmp_add(int dirfd, const char *name);
+void rg_output_tmp_drop(int slot);
+void rg_output_block_signals(sigset_t *old);
+void rg_output_restore_signals(const sigset_t *old);
+
 #endif /* RG_SCHEMA_INT_H */

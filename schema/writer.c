@@ -8,58 +8,159 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "schema_int.h"
 
-/* 0 when path does not exist or is a regular file; else why not to replace it. */
-static int replaceable(const char *path)
+/* A fallback seed when getrandom() has nothing (an early-boot entropy pool). */
+static uint64_t rg_now_ns_for_tmp(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Where an output goes: the directory the output check opened and holds (so
+ * a folder moved or swapped for a link since is never written through), or,
+ * for a path that was not checked, its directory opened now. 0 or -errno.
+ */
+struct out_at {
+	int dirfd;
+	bool owned;		/* opened here: closed by out_at_done() */
+	const char *base;
+	const char *path;
+	char tmp[NAME_MAX + 1];	/* the temporary file's name in dirfd */
+	int slot;		/* its record for the start-up signal handler */
+};
+
+static int out_at_open(struct out_at *o, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	o->path = path;
+	o->base = slash ? slash + 1 : path;
+	o->tmp[0] = '\0';
+	o->slot = -1;
+	o->owned = false;
+	if (!*o->base)
+		return -EISDIR;
+	o->dirfd = rg_output_dirfd(path);
+	if (o->dirfd >= 0)
+		return 0;
+	if (!slash) {
+		o->dirfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		char dir[PATH_MAX];
+
+		if (snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path) >=
+		    (int)sizeof(dir))
+			return -ENAMETOOLONG;
+		o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (o->dirfd < 0)
+		return -errno;
+	o->owned = true;
+	return 0;
+}
+
+static void out_at_done(struct out_at *o)
+{
+	if (o->owned && o->dirfd >= 0)
+		close(o->dirfd);
+	o->dirfd = -1;
+	o->owned = false;
+}
+
+/* Remove the temporary file (if any) and forget it. */
+static void drop_tmp(struct out_at *o)
+{
+	sigset_t old;
+
+	if (!o->tmp[0])
+		return;
+	rg_output_block_signals(&old);
+	unlinkat(o->dirfd, o->tmp, 0);
+	rg_output_tmp_drop(o->slot);
+	o->slot = -1;
+	o->tmp[0] = '\0';
+	rg_output_restore_signals(&old);
+}
+
+/* 0 when the output does not exist or is a regular file; else why not to replace it. */
+static int replaceable(const struct out_at *o)
 {
 	struct stat st;
 
-	if (lstat(path, &st))
+	if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -errno;
 	if (S_ISREG(st.st_mode))
 		return 0;
 	return S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
 }
 
-/* A fresh temporary file beside path, its name in tmp; NULL with -errno in *err. */
-static FILE *open_tmp(const char *path, char *tmp, size_t tmplen, int *err)
+/* A fresh temporary file beside the output, its name in o->tmp; NULL with -errno in *err. */
+static FILE *open_tmp(struct out_at *o, int *err)
 {
-	mode_t mask;
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	char name[NAME_MAX + 64];
+	size_t len;
+	sigset_t old;
 	FILE *f;
-	int fd;
+	int fd = -1;
 
-	*err = rg_output_tmp_name(tmp, tmplen, path);
+	*err = rg_output_tmp_base(name, sizeof(name), o->dirfd, o->base);
 	if (*err)
 		return NULL;
+	len = strlen(name);
 	rg_output_use_spare_fd();
-	fd = mkostemps(tmp, 4, O_CLOEXEC);	/* O_EXCL, mode 0600 */
-	if (fd < 0) {
-		*err = -errno;
-		return NULL;
+	/*
+	 * Random and created exclusively, so a leftover of a killed run can never
+	 * fail a run; recorded with the stop signals held back, so that a signal
+	 * at any moment finds it to remove.
+	 */
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		unsigned char rnd[6];
+
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+			uint64_t x = (uint64_t)rg_now_ns_for_tmp() ^ ((uint64_t)getpid() << 32) ^
+				     (uint64_t)tries * 0x9e3779b97f4a7c15ull;
+
+			for (int i = 0; i < 6; i++, x >>= 8)
+				rnd[i] = (unsigned char)x;
+		}
+		for (int i = 0; i < 6; i++)
+			name[len - 10 + i] = set[rnd[i] % (sizeof(set) - 1)];
+		rg_output_block_signals(&old);
+		fd = openat(o->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			snprintf(o->tmp, sizeof(o->tmp), "%s", name);
+			o->slot = rg_output_tmp_add(o->dirfd, name);
+		}
+		*err = fd < 0 ? -errno : 0;
+		rg_output_restore_signals(&old);
+		if (fd < 0 && *err != -EEXIST)
+			return NULL;
 	}
-	mask = umask(022);
-	umask(mask);
-	if (fchmod(fd, 0644 & ~mask)) {	/* what open(..., 0644) gave before */
-		*err = -errno;
-		close(fd);
-		unlink(tmp);
+	if (fd < 0)
 		return NULL;
-	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		*err = -errno;
 		close(fd);
-		unlink(tmp);
+		drop_tmp(o);
 	}
 	return f;
 }
 
 /* Flush, fsync and close a temporary file; removed again on error. 0 or -errno. */
-static int close_tmp(FILE *f, const char *tmp)
+static int close_tmp(FILE *f, struct out_at *o)
 {
 	int err = 0;
 
@@ -68,16 +169,15 @@ static int close_tmp(FILE *f, const char *tmp)
 	if (fclose(f) && !err)
 		err = -(errno ? errno : EIO);
 	if (err)
-		unlink(tmp);
+		drop_tmp(o);
 	return err;
 }
 
 /* Write one file to a fresh temporary name, fsync'ed; the caller renames it. */
-static int write_tmp(const struct rg_resultset *rs, const char *path, enum rg_fmt fmt,
-		     char *tmp, size_t tmplen)
+static int write_tmp(const struct rg_resultset *rs, struct out_at *o, enum rg_fmt fmt)
 {
 	int err;
-	FILE *f = open_tmp(path, tmp, tmplen, &err);
+	FILE *f = open_tmp(o, &err);
 
 	if (!f)
 		return err;
@@ -85,30 +185,61 @@ static int write_tmp(const struct rg_resultset *rs, const char *path, enum rg_fm
 		rg_fmt_write_csv(f, rs);
 	else
 		rg_fmt_write_json(f, rs);
-	return close_tmp(f, tmp);
+	return close_tmp(f, o);
 }
 
-/* Rename tmp over path unless path became something other than a regular file. */
-static int publish(const char *tmp, const char *path)
+/* Rename the temporary file over the output unless that became something other than a regular file. */
+static int publish(struct out_at *o)
 {
-	int err = replaceable(path);
+	int err = replaceable(o);
+	sigset_t old;
 
-	if (!err && rename(tmp, path))
-		err = -errno;
+	if (!err) {
+		rg_output_block_signals(&old);
+		if (renameat(o->dirfd, o->tmp, o->dirfd, o->base))
+			err = -errno;
+		else {
+			rg_output_tmp_drop(o->slot);
+			o->slot = -1;
+			o->tmp[0] = '\0';
+		}
+		rg_output_restore_signals(&old);
+	}
 	if (err)
-		unlink(tmp);
+		drop_tmp(o);
 	return err;
+}
+
+/* data (len bytes) into a fresh temporary file beside the output. 0 or -errno. */
+static int write_tmp_data(struct out_at *o, const char *data, size_t len)
+{
+	int rc = 0;
+	FILE *f = open_tmp(o, &rc);
+
+	if (!f)
+		return rc;
+	/* A short write sets ferror(), which close_tmp() reports with this errno. */
+	if (fwrite(data, 1, len, f) != len) {
+		int e = errno;
+
+		fflush(f);
+		errno = e;
+	}
+	return close_tmp(f, o);
 }
 
 static int write_atomic(const struct rg_resultset *rs, const char *path, enum rg_fmt fmt)
 {
-	char tmp[PATH_MAX + 64];
-	int err = replaceable(path);
+	struct out_at o;
+	int err = out_at_open(&o, path);
 
 	if (!err)
-		err = write_tmp(rs, path, fmt, tmp, sizeof(tmp));
+		err = replaceable(&o);
 	if (!err)
-		err = publish(tmp, path);
+		err = write_tmp(rs, &o, fmt);
+	if (!err)
+		err = publish(&o);
+	out_at_done(&o);
 	return err;
 }
 
@@ -122,56 +253,48 @@ int rg_results_write_json(const struct rg_resultset *rs, const char *path)
 	return write_atomic(rs, path, FMT_JSON);
 }
 
-/* data (len bytes) into a fresh temporary file beside path, named in tmp. 0 or -errno. */
-static int write_tmp_data(const char *path, const char *data, size_t len, char *tmp, size_t tmplen)
-{
-	int rc = 0;
-	FILE *f = open_tmp(path, tmp, tmplen, &rc);
-
-	if (!f)
-		return rc;
-	fwrite(data, 1, len, f);	/* a short write sets ferror(), which close_tmp() reports */
-	return close_tmp(f, tmp);
-}
-
 int rg_results_write_with(const struct rg_resultset *rs, const char *csv, const char *json,
 			  const char *extra, const char *data, size_t len, char *err, size_t errlen)
 {
 	const char *path[3] = { csv, json, extra };
-	char tmp[3][PATH_MAX + 64];
-	bool made[3] = { false, false, false };
-	int rc = 0, i;
+	struct out_at o[3];
+	int rc = 0, i, bad = -1;
 
+	for (i = 0; i < 3; i++)
+		o[i].dirfd = -1, o[i].owned = false, o[i].tmp[0] = '\0', o[i].slot = -1;
+	/* A command that produced nothing replaces nothing: no rows, no file. */
+	if (rs && !rs->n && (csv || json)) {
+		snprintf(err, errlen, "nothing measured: %s not written (a file of that name is left "
+			 "as it was)", csv ? csv : json);
+		return -ENODATA;
+	}
 	for (i = 0; i < 3 && !rc; i++) {
 		if (!path[i])
 			continue;
-		rc = replaceable(path[i]);
+		rc = out_at_open(&o[i], path[i]);
 		if (!rc)
-			rc = i == 2 ? write_tmp_data(path[i], data, len, tmp[i], sizeof(tmp[i])) :
-			     write_tmp(rs, path[i], i ? FMT_JSON : FMT_CSV, tmp[i], sizeof(tmp[i]));
-		made[i] = !rc;
-	}
-	if (rc) {
-		snprintf(err, errlen, "cannot write %s: %s", path[i - 1], strerror(-rc));
-		for (i = 0; i < 3; i++)
-			if (made[i])
-				unlink(tmp[i]);
-		return rc;
+			rc = replaceable(&o[i]);
+		if (!rc)
+			rc = i == 2 ? write_tmp_data(&o[i], data, len) :
+			     write_tmp(rs, &o[i], i ? FMT_JSON : FMT_CSV);
+		if (rc)
+			bad = i;
 	}
 	/* All complete on disk: the renames follow each other immediately. */
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3 && !rc; i++) {
 		if (!path[i])
 			continue;
-		rc = publish(tmp[i], path[i]);
-		if (rc) {
-			snprintf(err, errlen, "cannot write %s: %s", path[i], strerror(-rc));
-			for (int k = i + 1; k < 3; k++)
-				if (made[k])
-					unlink(tmp[k]);
-			return rc;
-		}
+		rc = publish(&o[i]);
+		if (rc)
+			bad = i;
 	}
-	return 0;
+	if (rc)
+		snprintf(err, errlen, "cannot write %s: %s", path[bad], strerror(-rc));
+	for (i = 0; i < 3; i++) {
+		drop_tmp(&o[i]);	/* those not renamed, after a failure */
+		out_at_done(&o[i]);
+	}
+	return rc;
 }
 
 int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
@@ -182,13 +305,16 @@ int rg_results_write(const struct rg_resultset *rs, const char *csv, const char 
 
 int rg_output_write(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX + 64];
-	int rc = replaceable(path);
+	struct out_at o;
+	int rc = out_at_open(&o, path);
 
 	if (!rc)
-		rc = write_tmp_data(path, data, len, tmp, sizeof(tmp));
+		rc = replaceable(&o);
 	if (!rc)
-		rc = publish(tmp, path);
+		rc = write_tmp_data(&o, data, len);
+	if (!rc)
+		rc = publish(&o);
+	out_at_done(&o);
 	if (rc)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
 	return rc;

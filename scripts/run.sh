@@ -37,7 +37,9 @@ else
 fi
 
 host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
-mkdir -p results
+# The output policy's exit code for an output that cannot be written before any work: 2 (README).
+mkdir -p results 2>/dev/null && [[ -d results && -w results ]] ||
+  { echo "scripts/run.sh: results: cannot create or write the results folder here" >&2; exit 2; }
 base=$(result_base results "$host" "$(date -u +%Y%m%dT%H%M%SZ)")
 "$build"/tools/rgbench --out "$base.csv" --json "$base.json" "$@"
 

@@ -6,6 +6,7 @@
 
 #include "rg/bench.h"
 #include "rg/cmdline.h"
+#include "rg/writer.h"
 #include "fleet_run.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
@@ -89,6 +90,15 @@ static const struct rg_bench_hooks hooks = {
 #endif
 	.subcommands = print_subcommands,
 };
+
+/*
+ * Before anything is created (a constructor: before the libraries' own static
+ * initialisers that run after it, and before main): a stop signal from here
+ * until a command takes over (its run's own handling) removes the locks and
+ * temporary files made so far and says so; ulimit -f fails a write, not the
+ * process.
+ */
+RG_CL_STARTUP_SIGNALS(rg_output_cleanup_signal);
 
 int main(int argc, char **argv)
 {

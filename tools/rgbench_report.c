@@ -9,6 +9,11 @@
 #include "rg/plots.h"
 #include "rg/report.h"
 #include "rg/results.h"
+#include "rg/cmdline.h"
+#include "rg/writer.h"
+
+/* Stop signals and ulimit -f handled from before main (rg/cmdline.h). */
+RG_CL_STARTUP_SIGNALS(rg_output_cleanup_signal);
 
 /* Hidden helper for the U-test check: "mwu x1,x2,... y1,y2,..." prints U1 p exact. */
 static int mwu_main(int argc, char **argv)

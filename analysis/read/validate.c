@@ -34,7 +34,9 @@ int rd_fail(struct rd_ctx *c, int line, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	/* One line whatever the input or its name held: the one sanitizer, file name included. */
-	if (line > 0)
+	if (!*c->name)	/* an empty name: the message alone ("an empty file name") */
+		snprintf(full, sizeof(full), "%s", msg);
+	else if (line > 0)
 		snprintf(full, sizeof(full), "%s:%d: %s", c->name, line, msg);
 	else
 		snprintf(full, sizeof(full), "%s: %s", c->name, msg);

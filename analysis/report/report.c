@@ -16,6 +16,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: rgbench report FILE|DIR... [--out report.md] [--width N] [--across-hosts]\n"
 	      "                     [--allow-emulated] [--unit ns|cycles] [--include-noisy]\n"
+	      "                     [--force]\n"
 	      "One page for a mail or a commit message: the machine, guards ranked by their\n"
 	      "difference against noop, the headline ratios, duty, threads, latency tail,\n"
 	      "BPF and module costs, plots beside it; for every host (a machine: name, arch,\n"
@@ -26,7 +27,9 @@ static void usage(FILE *f)
 	      "--unit cycles: ns figures in reference cycles (each row's ns / its\n"
 	      "ref_ns_per_cycle); duty levels stay in ns. Default: ns.\n"
 	      "--include-noisy: keep rows whose status is noisy in the headline ratios\n"
-	      "(they are marked, and left out by default).\n", f);
+	      "(they are marked, and left out by default).\n"
+	      "--force: let --out replace a file that holds measured results (a run's\n"
+	      "CSV or JSON, a module file); without it that is refused (exit 2).\n", f);
 }
 
 /* What the command line asked for. */
@@ -35,6 +38,7 @@ struct opts {
 	bool across, allow_emulated;
 	const char *unit;	/* --unit ns|cycles, else NULL (ns) */
 	bool include_noisy;	/* --include-noisy */
+	bool force;		/* --force: --out may replace a file of measured results */
 	long width;
 	int first;		/* argv index of the first FILE|DIR */
 };
@@ -46,6 +50,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		RG_CL_OPT_OUT('o'),
 		RP_OPTS_PAGE,
 		{ "include-noisy", no_argument, NULL, 'n' },
+		{ "force", no_argument, NULL, 'F' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -56,7 +61,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":o:w:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': o->out = optarg; break;
+		case 'o':
+			if (rg_cl_file("--out", optarg, &o->out))
+				return RG_EXIT_USAGE;
+			break;
+		case 'F': o->force = true; break;
 		case 'w':
 			if (rp_opt_width(optarg, &o->width))
 				return RG_EXIT_USAGE;
@@ -74,7 +83,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind >= argc)
 		return rg_cl_usage_error("needs at least one result FILE or DIR");
-	if (o->out && (!*o->out || (!stat(o->out, &st) && S_ISDIR(st.st_mode))))
+	if (o->out && !stat(o->out, &st) && S_ISDIR(st.st_mode))
 		return rg_cl_usage_error("--out needs a file name, not a directory");
 	o->first = optind;
 	return -1;
@@ -194,11 +203,14 @@ int rg_report_main(int argc, char **argv)
 	/*
 	 * The output policy before any work: --out is no device, FIFO or link,
 	 * and none of the inputs (nor an input's CSV/JSON twin, nor a result file
-	 * in an input directory): exit 2; its lock held by another run: exit 1.
+	 * in an input directory), nor a file of measured results without --force
+	 * (a page costs milliseconds): exit 2; its lock held by another run: exit 1.
 	 */
-	if (o.out && (ret = rg_output_checkv_in((const char *const *)&o.out, 1,
-						(const char *const *)argv + o.first,
-						(size_t)(argc - o.first), err, sizeof(err)))) {
+	if (o.out && (ret = rg_output_checkv_flags((const char *const *)&o.out, 1,
+						   (const char *const *)argv + o.first,
+						   (size_t)(argc - o.first),
+						   RG_OUT_DERIVED | (o.force ? RG_OUT_FORCE : 0),
+						   err, sizeof(err)))) {
 		rg_cl_error("%s", err);
 		return ret;
 	}

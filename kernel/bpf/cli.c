@@ -202,8 +202,8 @@ static int parse_one(int c, const char *arg, struct opts *o, bool *do_list, bool
 		return -1;
 	case O_PASSES: return rg_cl_int("--passes", arg, 1, MAX_PASSES, &o->passes);
 	case O_TRIGGERS: return rg_cl_u64("--triggers", arg, 1, 1000000000000ull, &o->triggers);
-	case RG_CL_O_OUT: o->csv = arg; return 0;
-	case RG_CL_O_JSON: o->json = arg; return 0;
+	case RG_CL_O_OUT: return rg_cl_file("--out", arg, &o->csv);
+	case RG_CL_O_JSON: return rg_cl_file("--json", arg, &o->json);
 	case O_ALL_TASKS: o->all_tasks = true; return 0;
 	case O_VERBOSE: o->verbose = true; return 0;
 	case RG_CL_O_QUIET: o->quiet = true; return 0;
@@ -277,6 +277,8 @@ static int prepare(int argc, char **argv, struct opts *o, struct ctx *c)
 		return -1;
 	}
 	rc = rg_output_check(o->csv, o->json, msg, sizeof(msg));
+	if (!rc)	/* a CSV named .json or a JSON named .csv, after the path's own refusals */
+		rc = rg_output_check_formats(o->csv, o->json, msg, sizeof(msg));
 	if (rc) {
 		rg_cl_error("%s", msg);
 		return rc;	/* 2: unusable path; 1: another run is writing it */

@@ -18,7 +18,7 @@
 struct opts {
 	struct rg_kmod_run_opts run;	/* what the module is asked to do */
 	const char *out, *json, *raw, *from_raw;
-	bool quiet;
+	bool quiet, force;
 };
 
 static void usage(FILE *to)
@@ -29,7 +29,7 @@ static void usage(FILE *to)
 		"                    [--duty NS|IN+OUT] [--irqs-on] [--irq-iters N] [--no-nmi] [--ladder]\n"
 		"                    [--kdir DIR | --module FILE.ko] [--out F.csv] [--json F.json]\n"
 		"                    [--raw F.csv] [--from-raw F.csv] [--scenarios loop|tramp|loop,tramp]\n"
-		"                    [--quiet]\n"
+		"                    [--force] [--quiet]\n"
 		"  Loads rgbench_kmod.ko (built from %s against --kdir,\n"
 		"  default /lib/modules/$(uname -r)/build), runs every selected guard on\n"
 		"  one bound kthread per physical core (interrupts off, guards in shuffled\n"
@@ -45,7 +45,9 @@ static void usage(FILE *to)
 		"  --ladder also times each part of rctx-kernel and the this_cpu forms, one\n"
 		"  loop per step, in the same rounds (scenario ladder; not with --duty).\n"
 		"  --raw saves the module's own CSV; --from-raw converts such a file\n"
-		"  without loading anything.\n", RG_KMOD_SRC_DIR, RG_KMOD_SKIP);
+		"  without loading anything; it never replaces a file that holds measured\n"
+		"  results (a run's CSV or JSON, a module file) unless --force is given.\n",
+		RG_KMOD_SRC_DIR, RG_KMOD_SKIP);
 }
 
 /* Characters allowed in a guard list (it goes into the module's parameters). */
@@ -57,7 +59,7 @@ static bool list_ok(const char *s)
 /* kmod's own option values, after the kit's common ones. */
 enum {
 	O_GUARDS = RG_CL_O__FIRST_FREE, O_SIBLINGS, O_DUTY, O_IRQS_ON, O_IRQS_OFF, O_IRQ_ITERS,
-	O_NO_NMI, O_KDIR, O_MODULE, O_RAW, O_FROM_RAW, O_SCENARIOS, O_LADDER,
+	O_NO_NMI, O_KDIR, O_MODULE, O_RAW, O_FROM_RAW, O_SCENARIOS, O_LADDER, O_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +80,7 @@ static const struct option long_opts[] = {
 	{ "module", required_argument, NULL, O_MODULE },
 	{ "raw", required_argument, NULL, O_RAW },
 	{ "from-raw", required_argument, NULL, O_FROM_RAW },
+	{ "force", no_argument, NULL, O_FORCE },
 	{ "scenarios", required_argument, NULL, O_SCENARIOS },
 	{ 0 },
 };
@@ -176,10 +179,11 @@ static int set_option(int c, struct opts *o, struct seen *seen, char **argv)
 	case O_LADDER: o->run.ladder = true; return 0;
 	case O_KDIR: o->run.kdir = optarg; return 0;
 	case O_MODULE: o->run.module = optarg; return 0;
-	case RG_CL_O_OUT: o->out = optarg; return 0;
-	case RG_CL_O_JSON: o->json = optarg; return 0;
-	case O_RAW: o->raw = optarg; return 0;
-	case O_FROM_RAW: o->from_raw = optarg; return 0;
+	case RG_CL_O_OUT: return rg_cl_file("--out", optarg, &o->out) ? RG_EXIT_USAGE : 0;
+	case RG_CL_O_JSON: return rg_cl_file("--json", optarg, &o->json) ? RG_EXIT_USAGE : 0;
+	case O_RAW: return rg_cl_file("--raw", optarg, &o->raw) ? RG_EXIT_USAGE : 0;
+	case O_FROM_RAW: return rg_cl_file("--from-raw", optarg, &o->from_raw) ? RG_EXIT_USAGE : 0;
+	case O_FORCE: o->force = true; return 0;
 	case RG_CL_O_QUIET: o->quiet = true; return 0;
 	case 'h': usage(stdout); return 1;
 	case RG_CL_O_CPUS: case RG_CL_O_THREADS: case RG_CL_O_BATCH: case RG_CL_O_DURATION:
@@ -402,8 +406,16 @@ int rg_kmod_main(int argc, char **argv)
 	outs[0] = o.out;
 	outs[1] = o.json;
 	outs[2] = o.raw;
-	/* Also never over --from-raw's file (or its twin): rgbench does not replace its input. */
-	ret = rg_output_checkv_in(outs, 3, &o.from_raw, 1, why, sizeof(why));
+	/*
+	 * Also never over --from-raw's file (or its twin): rgbench does not replace
+	 * its input. A conversion costs milliseconds: it replaces no file that
+	 * holds measurements unless --force.
+	 */
+	ret = rg_output_checkv_flags(outs, 3, &o.from_raw, 1,
+				     o.from_raw ? RG_OUT_DERIVED | (o.force ? RG_OUT_FORCE : 0) : 0,
+				     why, sizeof(why));
+	if (!ret)	/* a CSV named .json or a JSON named .csv, after the path's own refusals */
+		ret = rg_output_check_formats(o.out, o.json, why, sizeof(why));
 	if (ret) {	/* RG_EXIT_USAGE: unusable path; RG_EXIT_FAIL: another run is writing it */
 		rg_cl_error("%s", why);
 		return ret;

@@ -45,7 +45,7 @@ int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *er
 
 	/* The input policy: never blocks on a FIFO, regular files only, size-capped. */
 	if (rg_input_read(path, RG_INPUT_MAX_BYTES, flags, out, &len, why, sizeof(why))) {
-		const char *parts[3] = { path, ": ", why };
+		const char *parts[3] = { path, *path ? ": " : "", why };
 		size_t n = 0;
 
 		for (int i = 0; i < 3; i++)	/* "PATH: why", cut to errlen */
@@ -494,14 +494,16 @@ static int pending_signal(void)
 	return 0;
 }
 
-/* Discard the pending stop signals and restore the mask and default actions. */
+/* Discard the pending stop signals and restore the mask and the actions set before (the start-up handler). */
 static void drop_held_signals(const sigset_t *old)
 {
+	struct sigaction was[NHELD];
+
 	for (int i = 0; i < NHELD; i++)
-		signal(held_signals[i], SIG_IGN);
+		sigaction(held_signals[i], &(struct sigaction){ .sa_handler = SIG_IGN }, &was[i]);
 	sigprocmask(SIG_SETMASK, old, NULL);
 	for (int i = 0; i < NHELD; i++)
-		signal(held_signals[i], SIG_DFL);
+		sigaction(held_signals[i], &was[i], NULL);
 }
 
 int rg_kmod_run(const struct rg_kmod_run_opts *o, char **csv)

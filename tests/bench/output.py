@@ -224,4 +224,212 @@ if os.geteuid() == 0 and not a.emulator and subprocess.run(["unshare", "-u", "tr
         r = rgtest.run(a, "report", path, cwd=tmp, timeout=120)
         c.check(r.returncode == 0 and ".h?(d/$n" in r.stdout,
                 f"report {n}: exit {r.returncode} {r.stderr!r}")
+# ---- issue 36: the output policy's fifth round --------------------------------------------
+import resource
+
+LONG = Q  # about a second: the lock is there from before the first sample
+
+
+def hidden(d):
+    return sorted(n for n in os.listdir(d) if n.startswith("."))
+
+
+def fsize_limit(kb):
+    def set_limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (kb * 1024, resource.RLIM_INFINITY))
+    return set_limit
+
+
+# Item 3: ulimit -f reached while writing: one line, exit 1, no temporary file, the old files
+# kept (SIGXFSZ no longer kills the run with exit 153). The class: report --out, kmod's outputs.
+tmp = rgtest.mkdtemp(prefix="rgbench-fsize-")
+for n in ("f.csv", "f.json"):
+    with open(os.path.join(tmp, n), "w") as f:
+        f.write("OLD\n")
+r = subprocess.run(rgtest.command(a, *Q, "--out", "f.csv", "--json", "f.json"), cwd=tmp,
+                   capture_output=True, text=True, timeout=300, preexec_fn=fsize_limit(1))
+c.check(r.returncode == 1 and r.stderr.splitlines()[-1:] == ["rgbench: cannot write f.csv: File too large"],
+        f"ulimit -f 1: exit {r.returncode} {r.stderr!r}")
+c.check(listing_of(tmp) == ["f.csv", "f.json"] and
+        all(open(os.path.join(tmp, n)).read() == "OLD\n" for n in ("f.csv", "f.json")),
+        f"ulimit -f 1: files {listing_of(tmp)}")
+r = rgtest.run(a, *Q, "--out", "in.csv", "--json", "in.json", cwd=tmp, timeout=300)
+c.check(r.returncode == 0, f"a run for report: {r.returncode} {r.stderr!r}")
+for argv, out in ((["report", "in.json", "--out", "page.md"], "page.md"),
+                  (["kmod", "--from-raw", os.path.join(a.source, "tests/kmod/data/raw_good.csv"),
+                    "--out", "k.csv", "--quiet"], "k.csv")):
+    if argv[0] not in ("report",) and argv[0] not in subs:
+        continue
+    r = subprocess.run(rgtest.command(a, *argv), cwd=tmp, capture_output=True, text=True, timeout=300,
+                       preexec_fn=fsize_limit(1))
+    c.check(r.returncode == 1 and r.stderr == f"rgbench {argv[0]}: cannot write {out}: File too large\n",
+            f"{argv[0]} under ulimit -f 1: exit {r.returncode} {r.stderr!r}")
+    c.check(out not in listing_of(tmp) and hidden(tmp) == [], f"{argv[0]} under ulimit -f: {listing_of(tmp)}")
+
+# Item 3, the other half: a temporary file a killed run left (SIGKILL: no handler runs) is
+# removed by the next run on that output, which holds its lock; another output's is kept.
+for n in (".in.csv.Zq3x9A.tmp", ".other.csv.Zq3x9A.tmp"):
+    with open(os.path.join(tmp, n), "w") as f:
+        f.write("half")
+r = rgtest.run(a, *Q, "--out", "in.csv", "--json", "in.json", cwd=tmp, timeout=300)
+c.check(r.returncode == 0 and hidden(tmp) == [".other.csv.Zq3x9A.tmp"],
+        f"a killed run's temporary file: exit {r.returncode}, left {hidden(tmp)}")
+
+# Item 5: report --out over another run's measured CSV (or JSON, or a module file): refused
+# without --force, the file unchanged; with --force, replaced. Any other file is replaced as before.
+before = open(os.path.join(tmp, "in.csv")).read()
+with open(os.path.join(tmp, "notes.md"), "w") as f:
+    f.write("my notes\n")
+with open(os.path.join(tmp, "raw.csv"), "w") as f:
+    f.write(open(os.path.join(a.source, "tests/kmod/data/raw_good.csv")).read())
+for out in ("old.csv", "old.json", "raw.csv"):
+    if out != "raw.csv":
+        with open(os.path.join(tmp, out), "w") as f:
+            f.write(open(os.path.join(tmp, "in" + out[3:])).read())
+    keep = open(os.path.join(tmp, out)).read()
+    r = rgtest.run(a, "report", "in.json", "--out", out, cwd=tmp, timeout=120)
+    c.check(r.returncode == 2 and r.stderr == f"rgbench report: {out}: holds measured results (a run's "
+            "CSV, JSON or module file): not replaced without --force\n" and r.stdout == "",
+            f"report --out {out}: exit {r.returncode} {r.stderr!r}")
+    c.check(open(os.path.join(tmp, out)).read() == keep, f"report --out {out}: replaced without --force")
+r = rgtest.run(a, "report", "in.json", "--out", "old.csv", "--force", cwd=tmp, timeout=120)
+c.check(r.returncode == 0 and open(os.path.join(tmp, "old.csv")).read().startswith("# rgbench report"),
+        f"report --out old.csv --force: exit {r.returncode} {r.stderr!r}")
+r = rgtest.run(a, "report", "in.json", "--out", "notes.md", cwd=tmp, timeout=120)
+c.check(r.returncode == 0 and open(os.path.join(tmp, "notes.md")).read().startswith("# rgbench report"),
+        f"report --out over a file without measurements: exit {r.returncode} {r.stderr!r}")
+c.check(open(os.path.join(tmp, "in.csv")).read() == before, "in.csv changed")
+# The class, a case not listed: a FIFO as report's --out is refused at once, never opened.
+os.mkfifo(os.path.join(tmp, "pipe.md"))
+r = rgtest.run(a, "report", "in.json", "--out", "pipe.md", cwd=tmp, timeout=60)
+c.check(r.returncode == 2 and r.stderr == "rgbench report: pipe.md: exists and is not a regular file "
+        "(a FIFO)\n", f"report --out FIFO: exit {r.returncode} {r.stderr!r}")
+
+# The kept-back case's class, another command: a module file with no rows converts to nothing,
+# so kmod --from-raw replaces nothing (exit 1, one line, the old file kept).
+if "kmod" in subs:
+    with open(os.path.join(tmp, "hdr.csv"), "w") as f:
+        f.write(open(os.path.join(a.source, "tests/kmod/data/raw_good.csv")).readline())
+    with open(os.path.join(tmp, "ko.csv"), "w") as f:
+        f.write("OLD\n")
+    r = rgtest.run(a, "kmod", "--from-raw", "hdr.csv", "--out", "ko.csv", "--quiet", cwd=tmp, timeout=60)
+    c.check(r.returncode == 1 and r.stderr == "rgbench kmod: nothing measured: ko.csv not written (a file "
+            "of that name is left as it was)\n" and open(os.path.join(tmp, "ko.csv")).read() == "OLD\n"
+            and not [n for n in hidden(tmp) if n.startswith(".ko.")], f"kmod --from-raw of no rows: exit {r.returncode} {r.stderr!r}")
+
+# Item 12: --out x.json --json (a CSV named .json and x.json.json beside it) and --json x.csv:
+# refused before any work, nothing written.
+tmp = rgtest.mkdtemp(prefix="rgbench-fmt-")
+for argv, want in ((["--out", "x.json", "--json"], "rgbench: x.json: the CSV output is named .json (the JSON "
+                    "goes to --json FILE) (see rgbench --help)\n"),
+                   (["--json", "y.csv"], "rgbench: y.csv: the JSON output is named .csv (the CSV goes "
+                    "to --out FILE) (see rgbench --help)\n"),
+                   (["--out", "z.csv", "--json", "z.csv.csv"], "rgbench: z.csv.csv: the JSON output is "
+                    "named .csv (the CSV goes to --out FILE) (see rgbench --help)\n")):
+    r = rgtest.run(a, *Q, *argv, cwd=tmp, timeout=120)
+    c.check(r.returncode == 2 and r.stderr == want, f"{argv}: exit {r.returncode} {r.stderr!r}")
+    c.check(listing_of(tmp) == [], f"{argv}: files {listing_of(tmp)}")
+
+# Item 15: an output that cannot be written, found before any work, is exit 2 in every path:
+# the default results/ (a file there, a dangling link), a lock file that cannot be made
+# (sysfs and procfs take no new file), a read-only folder.
+tmp = rgtest.mkdtemp(prefix="rgbench-unwritable-")
+with open(os.path.join(tmp, "results"), "w") as f:
+    f.write("not a folder\n")
+r = rgtest.run(a, *Q, cwd=tmp, timeout=120)
+c.check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "results" in r.stderr,
+        f"default results/ is a file: exit {r.returncode} {r.stderr!r}")
+os.unlink(os.path.join(tmp, "results"))
+os.symlink("gone", os.path.join(tmp, "results"))
+r = rgtest.run(a, *Q, cwd=tmp, timeout=120)
+c.check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "results" in r.stderr,
+        f"default results/ a dangling link: exit {r.returncode} {r.stderr!r}")
+for out in ("/sys/kernel/x.csv", "/proc/self/x.csv", "/proc/x.csv"):
+    for sub in [None] + subs:
+        argv = (Q if sub is None else [sub]) + ["--out", out]
+        r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+        c.check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and out in r.stderr,
+                f"{sub or 'rgbench'} --out {out}: exit {r.returncode} {r.stderr!r}")
+r = rgtest.run(a, "report", os.path.join(a.source, "tests/kmod/data/raw_good.csv"), "--out",
+               "/sys/kernel/x.md", cwd=tmp, timeout=120)
+c.check(r.returncode == 2 and len(r.stderr.splitlines()) == 1, f"report --out /sys: {r.returncode} {r.stderr!r}")
+
+# Item 16: an empty name, input or output, has one wording in every command.
+tmp = rgtest.mkdtemp(prefix="rgbench-empty-")
+cases = [(["--out", ""], "rgbench: --out: an empty file name (see rgbench --help)\n"),
+         (["--json", ""], "rgbench: --json: an empty file name (see rgbench --help)\n"),
+         (["report", "x.json", "--out", ""], "rgbench report: --out: an empty file name (see rgbench report --help)\n"),
+         (["plot", "x.json", "--out", ""], "rgbench plot: --out: an empty file name (see rgbench plot --help)\n"),
+         (["report", ""], "rgbench report: an empty file name\n")]
+for sub in subs:
+    cases.append(([sub, "--out", ""], f"rgbench {sub}: --out: an empty file name (see rgbench {sub} --help)\n"))
+    cases.append(([sub, "--json", ""], f"rgbench {sub}: --json: an empty file name (see rgbench {sub} --help)\n"))
+if "kmod" in subs:
+    cases.append((["kmod", "--from-raw", ""], "rgbench kmod: --from-raw: an empty file name (see rgbench kmod --help)\n"))
+for argv, want in cases:
+    r = rgtest.run(a, *argv, cwd=tmp, timeout=120)
+    c.check(r.returncode in (1, 2) and r.stderr == want, f"{argv}: exit {r.returncode} {r.stderr!r}")
+c.check(listing_of(tmp) == [], f"empty names: files {listing_of(tmp)}")
+
+# Item 4: the output folder swapped for a link to another folder while the run measures: the
+# files go into the folder that was checked (now moved), with its locks; nothing through the link.
+tmp = rgtest.mkdtemp(prefix="rgbench-swap-")
+os.mkdir(os.path.join(tmp, "d"))
+os.mkdir(os.path.join(tmp, "elsewhere"))
+p = subprocess.Popen(rgtest.command(a, *LONG, "--out", "d/x.csv", "--json", "d/x.json"), cwd=tmp,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+deadline = time.monotonic() + 120
+while not os.path.exists(os.path.join(tmp, "d", ".x.json.lock")) and p.poll() is None and \
+        time.monotonic() < deadline:
+    time.sleep(0.001)
+if p.poll() is None and os.path.exists(os.path.join(tmp, "d", ".x.json.lock")):
+    os.rename(os.path.join(tmp, "d"), os.path.join(tmp, "moved"))
+    os.symlink("elsewhere", os.path.join(tmp, "d"))
+    out, err = p.communicate(timeout=600)
+    c.check(p.returncode == 0, f"swapped folder: exit {p.returncode} {err!r}")
+    c.check(listing_of(os.path.join(tmp, "moved")) == ["x.csv", "x.json"] and
+            listing_of(os.path.join(tmp, "elsewhere")) == [],
+            f"swapped folder: moved {listing_of(os.path.join(tmp, 'moved'))}, "
+            f"elsewhere {listing_of(os.path.join(tmp, 'elsewhere'))}")
+else:
+    p.communicate(timeout=600)
+    print("bench.output: the run ended before its lock was seen; the swapped-folder case not tried")
+
+# Item 7: a stop signal during start-up: from the first instruction (the handler is seen set in
+# /proc) and after the locks are taken, every stop signal ends the run with one line and
+# 128+N, and leaves no lock, no temporary file, no result. (Under an emulator /proc shows the
+# emulator's handlers: not tried there.)
+
+
+def caught(pid, sig):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    except OSError:
+        pass
+    return False
+
+
+if not a.emulator:
+    tmp = rgtest.mkdtemp(prefix="rgbench-startsig-")
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
+        for when in ("handler", "lock"):
+            p = subprocess.Popen(rgtest.command(a, *LONG, "--out", "s.csv", "--json", "s.json"), cwd=tmp,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            deadline = time.monotonic() + 120
+            while p.poll() is None and time.monotonic() < deadline and not (
+                    caught(p.pid, sig) if when == "handler" else os.path.exists(os.path.join(tmp, ".s.json.lock"))):
+                time.sleep(0.0005)
+            if p.poll() is not None:
+                p.communicate()
+                print(f"bench.output: {sig.name} at {when}: the run ended first; not tried")
+                continue
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=600)
+            name = sig.name
+            c.check(p.returncode == 128 + sig and len(err.splitlines()) == 1 and
+                    err.startswith(f"rgbench: interrupted by {name}") and "written" in err,
+                    f"{name} at {when}: exit {p.returncode} {err!r}")
+            c.check(listing_of(tmp) == [], f"{name} at {when}: left {listing_of(tmp)}")
 c.finish()

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The cross-package rows: none on a one-package machine; with RG_TEST_XPKG=1 (another core
+"""The cross-package rows: none on a one-package machine (then the run writes nothing, keeps the
+files it would have replaced and exits 77: a command that produces nothing replaces nothing); with RG_TEST_XPKG=1 (another core
 and any NUMA node stand in for another package) the mechanics: rows, threads, CPUs, samples, the
 remote row's paired difference against the local one."""
 import json
@@ -21,15 +22,26 @@ def main():
         base = ["--scenarios", "xpkg", "--guards", "racy-percpu", "--runs", "1", "--repetitions", "3",
                 "--min-time", "0.002", "--out", os.path.join(d, "x.csv"), "--json", js]
         env = {k: v for k, v in os.environ.items() if k != "RG_TEST_XPKG"}
+        # A previous run's files: a run that selects nothing must leave them as they are.
+        old = {p: f"OLD {p}\n" for p in (os.path.join(d, "x.csv"), js)}
+        for p, text in old.items():
+            with open(p, "w") as f:
+                f.write(text)
         r = subprocess.run(rgtest.command(a, *base), capture_output=True, text=True, env=env, timeout=300)
-        check(r.returncode == 0, f"xpkg run: exit {r.returncode} {r.stderr.strip()}")
         ncpu = len(os.sched_getaffinity(0))
-        if r.returncode == 0:
-            rows = json.load(open(js))["results"]
-            lst = rgtest.run(a, "--list").stdout
-            one_pkg = "1 package(s)" in lst
-            if one_pkg:
-                check(rows == [], f"one package: no cross-package rows, got {[x['scenario'] for x in rows]}")
+        lst = rgtest.run(a, "--list").stdout
+        one_pkg = "1 package(s)" in lst
+        if one_pkg:
+            err = [ln for ln in r.stderr.splitlines() if ln.startswith("rgbench: nothing")]
+            check(r.returncode == 77 and err == [
+                "rgbench: nothing to measure here: the selection has no benchmark this machine can "
+                f"run; no results written ({os.path.join(d, 'x.csv')} left as it was)"],
+                f"one package: nothing selected, exit 77 and one line: exit {r.returncode} {r.stderr.strip()}")
+            for p, text in old.items():
+                check(open(p).read() == text, f"one package: {p} replaced by a run that measured nothing")
+            check(sorted(os.listdir(d)) == ["x.csv", "x.json"], f"one package: files left {os.listdir(d)}")
+        else:
+            check(r.returncode == 0, f"xpkg run: exit {r.returncode} {r.stderr.strip()}")
         if ncpu < 2:
             print("xpkg: one CPU, mechanics not tested")
             return 77

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -418,6 +419,81 @@ static void test_signals(void)
 	CHECK_EQ(stop, SIGINT);
 }
 
+/* The start-up handler's cleanup in the child below: proves it ran, async-signal-safely. */
+static int startup_pipe = -1;
+
+static void startup_cleanup(void)
+{
+	if (write(startup_pipe, "c", 1) < 0)
+		_exit(99);
+}
+
+/*
+ * Issue 36 items 3 and 7: before a command takes over, a stop signal runs the
+ * cleanup, prints one line and exits 128 + N; SIGXFSZ is ignored. In a child
+ * for each signal (the handler ends the process).
+ */
+static void test_startup_signals(void)
+{
+	static const int sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGQUIT };
+	struct sigaction sa;
+
+	for (int i = 0; i < 4; i++) {
+		int fds[2], err[2], st = 0;
+		char got[8] = "", msg[160] = "", want[160];
+		pid_t pid;
+		ssize_t n;
+
+		CHECK(!pipe(fds) && !pipe(err), "pipe");
+		pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			close(err[0]);
+			dup2(err[1], 2);
+			startup_pipe = fds[1];
+			rg_cl_set_prog("rgtest");
+			if (rg_cl_catch_startup_signals(startup_cleanup))
+				_exit(98);
+			sigaction(SIGXFSZ, NULL, &sa);
+			if (sa.sa_handler != SIG_IGN)
+				_exit(97);
+			raise(sigs[i]);
+			_exit(0);	/* not reached: the handler exits */
+		}
+		close(fds[1]);
+		close(err[1]);
+		n = read(fds[0], got, sizeof(got) - 1);
+		CHECK(n == 1 && got[0] == 'c', "%s: the cleanup did not run", rg_cl_signal_name(sigs[i]));
+		for (size_t len = 0; len + 1 < sizeof(msg) && (n = read(err[0], msg + len,
+								      sizeof(msg) - 1 - len)) > 0;)
+			len += (size_t)n, msg[len] = '\0';
+		waitpid(pid, &st, 0);
+		snprintf(want, sizeof(want), "rgtest: interrupted by %s while starting; nothing written\n",
+			 rg_cl_signal_name(sigs[i]));
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 128 + sigs[i], "%s: status %#x",
+		      rg_cl_signal_name(sigs[i]), st);
+		CHECK(!strcmp(msg, want), "%s: message '%s'", rg_cl_signal_name(sigs[i]), msg);
+		close(fds[0]);
+		close(err[0]);
+	}
+}
+
+/* Issue 36 item 16: the one wording for an empty file name. */
+static void test_file(void)
+{
+	const char *out = NULL, *e;
+	int rc;
+
+	cap_begin();
+	rc = rg_cl_file("--out", "", &out);
+	e = cap_end();
+	CHECK(rc == -1 && !strcmp(e, "rgtest: --out: an empty file name (see rgtest --help)\n"),
+	      "empty name: %d '%s'", rc, e);
+	CHECK(out == NULL, "an empty name stored");
+	QUIET_OK(rg_cl_file("--out", "x.csv", &out));
+	CHECK(out && !strcmp(out, "x.csv"), "name not stored");
+}
+
 static void test_clock(void)
 {
 	struct timespec ts = { 0, 2000000 };
@@ -522,6 +598,8 @@ int main(void)
 	test_cpu_list();
 	test_names();
 	test_signals();
+	test_startup_signals();
+	test_file();
 	test_clock();
 	test_getopt();
 	return rg_test_done("test_cmdline");

@@ -317,9 +317,16 @@ with tempfile.TemporaryDirectory() as d:
                         (["--duty", "20+"], ("--duty", "IN+OUT", "'20+'"))):
         p = run(*args)
         check(all(w in p.stderr for w in words), f"{args}: message {p.stderr!r} lacks {words}")
+    # A conversion costs milliseconds: it never replaces a file of measured results (the
+    # conversion before's k.csv) unless --force (issue 36 item 5); refused, k.csv is unchanged.
+    before = open(csvp).read()
+    p = run("--from-raw", os.path.join(data, "raw_ladder.csv"), "--out", csvp)
+    check(p.returncode == 2 and p.stderr == f"rgbench kmod: {csvp}: holds measured results (a run's CSV, "
+          "JSON or module file): not replaced without --force\n" and open(csvp).read() == before,
+          f"conversion over a result without --force: exit {p.returncode} {p.stderr!r}")
     # The ladder scenario (--ladder): each step paired with the step before it (guards.def's
     # RG_PART order), the first and the whole with noop, round by round: exact medians.
-    p = run("--from-raw", os.path.join(data, "raw_ladder.csv"), "--out", csvp)
+    p = run("--from-raw", os.path.join(data, "raw_ladder.csv"), "--out", csvp, "--force")
     check(p.returncode == 0, f"ladder: exit {p.returncode}: {p.stderr}")
     by = {(r["guard"], r["scenario"]): r for r in csv.DictReader(open(csvp))} if p.returncode == 0 else {}
     for guard, base, delta in (("rctx-kernel", "noop", 10), ("rctx-kernel+preempt", "noop", 2),

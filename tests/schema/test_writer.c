@@ -193,7 +193,7 @@ int main(void)
 	fd = open(at(".mine.csv.lock"), O_WRONLY | O_CREAT | O_EXCL, 0644);
 	CHECK(fd >= 0 && write(fd, "my notes\n", 9) == 9, "user's file");
 	close(fd);
-	CHECK(rg_output_check(at("mine.csv"), NULL, err, sizeof(err)) == 1 && errno == EEXIST &&
+	CHECK(rg_output_check(at("mine.csv"), NULL, err, sizeof(err)) == 2 && errno == EEXIST &&
 	      strstr(err, "is not an rgbench lock file"), "foreign lock file: %s", err);
 	csv = slurp(at(".mine.csv.lock"));
 	CHECK(csv && !strcmp(csv, "my notes\n"), "the user's file changed");
@@ -204,6 +204,128 @@ int main(void)
 	close(fd);
 	CHECK(rg_output_check(at("dead.csv"), NULL, err, sizeof(err)) == 0, "dead lock: %s", err);
 	rg_output_release();
+
+	/*
+	 * Issue 36 item 4: the folder is held from the check on. Swapped for a
+	 * link to another folder after the check, the files still go into the
+	 * folder checked (now moved), and nothing through the link.
+	 */
+	CHECK(!mkdir(at("held"), 0755) && !mkdir(at("elsewhere"), 0755), "mkdir held");
+	CHECK(!rg_output_check(at("held/h.csv"), at("held/h.json"), err, sizeof(err)), "held: %s", err);
+	CHECK(!rename(at("held"), at("moved")) && !symlink("elsewhere", at("held")), "swap");
+	CHECK(!rg_results_write(&rs, at("held/h.csv"), at("held/h.json"), err, sizeof(err)),
+	      "write to a swapped folder: %s", err);
+	CHECK(!access(at("moved/h.csv"), F_OK) && !access(at("moved/h.json"), F_OK) &&
+	      access(at("elsewhere/h.csv"), F_OK) && access(at("elsewhere/h.json"), F_OK),
+	      "the files went through the link");
+	rg_output_release();
+	CHECK(access(at("moved/.h.csv.lock"), F_OK) && access(at("moved/.h.json.lock"), F_OK),
+	      "the locks stayed in the moved folder");
+	/* The same for one file of another kind (report's page, kmod's --raw). */
+	CHECK(!unlink(at("held")) && !rename(at("moved"), at("held")), "swap back");
+	CHECK(!rg_output_checkv((const char *const[]){ at("held/p.md") }, 1, err, sizeof(err)),
+	      "held page: %s", err);
+	CHECK(!rename(at("held"), at("moved")) && !symlink("elsewhere", at("held")), "swap again");
+	CHECK(!rg_output_write(at("held/p.md"), "page\n", 5, err, sizeof(err)), "page: %s", err);
+	CHECK(!access(at("moved/p.md"), F_OK) && access(at("elsewhere/p.md"), F_OK), "page through the link");
+	rg_output_release();
+
+	/*
+	 * Item 3: a temporary file of a killed run (SIGKILL between create and
+	 * rename: no handler runs) is removed by the next run that takes the lock;
+	 * another name's, or a file that only looks alike, is left.
+	 */
+	{
+		static const char *const left[] = { ".k.csv.Ab3xZ9.tmp", ".k.csv.ABCDEFG.tmp", ".kk.csv.Ab3xZ9.tmp" };
+
+		for (int i = 0; i < 3; i++) {
+			fd = open(at(left[i]), O_WRONLY | O_CREAT | O_EXCL, 0644);
+			CHECK(fd >= 0 && write(fd, "half", 4) == 4 && !close(fd), "leftover %s", left[i]);
+		}
+		CHECK(!rg_output_check(at("k.csv"), NULL, err, sizeof(err)), "k: %s", err);
+		CHECK(access(at(left[0]), F_OK) && !access(at(left[1]), F_OK) && !access(at(left[2]), F_OK),
+		      "stale temporary files: the killed run's removed, the others kept");
+		rg_output_release();
+	}
+
+	/* Item 7: what the start-up signal handler removes: this process's locks, not a child's view of them. */
+	CHECK(!rg_output_check(at("sig.csv"), at("sig.json"), err, sizeof(err)), "sig: %s", err);
+	{
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			rg_output_cleanup_signal();	/* the parent's locks: not the child's to remove */
+			_exit(access(at(".sig.csv.lock"), F_OK) ? 1 : 0);
+		}
+		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "a child removed its parent's lock");
+	}
+	rg_output_cleanup_signal();
+	CHECK(access(at(".sig.csv.lock"), F_OK) && access(at(".sig.json.lock"), F_OK),
+	      "the start-up handler's cleanup left a lock");
+	rg_output_release();
+
+	/*
+	 * Item 5: a derived output (report, kmod --from-raw) never replaces a file
+	 * that holds measurements unless forced; any other file it replaces.
+	 */
+	CHECK(!rg_results_write(&rs, at("m.csv"), at("m.json"), err, sizeof(err)), "m: %s", err);
+	fd = open(at("notes.csv"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CHECK(fd >= 0 && write(fd, "my,notes\n", 9) == 9 && !close(fd), "notes");
+	fd = open(at("raw.csv"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CHECK(fd >= 0 && write(fd, "suite,guard,scenario\n", 21) == 21 && !close(fd), "raw");
+	for (int i = 0; i < 3; i++) {
+		const char *p = at(i == 0 ? "m.csv" : i == 1 ? "m.json" : "raw.csv");
+
+		CHECK(rg_output_checkv_flags(&p, 1, NULL, 0, RG_OUT_DERIVED, err, sizeof(err)) == 2 &&
+		      strstr(err, "holds measured results") && strstr(err, "without --force"),
+		      "measured %s: %s", p, err);
+		CHECK(!rg_output_checkv_flags(&p, 1, NULL, 0, RG_OUT_DERIVED | RG_OUT_FORCE, err,
+					      sizeof(err)), "forced %s: %s", p, err);
+		rg_output_release();
+		CHECK(!rg_output_checkv_flags(&p, 1, NULL, 0, 0, err, sizeof(err)), "run over %s: %s", p, err);
+		rg_output_release();
+	}
+	{
+		const char *p = at("notes.csv");
+
+		CHECK(!rg_output_checkv_flags(&p, 1, NULL, 0, RG_OUT_DERIVED, err, sizeof(err)),
+		      "derived over a file without measurements: %s", err);
+		rg_output_release();
+	}
+
+	/* Item 12: a CSV named .json, a JSON named .csv; item 16: the empty name's one wording. */
+	CHECK(rg_output_check_formats("x.json", NULL, err, sizeof(err)) == 2 &&
+	      strstr(err, "the CSV output is named .json"), "csv as .json: %s", err);
+	CHECK(rg_output_check_formats(NULL, "x.csv", err, sizeof(err)) == 2 &&
+	      strstr(err, "the JSON output is named .csv"), "json as .csv: %s", err);
+	CHECK(!rg_output_check_formats("x.csv", "x.json", err, sizeof(err)) &&
+	      !rg_output_check_formats("x.dat", "x.dat.json", err, sizeof(err)), "good names refused");
+	CHECK(rg_output_check("", NULL, err, sizeof(err)) == 2 && !strcmp(err, "an empty file name"),
+	      "empty file: %s", err);
+	CHECK(rg_output_check_dir("", err, sizeof(err)) == 2 && !strcmp(err, "an empty file name"),
+	      "empty folder: %s", err);
+
+	/* A set without rows replaces nothing: the old files stay, no temporary file is left. */
+	{
+		struct rg_resultset none;
+		int n = entries();
+
+		rg_results_init(&none, &env);
+		CHECK(rg_results_write(&none, at("m.csv"), at("m.json"), err, sizeof(err)) == -ENODATA &&
+		      strstr(err, "nothing measured"), "empty set written: %s", err);
+		CHECK(entries() == n, "empty set: %d entries, want %d", entries(), n);
+		csv = slurp(at("m.csv"));
+		CHECK(csv && strstr(csv, rs.run_id), "empty set: m.csv changed");
+		free(csv);
+		rg_results_free(&none);
+	}
+
+	/* An unwritable place for the lock (here: a lock name that is a directory) is exit 2, not 1. */
+	CHECK(!mkdir(at(".lk.csv.lock"), 0755), "lock dir");
+	CHECK(rg_output_check(at("lk.csv"), NULL, err, sizeof(err)) == 2 && strstr(err, "lock"),
+	      "a lock that cannot be made: %s", err);
 
 	rg_results_free(&rs);
 	{

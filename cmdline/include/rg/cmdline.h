@@ -74,6 +74,13 @@ int rg_cl_double(const char *flag, const char *s, double lo, double hi, double *
 int rg_cl_duration(const char *flag, const char *s, double lo, double hi, double *out_s);
 
 /*
+ * A file name (an input or an output): stores s and returns 0; an empty s is
+ * "<prog>: <flag>: an empty file name (see <prog> --help)", -1. The one
+ * wording for an empty name, whatever the option and the command.
+ */
+int rg_cl_file(const char *flag, const char *s, const char **out);
+
+/*
  * Integer lists: comma-separated integers in [lo, hi], "1,2,4-8" with
  * RG_CL_LIST_RANGES (a-b, a <= b, both ends in [lo, hi]). No empty element
  * ("", ",1", "1,", "1,,2"), no "1-"; a value listed twice is an error unless
@@ -140,6 +147,32 @@ double rg_now_s(void);
  * Returns 0, or -1 with errno from sigaction.
  */
 int rg_cl_catch_stop_signals(volatile sig_atomic_t *stop);
+/*
+ * Stop signals from the first instruction on (tools/rgbench.c, before
+ * anything is created): until a command installs its own handling with
+ * rg_cl_catch_stop_signals() (or for good, in one that never does), a stop
+ * signal calls cleanup (async-signal-safe; NULL for none: the output
+ * policy's rg_output_cleanup_signal(), which removes this process's lock
+ * and temporary files), prints "<prog>: interrupted by SIGTERM while
+ * starting; nothing written" (only the process that called this: a forked
+ * child, whose parent reports, exits without a word) and exits 128 + the
+ * signal. SIGXFSZ is
+ * ignored from here on: a write beyond ulimit -f fails with EFBIG, which
+ * the writers report, instead of killing the process mid-write.
+ * Returns 0, or -1 with errno from sigaction.
+ */
+int rg_cl_catch_startup_signals(void (*cleanup)(void));
+/*
+ * In each program's main file: the start-up handling from a constructor,
+ * before main and before the libraries' later initialisers. Every program
+ * (rgbench, rgbench-bpf, rgbench-kmod, rgbench-report) says
+ *	RG_CL_STARTUP_SIGNALS(rg_output_cleanup_signal);
+ */
+#define RG_CL_STARTUP_SIGNALS(cleanup)						\
+	__attribute__((constructor(101))) static void rg_cl_startup_signals_(void)	\
+	{									\
+		rg_cl_catch_startup_signals(cleanup);				\
+	}
 /* 128 + the last stop signal caught (130 SIGINT, 143 SIGTERM, 129, 131), or 0. */
 int rg_cl_signal_status(void);
 /* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE", else "a signal": for messages. */

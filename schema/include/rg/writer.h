@@ -25,7 +25,9 @@ int rg_results_write_json(const struct rg_resultset *rs, const char *path);
  * written and fsync'ed first, then renamed one right after the other, so a
  * full disk or a write error changes neither. Both carry rs->run_id, so a kill
  * between the two renames leaves a pair the reader refuses as mismatched.
- * 0, or -errno with "cannot write PATH: why" in err.
+ * 0, or -errno with "cannot write PATH: why" in err. A set without rows is
+ * never written (a command that produced nothing replaces nothing):
+ * -ENODATA, "nothing measured: PATH not written ...".
  */
 int rg_results_write(const struct rg_resultset *rs, const char *csv, const char *json,
 		     char *err, size_t errlen);
@@ -59,8 +61,13 @@ int rg_output_write(const char *path, const char *data, size_t len, char *err, s
  *    output fails here instead of interleaving its files with the first. A
  *    lock left by a process that died is free again (flock dies with it).
  * Locks are held until rg_output_release() or process exit.
- * Returns 0; 2 when a path is unusable (a usage error: "PATH: why" in err);
- * 1 when a lock cannot be taken (errno EBUSY: another run holds it).
+ * The directory of each path is opened here and held with its lock: the
+ * writers create and rename relative to it, so a folder moved or swapped for
+ * a symbolic link during the run is never written through. With the lock
+ * taken, a temporary file of that output left by a killed run is removed.
+ * Returns 0; 2 when a path is unusable (a usage error: "PATH: why" in err),
+ * its lock file included (cannot be created, not an rgbench lock file);
+ * 1 when another run holds the lock (errno EBUSY).
  */
 int rg_output_check(const char *csv, const char *json, char *err, size_t errlen);
 /* The same for n paths (NULL entries are skipped), e.g. kmod's --out, --json and --raw. */
@@ -73,6 +80,31 @@ int rg_output_checkv(const char *const *paths, size_t n, char *err, size_t errle
  */
 int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *in, size_t nin,
 			char *err, size_t errlen);
+/*
+ * The same with a policy: flags RG_OUT_DERIVED for a command whose output
+ * costs milliseconds (report, kmod --from-raw): an existing file that holds
+ * measurements (a result CSV or JSON, a module file) is refused, "OUT: holds
+ * measured results ...: not replaced without --force", 2, unless
+ * RG_OUT_FORCE is also given.
+ */
+enum { RG_OUT_DERIVED = 1u << 0, RG_OUT_FORCE = 1u << 1 };
+int rg_output_checkv_flags(const char *const *paths, size_t n, const char *const *in, size_t nin,
+			   unsigned int flags, char *err, size_t errlen);
+/* True when the file name in dirfd (AT_FDCWD: a path) starts like a result CSV or JSON or a module file. */
+bool rg_output_holds_measurements_at(int dirfd, const char *name);
+/*
+ * A CSV output named .json or a JSON output named .csv (either may be NULL):
+ * 2 with "PATH: the CSV output is named .json ..." in err; else 0. The
+ * reader goes by the name, so such a pair could be written but never read:
+ * every command with --out and --json calls it before its output check.
+ */
+int rg_output_check_formats(const char *csv, const char *json, char *err, size_t errlen);
+/*
+ * The start-up side of the stop signals (called from a signal handler, so
+ * async-signal-safe): remove every lock file and temporary file this process
+ * made. tools/rgbench.c hands it to rg_cl_catch_startup_signals().
+ */
+void rg_output_cleanup_signal(void);
 /*
  * A name the reader takes from a directory operand (its read_dir.c): ends in
  * .csv or .json, does not start with '.', holds no ".tmp.". The output check
