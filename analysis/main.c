@@ -8,6 +8,7 @@
 #include "rg/plot.h"
 #include "rg/report.h"
 #include "rg/results.h"
+#include "rg/version.h"
 
 /* Hidden helper for the U-test check: "mwu x1,x2,... y1,y2,..." prints U1 p exact. */
 static int mwu_main(int argc, char **argv)
@@ -37,6 +38,9 @@ static int mwu_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (rg_version_asked(argc, argv) || (argc > 1 && rg_version_asked(argc - 1, argv + 1)))
+		return 0;
 
 	if (!strcmp(cmd, "compare"))
 		return rg_compare_main(argc - 1, argv + 1);

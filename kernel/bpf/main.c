@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* rgbench-bpf: the BPF trigger bench on its own (same as `rgbench bpf ...`). */
 #include "rg/bpf.h"
+#include "rg/version.h"
 
 int main(int argc, char **argv)
 {
+	if (rg_version_asked(argc, argv))
+		return 0;
 	argv[0] = "bpf";
 	return rg_bpf_main(argc, argv);
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* Standalone `rgbench-kmod`: the `rgbench kmod` subcommand as its own program (exit 77: skipped). */
 #include "rg/kmod.h"
+#include "rg/version.h"
 
 int main(int argc, char **argv)
 {
+	if (rg_version_asked(argc, argv))
+		return 0;
 	return rg_kmod_main(argc, argv);
 }
