@@ -2,6 +2,7 @@
 /* `rgbench kmod`'s command line: options, usage, the table it prints, and rg_kmod_main() tying load and convert together. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include "rg/cmdline.h"
 #include "rg/env.h"
 #include "rg/kmod.h"
+#include "rg/paths.h"
 #include "rg/schema.h"
 #include "kmod_int.h"
 
@@ -20,6 +22,18 @@ struct opts {
 	const char *out, *json, *raw, *from_raw;
 	bool quiet;
 };
+
+/* The module's sources: $RG_KMOD_SRC, else this rgbench's own (rg/paths.h), else "". */
+static const char *module_src(void)
+{
+	static char dir[PATH_MAX];
+
+	if (getenv("RG_KMOD_SRC"))
+		return getenv("RG_KMOD_SRC");
+	if (!dir[0] && rg_path("kmod", dir, sizeof(dir)))
+		dir[0] = '\0';
+	return dir;
+}
 
 static void usage(FILE *to)
 {
@@ -45,7 +59,12 @@ static void usage(FILE *to)
 		"  --ladder also times each part of rctx-kernel and the this_cpu forms, one\n"
 		"  loop per step, in the same rounds (scenario ladder; not with --duty).\n"
 		"  --raw saves the module's own CSV; --from-raw converts such a file\n"
-		"  without loading anything.\n", RG_KMOD_SRC_DIR, RG_KMOD_SKIP);
+		"  without loading anything.\n"
+		"  -V, --version: the release and commit of this build; -h, --help: this text.\n"
+		"  Examples:\n"
+		"    rgbench kmod --guards rctx-kernel,this-cpu-inc,noop --out kmod.csv\n"
+		"    rgbench kmod --module /lib/modules/$(uname -r)/updates/dkms/rgbench_kmod.ko\n",
+		module_src(), RG_KMOD_SKIP);
 }
 
 /* Characters allowed in a guard list (it goes into the module's parameters). */
@@ -283,7 +302,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->run.runs = 5;
 	o->run.irq_iters = 1000;
 	/* The one environment variable of the command, read here and passed down. */
-	o->run.src = getenv("RG_KMOD_SRC") ? getenv("RG_KMOD_SRC") : RG_KMOD_SRC_DIR;
+	o->run.src = module_src();
 	rg_cl_getopt_reset();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1) {
