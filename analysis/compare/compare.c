@@ -23,7 +23,15 @@ static void usage(FILE *f)
 	      "--allow-emulated: compare rows measured on an emulated CPU (virt emulated (...)),\n"
 	      "                  refused otherwise (exit 2).\n"
 	      "--unit ns|cycles: ns figures as measured (default) or in reference cycles\n"
-	      "                  (each row's ns / its ref_ns_per_cycle).\n", f);
+	      "                  (each row's ns / its ref_ns_per_cycle).\n"
+	      "-V, --version: the release and commit of this build; -h, --help: this text.\n"
+	      "Pairs the rows of BASE and NEW by guard, scenario and parameters and says for\n"
+	      "each whether it changed beyond run-to-run noise (Mann-Whitney U over runs or\n"
+	      "samples, against the A/A floor the files measured); two files of one host and\n"
+	      "build are checked as an A/A pair first.\n"
+	      "Examples:\n"
+	      "  rgbench compare results/before.json results/after.json\n"
+	      "  rgbench compare --commit-log --baseline tls results/run.json\n", f);
 }
 
 /* The first "emulated (...)" virt value among a side's rows, NULL when there is none. */

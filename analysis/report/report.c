@@ -26,7 +26,11 @@ static void usage(FILE *f)
 	      "--unit cycles: ns figures in reference cycles (each row's ns / its\n"
 	      "ref_ns_per_cycle); duty levels stay in ns. Default: ns.\n"
 	      "--include-noisy: keep rows whose status is noisy in the headline ratios\n"
-	      "(they are marked, and left out by default).\n", f);
+	      "(they are marked, and left out by default).\n"
+	      "-V, --version: the release and commit of this build; -h, --help: this text.\n"
+	      "Examples:\n"
+	      "  rgbench report results/host-20260101T000000Z.json --out report.md\n"
+	      "  rgbench report --across-hosts results/fleet-1/\n", f);
 }
 
 /* What the command line asked for. */

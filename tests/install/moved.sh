@@ -25,9 +25,18 @@ for f in "$bindir/rgbench" "$bindir/rgbench-report" "$datadir/rgbench/rgplot.py"
 	"$datadir/rgbench/rgplot_base.py" "$datadir/rgbench/kmod/Kbuild" "$datadir/rgbench/kmod/main.c" \
 	"$datadir/rgbench/kmod/rg_kguards.h" "$datadir/rgbench/kmod/rg_kguards_extra.h" \
 	"$datadir/rgbench/fleet/fleet.sh" "$datadir/rgbench/fleet/rgbench.yml" \
-	"$datadir/rgbench/fleet/callback_plugins/rgbench_fleet.py" "$datadir/doc/rgbench/README.md"; do
+	"$datadir/rgbench/fleet/callback_plugins/rgbench_fleet.py" "$datadir/doc/rgbench/README.md" \
+	"$datadir/bash-completion/completions/rgbench"; do
 	[[ -f $P/$f ]] && ok "installed $f" || fail "$f is not installed"
 done
+if [[ -f $build/docs/man/rgbench.1 ]]; then
+	for m in rgbench rgbench-bpf rgbench-kmod rgbench-compare rgbench-report rgbench-plot rgbench-fleet; do
+		[[ -f $P/$datadir/man/man1/$m.1 ]] || fail "man page $m.1 is not installed"
+	done
+	MANPATH=$P/$datadir/man man -w rgbench-compare >/dev/null 2>&1 || fail "man -w rgbench-compare finds no page"
+else
+	echo "note: no scdoc, the man pages were not built"
+fi
 for f in "$bindir/rgbench" "$bindir/rgbench-report" "$datadir/rgbench/fleet/fleet.sh"; do
 	[[ -x $P/$f ]] || fail "$f is not executable"
 done
@@ -88,6 +97,31 @@ run "rgbench --plan --quick" 0 "$R" --plan --quick --guards tls
 # fleet: the installed command finds its installed script and playbook.
 run "rgbench fleet --help" 0 "$R" fleet --help
 grep -q '^usage: rgbench fleet' "$T/out" || fail "fleet --help: $(head -2 "$T/out")"
+
+# Bash completion, installed, completing with the installed rgbench's own tables.
+complete_words() {	# WORDS...: what completing the last word offers, one a line
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"
+		_rgbench; printf "%s\n" "${COMPREPLY[@]}"' _ "$P/$datadir/bash-completion/completions/rgbench" "$@" 2>&1
+}
+expect_completion() {	# WANT WORDS...
+	local want=$1
+	shift
+	local got
+	got=$(complete_words "$@")
+	grep -qx -- "$want" <<<"$got" && ok "completion of '$*' offers $want" ||
+		fail "completion of '$*' does not offer $want: $(tr '\n' ' ' <<<"$got")"
+}
+expect_completion compare "$R" co
+expect_completion --guards "$R" --gu
+expect_completion tls "$R" --guards t
+expect_completion tls,rseq "$R" --guards tls,rs
+expect_completion ladder "$R" --scenarios la
+expect_completion --attach "$R" bpf --at
+expect_completion fentry "$R" bpf --attach fe
+expect_completion rctx-kernel "$R" kmod --guards rctx-k
+expect_completion --from-raw "$R" kmod --from
+expect_completion --across-hosts "$R" compare --across-h
+expect_completion report "$R" help rep
 
 # Nothing installed names the source or build tree.
 while IFS= read -r -d '' f; do
