@@ -24,6 +24,7 @@ P=$T/moved R=$T/moved/$bindir/rgbench D=$T/moved/$datadir/rgbench
 for f in "$bindir/rgbench" "$bindir/rgbench-report" "$datadir/rgbench/rgplot.py" \
 	"$datadir/rgbench/rgplot_base.py" "$datadir/rgbench/kmod/Kbuild" "$datadir/rgbench/kmod/main.c" \
 	"$datadir/rgbench/kmod/rg_kguards.h" "$datadir/rgbench/kmod/rg_kguards_extra.h" \
+	"$datadir/rgbench/kmod/COPYING" "$datadir/doc/rgbench/LICENSE" \
 	"$datadir/rgbench/fleet/fleet.sh" "$datadir/rgbench/fleet/rgbench.yml" \
 	"$datadir/rgbench/fleet/callback_plugins/rgbench_fleet.py" "$datadir/doc/rgbench/README.md" \
 	"$datadir/bash-completion/completions/rgbench"; do
