@@ -72,6 +72,16 @@ static int from_marker(const char *marker, const char *name, char *buf, size_t l
 	return ret;
 }
 
+int rg_installed(void)
+{
+	char dir[PATH_MAX], marker[PATH_MAX + 32];
+
+	if (rg_self_dir(dir, sizeof(dir)))
+		return 0;
+	snprintf(marker, sizeof(marker), "%s/" RG_BUILD_MARKER, dir);
+	return !exists(marker);
+}
+
 int rg_path(const char *name, char *buf, size_t len)
 {
 	char dir[PATH_MAX], marker[PATH_MAX + 32];

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "rg/cmdline.h"
 #include "rg/env.h"
@@ -45,7 +47,9 @@ static void usage(FILE *to)
 		"                    [--raw F.csv] [--from-raw F.csv] [--scenarios loop|tramp|loop,tramp]\n"
 		"                    [--quiet]\n"
 		"  Loads rgbench_kmod.ko (built from %s against --kdir,\n"
-		"  default /lib/modules/$(uname -r)/build), runs every selected guard on\n"
+		"  default /lib/modules/$(uname -r)/build; an installed rgbench loads the one\n"
+		"  DKMS built, /lib/modules/$(uname -r)/updates/dkms, when there is one), runs\n"
+		"  every selected guard on\n"
 		"  one bound kthread per physical core (interrupts off, guards in shuffled\n"
 		"  rounds) plus the softirq/hardirq/NMI re-entry tests, unloads it and\n"
 		"  writes rows (suite=kmod). Needs root and a kernel with module support;\n"
@@ -288,6 +292,28 @@ static int check_opts(const struct opts *o, const struct seen *seen)
 	return 0;
 }
 
+/*
+ * An installed rgbench with neither --module nor --kdir (nor $RG_KMOD_SRC) loads the module DKMS
+ * built for the running kernel (package rgbench-dkms, the same version) when there is one,
+ * instead of building its own; a build tree's rgbench always builds from its tree.
+ */
+static void dkms_module(struct opts *o)
+{
+	static char ko[600];
+	struct utsname u;
+	struct stat st;
+
+	if (o->run.module || o->run.kdir || o->from_raw || getenv("RG_KMOD_SRC") || !rg_installed() ||
+	    uname(&u))
+		return;
+	snprintf(ko, sizeof(ko), "/lib/modules/%s/updates/dkms/" RG_KMOD_NAME ".ko", u.release);
+	if (stat(ko, &st) || !S_ISREG(st.st_mode))
+		return;
+	o->run.module = ko;
+	if (!o->quiet)
+		fprintf(stderr, "rgbench kmod: the module DKMS built for %s: %s\n", u.release, ko);
+}
+
 /* 0: run; 1: --help was printed; RG_EXIT_USAGE: bad usage (message printed). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -312,6 +338,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		return rg_cl_usage_error("unexpected argument '%s'", argv[optind]);
+	dkms_module(o);
 	return check_opts(o, &seen);
 }
 

@@ -20,6 +20,9 @@
 #define RG_BUILD_MARKER "rgbench-build-tree"
 int rg_path(const char *name, char *buf, size_t len);
 
+/* 1: the running binary is an installed one (no build-tree marker beside it); else 0. */
+int rg_installed(void);
+
 /* The folder of the running binary (/proc/self/exe), or -1. */
 int rg_self_dir(char *buf, size_t len);
 
