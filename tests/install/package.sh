@@ -64,7 +64,7 @@ mmdebstrap --variant=apt --setup-hook="$seed" --customize-hook='rm -f "$1"/var/c
 	{ tail -20 "$T/mmdebstrap-run.log"; echo "FAIL: mmdebstrap of the install chroot"; exit 1; }
 cp "${debs[@]}" "$T/run/tmp/"
 mount_api "$T/run"
-if in_root "$T/run" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y /tmp/*.deb linux-headers-'"$arch" \
+if in_root "$T/run" sh -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y /tmp/*.deb linux-headers-'"$arch" \
 	>"$T/install.log" 2>&1; then ok "apt-get install of the .debs"; else tail -30 "$T/install.log"; fail "apt-get install"; fi
 grep -iE 'dkms|rgbench' "$T/install.log" | tail -8 | sed 's/^/  /'
 
