@@ -51,8 +51,13 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 "  --no-bpf                  do not run the BPF suite in the default run\n"
 "  --quiet                   no progress lines\n"
 "  --benchmark_*=...         passed to Google Benchmark (filter, format, out...)\n"
+"  -V, --version             the release and commit of this build (-h, --help: this)\n"
 "  --word value and --word=value are the same; exit 0 ok, 1 failure, 2 usage,\n"
-"  128+signal interrupted (no file written)\n");
+"  128+signal interrupted (no file written)\n"
+"Examples:\n"
+"  rgbench --quick                         every guard, short: results/<host>-<time>.csv\n"
+"  rgbench --guards tls,rseq --runs 3      two guards (and noop) in 3 fresh processes\n"
+"  rgbench compare before.json after.json  what changed between two runs\n");
 }
 
 enum {

@@ -16,10 +16,7 @@
 #include "rg/gbench.h"
 #include "rg/platform.h"
 #include "rg/schema.h"
-
-#ifndef RG_VERSION
-#define RG_VERSION "unknown"
-#endif
+#include "rg/version.h"
 
 /* The first progress line, and the warning that an emulator's timings are not a machine's. */
 static void announce(const struct rg_suite_cfg *cfg, const struct rg_env *env)
@@ -28,7 +25,7 @@ static void announce(const struct rg_suite_cfg *cfg, const struct rg_env *env)
 		char topo[256];
 
 		rg_topo_describe(topo, sizeof(topo));
-		fprintf(cfg->progress, "rgbench %s: %s %s, kernel %s; %s\n", RG_VERSION, env->arch,
+		fprintf(cfg->progress, "rgbench %s: %s %s, kernel %s; %s\n", rg_version(), env->arch,
 			env->cpu_model, env->kernel, topo);
 	}
 	if (rg_env_virt_emulated(env->virt))

@@ -10,22 +10,18 @@
 #   -DRG_LIBPERF=OFF            never (counters report "n/a: built without libperf")
 #   -DRG_LINUX_SOURCE=<tar.*>   kernel source tarball (default: the newest
 #                               /usr/src/linux-source-<version>.tar.{xz,gz,bz2})
-#   -DRG_LIBPERF_CACHE=<dir>    its tools/ subtrees are extracted there once and copied
-#                               into each build tree (default ~/.cache/rgbench/libperf-src;
-#                               empty: extracted in each tree)
+#   -DRG_LIBPERF_CACHE=<dir>    opt-in: its tools/ subtrees are extracted there once and
+#                               copied into each build tree (e.g. ~/.cache/rgbench/libperf-src;
+#                               default empty: extracted in each build tree, nothing written
+#                               outside it)
 #
 # Nothing from the kernel tree is committed: the needed tools/ subtrees are
 # copied into ${CMAKE_BINARY_DIR}/libperf-src at build time (cmake/libperf_extract.cmake).
 set(RG_LIBPERF AUTO CACHE STRING "libperf for counters: AUTO or OFF")
 set(RG_LINUX_SOURCE "" CACHE FILEPATH
     "kernel source tarball that tools/lib/perf is built from (empty: the newest in /usr/src)")
-if(DEFINED ENV{HOME})
-  set(_rg_libperf_cache "$ENV{HOME}/.cache/rgbench/libperf-src")
-else()
-  set(_rg_libperf_cache "")
-endif()
-set(RG_LIBPERF_CACHE "${_rg_libperf_cache}" CACHE PATH
-    "where the tarball's tools/ subtrees are extracted once for every build tree (empty: in each)")
+set(RG_LIBPERF_CACHE "" CACHE PATH
+    "opt-in: where the tarball's tools/ subtrees are extracted once for every build tree (empty: in each)")
 
 # The newest /usr/src/linux-source-<version>.tar.* by version (6.12 after 6.1), or "".
 function(rg_newest_linux_source out)
@@ -90,7 +86,7 @@ if(NOT RG_LIBPERF STREQUAL "OFF")
               -P "${PROJECT_SOURCE_DIR}/cmake/libperf_extract.cmake"
       COMMAND ${CMAKE_COMMAND} -E touch "${_src}/.extracted"
       DEPENDS "${_tarball}" "${PROJECT_SOURCE_DIR}/cmake/libperf_extract.cmake"
-      COMMENT "Extracting tools/lib/perf from ${_tarname} (once per tarball in ${RG_LIBPERF_CACHE})"
+      COMMENT "Extracting tools/lib/perf from ${_tarname} into the build tree (cache: '${RG_LIBPERF_CACHE}')"
       VERBATIM)
     # libperf's Makefile also builds libapi.a (its dependency).
     add_custom_command(

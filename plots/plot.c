@@ -17,17 +17,12 @@
 #include "rg/env.h"
 #include "rg/across.h"
 #include "rg/input.h"
+#include "rg/paths.h"
 #include "rg/plots.h"
 #include "rg/registry.h"
 #include "rg/results.h"
 #include "plot.h"
 
-#ifndef RG_PLOT_SCRIPT_SRC
-#define RG_PLOT_SCRIPT_SRC ""
-#endif
-#ifndef RG_PLOT_SCRIPT_INSTALLED
-#define RG_PLOT_SCRIPT_INSTALLED ""
-#endif
 #define RG_PYTHON_DEFAULT "/usr/bin/python3"
 
 volatile sig_atomic_t pl_stop;
@@ -39,7 +34,11 @@ static void usage(FILE *f)
 	      "for the kinds of rows present, in each format (default png,svg); one bar series\n"
 	      "or marker fill per FILE or DIR, one colour and line style per guard.\n"
 	      "Environment: RG_PYTHON (default " RG_PYTHON_DEFAULT "),\n"
-	      "RG_PLOT_SCRIPT (path of rgplot.py).\n", f);
+	      "RG_PLOT_SCRIPT (path of rgplot.py).\n"
+	      "-V, --version: the release and commit of this build; -h, --help: this text.\n"
+	      "Examples:\n"
+	      "  rgbench plot results/host-20260101T000000Z.json --out plots\n"
+	      "  rgbench plot before.json after.json --out ab --format svg\n", f);
 }
 
 static bool is_file(const char *p)
@@ -49,30 +48,12 @@ static bool is_file(const char *p)
 	return p && *p && !stat(p, &st) && S_ISREG(st.st_mode);
 }
 
-/* rgplot.py: $RG_PLOT_SCRIPT (o->script), beside the binary, ../share/rgbench, install, source tree. */
+/* rgplot.py: $RG_PLOT_SCRIPT (o->script), else this rgbench's own (rg/paths.h: installed or build tree). */
 static const char *find_script(const struct plot_opts *o, char *buf, size_t size)
 {
-	char exe[4096];
-	ssize_t n;
-
 	if (o->script)
 		return o->script;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		dirname(exe);
-		snprintf(buf, size, "%s/rgplot.py", exe);
-		if (is_file(buf))
-			return buf;
-		snprintf(buf, size, "%s/../share/rgbench/rgplot.py", exe);
-		if (is_file(buf))
-			return buf;
-	}
-	if (is_file(RG_PLOT_SCRIPT_INSTALLED))
-		return RG_PLOT_SCRIPT_INSTALLED;
-	if (is_file(RG_PLOT_SCRIPT_SRC))
-		return RG_PLOT_SCRIPT_SRC;
-	return NULL;
+	return !rg_path("plot", buf, size) && is_file(buf) ? buf : NULL;
 }
 
 /*

@@ -5,11 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rg/version.h"
 #include "schema_int.h"
-
-#ifndef RG_VERSION
-#define RG_VERSION "unknown"
-#endif
 
 void rg_csv_put_field(FILE *f, const char *s)
 {
@@ -166,7 +163,7 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 
 /* The value of every column for one row, through the column X-macro. */
 #define COL_schema_version(r, rs)	(long)RG_SCHEMA_VERSION
-#define COL_rgbench_version(r, rs)	RG_VERSION
+#define COL_rgbench_version(r, rs)	rg_version()
 #define COL_run_id(r, rs)		(rs)->run_id
 #define COL_timestamp(r, rs)		(rs)->timestamp
 #define COL_host(r, rs)			(rs)->env.host
@@ -354,7 +351,7 @@ void rg_fmt_write_json(FILE *f, const struct rg_resultset *rs)
 {
 	const struct rg_env *e = &rs->env;
 	const char *const run[][2] = {
-		{ "rgbench_version", RG_VERSION }, { "run_id", rs->run_id },
+		{ "rgbench_version", rg_version() }, { "run_id", rs->run_id },
 		{ "timestamp", rs->timestamp },
 	};
 	const char *const machine[][2] = {

@@ -58,7 +58,9 @@ configure() {
   local dir=$1
   shift
   mkdir -p "$dir"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir/configure.log" 2>&1
+  # The test trees share one extraction of libperf's sources (an opt-in cache, cmake/libperf.cmake).
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release ${HOME:+"-DRG_LIBPERF_CACHE=$HOME/.cache/rgbench/libperf-src"} \
+    "$@" >"$dir/configure.log" 2>&1
 }
 pids=() dirs=()
 start_configure() { configure "$@" & pids+=($!) dirs+=("$1"); }

@@ -29,7 +29,11 @@ DIR/<inventory name>/ and writes DIR/report.md with rgbench report over the host
   run.sh options        e.g. --quick, --guards tls,rseq; everything after -- goes to run.sh
 DIR/ansible.log has Ansible's own output; DIR/status.tsv one line per host.
 Needs ansible-playbook (scripts/deps.sh fleet installs it) and, on every host, ssh and python3.
+  -V, --version         the release and commit of this build; -h, --help: this text
 Exit: 0 all hosts ok, 1 a host failed or no report, 2 usage, 128+signal interrupted.
+Examples:
+  rgbench fleet -i hosts.ini -- --quick
+  rgbench fleet -i hosts.yml --forks 20 --out results/fleet-arm
 EOF
 }
 

@@ -8,20 +8,20 @@
 #include <unistd.h>
 
 #include "rg/cmdline.h"
+#include "rg/paths.h"
 #include "fleet_run.h"
 
-#ifndef RG_FLEET_SCRIPT_SRC
-#define RG_FLEET_SCRIPT_SRC ""
-#endif
-
 /*
- * The script: $RG_FLEET_SCRIPT, else the source tree's tools/fleet.sh (the playbook sits
- * beside it in fleet/, and the commit the hosts run is that checkout's HEAD). RGBENCH tells
- * it which rgbench makes the report: this one. Returns only on failure (RG_EXIT_FAIL).
+ * The script: $RG_FLEET_SCRIPT, else this rgbench's fleet.sh (rg/paths.h: the source tree's
+ * tools/fleet.sh for a build tree's binary, whose playbook sits in fleet/ and whose commit the
+ * hosts run; installed, DATADIR/rgbench/fleet/). RGBENCH tells it which rgbench makes the
+ * report: this one. Returns only on failure (RG_EXIT_FAIL).
  */
 int rg_fleet_run_main(int argc, char **argv)
 {
-	const char *script = getenv("RG_FLEET_SCRIPT") ? getenv("RG_FLEET_SCRIPT") : RG_FLEET_SCRIPT_SRC;
+	char found[PATH_MAX] = "";
+	const char *script = getenv("RG_FLEET_SCRIPT") ? getenv("RG_FLEET_SCRIPT") :
+			     rg_path("fleet", found, sizeof(found)) ? "" : found;
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct stat st;
@@ -29,8 +29,9 @@ int rg_fleet_run_main(int argc, char **argv)
 
 	rg_cl_set_prog("rgbench fleet");
 	if (!*script || stat(script, &st) || !S_ISREG(st.st_mode))
-		return rg_cl_error("cannot find tools/fleet.sh ('%s'): run rgbench from its source "
-				   "checkout's build, or set RG_FLEET_SCRIPT", script);
+		return rg_cl_error("cannot find fleet.sh ('%s'): it is installed beside rgbench "
+				   "(share/rgbench/fleet/) or in its source checkout (tools/); or set RG_FLEET_SCRIPT",
+				   script);
 	if (n > 0) {
 		self[n] = '\0';
 		if (setenv("RGBENCH", self, 1))

@@ -7,6 +7,7 @@
 #include "rg/bench.h"
 #include "rg/cmdline.h"
 #include "rg/writer.h"
+#include "rg/version.h"
 #include "fleet_run.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
@@ -66,21 +67,36 @@ static const struct subcmd subcmds[] = {
 	  "a result file in Google Benchmark's JSON, for its compare.py", NO_ANALYSIS },
 	{ "fleet", rg_fleet_run_main, "run.sh on every host of an Ansible inventory, fetch, report",
 	  NULL },
+	{ "help", NULL, "this text, or a subcommand's (rgbench help compare)", NULL },
 };
 
 #define NSUBCMDS (sizeof(subcmds) / sizeof(subcmds[0]))
+
+/* help is the dispatcher's own (main() below), never "not built". */
+static bool is_built(const struct subcmd *c)
+{
+	return c->main || !strcmp(c->name, "help");
+}
 
 static void print_subcommands(FILE *f, bool help)
 {
 	if (help) {
 		for (size_t i = 0; i < NSUBCMDS; i++)
 			fprintf(f, "       rgbench %-8s [args]  %s%s\n", subcmds[i].name, subcmds[i].summary,
-				subcmds[i].main ? "" : " (not built)");
+				is_built(&subcmds[i]) ? "" : " (not built)");
+		fprintf(f, "       rgbench --version | -V     the release and the commit of this build\n"
+			"\n"
+			"rgbench measures what a per-CPU recursion guard (the counter a BPF trampoline\n"
+			"bumps on entry and drops on exit) costs on this machine: every guard design in\n"
+			"userspace loops (this command), in BPF programs (rgbench bpf) and in the kernel\n"
+			"(rgbench kmod), each row with its statistics, written as CSV and JSON, then\n"
+			"compared, reported and plotted (rgbench compare, report, plot), here or over a\n"
+			"fleet of hosts (rgbench fleet). man rgbench has the whole reference.\n");
 		return;
 	}
 	fprintf(f, "subcommands:");
 	for (size_t i = 0; i < NSUBCMDS; i++)
-		fprintf(f, " %s%s", subcmds[i].name, subcmds[i].main ? "" : " (not built)");
+		fprintf(f, " %s%s", subcmds[i].name, is_built(&subcmds[i]) ? "" : " (not built)");
 	fprintf(f, "\n");
 }
 
@@ -99,6 +115,24 @@ static const struct rg_bench_hooks hooks = {
  * process.
  */
 RG_CL_STARTUP_SIGNALS(rg_output_cleanup_signal);
+/* rgbench help [SUBCOMMAND]: rgbench --help, or SUBCOMMAND --help. */
+static int help(int argc, char **argv)
+{
+	char *args[] = { argv[0], "--help", NULL };
+
+	if (argc > 3)
+		return rg_cl_usage_error("help takes at most one subcommand (got '%s')", argv[3]);
+	if (argc == 2)
+		return rg_bench_main(2, args, &hooks);
+	for (size_t i = 0; i < NSUBCMDS; i++)
+		if (!strcmp(argv[2], subcmds[i].name) && subcmds[i].main) {
+			args[0] = argv[2];
+			return subcmds[i].main(2, args);
+		}
+	if (!strcmp(argv[2], "help"))
+		return rg_bench_main(2, args, &hooks);
+	return rg_cl_usage_error("help: unknown or not built subcommand '%s'", argv[2]);
+}
 
 int main(int argc, char **argv)
 {
@@ -106,12 +140,18 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	if (rg_version_asked(argc, argv))
+		return rg_cl_stdout_status(0);
+	if (argc > 1 && !strcmp(argv[1], "help"))
+		return rg_cl_stdout_status(help(argc, argv));
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NSUBCMDS; i++) {
 			const struct subcmd *c = &subcmds[i];
 
 			if (strcmp(argv[1], c->name))
 				continue;
+			if (rg_version_asked(argc - 1, argv + 1))
+				return rg_cl_stdout_status(0);
 			if (!c->main) {
 				fprintf(stderr, "rgbench: %s not built: %s\n", c->name, c->missing);
 				return 1;

@@ -14,6 +14,7 @@
 
 /* Stop signals and ulimit -f handled from before main (rg/cmdline.h). */
 RG_CL_STARTUP_SIGNALS(rg_output_cleanup_signal);
+#include "rg/version.h"
 
 /* Hidden helper for the U-test check: "mwu x1,x2,... y1,y2,..." prints U1 p exact. */
 static int mwu_main(int argc, char **argv)
@@ -43,6 +44,9 @@ static int mwu_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (rg_version_asked(argc, argv) || (argc > 1 && rg_version_asked(argc - 1, argv + 1)))
+		return 0;
 
 	if (!strcmp(cmd, "compare"))
 		return rg_compare_main(argc - 1, argv + 1);

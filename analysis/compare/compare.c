@@ -28,8 +28,15 @@ static void usage(FILE *f)
 	      "whose guard, scenario or role is listed; --rows PATTERN those whose name\n"
 	      "suite/guard/scenario/tTHREADS/dDUTY matches the shell pattern (e.g. 'user/*/pair/t1/*').\n"
 	      "A selection that keeps no row of any file is refused (exit 2).\n"
-	      "\n"
-	      "example: rgbench compare --commit-log --scenarios pair --roles merged-rctx,this-cpu-6.18 base.json new.json\n", f);
+	      "-V, --version: the release and commit of this build; -h, --help: this text.\n"
+	      "Pairs the rows of BASE and NEW by guard, scenario and parameters and says for\n"
+	      "each whether it changed beyond run-to-run noise (Mann-Whitney U over runs or\n"
+	      "samples, against the A/A floor the files measured); two files of one host and\n"
+	      "build are checked as an A/A pair first.\n"
+	      "Examples:\n"
+	      "  rgbench compare results/before.json results/after.json\n"
+	      "  rgbench compare --commit-log --baseline tls results/run.json\n"
+	      "  rgbench compare --commit-log --scenarios pair --roles merged-rctx,this-cpu-6.18 base.json new.json\n", f);
 }
 
 /* The first "emulated (...)" virt value among a side's rows, NULL when there is none. */

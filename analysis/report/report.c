@@ -29,7 +29,11 @@ static void usage(FILE *f)
 	      "--include-noisy: keep rows whose status is noisy in the headline ratios\n"
 	      "(they are marked, and left out by default).\n"
 	      "--force: let --out replace a file that holds measured results (a run's\n"
-	      "CSV or JSON, a module file); without it that is refused (exit 2).\n", f);
+	      "CSV or JSON, a module file); without it that is refused (exit 2).\n"
+	      "-V, --version: the release and commit of this build; -h, --help: this text.\n"
+	      "Examples:\n"
+	      "  rgbench report results/host-20260101T000000Z.json --out report.md\n"
+	      "  rgbench report --across-hosts results/fleet-1/\n", f);
 }
 
 /* What the command line asked for. */

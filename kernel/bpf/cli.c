@@ -86,8 +86,16 @@ static void usage(FILE *f)
 		"  --out/--json   write the rows (suite=bpf) in the shared schema, atomically\n"
 		"  --quiet        no progress or result lines (errors still go to stderr)\n"
 		"  -v, --verbose  libbpf's messages too\n"
+		"  -V, --version  the release and commit of this build (-h, --help: this text)\n"
+		"Times the guard a BPF program pays on each call: the trigger bench's programs,\n"
+		"attached to a hook the producers fire (syscall) or run by bpf_prog_test_run\n"
+		"(driver), against the same program without the guard (baselines), as the\n"
+		"kernel's selftests/bpf bench does. Needs root (CAP_BPF, CAP_PERFMON).\n"
 		"Exit status: 0 done (refused types are 'skipped' rows), 1 I/O error, 2 bad option,\n"
-		"77 not enough privilege, 128+signal interrupted (nothing written).\n",
+		"77 not enough privilege, 128+signal interrupted (nothing written).\n"
+		"Examples:\n"
+		"  rgbench bpf --list\n"
+		"  rgbench bpf --attach fentry,raw_tp --threads 1,2 --out bpf.csv\n",
 		MAX_PASSES, DEFAULT_PASSES, RG_TRIG_MAX_BATCH);
 }
 

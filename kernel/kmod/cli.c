@@ -2,16 +2,20 @@
 /* `rgbench kmod`'s command line: options, usage, the table it prints, and rg_kmod_main() tying load and convert together. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "rg/cmdline.h"
 #include "rg/env.h"
 #include "rg/kmod.h"
+#include "rg/paths.h"
 #include "rg/schema.h"
 #include "kmod_int.h"
 
@@ -20,6 +24,18 @@ struct opts {
 	const char *out, *json, *raw, *from_raw;
 	bool quiet, force;
 };
+
+/* The module's sources: $RG_KMOD_SRC, else this rgbench's own (rg/paths.h), else "". */
+static const char *module_src(void)
+{
+	static char dir[PATH_MAX];
+
+	if (getenv("RG_KMOD_SRC"))
+		return getenv("RG_KMOD_SRC");
+	if (!dir[0] && rg_path("kmod", dir, sizeof(dir)))
+		dir[0] = '\0';
+	return dir;
+}
 
 static void usage(FILE *to)
 {
@@ -31,7 +47,9 @@ static void usage(FILE *to)
 		"                    [--raw F.csv] [--from-raw F.csv] [--scenarios loop|tramp|loop,tramp]\n"
 		"                    [--force] [--quiet]\n"
 		"  Loads rgbench_kmod.ko (built from %s against --kdir,\n"
-		"  default /lib/modules/$(uname -r)/build), runs every selected guard on\n"
+		"  default /lib/modules/$(uname -r)/build; an installed rgbench loads the one\n"
+		"  DKMS built, /lib/modules/$(uname -r)/updates/dkms, when there is one), runs\n"
+		"  every selected guard on\n"
 		"  one bound kthread per physical core (interrupts off, guards in shuffled\n"
 		"  rounds) plus the softirq/hardirq/NMI re-entry tests, unloads it and\n"
 		"  writes rows (suite=kmod). Needs root and a kernel with module support;\n"
@@ -46,8 +64,12 @@ static void usage(FILE *to)
 		"  loop per step, in the same rounds (scenario ladder; not with --duty).\n"
 		"  --raw saves the module's own CSV; --from-raw converts such a file\n"
 		"  without loading anything; it never replaces a file that holds measured\n"
-		"  results (a run's CSV or JSON, a module file) unless --force is given.\n",
-		RG_KMOD_SRC_DIR, RG_KMOD_SKIP);
+		"  results (a run's CSV or JSON, a module file) unless --force is given.\n"
+		"  -V, --version: the release and commit of this build; -h, --help: this text.\n"
+		"  Examples:\n"
+		"    rgbench kmod --guards rctx-kernel,this-cpu-inc,noop --out kmod.csv\n"
+		"    rgbench kmod --module /lib/modules/$(uname -r)/updates/dkms/rgbench_kmod.ko\n",
+		module_src(), RG_KMOD_SKIP);
 }
 
 /* Characters allowed in a guard list (it goes into the module's parameters). */
@@ -273,6 +295,28 @@ static int check_opts(const struct opts *o, const struct seen *seen)
 	return 0;
 }
 
+/*
+ * An installed rgbench with neither --module nor --kdir (nor $RG_KMOD_SRC) loads the module DKMS
+ * built for the running kernel (package rgbench-dkms, the same version) when there is one,
+ * instead of building its own; a build tree's rgbench always builds from its tree.
+ */
+static void dkms_module(struct opts *o)
+{
+	static char ko[600];
+	struct utsname u;
+	struct stat st;
+
+	if (o->run.module || o->run.kdir || o->from_raw || getenv("RG_KMOD_SRC") || !rg_installed() ||
+	    uname(&u))
+		return;
+	snprintf(ko, sizeof(ko), "/lib/modules/%s/updates/dkms/" RG_KMOD_NAME ".ko", u.release);
+	if (stat(ko, &st) || !S_ISREG(st.st_mode))
+		return;
+	o->run.module = ko;
+	if (!o->quiet)
+		fprintf(stderr, "rgbench kmod: the module DKMS built for %s: %s\n", u.release, ko);
+}
+
 /* 0: run; 1: --help was printed; RG_EXIT_USAGE: bad usage (message printed). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -287,7 +331,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->run.runs = 5;
 	o->run.irq_iters = 1000;
 	/* The one environment variable of the command, read here and passed down. */
-	o->run.src = getenv("RG_KMOD_SRC") ? getenv("RG_KMOD_SRC") : RG_KMOD_SRC_DIR;
+	o->run.src = module_src();
 	rg_cl_getopt_reset();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1) {
@@ -297,6 +341,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		return rg_cl_usage_error("unexpected argument '%s'", argv[optind]);
+	dkms_module(o);
 	return check_opts(o, &seen);
 }
 

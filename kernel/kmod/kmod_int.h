@@ -6,14 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#ifndef RG_KMOD_SRC_DIR
-#define RG_KMOD_SRC_DIR "kernel/kmod/module"	/* CMake passes the absolute path */
-#endif
-
-#ifndef RG_KMOD_GEN_DIR
-#define RG_KMOD_GEN_DIR "kernel/kmod/module"	/* the build's generated module files (rg_kguards.h) */
-#endif
-
 #define RG_KMOD_NAME "rgbench_kmod"		/* the module, its debugfs and sysfs directories */
 
 /* What one run of the module is asked to do: the module parameters and where the .ko comes from. */
@@ -22,7 +14,7 @@ struct rg_kmod_run_opts {
 	const char *scenarios;		/* loop, tramp or loop,tramp (checked) */
 	const char *kdir;		/* build against this; NULL: the running kernel's headers */
 	const char *module;		/* use this .ko instead of building one */
-	const char *src;		/* the module's sources: $RG_KMOD_SRC or RG_KMOD_SRC_DIR */
+	const char *src;		/* the module's sources: $RG_KMOD_SRC, else rgbench's own (rg/paths.h) */
 	unsigned long loops, runs, duty_ns, irq_iters, threads, run_ns;
 	unsigned long duty_in_ns;	/* of duty_ns, inside the guarded region */
 	bool irqs_on, siblings, no_nmi;

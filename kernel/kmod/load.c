@@ -20,6 +20,7 @@
 #include "rg/cmdline.h"
 #include "rg/input.h"
 #include "rg/kmod.h"
+#include "rg/paths.h"
 #include "rg/schema.h"
 #ifndef RG_KMOD_TRAMP
 #define RG_KMOD_TRAMP 0	/* CMake sets 1 when kernel/trig (libbpf) is built */
@@ -32,10 +33,20 @@
 #define MOD_NAME RG_KMOD_NAME
 #define DEBUGFS "/sys/kernel/debug"
 #define MOD_DIR DEBUGFS "/" MOD_NAME
-/* The command that installs the running kernel's headers (the build sets the full path). */
-#ifndef RG_DEPS_SCRIPT
-#define RG_DEPS_SCRIPT "scripts/deps.sh"
+/*
+ * The module's generated files (rg_kguards.h): a test build's RG_KMOD_GEN_DIR, else this
+ * rgbench's (rg/paths.h: the build tree's kernel/kmod/module, or the installed sources).
+ */
+static const char *gen_dir(void)
+{
+#ifdef RG_KMOD_GEN_DIR
+	return RG_KMOD_GEN_DIR;
+#else
+	static char dir[PATH_MAX];
+
+	return dir[0] || !rg_path("kmod-gen", dir, sizeof(dir)) ? dir : "(not found)";
 #endif
+}
 
 int rg_kmod_read_file(const char *path, unsigned int flags, char **out, char *err,
 		      size_t errlen)
@@ -125,14 +136,14 @@ int rg_kmod_source(const char *src, const char *name, char *path, size_t len)
 	snprintf(path, len, "%s/%s", src, name);
 	if (is_file(path))
 		return 0;
-	snprintf(path, len, "%s/%s", RG_KMOD_GEN_DIR, name);
+	snprintf(path, len, "%s/%s", gen_dir(), name);
 	return is_file(path) ? 0 : -1;
 }
 
 /*
  * The module's files, as its Kbuild lists them: Kbuild itself, the .c of
  * every object of rgbench_kmod-y and the headers of rgbench_kmod-headers,
- * from src (or, generated ones, RG_KMOD_GEN_DIR) into tmpdir.
+ * from src (or, generated ones, gen_dir()) into tmpdir.
  */
 static int copy_sources(const char *src, const char *tmpdir)
 {
@@ -163,7 +174,7 @@ static int copy_sources(const char *src, const char *tmpdir)
 			if (rg_kmod_source(src, word, path, sizeof(path))) {
 				fprintf(stderr, "rgbench kmod: module source %s/%s not found (nor in %s; "
 					"set RG_KMOD_SRC to the kernel/kmod/module directory)\n",
-					src, word, RG_KMOD_GEN_DIR);
+					src, word, gen_dir());
 				ret = -1;
 				break;
 			}
@@ -194,7 +205,7 @@ static void show_build_log(const char *log)
 }
 
 /*
- * Build the module from src (the options' RG_KMOD_SRC_DIR or $RG_KMOD_SRC)
+ * Build the module from src ($RG_KMOD_SRC or rgbench's own sources)
  * against kdir in a fresh temporary directory. 0, RG_KMOD_SKIP (no headers) or -1.
  */
 static int build_module(const char *src, const char *kdir, char *tmpdir, char *ko,
@@ -206,8 +217,8 @@ static int build_module(const char *src, const char *kdir, char *tmpdir, char *k
 	snprintf(path, sizeof(path), "%s/Makefile", kdir);
 	if (!is_file(path)) {
 		fprintf(stderr, "rgbench kmod: skipped: no kernel build headers at %s "
-			"(%s kmod installs the running kernel's, or pass --kdir or --module)\n", kdir,
-			RG_DEPS_SCRIPT);
+			"(install the running kernel's, e.g. linux-headers-$(uname -r) or, in a checkout, "
+			"scripts/deps.sh kmod; or pass --kdir or --module)\n", kdir);
 		return RG_KMOD_SKIP;
 	}
 	strcpy(tmpdir, "/tmp/rgbench-kmod.XXXXXX");

@@ -6,8 +6,11 @@
 
 /* Stop signals and ulimit -f handled from before main (rg/cmdline.h). */
 RG_CL_STARTUP_SIGNALS(rg_output_cleanup_signal);
+#include "rg/version.h"
 
 int main(int argc, char **argv)
 {
+	if (rg_version_asked(argc, argv))
+		return 0;
 	return rg_kmod_main(argc, argv);
 }
