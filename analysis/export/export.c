@@ -31,6 +31,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "  --gbench   Google Benchmark JSON (the one format so far; required)\n"
 	      "  --out F    write F whole or not at all (the one output policy)\n"
+	      "  -V, --version: the release and commit of this build; -h, --help: this text.\n"
 	      "\n"
 	      "example: rgbench export --gbench base.json --out base-gb.json\n"
 	      "         rgbench export --gbench new.json --out new-gb.json\n"

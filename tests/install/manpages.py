@@ -12,8 +12,13 @@ import sys
 
 SECTIONS = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "FILES", "ENVIRONMENT",
             "EXAMPLES", "SEE ALSO"]
-PAGES = {"rgbench": [], "rgbench-bpf": ["bpf"], "rgbench-kmod": ["kmod"], "rgbench-compare": ["compare"],
-         "rgbench-report": ["report"], "rgbench-plot": ["plot"], "rgbench-fleet": ["fleet"]}
+def pages(rgbench):
+    """rgbench(1) and one page per subcommand the binary lists (rgbench --list: "subcommands: ..."),
+    so a subcommand added without its page fails here."""
+    r = subprocess.run([rgbench, "--list"], capture_output=True, text=True)
+    line = next((l for l in r.stdout.splitlines() if l.startswith("subcommands:")), "")
+    subs = [w for w in line.split(":", 1)[1].split() if re.fullmatch(r"[a-z]+", w) and w != "help"] if line else []
+    return {"rgbench": [], **{"rgbench-" + s: [s] for s in subs}}
 # A placeholder, not an option: "--word value and --word=value are the same".
 NOT_OPTIONS = {"--word"}
 
@@ -30,6 +35,10 @@ def main():
         print("SKIP: the man pages were not built (no scdoc)")
         return 77
     fails = 0
+    PAGES = pages(rgbench)
+    if len(PAGES) < 2:
+        print("FAIL: rgbench --list names no subcommand")
+        return 1
     for page, args in PAGES.items():
         scd = open(os.path.join(src, "docs", "man", page + ".1.scd"), encoding="utf-8").read()
         scd = scd.replace("\\_", "_").replace("\\[", "[").replace("\\*", "*")

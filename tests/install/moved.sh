@@ -31,7 +31,7 @@ for f in "$bindir/rgbench" "$bindir/rgbench-report" "$datadir/rgbench/rgplot.py"
 	[[ -f $P/$f ]] && ok "installed $f" || fail "$f is not installed"
 done
 if [[ -f $build/docs/man/rgbench.1 ]]; then
-	for m in rgbench rgbench-bpf rgbench-kmod rgbench-compare rgbench-report rgbench-plot rgbench-fleet; do
+	for m in rgbench $("$build/tools/rgbench" --list | sed -n 's/^subcommands://p' | tr ' ' '\n' | grep -E '^[a-z]+$' | grep -vx help | sed 's/^/rgbench-/'); do
 		[[ -f $P/$datadir/man/man1/$m.1 ]] || fail "man page $m.1 is not installed"
 	done
 	MANPATH=$P/$datadir/man man -w rgbench-compare >/dev/null 2>&1 || fail "man -w rgbench-compare finds no page"
@@ -64,7 +64,7 @@ run "rgbench help" 0 "$R" help
 grep -q '^usage: rgbench' "$T/out" || fail "rgbench help has no usage line"
 run "rgbench --list" 0 "$R" --list
 grep -q '^subcommands: bpf' "$T/out" || fail "--list has no subcommands line"
-for sub in bpf kmod compare plot report fleet; do
+for sub in $(sed -n 's/^subcommands://p' "$T/out" | tr ' ' '\n' | grep -E '^[a-z]+$' | grep -vx help); do
 	if grep -q "^subcommands:.* $sub (not built)" "$T/out" 2>/dev/null; then continue; fi
 	run "rgbench $sub --version" 0 "$R" "$sub" --version
 	[[ $(cat "$T/out") == "$v" ]] || fail "rgbench $sub --version printed '$(cat "$T/out")'"
@@ -113,6 +113,7 @@ expect_completion() {	# WANT WORDS...
 		fail "completion of '$*' does not offer $want: $(tr '\n' ' ' <<<"$got")"
 }
 expect_completion compare "$R" co
+expect_completion export "$R" exp
 expect_completion --guards "$R" --gu
 expect_completion tls "$R" --guards t
 expect_completion tls,rseq "$R" --guards tls,rs
