@@ -299,5 +299,22 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-") as T:
               and os.listdir(work) == [],
               f"{cmd} {sig.name}: exit {p.returncode} {out_s[:200]!r} {err_s!r} left {os.listdir(work)}")
 
+    # 8. Issue 36 item 13: python's own variables do not reach the plot script. PYTHONHOME
+    # (python cannot start), PYTHONINSPECT=1 (an interactive prompt after the script) and,
+    # a case the issue did not list, PYTHONPATH with a matplotlib that raises: each plots.
+    shadow = os.path.join(T, "shadow")
+    os.mkdir(shadow)
+    with open(os.path.join(shadow, "matplotlib.py"), "w") as f:
+        f.write("raise SystemExit('shadowed matplotlib imported')\n")
+    for var, val in (("PYTHONHOME", "/nonexistent"), ("PYTHONINSPECT", "1"), ("PYTHONPATH", shadow),
+                     ("PYTHONSTARTUP", os.path.join(shadow, "matplotlib.py"))):
+        out = os.path.join(T, f"env-{var}")
+        env = dict(os.environ, **{var: val})
+        r = subprocess.run([R, "plot", a, "--out", out], capture_output=True, text=True, env=env,
+                           stdin=subprocess.DEVNULL, timeout=300)
+        check(r.returncode == 0 and os.path.isfile(os.path.join(out, "pair-ns.png")) and
+              "Traceback" not in r.stderr and "shadowed" not in r.stderr,
+              f"plot with {var}={val}: exit {r.returncode} {r.stderr[-300:]!r}")
+
 print("hostile: all passed" if not failures else f"hostile: {len(failures)} failed")
 sys.exit(1 if failures else 0)
