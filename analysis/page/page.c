@@ -56,6 +56,14 @@ int rp_page_end(struct ctx *c, int ret, const char *err)
 	else if (err[0])
 		rg_cl_error("%s", err);
 	free(c->buf);
+	for (int d = 0; d < c->nplotdir; d++) {
+		free(c->plotdir[d]);
+		free(c->plotrel[d]);
+	}
+	free(c->plotdir);
+	free(c->plotrel);
+	c->plotdir = c->plotrel = NULL;
+	c->nplotdir = 0;
 	return ret;
 }
 

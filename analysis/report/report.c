@@ -120,12 +120,12 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 	rp_para(c, "%s", what);
 	unit_para(c, o, nocycle);
 	{
-		const char *paths[RP_MAX_PLOTDIRS];
-		size_t np = 0;
+		const char **paths = calloc(nin ? nin : 1, sizeof(*paths));
 
-		for (size_t i = 0; i < nin && np < RP_MAX_PLOTDIRS; i++)
-			paths[np++] = in[i].path;
-		rp_plots_find(c, o->out, paths, np);
+		for (size_t i = 0; paths && i < nin; i++)
+			paths[i] = in[i].path;
+		rp_plots_find(c, o->out, paths, paths ? nin : 0);
+		free(paths);
 	}
 	rp_sec_fleet(c, hosts, nh, o->allow_emulated);
 	rp_sec_why_fleet(c, hosts, nh, o->allow_emulated);
@@ -173,7 +173,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 
 int rg_report_main(int argc, char **argv)
 {
-	struct input in[MAX_FILES];
+	struct input *in = NULL;
 	struct host *hosts = NULL;
 	struct opts o = { .width = 72 };
 	size_t nin = 0, nh = 0, nocycle = 0;
@@ -202,8 +202,7 @@ int rg_report_main(int argc, char **argv)
 		return ret;
 	}
 	ret = RG_EXIT_FAIL;
-	memset(in, 0, sizeof(in));
-	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
+	if (rp_read_inputs(argc, argv, o.first, &in, &nin, err, sizeof(err)) ||
 	    rg_cl_signal_status())
 		goto out;
 	c.cycles = o.unit && !strcmp(o.unit, "cycles");

@@ -40,12 +40,18 @@ static const struct rg_row *guard_row(const struct boot *b, size_t w, const char
 
 /* ---- two boots of one machine: the base's prediction against the patched kernel's measurement ---- */
 
-#define MAX_BOOTS 16
-
-/* Every (machine, kernel) of the inputs in reading order, with its rows. -1: out of memory. */
-static int read_boots(const struct input *in, size_t nin, struct boot *boots, size_t *nb, size_t *more)
+/*
+ * Every (machine, kernel) of the inputs in reading order, with its rows, into
+ * *bootsp (allocated, any number: a fleet of many hosts is many boots).
+ * -1: out of memory.
+ */
+static int read_boots(const struct input *in, size_t nin, struct boot **bootsp, size_t *nb)
 {
-	*nb = *more = 0;
+	size_t cap = 0;
+	struct boot *boots = NULL;
+
+	*nb = 0;
+	*bootsp = NULL;
 	for (size_t f = 0; f < nin; f++)
 		for (size_t i = 0; i < in[f].rows.n; i++) {
 			const struct rg_row *r = &in[f].rows.v[i];
@@ -56,10 +62,11 @@ static int read_boots(const struct input *in, size_t nin, struct boot *boots, si
 				    !strcmp(rg_row_s(boots[k].id, RG_COL_kernel), rg_row_s(r, RG_COL_kernel)))
 					break;
 			if (k == *nb) {
-				if (*nb == MAX_BOOTS) {
-					(*more)++;
-					continue;
-				}
+				struct boot *v = rg_grow(boots, &cap, *nb, sizeof(*v), 16);
+
+				if (!v)
+					return -1;
+				*bootsp = boots = v;
 				memset(&boots[k], 0, sizeof(boots[k]));
 				boots[k].id = r;
 				(*nb)++;
@@ -195,11 +202,11 @@ static void boots_pair(struct ctx *c, const struct boot *base, const struct boot
 
 void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin)
 {
-	struct boot *boots = calloc(MAX_BOOTS, sizeof(*boots));
-	size_t nb = 0, more = 0, pairs = 0;
+	struct boot *boots = NULL;
+	size_t nb = 0, pairs = 0;
 	bool listed = false;	/* the last thing written is a list item */
 
-	if (!boots || read_boots(in, nin, boots, &nb, &more))
+	if (read_boots(in, nin, &boots, &nb))
 		goto out;	/* out of memory: the section is left out */
 	for (size_t i = 0; i < nb; i++)
 		for (size_t j = i + 1; j < nb; j++) {
@@ -230,8 +237,6 @@ void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin)
 		}
 	if (listed)
 		fputc('\n', c->f);
-	if (pairs && more)
-		rp_para(c, "(%zu rows of machines and kernels beyond the first %d not compared.)", more, MAX_BOOTS);
 out:
 	for (size_t k = 0; boots && k < nb; k++)
 		free(boots[k].rows);

@@ -316,5 +316,43 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-") as T:
               "Traceback" not in r.stderr and "shadowed" not in r.stderr,
               f"plot with {var}={val}: exit {r.returncode} {r.stderr[-300:]!r}")
 
+    # 9. Issue 36: any number of files (no fixed table of 64): a fleet of 150 hosts through
+    # report, compare --across-hosts and plot's data, as files and (a case the issue did not
+    # list) as one folder holding 150 runs.
+    fleet = os.path.join(T, "fleet150")
+    os.mkdir(fleet)
+    with open(os.path.join(FX, "report-x86.csv"), newline="") as f:
+        rows150 = list(csv.reader(f))
+    h150 = rows150[0]
+    for i in range(150):
+        with open(os.path.join(fleet, f"h{i:03d}.csv"), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(h150)
+            for r in rows150[1:]:
+                r = list(r)
+                r[h150.index("host")] = f"h{i:03d}"
+                r[h150.index("run_id")] = f"20260201T000000Z-{i:03d}"
+                w.writerow(r)
+    files150 = sorted(os.path.join(fleet, n) for n in os.listdir(fleet))
+    for what, operands in (("150 files", files150), ("a folder of 150 runs", [fleet])):
+        r = run("report", *operands)
+        check(r.returncode == 0 and r.stderr == "" and "150 files, 150 hosts." in " ".join(r.stdout.split())
+              and "h149" in r.stdout, f"report of {what}: exit {r.returncode} {r.stderr!r}")
+        r = run("compare", "--across-hosts", *operands)
+        check(r.returncode == 0 and r.stderr == "" and
+              r.stdout.startswith("# rgbench compare --across-hosts: 150 hosts, 150 files\n"),
+              f"compare --across-hosts of {what}: exit {r.returncode} {r.stderr!r} {r.stdout[:80]!r}")
+    counter = os.path.join(T, "count_hosts.py")
+    with open(counter, "w") as f:
+        f.write("import csv, sys\n"
+                "a = sys.argv[1:]\n"
+                "data, out = a[a.index('--data') + 1], a[a.index('--out') + 1]\n"
+                "hosts = {r['host'] for r in csv.DictReader(open(data))}\n"
+                "open(out + '/pair-ns.png', 'w').write(str(len(hosts)))\n")
+    r = run("plot", *files150, "--out", os.path.join(T, "p150"), env=dict(os.environ, RG_PLOT_SCRIPT=counter))
+    drawn = os.path.join(T, "p150", "pair-ns.png")
+    check(r.returncode == 0 and os.path.isfile(drawn) and open(drawn).read() == "150",
+          f"plot of 150 files: exit {r.returncode} {r.stderr[-300:]!r}")
+
 print("hostile: all passed" if not failures else f"hostile: {len(failures)} failed")
 sys.exit(1 if failures else 0)

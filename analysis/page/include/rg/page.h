@@ -38,8 +38,6 @@ void rg_fmt_fixed(char *buf, size_t size, double v, int dec);
  */
 #define RG_REPORT_MIN_WIDTH 60
 #define MAX_LEFT 64
-/* Folders of pictures a page links: beside it and one <stem>-plots/ per file, at most this many. */
-#define RP_MAX_PLOTDIRS 16
 /* The page being written, its width and the sections left out (listed at the end). */
 struct ctx {
 	FILE *f;		/* the page, in memory (rp_page_open()) */
@@ -50,8 +48,12 @@ struct ctx {
 	char left[MAX_LEFT][240];
 	int nleft;
 	bool include_noisy;	/* --include-noisy: noisy rows in the headline ratios too */
-	/* Where the pictures are (rp_plots_find()): a folder and how the page links into it. */
-	char plotdir[RP_MAX_PLOTDIRS][4096], plotrel[RP_MAX_PLOTDIRS][4200];
+	/*
+	 * Where the pictures are (rp_plots_find()): folders (beside the page,
+	 * then one <stem>-plots/ per input, any number) and how the page links
+	 * into each; allocated, freed by rp_page_end().
+	 */
+	char **plotdir, **plotrel;
 	int nplotdir;
 	unsigned int plots_shown;	/* kinds already linked under a section */
 };
@@ -101,7 +103,8 @@ int rp_opt_unit(const char *arg, const char **unit);
  * out NULL, to stdout; the exit status (err set on a failure before stdout).
  * Nothing is written after a stop signal (rg_cl_catch_stop_signals()).
  * rp_page_end(): err (when set) as the one line on stderr, or after a stop
- * signal, unless ret is 0, rg_cl_interrupted()'s line and status; the page freed; ret.
+ * signal, unless ret is 0, rg_cl_interrupted()'s line and status; the page and its
+ * picture folders freed; ret.
  */
 int rp_page_open(struct ctx *c, char *err, size_t errlen);
 int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen);
