@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* One sanitizer per medium for untrusted names: the terminal (one printable line), CSV, Markdown. */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +132,10 @@ size_t rg_md_text(char *dst, size_t size, const char *src)
 	rg_str_printable(clean, sizeof(clean), src);
 	for (const char *p = clean; *p && o + 1 < size; p++) {
 		bool esc = strchr("\\`*_[]<>&|~$#!", *p) || (*p == ':' && !strncmp(p + 1, "//", 2));
+
+		/* '_' between two letters or digits (x86_64) is never emphasis: left as it is */
+		if (*p == '_' && p > clean && isalnum((unsigned char)p[-1]) && isalnum((unsigned char)p[1]))
+			esc = false;
 		size_t n = 1;
 
 		while (((unsigned char)p[n] & 0xc0) == 0x80)	/* the rest of a UTF-8 character */

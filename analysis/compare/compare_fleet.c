@@ -60,8 +60,8 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 		for (size_t i = 0; i < nh; i++)
 			for (size_t k = 0; k < hosts[i].ndups; k++)
 				rp_bullet(&c, "%s: %zu row(s) of %s are also in %s: those are used",
-					  hosts[i].name, hosts[i].dups[k].n, hosts[i].dups[k].dropped,
-					  hosts[i].dups[k].kept);
+					  rp_md(hosts[i].name), hosts[i].dups[k].n,
+					  rp_md(hosts[i].dups[k].dropped), rp_md(hosts[i].dups[k].kept));
 		rp_sec_fleet(&c, hosts, nh, allow_emulated);
 	}
 	ret = rp_page_emit(&c, NULL, err, sizeof(err));

@@ -141,10 +141,10 @@ static void boots_pair(struct ctx *c, const struct boot *base, const struct boot
 	char used[4][320], types[4][64];
 
 	rp_para(c, "%s%s: base kernel %s (runs %s), patched kernel %s (runs %s). The base's measurement plus the design change (pred.: a PREDICTION) beside what the patched kernel measured (n/a: not measured there); error = (pred. - patched) / patched:",
-		rg_row_s(base->id, RG_COL_host),
+		rp_md(rg_row_s(base->id, RG_COL_host)),
 		strncmp(rg_row_s(base->id, RG_COL_virt), "emulated", 8) ? "" : " [EMULATED]",
-		rg_row_s(base->id, RG_COL_kernel), base->design,
-		rg_row_s(pat->id, RG_COL_kernel), pat->design);
+		rp_md(rg_row_s(base->id, RG_COL_kernel)), rp_md(base->design),
+		rp_md(rg_row_s(pat->id, RG_COL_kernel)), rp_md(pat->design));
 	rg_table_init(&t, 6);
 	rg_table_add(&t, hdr);
 	for (int k = 1; k <= 5; k++)
@@ -227,13 +227,13 @@ void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin)
 			}
 			listed = true;
 			if (!a->design || !b->design)
-				rp_bullet(c, "%s, kernels %s and %s: %s", rg_row_s(a->id, RG_COL_host),
-					  rg_row_s(a->id, RG_COL_kernel), rg_row_s(b->id, RG_COL_kernel),
-					  !a->design ? a->why : b->why);
+				rp_bullet(c, "%s, kernels %s and %s: %s", rp_md(rg_row_s(a->id, RG_COL_host)),
+					  rp_md(rg_row_s(a->id, RG_COL_kernel)), rp_md(rg_row_s(b->id, RG_COL_kernel)),
+					  rp_md(!a->design ? a->why : b->why));
 			else
 				rp_bullet(c, "%s, kernels %s and %s: both run %s, nothing to predict",
-					  rg_row_s(a->id, RG_COL_host), rg_row_s(a->id, RG_COL_kernel),
-					  rg_row_s(b->id, RG_COL_kernel), a->design);
+					  rp_md(rg_row_s(a->id, RG_COL_host)), rp_md(rg_row_s(a->id, RG_COL_kernel)),
+					  rp_md(rg_row_s(b->id, RG_COL_kernel)), rp_md(a->design));
 		}
 	if (listed)
 		fputc('\n', c->f);

@@ -36,7 +36,10 @@ void rg_csv_put_field(FILE *f, const char *s);
  * (rg_str_printable()), then every character that Markdown or HTML would
  * read as markup backslash-escaped, so the name shows as written and is
  * never a link, a tag, an entity, emphasis, code, a table's cell border or
- * math: \ ` * _ [ ] < > & | ~ $ # ! and the ':' of "://" (an autolink).
+ * math: \ ` * _ [ ] < > & | ~ $ # ! and the ':' of "://" (an autolink);
+ * a '_' between two letters or digits (x86_64), never emphasis, stays as it is.
+ * Inline only: where the text may begin a line, the page checks its first
+ * word with rg_md_word_starts_block().
  * Cut on a character boundary, never after a lone backslash. Returns the
  * length written.
  */
@@ -44,7 +47,8 @@ size_t rg_md_text(char *dst, size_t size, const char *src);
 /*
  * True when a word of len bytes would start a Markdown block at the start of
  * a line (a list item "-", "+", "1." or "1)", a rule or a setext underline
- * of '-' or '='): a page that wraps its prose puts a backslash before it.
+ * of '-' or '='): a page that wraps its prose puts a backslash before it
+ * (also after a bullet's "- ", where "1." would open a nested list).
  */
 bool rg_md_word_starts_block(const char *word, size_t len);
 

@@ -68,7 +68,17 @@ void rp_plots_find(struct ctx *c, const char *out, const char *const *paths, siz
 const char *rp_url(char *out, size_t size, const char *s);
 void rp_plot_link(struct ctx *c, const char *kind);
 
-/* text.c: the page's paragraphs, bullets, headings, tables and numbers */
+/*
+ * text.c: the page's paragraphs, bullets, headings, tables and numbers.
+ * A name from a file, a host or the filesystem printed in a paragraph or a
+ * bullet goes through rp_md() (rg_md_text(): its Markdown and HTML escaped,
+ * so it shows as written and is never a link or a tag); rp_heading()
+ * escapes its whole text itself; a table is a fenced block, its cells
+ * printed as they are, the fence longer than any run of backticks in them.
+ * rp_md() returns one of 16 buffers it reuses in turn: enough for the
+ * arguments of one call.
+ */
+const char *rp_md(const char *s);
 void rp_para(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rp_bullet(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rp_heading(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
