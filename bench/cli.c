@@ -367,6 +367,10 @@ static void gb_initialize(struct rg_bench_opts *o)
 int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 		   struct rg_bench_opts *o)
 {
+	/* The first option given that --list does not use: refused with it, never ignored. */
+	static char not_for_list_buf[64];
+	char *not_for_list = NULL;
+
 	rg_cl_set_prog("rgbench");
 	o->profile = 1;
 	o->reps = -1;
@@ -389,6 +393,9 @@ int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 		char flag[64];
 
 		if (!strncmp(a, "--benchmark_", 12)) {
+			if (!not_for_list)
+				snprintf(not_for_list = not_for_list_buf, sizeof(not_for_list_buf), "%.*s",
+					 eq ? (int)(eq - a) : (int)strlen(a), a);
 			gb_flag(o, argv[i]);
 			continue;
 		}
@@ -412,7 +419,13 @@ int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 			exit(rg_cl_usage_error("%s needs a value", flag));
 		if (set_option(o, w->val, flag, v))
 			exit(RG_EXIT_USAGE);
+		/* --list prints this machine's guards, CPUs (of --cpus) and counters (of --events) */
+		if (!not_for_list && w->val != O_LIST && w->val != RG_CL_O_CPUS && w->val != O_EVENTS)
+			snprintf(not_for_list = not_for_list_buf, sizeof(not_for_list_buf), "%s", flag);
 	}
+	if (o->list && not_for_list)
+		exit(rg_cl_usage_error("%s: --list prints what this machine offers and runs nothing "
+				       "(it takes --cpus and --events only)", not_for_list));
 	gb_initialize(o);
 	return -1;
 }

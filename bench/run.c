@@ -17,6 +17,7 @@
 #include "rg/platform.h"
 #include "rg/schema.h"
 #include "rg/version.h"
+#include "rg/text.h"
 
 /* The first progress line, and the warning that an emulator's timings are not a machine's. */
 static void announce(const struct rg_suite_cfg *cfg, const struct rg_env *env)
@@ -79,9 +80,14 @@ static int write_results(const struct rg_suite_cfg *cfg, struct rg_resultset *rs
 	}
 	rg_output_release();
 	if (cfg->progress) {
-		fprintf(cfg->progress, "rgbench: wrote %zu rows to %s\n", rs->n, cfg->out_csv);
-		if (json)
-			fprintf(cfg->progress, "rgbench: wrote %s\n", json);
+		char shown[4200];
+
+		rg_str_printable(shown, sizeof(shown), cfg->out_csv);	/* the terminal's sanitizer */
+		fprintf(cfg->progress, "rgbench: wrote %zu rows to %s\n", rs->n, shown);
+		if (json) {
+			rg_str_printable(shown, sizeof(shown), json);
+			fprintf(cfg->progress, "rgbench: wrote %s\n", shown);
+		}
 	}
 	/* Written, and a failure all the same: the same policy as kmod and bpf (README, exit codes). */
 	nerr = rg_results_nerror(rs);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "rg/cmdline.h"
+#include "rg/text.h"
 #include "cmdline_int.h"
 
 static const char *cl_prog = "rgbench";
@@ -26,13 +27,20 @@ const char *rg_cl_prog(void)
 	return cl_prog;
 }
 
-/* One line "<prog>: <head><msg><tail>\n", written with one call. */
+/*
+ * One line "<prog>: <head><msg><tail>\n", written with one call. The line is
+ * what the terminal gets of option values and file names: made printable
+ * (rg_str_printable()), so a newline, a tab or an escape sequence in a value
+ * can neither split the message nor reach the terminal.
+ */
 static void cl_vprint(const char *head, const char *tail, const char *fmt, va_list ap)
 {
-	char msg[1024];
+	char msg[1024], line[2048], clean[2048];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "%s: %s%s%s\n", cl_prog, head, msg, tail);
+	snprintf(line, sizeof(line), "%s%s%s", head, msg, tail);
+	rg_str_printable(clean, sizeof(clean), line);
+	fprintf(stderr, "%s: %s\n", cl_prog, clean);
 }
 
 int rg_cl_fd_budget(void)

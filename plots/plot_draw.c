@@ -160,6 +160,27 @@ struct plot_files {
 	char data[4200], lat[4200], fleet[4200], decision[4200], guards[4200];
 };
 
+/*
+ * The interpreter's environment: rgbench plot's own without the variables
+ * that change what python itself does (PYTHONHOME, PYTHONPATH, PYTHONINSPECT,
+ * PYTHONSTARTUP, ... every PYTHON* name), so the script runs the same for
+ * everyone. What matplotlib and the locale read (MPLCONFIGDIR, HOME, LANG)
+ * stays. NULL when out of memory.
+ */
+static char **python_env(void)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 1, sizeof(*env));
+	for (size_t i = 0; env && i < n; i++)
+		if (strncmp(environ[i], "PYTHON", 6))
+			env[k++] = environ[i];
+	return env;
+}
+
 static int run_python(const char *py, const char *script, const struct plot_files *pf,
 		      const char *formats, const char *outdir, char *err, size_t errlen)
 {
@@ -169,7 +190,13 @@ static int run_python(const char *py, const char *script, const struct plot_file
 			 "--formats", (char *)formats, "--out", (char *)outdir, NULL };
 	sigset_t held;
 	pid_t pid, parent = getpid();
+	char **env = python_env();
 	int st;
+
+	if (!env) {
+		snprintf(err, errlen, "cannot run %s: %s", py, strerror(ENOMEM));
+		return -1;
+	}
 
 	/*
 	 * The script starts with the default actions (rgbench plot ignores
@@ -184,6 +211,7 @@ static int run_python(const char *py, const char *script, const struct plot_file
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot run %s: %s", py, strerror(errno));
+		free(env);
 		return -1;
 	}
 	if (!pid) {
@@ -198,9 +226,10 @@ static int run_python(const char *py, const char *script, const struct plot_file
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &held, NULL);
-		execve(py, args, environ);
+		execve(py, args, env);
 		_exit(127);
 	}
+	free(env);
 	if (wait_script(pid, &st, err, errlen))
 		return -1;
 	if (pl_stop)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "plot.h"
+#include "rg/text.h"
 
 /* Remove the staging directory and everything in it (one level). */
 void pl_remove_dir(const char *dir)
@@ -243,8 +244,12 @@ int pl_publish(struct stage *sg, char *err, size_t errlen)
 		ret = n;
 	}
 	for (int i = 0; i < n; i++) {
-		if (ret > 0)
-			printf("wrote %s/%s\n", sg->out, pic[i]->d_name);
+		if (ret > 0) {
+			char shown[4200];
+
+			rg_str_printable(shown, sizeof(shown), sg->out);	/* the terminal's sanitizer */
+			printf("wrote %s/%s\n", shown, pic[i]->d_name);
+		}
 		free(pic[i]);
 	}
 	free(pic);

@@ -53,22 +53,42 @@ size_t rg_results_nerror(const struct rg_resultset *rs)
 	return n;
 }
 
+/* What one row holds beyond itself. */
+static void row_free(struct rg_result *r)
+{
+	free(r->samples_ns);
+	free(r->samples_mops);
+	free(r->samples_wall_ns);
+	free(r->samples_delta_ns);
+	free(r->samples_cpu_ns);
+	free(r->samples_cpu_delta_ns);
+	free(r->lat_hist_lo);
+	free(r->lat_hist_hi);
+	free(r->lat_hist_count);
+	free(r->runs_ns);
+	free(r->runs_delta_ns);
+	free(r->runs_where);
+}
+
+size_t rg_results_keep(struct rg_resultset *rs, bool (*keep)(const struct rg_result *, void *),
+		       void *arg)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		if (keep(&rs->rows[i], arg))
+			rs->rows[k++] = rs->rows[i];
+		else
+			row_free(&rs->rows[i]);
+	}
+	rs->n = k;
+	return k;
+}
+
 void rg_results_free(struct rg_resultset *rs)
 {
-	for (size_t i = 0; i < rs->n; i++) {
-		free(rs->rows[i].samples_ns);
-		free(rs->rows[i].samples_mops);
-		free(rs->rows[i].samples_wall_ns);
-		free(rs->rows[i].samples_delta_ns);
-		free(rs->rows[i].samples_cpu_ns);
-		free(rs->rows[i].samples_cpu_delta_ns);
-		free(rs->rows[i].lat_hist_lo);
-		free(rs->rows[i].lat_hist_hi);
-		free(rs->rows[i].lat_hist_count);
-		free(rs->rows[i].runs_ns);
-		free(rs->rows[i].runs_delta_ns);
-		free(rs->rows[i].runs_where);
-	}
+	for (size_t i = 0; i < rs->n; i++)
+		row_free(&rs->rows[i]);
 	free(rs->rows);
 	rs->rows = NULL;
 	rs->n = rs->cap = 0;

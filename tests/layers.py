@@ -27,7 +27,7 @@ import sys
 
 # Bottom up. A folder may use its own layer and every layer below it.
 LAYERS = [
-    ["arch"],
+    ["arch", "text"],
     ["cmdline", "platform", "schema"],
     ["guards"],
     ["kernel/trig"],

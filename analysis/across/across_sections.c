@@ -180,8 +180,9 @@ static void sec_matrix(struct ctx *c, const struct fleet *f)
 		const char *role = rp_across_current_role(f->h[i], why, sizeof(why));
 
 		rp_bullet(c, "%s = %s%s: %s %s (%s), kernel %s; runs %s", tag_of(i, tag, sizeof(tag)),
-			  f->h[i]->name, f->h[i]->emulated ? " [EMULATED]" : "", f->h[i]->vendor,
-			  f->h[i]->model, f->h[i]->arch, f->h[i]->kernels, role ? role : "n/a");
+			  rp_md(f->h[i]->name), f->h[i]->emulated ? " [EMULATED]" : "", rp_md(f->h[i]->vendor),
+			  rp_md(f->h[i]->model), rp_md(f->h[i]->arch), rp_md(f->h[i]->kernels),
+			  role ? rp_md(role) : "n/a");
 	}
 	fputc('\n', c->f);
 	matrix_out(c, f, false);
@@ -210,23 +211,24 @@ static void sec_decision(struct ctx *c, const struct fleet *f)
 		size_t l;
 
 		if (!rp_across_decide(f->h[i], &d)) {
-			rp_bullet(c, "%s: n/a (%s)", f->h[i]->name, d.why);
+			rp_bullet(c, "%s: n/a (%s)", rp_md(f->h[i]->name), rp_md(d.why));
 			continue;
 		}
 		l = (size_t)snprintf(line, sizeof(line), "%s%s, kernel %s, runs %s (%s, %s rows):",
-				     f->h[i]->name, f->h[i]->emulated ? " [EMULATED]" : "", f->h[i]->kernel,
-				     d.role, rg_row_s(d.cur, RG_COL_guard), d.suite);
+				     rp_md(f->h[i]->name), f->h[i]->emulated ? " [EMULATED]" : "",
+				     rp_md(f->h[i]->kernel), rp_md(d.role), rp_md(rg_row_s(d.cur, RG_COL_guard)),
+				     d.suite);
 		for (size_t k = 0; k < d.n && l < sizeof(line); k++) {
 			rp_fmt_signed(v, sizeof(v), d.c[k].v);
 			if (isnan(d.c[k].lo)) {
 				l += (size_t)snprintf(line + l, sizeof(line) - l, "%s %s %s ns (no interval)",
-						      k ? ";" : "", d.c[k].role, v);
+						      k ? ";" : "", rp_md(d.c[k].role), v);
 				continue;
 			}
 			rp_fmt_signed(a, sizeof(a), d.c[k].lo);
 			rp_fmt_signed(b, sizeof(b), d.c[k].hi);
 			l += (size_t)snprintf(line + l, sizeof(line) - l, "%s %s %s [%s, %s] ns%s",
-					      k ? ";" : "", d.c[k].role, v, a, b, rp_across_verdict(&d.c[k]));
+					      k ? ";" : "", rp_md(d.c[k].role), v, a, b, rp_across_verdict(&d.c[k]));
 		}
 		if (!d.n && l < sizeof(line))
 			snprintf(line + l, sizeof(line) - l, " no other kernel-form design measured");
@@ -299,7 +301,7 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 		size_t nev = 0, l;
 
 		if (rp_has_tramp(h)) {
-			rp_bullet(c, "%s: predicted from its module tramp rows (Calibration against the real trampoline)", h->name);
+			rp_bullet(c, "%s: predicted from its module tramp rows (Calibration against the real trampoline)", rp_md(h->name));
 			done++;
 			continue;
 		}
@@ -329,14 +331,14 @@ static void sec_predict(struct ctx *c, const struct fleet *f)
 				predict_row(&t, e, d.c[j].role, &d.c[j]);
 		}
 		rp_para(c, "%s%s (PREDICTION, not a measurement: measured per-event cost - %s's guard difference + the design's):",
-			h->name, h->emulated ? " [EMULATED]" : "", d.role);
+			rp_md(h->name), h->emulated ? " [EMULATED]" : "", rp_md(d.role));
 		rp_table_out(c, &t);
 		rg_table_free(&t);
 		l = (size_t)snprintf(used, sizeof(used), "Rows used: BPF rows that run prog->active (%s); guard rows of suite %s: %s=%s",
-				     bpf_file, d.suite, d.role, rg_row_s(d.cur, RG_COL_guard));
+				     rp_md(bpf_file), d.suite, rp_md(d.role), rp_md(rg_row_s(d.cur, RG_COL_guard)));
 		for (size_t j = 0; j < d.n && l < sizeof(used); j++)
-			l += (size_t)snprintf(used + l, sizeof(used) - l, ", %s=%s", d.c[j].role,
-					      rg_row_s(d.c[j].r, RG_COL_guard));
+			l += (size_t)snprintf(used + l, sizeof(used) - l, ", %s=%s", rp_md(d.c[j].role),
+					      rp_md(rg_row_s(d.c[j].r, RG_COL_guard)));
 		rp_para(c, "%s.", used);
 		done++;
 	}
@@ -357,7 +359,7 @@ void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow
 	}
 	if (f.left[0])
 		rp_para(c, "Left out of the next three sections as emulated (timings of qemu, not of a machine; --allow-emulated shows them): %s.",
-			f.left);
+			rp_md(f.left));
 	if (!f.nh) {
 		rp_heading(c, "Guard cost by role and host");
 		rp_left_out(c, "matrix", "every host's rows were measured on an emulated CPU (--allow-emulated shows them)");

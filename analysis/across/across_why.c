@@ -233,8 +233,8 @@ static void counts(struct ctx *c, const struct ladder *A, const struct ladder *B
 
 	cb = b ? rg_row_s(b, RG_COL_counters) : "n/a: no whole row";
 	if (strncmp(ca, "perf", 4) || strncmp(cb, "perf", 4)) {
-		rp_para(c, "Counts per pair: n/a here (%s: %s).", strncmp(ca, "perf", 4) ? A->design : B->design,
-			strncmp(ca, "perf", 4) ? ca : cb);
+		rp_para(c, "Counts per pair: n/a here (%s: %s).",
+			rp_md(strncmp(ca, "perf", 4) ? A->design : B->design), rp_md(strncmp(ca, "perf", 4) ? ca : cb));
 		return;
 	}
 	f = open_memstream(&s, &slen);
@@ -343,14 +343,14 @@ void rp_sec_why(struct ctx *c, const struct host *h)
 
 	rp_heading(c, "Why (%s)", h->name);
 	if (!rp_across_pair(h, &cur, &other, why, sizeof(why))) {
-		rp_left_out(c, "why", "%s: %s", h->name, why);
+		rp_left_out(c, "why", "%s: %s", rp_md(h->name), rp_md(why));
 		return;
 	}
 	user = ladder_of(h, cur, &A) && ladder_of(h, other, &B);
 	kmod = ladder_in(h, "kmod", cur, &KA) && ladder_in(h, "kmod", other, &KB);
 	if (!user && !kmod) {
 		rp_left_out(c, "why", "%s has no ladder rows for %s (the ladder scenario; rgbench --scenarios ladder)",
-			    h->name, A.n ? other : cur);
+			    rp_md(h->name), rp_md(A.n ? other : cur));
 		return;
 	}
 	if (user) {

@@ -63,6 +63,7 @@ struct opts {
 	long width;		/* --width, for --across-hosts over several hosts */
 	struct rg_select sel;	/* --guards, --scenarios, --roles, --rows */
 	bool any_sel;
+	bool width_given;
 	int first, nfiles;	/* operands argv[first .. first+nfiles) */
 };
 
@@ -111,6 +112,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'w':
 			if (rp_opt_width(optarg, &o->width))
 				return RG_EXIT_USAGE;
+			o->width_given = true;
 			break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
@@ -124,6 +126,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return rg_cl_usage_error("--across-suites prints text, --markdown or --csv");
 	if (o->baseline && o->across)
 		return rg_cl_usage_error("--baseline compares guards within one file; drop --across-hosts");
+	/* --width fits the page over several hosts; a form of fixed width or none refuses it */
+	if (o->width_given && (!o->across || o->fmt == OUT_CSV || o->fmt == OUT_COMMIT))
+		return rg_cl_usage_error("--width fits the --across-hosts page (text or --markdown): not with %s",
+					 !o->across ? "BASE NEW, --baseline or --across-suites" :
+					 o->fmt == OUT_CSV ? "--csv" : "--commit-log (72 columns)");
 	if (o->baseline && !*o->baseline)
 		return rg_cl_usage_error("--baseline: an empty guard name");
 	if (o->baseline && argc - optind != 1)
@@ -353,9 +360,17 @@ int rg_compare_main(int argc, char **argv)
 		return ret;
 	/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: nothing printed after one, one line, 128+signal. */
 	rg_cl_catch_stop_signals(NULL);
-	if (o.across && cmp_fleet_wanted(argv + o.first, (size_t)o.nfiles))
+	if (o.across && cmp_fleet_wanted(argv + o.first, (size_t)o.nfiles)) {
+		/* the page over several hosts shows ns and reference cycles side by side */
+		if (o.unit)
+			return rg_cl_usage_error("--unit: the page over more than two hosts shows ns and "
+						 "reference cycles both; drop --unit");
 		return cmp_fleet_main(argv + o.first, (size_t)o.nfiles, o.fmt, o.width, o.allow_emulated,
 				      o.any_sel ? &o.sel : NULL);
+	}
+	if (o.width_given)	/* two hosts: the pair table, whose width is its columns' */
+		return rg_cl_usage_error("--width fits the page over more than two hosts; these files "
+					 "hold two: drop --width");
 	if (o.across) {
 		o.path[0] = argv[o.first];
 		o.path[1] = argv[o.first + 1];

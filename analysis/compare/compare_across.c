@@ -12,7 +12,7 @@
 
 bool cmp_fleet_wanted(char **paths, size_t n)
 {
-	struct input in[MAX_FILES];
+	struct input *in = NULL;
 	struct host *hosts = NULL;
 	size_t nin = 0, nh = 0;
 	char err[256];
@@ -20,9 +20,8 @@ bool cmp_fleet_wanted(char **paths, size_t n)
 
 	if (n != 2)
 		return true;
-	memset(in, 0, sizeof(in));
 	/* two operands: the page only when they hold more than two machines */
-	more = !rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) &&
+	more = !rp_read_inputs((int)n, paths, 0, &in, &nin, err, sizeof(err)) &&
 	       !rp_group_hosts(in, nin, &hosts, &nh, err, sizeof(err)) && nh > 2;
 	rp_hosts_free(hosts, nh);
 	rp_inputs_free(in, nin);
@@ -32,15 +31,14 @@ bool cmp_fleet_wanted(char **paths, size_t n)
 int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool allow_emulated,
 		   const struct rg_select *sel)
 {
-	struct input in[MAX_FILES];
+	struct input *in = NULL;
 	struct host *hosts = NULL;
 	size_t nin = 0, nh = 0;
 	char err[1200] = "";
 	struct ctx c = { 0 };
 	int ret = RG_EXIT_FAIL;
 
-	memset(in, 0, sizeof(in));
-	if (rp_read_inputs((int)n, paths, 0, in, &nin, err, sizeof(err)) || rg_cl_signal_status())
+	if (rp_read_inputs((int)n, paths, 0, &in, &nin, err, sizeof(err)) || rg_cl_signal_status())
 		goto out;
 	if (sel) {
 		/* The matrix is costs over noop: the rows the selected ones are measured against stay. */
@@ -84,8 +82,8 @@ int cmp_fleet_main(char **paths, size_t n, enum out_fmt fmt, long width, bool al
 		for (size_t i = 0; i < nh; i++)
 			for (size_t k = 0; k < hosts[i].ndups; k++)
 				rp_bullet(&c, "%s: %zu row(s) of %s are also in %s: those are used",
-					  hosts[i].name, hosts[i].dups[k].n, hosts[i].dups[k].dropped,
-					  hosts[i].dups[k].kept);
+					  rp_md(hosts[i].name), hosts[i].dups[k].n,
+					  rp_md(hosts[i].dups[k].dropped), rp_md(hosts[i].dups[k].kept));
 		rp_sec_fleet(&c, hosts, nh, allow_emulated);
 	}
 	ret = rp_page_emit(&c, NULL, err, sizeof(err));

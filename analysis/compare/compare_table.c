@@ -203,8 +203,11 @@ static int emit_commit(FILE *f, const struct cmp *v, size_t n, const char *la, c
 			goto out;
 	}
 	for (size_t i = 0; i < hl->n; i++) {
-		cmp_clip(hl->v[i], COMMIT_LOG_WIDTH);
-		fprintf(f, "%s\n", hl->v[i]);
+		char line[2048];
+
+		rg_str_printable(line, sizeof(line), hl->v[i]);
+		cmp_clip(line, COMMIT_LOG_WIDTH);
+		fprintf(f, "%s\n", line);
 	}
 	fputc('\n', f);
 	rg_table_print_text(&t, f);
@@ -235,8 +238,13 @@ static void batch_text(char *buf, size_t size, const struct cmp *c)
 void cmp_print_table(FILE *f, enum out_fmt fmt, const struct lines *hl, struct rg_table *t)
 {
 	if (fmt != OUT_CSV) {
-		for (size_t i = 0; i < hl->n; i++)
-			fprintf(f, "%s%s\n", hl->v[i], fmt == OUT_MARKDOWN ? "  " : "");
+		for (size_t i = 0; i < hl->n; i++) {	/* names in them: text, never markup or controls */
+			char line[2048];
+
+			rg_str_printable(line, sizeof(line), hl->v[i]);
+			fprintf(f, "%s%s\n", fmt == OUT_MARKDOWN ? rp_md(line) : line,
+				fmt == OUT_MARKDOWN ? "  " : "");
+		}
 		fputc('\n', f);
 	}
 	if (fmt == OUT_MARKDOWN)

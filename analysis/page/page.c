@@ -7,6 +7,7 @@
 
 #include "rg/cmdline.h"
 #include "rg/page.h"
+#include "rg/text.h"
 #include "rg/writer.h"
 
 int rp_opt_width(const char *arg, long *width)
@@ -45,7 +46,12 @@ int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen)
 		return rg_cl_stdout_write(c->buf, c->blen);
 	if (rg_output_write(out, c->buf, c->blen, err, errlen))
 		return RG_EXIT_FAIL;
-	printf("wrote %s\n", out);
+	{
+		char shown[4200];
+
+		rg_str_printable(shown, sizeof(shown), out);	/* the terminal's sanitizer */
+		printf("wrote %s\n", shown);
+	}
 	return rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
 }
 
@@ -56,6 +62,14 @@ int rp_page_end(struct ctx *c, int ret, const char *err)
 	else if (err[0])
 		rg_cl_error("%s", err);
 	free(c->buf);
+	for (int d = 0; d < c->nplotdir; d++) {
+		free(c->plotdir[d]);
+		free(c->plotrel[d]);
+	}
+	free(c->plotdir);
+	free(c->plotrel);
+	c->plotdir = c->plotrel = NULL;
+	c->nplotdir = 0;
 	return ret;
 }
 

@@ -80,16 +80,34 @@ static int rel_to(const char *base, const char *dir, char *out, size_t size)
 	return 0;
 }
 
+/* One more picture folder and its link (both copied). false when out of memory (the folder is not linked). */
+static bool add_plotdir(struct ctx *c, const char *dir, const char *rel)
+{
+	char *d = strdup(dir), *r = strdup(rel);
+
+	if (!d || !r) {
+		free(d);
+		free(r);
+		return false;
+	}
+	c->plotdir[c->nplotdir] = d;
+	c->plotrel[c->nplotdir++] = r;
+	return true;
+}
+
 void rp_plots_find(struct ctx *c, const char *out, const char *const *paths, size_t n)
 {
 	char tmp[4096];
 
 	c->nplotdir = 0;
+	c->plotdir = calloc(n + 1, sizeof(*c->plotdir));
+	c->plotrel = calloc(n + 1, sizeof(*c->plotrel));
+	if (!c->plotdir || !c->plotrel)
+		return;		/* no memory: the page links no pictures */
 	snprintf(tmp, sizeof(tmp), "%s", out ? out : n ? paths[0] : ".");
-	snprintf(c->plotdir[0], sizeof(c->plotdir[0]), "%s", dirname(tmp));
-	c->plotrel[0][0] = '\0';
-	c->nplotdir = 1;
-	for (size_t i = 0; i < n && c->nplotdir < RP_MAX_PLOTDIRS; i++) {
+	if (!add_plotdir(c, dirname(tmp), ""))
+		return;
+	for (size_t i = 0; i < n; i++) {
 		bool seen = false;
 		char stem[4096], dir[8300], rel[PATH_MAX], *b, *dot;
 
@@ -103,14 +121,12 @@ void rp_plots_find(struct ctx *c, const char *out, const char *const *paths, siz
 		snprintf(dir, sizeof(dir), "%s/%s-plots", dirname(tmp), stem);
 		for (int d = 0; d < c->nplotdir; d++)
 			seen |= !strcmp(dir, c->plotdir[d]);
-		if (seen || strlen(dir) >= sizeof(c->plotdir[0]))
+		if (seen || strlen(dir) >= sizeof(tmp))
 			continue;
 		/* Linked relative to the page's folder (--out's), not to the input's. */
 		if (rel_to(c->plotdir[0], dir, rel, sizeof(rel)) || !*rel)
 			continue;
-		snprintf(c->plotdir[c->nplotdir], sizeof(c->plotdir[0]), "%s", dir);
-		snprintf(c->plotrel[c->nplotdir], sizeof(c->plotrel[0]), "%s", rel);
-		c->nplotdir++;
+		add_plotdir(c, dir, rel);
 	}
 }
 

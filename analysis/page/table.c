@@ -121,13 +121,13 @@ void rg_table_print_text(const struct rg_table *t, FILE *f)
 	free(w);
 }
 
+/* A cell of a Markdown table: Markdown's one sanitizer (its '|' escaped with the rest). */
 static void md_cell(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
+	char buf[4096];
+
+	rg_md_text(buf, sizeof(buf), s);
+	fputs(buf, f);
 }
 
 void rg_table_print_markdown(const struct rg_table *t, FILE *f)

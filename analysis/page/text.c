@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rg/page.h"
+#include "rg/text.h"
 
 
 /* A paragraph wrapped at ctx->width, prefix on the first line, indent on the others. */
@@ -29,10 +30,18 @@ static void wrap(struct ctx *c, const char *prefix, const char *indent, const ch
 			if (col + 1 + len > w) {
 				fprintf(c->f, "\n%s", indent);
 				col = strlen(indent);
+				/* a word that would start a list item or a rule at a line's start stays text */
+				if (rg_md_word_starts_block(p, len)) {
+					fputc('\\', c->f);
+					col++;
+				}
 			} else {
 				fputc(' ', c->f);
 				col++;
 			}
+		} else if ((!*prefix || !strcmp(prefix, "- ")) && rg_md_word_starts_block(p, len)) {
+			fputc('\\', c->f);
+			col++;
 		}
 		fwrite(p, 1, len, c->f);
 		col += len;
@@ -121,6 +130,16 @@ static void vwrap(struct ctx *c, const char *first, const char *rest, const char
 	wrap(c, first, rest, buf);
 }
 
+const char *rp_md(const char *s)
+{
+	static char ring[16][2048];
+	static unsigned int next;
+	char *out = ring[next++ % 16];
+
+	rg_md_text(out, sizeof(ring[0]), s ? s : "");
+	return out;
+}
+
 void rp_para(struct ctx *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -152,21 +171,22 @@ void rp_subbullet(struct ctx *c, const char *fmt, ...)
 static void clip_cell(char *s, size_t w);
 
 /*
- * "## text": a Markdown heading is one line, so one longer than --width
+ * "## text" (its names escaped for Markdown: pass them raw): a Markdown heading is one line, so one longer than --width
  * moves its closing parenthesis (the host it is about) into a line of its
  * own under it ("For HOST."), wrapped like prose; a heading still too long
  * is clipped, its last character a '~'.
  */
 void rp_heading(struct ctx *c, const char *fmt, ...)
 {
-	char buf[512], *open = NULL;
+	char raw[512], buf[1024], *open = NULL;
 	size_t len, w = c->width > 5 ? (size_t)c->width - 3 : SIZE_MAX;
 	int depth = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	rg_md_text(buf, sizeof(buf), raw);	/* the heading's names stay text */
 	len = strlen(buf);
 	if (rg_utf8_width(buf) > w && len > 2 && buf[len - 1] == ')') {
 		for (size_t i = len; i-- > 0;) {	/* the " (" that the last ')' closes */
@@ -225,7 +245,7 @@ static void clip_cell(char *s, size_t w)
  */
 void rp_table_out(struct ctx *c, struct rg_table *t)
 {
-	size_t w[16];
+	size_t w[16], run, fence = 3;
 
 	unit_header(c, t);
 	for (int guard = 0; guard < 400 && t->ncols <= 16; guard++) {
@@ -252,9 +272,20 @@ void rp_table_out(struct ctx *c, struct rg_table *t)
 		for (size_t r = 0; r < t->nrows; r++)
 			clip_cell(t->cells[r * t->ncols + wc], w[wc] - 1);
 	}
-	fputs("```\n", c->f);
+	/* A fence longer than any run of backticks in a cell: no name can close it. */
+	run = 0;
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		for (const char *p = t->cells[i]; *p; p++) {
+			run = *p == '`' ? run + 1 : 0;
+			fence = run >= fence ? run + 1 : fence;
+		}
+	for (size_t i = 0; i < fence; i++)
+		fputc('`', c->f);
+	fputc('\n', c->f);
 	rg_table_print_text(t, c->f);
-	fputs("```\n\n", c->f);
+	for (size_t i = 0; i < fence; i++)
+		fputc('`', c->f);
+	fputs("\n\n", c->f);
 }
 
 void rp_fmt_ns(char *buf, size_t size, double v)

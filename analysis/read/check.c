@@ -5,6 +5,7 @@
 
 #include "rg/cmdline.h"
 #include "rg/results.h"
+#include "rg/text.h"
 
 int rg_check_main(int argc, char **argv)
 {
@@ -19,7 +20,7 @@ int rg_check_main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		struct rg_rows rows = { 0 };
 		size_t n[3] = { 0 }, skipped = 0, samples = 0;
-		char err[1024];
+		char err[1024], name[4096];
 
 		if (rg_read_path(argv[i], &rows, err, sizeof(err))) {
 			rg_cl_error("%s", err);
@@ -34,8 +35,9 @@ int rg_check_main(int argc, char **argv)
 			skipped += strcmp(rg_row_s(r, RG_COL_status), "ok") != 0;
 			samples += r->n_ns || r->n_mops;
 		}
+		rg_str_printable(name, sizeof(name), argv[i]);	/* the terminal's sanitizer */
 		printf("%s: %zu rows (user %zu, bpf %zu, kmod %zu; %zu not ok; %zu with samples)\n",
-		       argv[i], rows.n, n[0], n[1], n[2], skipped, samples);
+		       name, rows.n, n[0], n[1], n[2], skipped, samples);
 		rg_rows_free(&rows);
 	}
 	return RG_EXIT_OK;

@@ -23,32 +23,36 @@ static void timer_text(struct input *in)
 	}
 }
 
-/* Free what rp_read_inputs() read. */
+/* Free what rp_read_inputs() read, the array included. */
 void rp_inputs_free(struct input *in, size_t nin)
 {
-	for (size_t i = 0; i < nin; i++) {
+	for (size_t i = 0; in && i < nin; i++) {
 		rg_rows_free(&in[i].rows);
 		free((char *)in[i].path);
 	}
+	free(in);
 }
 
-/* Where rp_read_inputs() puts the runs. */
+/* Where rp_read_inputs() puts the runs: an array that grows with them. */
 struct inputs {
-	struct input *in;
-	size_t *nin;
+	struct input **in;
+	size_t *nin, cap;
 };
 
 /* One run into the next input. 0, or -1 with err set. */
 static int read_input(struct rg_dir_run *run, bool listed, void *arg, char *err, size_t errlen)
 {
 	struct inputs *to = arg;
-	struct input *in = &to->in[*to->nin];
+	struct input *v = rg_grow(*to->in, &to->cap, *to->nin, sizeof(*v), 16), *in;
 
 	(void)listed;
-	if (*to->nin == MAX_FILES) {
-		snprintf(err, errlen, "more than %d files", MAX_FILES);
+	if (!v) {	/* any number of files, as far as memory goes */
+		snprintf(err, errlen, "out of memory after %zu files: give fewer at once", *to->nin);
 		return -1;
 	}
+	*to->in = v;
+	in = &v[*to->nin];
+	memset(in, 0, sizeof(*in));
 	/* x.csv beside x.json: validated, same run id, but the JSON is the source. */
 	in->path = strdup(run->path);
 	(*to->nin)++;
@@ -60,15 +64,17 @@ static int read_input(struct rg_dir_run *run, bool listed, void *arg, char *err,
 }
 
 /*
- * Every FILE and every run of every DIR into in[] (at most MAX_FILES), each
- * file read once: a bad file is one line on stderr and nothing written. 0,
- * or -1 with err set.
+ * Every FILE and every run of every DIR into *in (allocated, any number of
+ * them), each file read once: a bad file is one line on stderr and nothing
+ * written. 0, or -1 with err set; either way rp_inputs_free(*in, *nin).
  */
-int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
+int rp_read_inputs(int argc, char **argv, int first, struct input **in, size_t *nin,
 		   char *err, size_t errlen)
 {
-	struct inputs to = { in, nin };
+	struct inputs to = { in, nin, 0 };
 
+	*in = NULL;
+	*nin = 0;
 	return rg_each_run(argv + first, (size_t)(argc - first), read_input, &to, err, errlen);
 }
 

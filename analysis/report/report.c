@@ -117,28 +117,28 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 
 	if (nh == 2 && o->across)
 		/* a label that names the arch already (a shared host name) is not given it twice */
-		fprintf(c->f, "# rgbench report: %s%s%s%s vs %s%s%s%s\n\n", hosts[0].name,
+		fprintf(c->f, "# rgbench report: %s%s%s%s vs %s%s%s%s\n\n", rp_md(hosts[0].name),
 			strcmp(hosts[0].name, hosts[0].hostname) ? "" : " (",
-			strcmp(hosts[0].name, hosts[0].hostname) ? "" : hosts[0].arch,
-			strcmp(hosts[0].name, hosts[0].hostname) ? "" : ")", hosts[1].name,
+			strcmp(hosts[0].name, hosts[0].hostname) ? "" : rp_md(hosts[0].arch),
+			strcmp(hosts[0].name, hosts[0].hostname) ? "" : ")", rp_md(hosts[1].name),
 			strcmp(hosts[1].name, hosts[1].hostname) ? "" : " (",
-			strcmp(hosts[1].name, hosts[1].hostname) ? "" : hosts[1].arch,
+			strcmp(hosts[1].name, hosts[1].hostname) ? "" : rp_md(hosts[1].arch),
 			strcmp(hosts[1].name, hosts[1].hostname) ? "" : ")");
 	else
-		fprintf(c->f, "# rgbench report: %s\n\n", nh == 1 ? hosts[0].name : "several hosts");
+		fprintf(c->f, "# rgbench report: %s\n\n", nh == 1 ? rp_md(hosts[0].name) : "several hosts");
 	snprintf(what, sizeof(what),
 		 "Which per-CPU recursion guard is cheapest on %s, by how much, under which load? %zu file%s, %zu host%s%s.",
-		 nh == 1 ? cpu : "these machines", nin, nin == 1 ? "" : "s", nh, nh == 1 ? "" : "s",
+		 nh == 1 ? rp_md(cpu) : "these machines", nin, nin == 1 ? "" : "s", nh, nh == 1 ? "" : "s",
 		 o->across && nh == 1 ? "; --across-hosts needs a second host" : "");
 	rp_para(c, "%s", what);
 	unit_para(c, o, nocycle);
 	{
-		const char *paths[RP_MAX_PLOTDIRS];
-		size_t np = 0;
+		const char **paths = calloc(nin ? nin : 1, sizeof(*paths));
 
-		for (size_t i = 0; i < nin && np < RP_MAX_PLOTDIRS; i++)
-			paths[np++] = in[i].path;
-		rp_plots_find(c, o->out, paths, np);
+		for (size_t i = 0; paths && i < nin; i++)
+			paths[i] = in[i].path;
+		rp_plots_find(c, o->out, paths, paths ? nin : 0);
+		free(paths);
 	}
 	rp_sec_answer(c, hosts, nh, o->allow_emulated);
 	rp_sec_fleet(c, hosts, nh, o->allow_emulated);
@@ -150,7 +150,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 	} else if (o->across && nh == 1) {
 		rp_heading(c, "Side by side by role");
 		rp_left_out(c, "side by side", "--across-hosts needs files from two hosts; all rows come from %s",
-			    hosts[0].name);
+			    rp_md(hosts[0].name));
 	}
 	for (size_t h = 0; h < nh; h++) {
 		if (!(o->across && nh == 2))
@@ -187,7 +187,7 @@ static void write_page(struct ctx *c, const struct opts *o, const struct input *
 
 int rg_report_main(int argc, char **argv)
 {
-	struct input in[MAX_FILES];
+	struct input *in = NULL;
 	struct host *hosts = NULL;
 	struct opts o = { .width = 72 };
 	size_t nin = 0, nh = 0, nocycle = 0;
@@ -219,8 +219,7 @@ int rg_report_main(int argc, char **argv)
 		return ret;
 	}
 	ret = RG_EXIT_FAIL;
-	memset(in, 0, sizeof(in));
-	if (rp_read_inputs(argc, argv, o.first, in, &nin, err, sizeof(err)) ||
+	if (rp_read_inputs(argc, argv, o.first, &in, &nin, err, sizeof(err)) ||
 	    rg_cl_signal_status())
 		goto out;
 	c.cycles = o.unit && !strcmp(o.unit, "cycles");

@@ -77,10 +77,11 @@ void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
 		stood += strcmp(rg_row_s(a, RG_COL_guard), rg_row_s(b, RG_COL_guard)) != 0;
 	}
 	rp_para(c, "A = %s, B = %s. ns per pair over noop (one pinned thread), rows paired by the role column (guards.def).",
-	     ha, hb);
+	     rp_md(ha), rp_md(hb));
 	if (!paired) {
 		rg_table_free(&t);
-		rp_left_out(c, "side by side", "no role has an ok pair row on both %s and %s", A->name, B->name);
+		rp_left_out(c, "side by side", "no role has an ok pair row on both %s and %s", rp_md(A->name),
+			    rp_md(B->name));
 		return;
 	}
 	rp_table_out(c, &t);
@@ -89,9 +90,9 @@ void rp_sec_across(struct ctx *c, const struct host *A, const struct host *B)
 		rp_para(c, "%zu role%s paired guards of different names: the guard named on each side stood in for that role on its machine (a guard listed under several roles stands in for each).",
 		     stood, stood == 1 ? "" : "s");
 	if (onlya[0])
-		rp_para(c, "Only on A: %s.", onlya);
+		rp_para(c, "Only on A: %s.", rp_md(onlya));
 	if (onlyb[0])
-		rp_para(c, "Only on B: %s.", onlyb);
+		rp_para(c, "Only on B: %s.", rp_md(onlyb));
 	if (A->legacy_roles || B->legacy_roles)
 		rp_para(c, "Some rows had no role column (older files): their roles come from the built-in table of the guard names those files used.");
 }

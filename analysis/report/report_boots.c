@@ -40,12 +40,18 @@ static const struct rg_row *guard_row(const struct boot *b, size_t w, const char
 
 /* ---- two boots of one machine: the base's prediction against the patched kernel's measurement ---- */
 
-#define MAX_BOOTS 16
-
-/* Every (machine, kernel) of the inputs in reading order, with its rows. -1: out of memory. */
-static int read_boots(const struct input *in, size_t nin, struct boot *boots, size_t *nb, size_t *more)
+/*
+ * Every (machine, kernel) of the inputs in reading order, with its rows, into
+ * *bootsp (allocated, any number: a fleet of many hosts is many boots).
+ * -1: out of memory.
+ */
+static int read_boots(const struct input *in, size_t nin, struct boot **bootsp, size_t *nb)
 {
-	*nb = *more = 0;
+	size_t cap = 0;
+	struct boot *boots = NULL;
+
+	*nb = 0;
+	*bootsp = NULL;
 	for (size_t f = 0; f < nin; f++)
 		for (size_t i = 0; i < in[f].rows.n; i++) {
 			const struct rg_row *r = &in[f].rows.v[i];
@@ -56,10 +62,11 @@ static int read_boots(const struct input *in, size_t nin, struct boot *boots, si
 				    !strcmp(rg_row_s(boots[k].id, RG_COL_kernel), rg_row_s(r, RG_COL_kernel)))
 					break;
 			if (k == *nb) {
-				if (*nb == MAX_BOOTS) {
-					(*more)++;
-					continue;
-				}
+				struct boot *v = rg_grow(boots, &cap, *nb, sizeof(*v), 16);
+
+				if (!v)
+					return -1;
+				*bootsp = boots = v;
 				memset(&boots[k], 0, sizeof(boots[k]));
 				boots[k].id = r;
 				(*nb)++;
@@ -134,10 +141,10 @@ static void boots_pair(struct ctx *c, const struct boot *base, const struct boot
 	char used[4][320], types[4][64];
 
 	rp_para(c, "%s%s: base kernel %s (runs %s), patched kernel %s (runs %s). The base's measurement plus the design change (pred.: a PREDICTION) beside what the patched kernel measured (n/a: not measured there); error = (pred. - patched) / patched:",
-		rg_row_s(base->id, RG_COL_host),
+		rp_md(rg_row_s(base->id, RG_COL_host)),
 		strncmp(rg_row_s(base->id, RG_COL_virt), "emulated", 8) ? "" : " [EMULATED]",
-		rg_row_s(base->id, RG_COL_kernel), base->design,
-		rg_row_s(pat->id, RG_COL_kernel), pat->design);
+		rp_md(rg_row_s(base->id, RG_COL_kernel)), rp_md(base->design),
+		rp_md(rg_row_s(pat->id, RG_COL_kernel)), rp_md(pat->design));
 	rg_table_init(&t, 6);
 	rg_table_add(&t, hdr);
 	for (int k = 1; k <= 5; k++)
@@ -195,11 +202,11 @@ static void boots_pair(struct ctx *c, const struct boot *base, const struct boot
 
 void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin)
 {
-	struct boot *boots = calloc(MAX_BOOTS, sizeof(*boots));
-	size_t nb = 0, more = 0, pairs = 0;
+	struct boot *boots = NULL;
+	size_t nb = 0, pairs = 0;
 	bool listed = false;	/* the last thing written is a list item */
 
-	if (!boots || read_boots(in, nin, boots, &nb, &more))
+	if (read_boots(in, nin, &boots, &nb))
 		goto out;	/* out of memory: the section is left out */
 	for (size_t i = 0; i < nb; i++)
 		for (size_t j = i + 1; j < nb; j++) {
@@ -220,18 +227,16 @@ void rp_sec_boots(struct ctx *c, const struct input *in, size_t nin)
 			}
 			listed = true;
 			if (!a->design || !b->design)
-				rp_bullet(c, "%s, kernels %s and %s: %s", rg_row_s(a->id, RG_COL_host),
-					  rg_row_s(a->id, RG_COL_kernel), rg_row_s(b->id, RG_COL_kernel),
-					  !a->design ? a->why : b->why);
+				rp_bullet(c, "%s, kernels %s and %s: %s", rp_md(rg_row_s(a->id, RG_COL_host)),
+					  rp_md(rg_row_s(a->id, RG_COL_kernel)), rp_md(rg_row_s(b->id, RG_COL_kernel)),
+					  rp_md(!a->design ? a->why : b->why));
 			else
 				rp_bullet(c, "%s, kernels %s and %s: both run %s, nothing to predict",
-					  rg_row_s(a->id, RG_COL_host), rg_row_s(a->id, RG_COL_kernel),
-					  rg_row_s(b->id, RG_COL_kernel), a->design);
+					  rp_md(rg_row_s(a->id, RG_COL_host)), rp_md(rg_row_s(a->id, RG_COL_kernel)),
+					  rp_md(rg_row_s(b->id, RG_COL_kernel)), rp_md(a->design));
 		}
 	if (listed)
 		fputc('\n', c->f);
-	if (pairs && more)
-		rp_para(c, "(%zu rows of machines and kernels beyond the first %d not compared.)", more, MAX_BOOTS);
 out:
 	for (size_t k = 0; boots && k < nb; k++)
 		free(boots[k].rows);

@@ -248,7 +248,7 @@ static void calib_boot(struct ctx *c, const struct host *h, const struct boot *b
 
 	if (!p) {
 		calib_why(b, why, sizeof(why));
-		rp_left_out(c, "calibration", "%s: %s", h->name, why);
+		rp_left_out(c, "calibration", "%s: %s", rp_md(h->name), rp_md(why));
 		return;
 	}
 	cur = rp_cal_tramp_current(b, p->scenario);
@@ -256,10 +256,10 @@ static void calib_boot(struct ctx *c, const struct host *h, const struct boot *b
 	nd = tramp_designs(b, p->scenario, cur, designs, sizeof(designs) / sizeof(designs[0]));
 	const struct rg_row *fe = p == &paths[0] ? NULL : fentry_refused(b);
 
-	rp_para(c, "%s%s, kernel %s (runs %s): calibrated attach type: %s (%s)%s%s.", h->name,
-		h->emulated ? " [EMULATED]" : "", rg_row_s(b->id, RG_COL_kernel), b->design, p->attach,
+	rp_para(c, "%s%s, kernel %s (runs %s): calibrated attach type: %s (%s)%s%s.", rp_md(h->name),
+		h->emulated ? " [EMULATED]" : "", rp_md(rg_row_s(b->id, RG_COL_kernel)), rp_md(b->design), p->attach,
 		p->what, p == &paths[0] ? "" : fe ? "; fentry refused: " : "; no fentry row with its tramp-fentry rows",
-		fe ? rg_row_s(fe, RG_COL_reason) : "");
+		fe ? rp_md(rg_row_s(fe, RG_COL_reason)) : "");
 	/* The model's error: the module's path per invocation against the real hook over its baseline. */
 	rg_table_init(&t, 4);
 	{
@@ -316,15 +316,17 @@ static void calib_boot(struct ctx *c, const struct host *h, const struct boot *b
 	rp_table_out(c, &t);
 	rg_table_free(&t);
 	l = (size_t)snprintf(used, sizeof(used), "Rows used: real: bpf %s rows (%s); module: kmod %s %s=%s",
-			     p->attach, first ? first->file : "?", p->scenario, b->design, rg_row_s(cur, RG_COL_guard));
+			     p->attach, first ? rp_md(first->file) : "?", p->scenario, rp_md(b->design),
+			     rp_md(rg_row_s(cur, RG_COL_guard)));
 	for (size_t j = 0; j < nd && l < sizeof(used); j++) {
 		char role[48];
 
 		first_role(designs[j], role, sizeof(role));
-		l += (size_t)snprintf(used + l, sizeof(used) - l, ", %s=%s", role, rg_row_s(designs[j], RG_COL_guard));
+		l += (size_t)snprintf(used + l, sizeof(used) - l, ", %s=%s", rp_md(role),
+				      rp_md(rg_row_s(designs[j], RG_COL_guard)));
 	}
 	if (l < sizeof(used))
-		snprintf(used + l, sizeof(used) - l, " (%s).", cur->file);
+		snprintf(used + l, sizeof(used) - l, " (%s).", rp_md(cur->file));
 	rp_para(c, "%s", used);
 }
 
@@ -356,7 +358,7 @@ void rp_sec_calib(struct ctx *c, const struct host *h)
 		return;
 	}
 	if (!b.design)
-		rp_left_out(c, "calibration", "%s: %s", h->name, b.why);
+		rp_left_out(c, "calibration", "%s: %s", rp_md(h->name), rp_md(b.why));
 	else
 		calib_boot(c, h, &b);
 	free(b.rows);

@@ -40,15 +40,11 @@ static size_t list_pngs(struct ctx *c, const char *dir, const char *rel)
 	for (size_t i = 0; i < n; i++) {
 		if (!names[i])
 			continue;
-		char shown[512], link[PATH_MAX + 512], url[3 * sizeof(link)];
+		char link[PATH_MAX + 512], url[3 * sizeof(link)];
 
-		/* The one sanitizer for the text, percent-encoding for the target. */
-		rg_str_printable(shown, sizeof(shown), names[i]);
-		for (char *p = shown; *p; p++)
-			if (strchr("[]`", *p))
-				*p = '?';
+		/* Markdown's sanitizer for the text, percent-encoding for the target. */
 		snprintf(link, sizeof(link), "%s%s%s", rel, *rel ? "/" : "", names[i]);
-		fprintf(c->f, "- [%s](%s)\n", shown, rp_url(url, sizeof(url), link));
+		fprintf(c->f, "- [%s](%s)\n", rp_md(names[i]), rp_url(url, sizeof(url), link));
 		free(names[i]);
 	}
 	return n;

@@ -45,7 +45,7 @@ void rp_sec_duty(struct ctx *c, const struct host *h)
 			d[nd++] = rg_row_i(r, RG_COL_duty_ns);
 	}
 	if (!nd) {
-		rp_left_out(c, "duty", "%s has no ok user duty rows", h->name);
+		rp_left_out(c, "duty", "%s has no ok user duty rows", rp_md(h->name));
 		return;
 	}
 	qsort(d, nd, sizeof(d[0]), cmp_ll);
@@ -110,7 +110,7 @@ void rp_sec_threads(struct ctx *c, const struct host *h)
 			tmax = rg_row_i(r, RG_COL_threads);
 	}
 	if (tmax < 2) {
-		rp_left_out(c, "threads", "%s has no ok threads rows with 2 or more threads", h->name);
+		rp_left_out(c, "threads", "%s has no ok threads rows with 2 or more threads", rp_md(h->name));
 		return;
 	}
 	snprintf(thdr, sizeof(thdr), "%lld threads M/s", tmax);
@@ -207,7 +207,7 @@ void rp_sec_latency(struct ctx *c, const struct host *h)
 	if (!n) {
 		rg_table_free(&t);
 		rp_left_out(c, "latency", "%s has no ok latency rows (the latency scenario is newer than schema 3's first files, or its counter was unusable)",
-			 h->name);
+			 rp_md(h->name));
 		return;
 	}
 	rp_table_out(c, &t);
@@ -332,7 +332,7 @@ void rp_sec_reentry(struct ctx *c, const struct host *h, const char *suite)
 		"R refused, G granted, D deferred until the holder's exit; the number is the attempts (R a/b: a of b refused).",
 		!strcmp(suite, "kmod") ? "module" : "suite");
 	if (nfail)
-		rp_para(c, "Failed: %s%s", why, nfail > 3 ? "; ..." : "");
+		rp_para(c, "Failed: %s%s", rp_md(why), nfail > 3 ? "; ..." : "");
 	if (nnot)
 		rp_para(c, "Not run here: %zu re-entry row%s (skipped).", nnot, nnot == 1 ? "" : "s");
 }
@@ -401,7 +401,7 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 	}
 	if (!n && !nskip) {
 		rg_table_free(&t);
-		rp_left_out(c, bpf ? "bpf" : "kmod", "no %s rows in the files for %s (%s)", suite, h->name,
+		rp_left_out(c, bpf ? "bpf" : "kmod", "no %s rows in the files for %s (%s)", suite, rp_md(h->name),
 			 bpf ? "run as root, or give the file of `rgbench bpf`" :
 			       "give the file of `rgbench kmod`");
 		return;
@@ -415,9 +415,9 @@ void rp_sec_suite(struct ctx *c, const struct host *h, const char *suite)
 		rp_para(c, "ns per guard pair inside the kernel%s%s%s, kthreads (kthr) bound one per CPU, real preempt_disable() and this_cpu_* operations; over noop: the median of per-round differences against noop with its interval (95%% or more, or the level printed after it).",
 			one_sc ? " (scenario " : "", one_sc ? one_sc : "", one_sc ? ")" : "");
 	if (nskip > 8)
-		rp_para(c, "Not measured (%zu rows): %s and %zu more.", nskip, skipped, nskip - 8);
+		rp_para(c, "Not measured (%zu rows): %s and %zu more.", nskip, rp_md(skipped), nskip - 8);
 	else if (nskip)
-		rp_para(c, "Not measured (%zu row%s): %s.", nskip, nskip == 1 ? "" : "s", skipped);
+		rp_para(c, "Not measured (%zu row%s): %s.", nskip, nskip == 1 ? "" : "s", rp_md(skipped));
 	if (!bpf)
 		rp_sec_reentry(c, h, "kmod");
 }

@@ -16,19 +16,20 @@ void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in,
 	bool arm = !strcmp(h->arch, "aarch64");
 
 	rp_heading(c, "Machine: %s", h->name);
-	rp_bullet(c, "CPU: %s %s (%s), %s", rg_row_s(r, RG_COL_cpu_vendor), rg_row_s(r, RG_COL_cpu_model),
-	       rg_row_s(r, RG_COL_cpu_part), h->arch);
-	rp_bullet(c, "kernel %s, preemption %s, virtualization %s", rg_row_s(r, RG_COL_kernel),
-	       rg_row_s(r, RG_COL_preempt), *rg_row_s(r, RG_COL_virt) ? rg_row_s(r, RG_COL_virt) : "n/a (schema < 3)");
+	rp_bullet(c, "CPU: %s %s (%s), %s", rp_md(rg_row_s(r, RG_COL_cpu_vendor)),
+		  rp_md(rg_row_s(r, RG_COL_cpu_model)), rp_md(rg_row_s(r, RG_COL_cpu_part)), rp_md(h->arch));
+	rp_bullet(c, "kernel %s, preemption %s, virtualization %s", rp_md(rg_row_s(r, RG_COL_kernel)),
+		  rp_md(rg_row_s(r, RG_COL_preempt)),
+		  *rg_row_s(r, RG_COL_virt) ? rp_md(rg_row_s(r, RG_COL_virt)) : "n/a (schema < 3)");
 	rp_bullet(c, "LSE atomics: %s; rseq: %s", arm ? (rg_row_i(r, RG_COL_lse) ? "yes" : "no") : "n/a (x86-64)",
 	       rg_row_i(r, RG_COL_rseq) ? "registered" : "not available");
 	for (size_t i = 0; i < nin; i++) {
 		const struct rg_row *f = in[i].rows.n ? &in[i].rows.v[0] : NULL;
 
 		if (f && rp_row_of_host(h, f))
-			rp_bullet(c, "file %s: schema %lld, run %s at %s, %zu rows", in[i].path,
-			       in[i].version, *rg_row_s(f, RG_COL_run_id) ? rg_row_s(f, RG_COL_run_id) : "n/a",
-			       rg_row_s(f, RG_COL_timestamp), in[i].rows.n);
+			rp_bullet(c, "file %s: schema %lld, run %s at %s, %zu rows", rp_md(in[i].path),
+			       in[i].version, *rg_row_s(f, RG_COL_run_id) ? rp_md(rg_row_s(f, RG_COL_run_id)) : "n/a",
+			       rp_md(rg_row_s(f, RG_COL_timestamp)), in[i].rows.n);
 	}
 	if (h->vmin != h->vmax)
 		rp_bullet(c, "the files have schema versions %lld to %lld: columns a version lacks read as n/a",
@@ -38,8 +39,9 @@ void rp_sec_machine(struct ctx *c, const struct host *h, const struct input *in,
 
 		rg_row_key_text(h->dups[i].ed, key, sizeof(key));
 		rp_bullet(c, "%zu row(s) of %s are also in %s (read first): those are used, e.g. %s at %s:%d, not %s:%d",
-			  h->dups[i].n, h->dups[i].dropped, h->dups[i].kept, key, h->dups[i].kept,
-			  h->dups[i].ek->line, h->dups[i].dropped, h->dups[i].ed->line);
+			  h->dups[i].n, rp_md(h->dups[i].dropped), rp_md(h->dups[i].kept), rp_md(key),
+			  rp_md(h->dups[i].kept), h->dups[i].ek->line, rp_md(h->dups[i].dropped),
+			  h->dups[i].ed->line);
 	}
 	fputc('\n', c->f);
 }
@@ -77,7 +79,7 @@ void rp_sec_ranking(struct ctx *c, const struct host *h)
 		n++;
 	}
 	if (!n) {
-		rp_left_out(c, "ranking", "%s has no ok user pair rows (one thread, no duty)", h->name);
+		rp_left_out(c, "ranking", "%s has no ok user pair rows (one thread, no duty)", rp_md(h->name));
 		free(v);
 		return;
 	}
@@ -161,7 +163,7 @@ static void bullet_costs(struct ctx *c, const char *x, const char *y, double a, 
 	rp_fmt_ratio(r, sizeof(r), a, b);
 	rg_fmt_fixed(sa, sizeof(sa), a, 2);
 	rg_fmt_fixed(sb, sizeof(sb), b, 2);
-	rp_bullet(c, "%s costs %s %s over noop (%s vs %s ns)", x, r, y, sa, sb);
+	rp_bullet(c, "%s costs %s %s over noop (%s vs %s ns)", rp_md(x), r, rp_md(y), sa, sb);
 }
 
 /* Append what to the ", "-separated list in buf, once (a row can be in two tables). */
@@ -237,8 +239,8 @@ static bool headline_table(struct ctx *c, const struct host *h, const struct hl_
 			a = rp_cmp_value(&k[i]);
 			b = rp_cmp_value(&k[j]);
 			if (isnan(a) || isnan(b))
-				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)", T->l[i].what,
-					  T->l[j].what);
+				rp_bullet(c, "%s vs %s: n/a (a cost over noop is not positive)",
+					  rp_md(T->l[i].what), rp_md(T->l[j].what));
 			else
 				bullet_costs(c, T->l[i].what, T->l[j].what, a, b);
 			break;
@@ -270,12 +272,13 @@ void rp_sec_headline(struct ctx *c, const struct host *h)
 	}
 	if (!tables) {
 		rp_left_out(c, "headline ratios", "%s has fewer than two rows of one wrapping (missing: %s%s%s)",
-			    h->name, missing[0] ? missing : "none", noisy[0] ? "; noisy: " : "", noisy);
+			    rp_md(h->name), missing[0] ? rp_md(missing) : "none", noisy[0] ? "; noisy: " : "",
+			    rp_md(noisy));
 		return;
 	}
 	rp_para(c, "Ratios divide rows of one wrapping only. Userspace designs (rseq, rctx in an rseq critical section) are a third wrapping: ranked above, not divided here.");
 	if (noisy[0])
-		rp_para(c, "Left out as noisy (their rounds were disturbed; --include-noisy keeps them): %s.", noisy);
+		rp_para(c, "Left out as noisy (their rounds were disturbed; --include-noisy keeps them): %s.", rp_md(noisy));
 	if (missing[0])
-		rp_para(c, "Not in these files: %s.", missing);
+		rp_para(c, "Not in these files: %s.", rp_md(missing));
 }

@@ -222,20 +222,31 @@ static int parse_one(int c, const char *arg, struct opts *o, bool *do_list, bool
 /* Every option: 0, or RG_EXIT_USAGE after one line on stderr. */
 static int parse_args(int argc, char **argv, struct opts *o, bool *do_list, bool *do_help)
 {
-	int c;
+	char not_for_list[64] = "";	/* the first option --list does not use */
+	int c, li = -1;
 
 	rg_cl_getopt_reset();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:w:vh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:d:w:vh", long_opts, &li)) != -1) {
 		if (c == '?' || c == ':')
 			return rg_cl_option_error(c, argv);
 		if (parse_one(short_to_long(c), optarg, o, do_list, do_help))
 			return RG_EXIT_USAGE;
 		if (*do_help)
 			return 0;	/* as before: --help answers at once, whatever follows */
+		if (!*not_for_list && short_to_long(c) != O_LIST) {
+			if (li >= 0)
+				snprintf(not_for_list, sizeof(not_for_list), "--%s", long_opts[li].name);
+			else
+				snprintf(not_for_list, sizeof(not_for_list), "-%c", c);
+		}
+		li = -1;
 	}
 	if (optind < argc)
 		return rg_cl_usage_error("unexpected argument '%s'", argv[optind]);
+	if (*do_list && *not_for_list)
+		return rg_cl_usage_error("%s: --list prints the modes and attach types and runs nothing",
+					 not_for_list);
 	if (o->triggers && o->passes > 1)
 		return rg_cl_usage_error("--passes: --triggers counts once per row, in one pass");
 	if (o->passes > o->reps)

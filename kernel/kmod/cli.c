@@ -107,9 +107,14 @@ static const struct option long_opts[] = {
 	{ 0 },
 };
 
-/* Options given, for the checks that involve two of them. */
+/*
+ * Options given, for the checks that involve two of them. run_only: the
+ * first option given that only a run uses (--from-raw converts a file and
+ * runs nothing, so it refuses them rather than ignore them).
+ */
 struct seen {
 	bool batch, irqs_off;
+	const char *run_only;
 };
 
 /* An unsigned long option in [lo, hi] (the kit's message on a bad value). 0 or -1. */
@@ -280,6 +285,10 @@ static int check_opts(const struct opts *o, const struct seen *seen)
 	if (!list_ok(o->run.guards))
 		return rg_cl_usage_error("--guards takes comma-separated guard names, "
 					 "e.g. --guards rctx,noop (got '%s')", o->run.guards);
+	/* --from-raw: --guards, --out, --json and --quiet apply; the rest only to a run. */
+	if (o->from_raw && seen->run_only)
+		return rg_cl_usage_error("--%s is for a run: not with --from-raw, which converts a "
+					 "file and runs nothing", seen->run_only);
 	if (!o->from_raw && !o->run.module && check_guard_names(o->run.guards, o->run.src))
 		return RG_EXIT_USAGE;
 	if (o->run.kdir && o->run.module)
@@ -321,7 +330,7 @@ static void dkms_module(struct opts *o)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	struct seen seen = { 0 };
-	int c, r;
+	int c, r, li = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->run.guards = "all";
@@ -334,10 +343,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->run.src = module_src();
 	rg_cl_getopt_reset();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", long_opts, &li)) != -1) {
 		r = set_option(c, o, &seen, argv);
 		if (r)
 			return r;
+		if (!seen.run_only && c != O_GUARDS && c != O_FROM_RAW && c != RG_CL_O_OUT &&
+		    c != RG_CL_O_JSON && c != RG_CL_O_QUIET)
+			seen.run_only = long_opts[li].name;
+		li = 0;
 	}
 	if (optind < argc)
 		return rg_cl_usage_error("unexpected argument '%s'", argv[optind]);
@@ -384,6 +397,23 @@ static int write_outputs(const struct opts *o, struct rg_resultset *rs, size_t f
 	return 0;
 }
 
+/* A converted row whose guard --guards lists ("all": every row). */
+static bool guard_listed(const struct rg_result *r, void *arg)
+{
+	const char *list = arg;
+	size_t len = strlen(r->guard);
+
+	if (!strcmp(list, "all"))
+		return true;
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t n = strcspn(p, ",");
+
+		if ((n == 3 && !strncmp(p, "all", 3)) || (n == len && !strncmp(p, r->guard, n)))
+			return true;
+	}
+	return false;
+}
+
 /* The module's CSV to rows, printed and written. 0, or 1 (bad CSV, a write failed, a re-entry check failed). */
 static int convert_and_write(const struct opts *o, const char *csv)
 {
@@ -395,10 +425,16 @@ static int convert_and_write(const struct opts *o, const char *csv)
 	rg_env_collect(&env);
 	rg_results_init(&rs, &env);
 	n = rg_kmod_convert(&rs, csv, &nerr, err, sizeof(err));
-	if (n < 0) {
+	if (n >= 0 && o->from_raw && rs.n && !rg_results_keep(&rs, guard_listed, (void *)o->run.guards)) {
+		/* a filter that matches nothing: refused, nothing written */
+		ret = rg_cl_usage_error("--guards %s: no row of %s has one of these guards",
+					o->run.guards, o->from_raw);
+	} else if (n < 0) {
 		rg_cl_error("%s", err);
 		ret = RG_EXIT_FAIL;
 	} else {
+		if (o->from_raw)
+			nerr = (int)rg_results_nerror(&rs);
 		if (write_outputs(o, &rs, 0))
 			ret = RG_EXIT_FAIL;
 		else if (nerr) {

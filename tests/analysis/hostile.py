@@ -299,5 +299,161 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-") as T:
               and os.listdir(work) == [],
               f"{cmd} {sig.name}: exit {p.returncode} {out_s[:200]!r} {err_s!r} left {os.listdir(work)}")
 
+    # 8. Issue 36 item 13: python's own variables do not reach the plot script. PYTHONHOME
+    # (python cannot start), PYTHONINSPECT=1 (an interactive prompt after the script) and,
+    # a case the issue did not list, PYTHONPATH with a matplotlib that raises: each plots.
+    shadow = os.path.join(T, "shadow")
+    os.mkdir(shadow)
+    with open(os.path.join(shadow, "matplotlib.py"), "w") as f:
+        f.write("raise SystemExit('shadowed matplotlib imported')\n")
+    for var, val in (("PYTHONHOME", "/nonexistent"), ("PYTHONINSPECT", "1"), ("PYTHONPATH", shadow),
+                     ("PYTHONSTARTUP", os.path.join(shadow, "matplotlib.py"))):
+        out = os.path.join(T, f"env-{var}")
+        env = dict(os.environ, **{var: val})
+        r = subprocess.run([R, "plot", a, "--out", out], capture_output=True, text=True, env=env,
+                           stdin=subprocess.DEVNULL, timeout=300)
+        check(r.returncode == 0 and os.path.isfile(os.path.join(out, "pair-ns.png")) and
+              "Traceback" not in r.stderr and "shadowed" not in r.stderr,
+              f"plot with {var}={val}: exit {r.returncode} {r.stderr[-300:]!r}")
+
+    # 9. Issue 36: any number of files (no fixed table of 64): a fleet of 150 hosts through
+    # report, compare --across-hosts and plot's data, as files and (a case the issue did not
+    # list) as one folder holding 150 runs.
+    fleet = os.path.join(T, "fleet150")
+    os.mkdir(fleet)
+    with open(os.path.join(FX, "report-x86.csv"), newline="") as f:
+        rows150 = list(csv.reader(f))
+    h150 = rows150[0]
+    for i in range(150):
+        with open(os.path.join(fleet, f"h{i:03d}.csv"), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(h150)
+            for r in rows150[1:]:
+                r = list(r)
+                r[h150.index("host")] = f"h{i:03d}"
+                r[h150.index("run_id")] = f"20260201T000000Z-{i:03d}"
+                w.writerow(r)
+    files150 = sorted(os.path.join(fleet, n) for n in os.listdir(fleet))
+    for what, operands in (("150 files", files150), ("a folder of 150 runs", [fleet])):
+        r = run("report", *operands)
+        check(r.returncode == 0 and r.stderr == "" and "150 files, 150 hosts." in " ".join(r.stdout.split())
+              and "h149" in r.stdout, f"report of {what}: exit {r.returncode} {r.stderr!r}")
+        r = run("compare", "--across-hosts", *operands)
+        check(r.returncode == 0 and r.stderr == "" and
+              r.stdout.startswith("# rgbench compare --across-hosts: 150 hosts, 150 files\n"),
+              f"compare --across-hosts of {what}: exit {r.returncode} {r.stderr!r} {r.stdout[:80]!r}")
+    counter = os.path.join(T, "count_hosts.py")
+    with open(counter, "w") as f:
+        f.write("import csv, sys\n"
+                "a = sys.argv[1:]\n"
+                "data, out = a[a.index('--data') + 1], a[a.index('--out') + 1]\n"
+                "hosts = {r['host'] for r in csv.DictReader(open(data))}\n"
+                "open(out + '/pair-ns.png', 'w').write(str(len(hosts)))\n")
+    r = run("plot", *files150, "--out", os.path.join(T, "p150"), env=dict(os.environ, RG_PLOT_SCRIPT=counter))
+    drawn = os.path.join(T, "p150", "pair-ns.png")
+    check(r.returncode == 0 and os.path.isfile(drawn) and open(drawn).read() == "150",
+          f"plot of 150 files: exit {r.returncode} {r.stderr[-300:]!r}")
+
+    # 10. Issue 36 item 8: names are text in every medium. A host "<img ...>" and a file
+    # "[x](https:evil).csv" in report and compare --markdown (title, headings, prose, header
+    # lines, table cells) come out escaped, never a tag or a link; cases the issue did not
+    # list: a host with '|', '`', '"' and ',' in a Markdown table cell and in a CSV field, a
+    # name that is a list marker ("1."), a run of backticks in a fenced table, and ESC and a
+    # newline in a file name on the terminal (compare, check, report --out's "wrote").
+    names = os.path.join(T, "names")
+    os.mkdir(names)
+    tag, link = "<img src=x onerror=alert(1)>", os.path.join(names, "[x](https:evil).csv")
+    cell = 'a|b`c"d,e'
+    fence = "g```" + "`" * 70
+
+    def with_host(dst, host, guard=None):
+        def fn(h, r):
+            r[h.index("host")] = host
+            if guard and r[h.index("guard")] == "tls":
+                r[h.index("guard")] = guard
+        edit_rows(os.path.join(FX, "report-x86.csv"), dst, fn)
+    with_host(link, tag)
+    cellf = os.path.join(names, "cell.csv")
+    with_host(cellf, cell)
+    listf = os.path.join(names, "list.csv")
+    with_host(listf, "1.", guard=fence)
+
+    def outside_fences(page):
+        """The lines a Markdown reader takes as prose (CommonMark's fences: a block ends at a
+        line of at least as many backticks); every fence closed, or None."""
+        out, fenced = [], None
+        for line in page.splitlines():
+            m = re.fullmatch(r"(`{3,})\s*", line)
+            if m and (fenced is None or len(m.group(1)) >= len(fenced)):
+                fenced = None if fenced else m.group(1)
+                continue
+            if fenced is None:
+                out.append(line)
+        return out if fenced is None else None
+    esc_tag = "\\<img src=x onerror=alert(1)\\>"
+    r = run("report", link)
+    prose = outside_fences(r.stdout)
+    check(r.returncode == 0 and r.stdout.startswith("# rgbench report: " + esc_tag + "\n") and prose and
+          not any("[x](" in x or "<img" in x.replace(esc_tag, "") for x in prose) and
+          "/names/\\[x\\](https:evil).csv: schema" in " ".join(r.stdout.split()),
+          f"report of a hostile host and file: exit {r.returncode} {r.stdout[:300]!r}")
+    r = run("report", "--across-hosts", link, cellf)
+    prose = outside_fences(r.stdout)
+    check(r.returncode == 0 and prose and not any("<img" in x.replace(esc_tag, "") for x in prose) and
+          any("a\\|b\\`c\"d,e" in x for x in prose) and not any("a|b`c" in x for x in prose),
+          f"report --across-hosts of hostile hosts: exit {r.returncode} {r.stderr!r}")
+    for argv in (["compare", "--markdown", link, cellf], ["compare", "--markdown", "--across-hosts", link, cellf]):
+        r = run(*argv)
+        lines = r.stdout.splitlines()
+        rows_md = [x for x in lines if x.startswith("| ")]
+        head = [x for x in lines if x and not x.startswith("|")]
+        check(r.returncode == 0 and head[0].endswith("/names/\\[x\\](https:evil).csv: " + esc_tag +
+                                                     ", Intel Xeon, kernel 6.18.0, 48 rows  ") and
+              all(x.count("|") - x.count("\\|") == rows_md[0].count("|") - rows_md[0].count("\\|") for x in rows_md) and
+              not any(re.search(r"(?<!\\)[<`]", x) for x in lines),
+              f"{' '.join(argv[:3])}: exit {r.returncode} {r.stdout[:400]!r}")
+    r = run("compare", "--across-hosts", "--csv", cellf, link)
+    got = list(csv.reader(r.stdout.splitlines()))
+    check(r.returncode == 0 and len(got) > 1 and cell in got[1] and all(len(x) == len(got[0]) for x in got),
+          f"compare --csv: a host with a quote and a comma: exit {r.returncode} {r.stdout[:300]!r}")
+    r = run("report", listf)
+    check(r.returncode == 0 and r.stdout.startswith("# rgbench report: 1.\n") and
+          "## Machine: 1.\n" in r.stdout and "\n- A = 1.:" in r.stdout,
+          f"report of host '1.': exit {r.returncode} {r.stdout[:300]!r}")
+    prose = outside_fences(r.stdout)
+    check(prose is not None and "Guards ranked" in " ".join(prose) and not any("``" in x for x in prose) and
+          re.search(r"\n(`{4,})\n(.*\n)*?g```", r.stdout),
+          f"a guard holding 73 backticks: a table's fence closed by it, or the name in prose: {prose and [x for x in prose if '``' in x]}")
+    odd = os.path.join(names, "e\x1b[31m\nx.csv")
+    with open(cellf, "rb") as f, open(odd, "wb") as g:
+        g.write(f.read())
+    for argv, cwd in ((["compare", odd, cellf], None), (["check", odd], None),
+                      (["report", "--out", "o\x1b]0;t\x07.md", cellf], names)):
+        r = run(*argv, cwd=cwd)
+        check(r.returncode == 0 and "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout and
+              "?[31m x.csv" in r.stdout + "?[31m x.csv" * (argv[0] == "report") and
+              ("wrote o?]0;t?.md\n" == r.stdout if argv[0] == "report" else True),
+              f"{argv[0]} of a file name with ESC and a newline: exit {r.returncode} {r.stdout[:200]!r}")
+
+    # 11. Issue 36: compare's options honoured or refused in every form. --width fits only the
+    # page over more than two hosts (text or --markdown); --unit only the pair and baseline
+    # tables (that page shows ns and reference cycles both): elsewhere one line, exit 2.
+    x86, arm = os.path.join(FX, "report-x86.csv"), os.path.join(FX, "report-arm.json")
+    fleet3 = [x86, arm, cellf]
+    for argv, want in ((["--width", "80", x86, arm], "--width fits the --across-hosts page (text or --markdown): "
+                        "not with BASE NEW, --baseline or --across-suites"),
+                       (["--width", "80", "--baseline", "noop", x86], "--width fits the --across-hosts page"),
+                       (["--width", "80", "--csv", "--across-hosts", *fleet3], "not with --csv"),
+                       (["--width", "80", "--commit-log", "--across-hosts", *fleet3], "not with --commit-log"),
+                       (["--width", "80", "--across-hosts", x86, arm], "these files hold two: drop --width"),
+                       (["--unit", "cycles", "--across-hosts", *fleet3], "--unit: the page over more than two hosts"),
+                       (["--unit", "ns", "--markdown", "--across-hosts", *fleet3], "--unit: the page over more than two hosts")):
+        r = run("compare", *argv)
+        check(r.returncode == 2 and r.stdout == "" and r.stderr.startswith("rgbench compare: ") and want in r.stderr
+              and r.stderr.count("\n") == 1, f"compare {argv[:3]}: exit {r.returncode} {r.stderr!r}")
+    r = run("compare", "--width", "100", "--across-hosts", *fleet3)
+    check(r.returncode == 0 and max(len(x) for x in r.stdout.splitlines()) <= 100,
+          f"compare --width 100 over three hosts: exit {r.returncode} {r.stderr!r}")
+
 print("hostile: all passed" if not failures else f"hostile: {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -259,7 +259,13 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
     os.makedirs(broken)
     with open(os.path.join(broken, "__init__.py"), "w") as fh:
         fh.write("raise RuntimeError('half-installed\\nbuild')\n")
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(broken))
+    # plot drops PYTHON* variables (issue 36 item 13): the interpreter itself puts the broken
+    # package first, as a half-installed system's python would find it.
+    wrapper = os.path.join(T, "broken-python")
+    with open(wrapper, "w") as fh:
+        fh.write(f"#!/bin/sh\nPYTHONPATH={os.path.dirname(broken)!s} exec {sys.executable} \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    env = dict(os.environ, RG_PYTHON=wrapper)
     r = run("plot", a, "--out", os.path.join(T, "p15"), env=env)
     refused(r, 1, "plot", "matplotlib is installed but its import fails: RuntimeError: half-installed build",
             "item 15: a broken matplotlib")
@@ -384,7 +390,8 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
           f"item 17: link from out17/deep/rep.md: {[x for x in page.splitlines() if '.png' in x]} {r.stderr!r}")
     check("(../../in17/new-plots/odd%20%5D%28x%29%E2%80%AE.png)" in page and "\u202e" not in page,
           f"item 17: an odd PNG name: {[x for x in page.splitlines() if 'odd' in x]}")
-    for link in [x.split("](", 1)[1][:-1] for x in page.splitlines() if x.startswith("- [") and "](" in x]:
+    # the link text is Markdown-escaped ("odd \\](x)?.png"): the target follows the last "]("
+    for link in [x.rsplit("](", 1)[1][:-1] for x in page.splitlines() if x.startswith("- [") and "](" in x]:
         from urllib.parse import unquote
         check(os.path.isfile(os.path.join(outd, unquote(link))), f"item 17: {link} does not resolve from the page")
 

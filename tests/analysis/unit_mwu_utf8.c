@@ -10,6 +10,7 @@
 #include "rg/compare.h"
 #include "rg/page.h"
 #include "rg/results.h"
+#include "rg/text.h"
 
 #include "check.h"
 #include "unit.h"
@@ -77,6 +78,15 @@ static void test_mwu(void)
 	}
 }
 
+/* One name through Markdown's sanitizer (rg_md_text) into a buffer of size bytes: exactly want? */
+static void md_case(const char *in, size_t size, const char *want)
+{
+	char buf[256];
+
+	rg_md_text(buf, size, in);
+	CHECK(!strcmp(buf, want), "markdown '%s' (size %zu): got '%s', want '%s'", in, size, buf, want);
+}
+
 /* One string through rg_str_printable into a buffer of size bytes: exactly want? */
 static void printable_case(const char *in, size_t size, const char *want)
 {
@@ -108,6 +118,28 @@ static void test_write_read_utf8(void)
 	printable_case("t\tw\x01\x7f\xc2\x85", 64, "t w???");		/* controls, C1 NEL */
 	printable_case("a\xe2\x9c\x93", 4, "a");				/* never half a character */
 	printable_case("a\xe2\x9c\x93", 5, "a\xe2\x9c\x93");
+	/*
+	 * Issue 36 item 8: Markdown's one sanitizer. A tag, a link, code, emphasis, a
+	 * table's cell border, math and an autolink stay text; a control is made
+	 * printable first; '_' inside a word (x86_64) is left; never cut after a
+	 * lone backslash or inside a character.
+	 */
+	md_case("<img src=x onerror=alert(1)>", 64, "\\<img src=x onerror=alert(1)\\>");
+	md_case("[x](https:evil).json", 64, "\\[x\\](https:evil).json");
+	md_case("a|b`c\"d,e", 64, "a\\|b\\`c\"d,e");
+	md_case("*x* _y_ ~~z~~ $m$ #1 !&amp; \\", 64,
+		"\\*x\\* \\_y\\_ \\~\\~z\\~\\~ \\$m\\$ \\#1 \\!\\&amp; \\\\");
+	md_case("x86_64 this_cpu_inc _lead", 64, "x86_64 this_cpu_inc \\_lead");
+	md_case("see https://evil.example", 64, "see https\\://evil.example");
+	md_case("a\tb\nc\x1b[1m", 64, "a b c?\\[1m");
+	md_case("ab<", 4, "ab");				/* "ab\\" would escape what follows */
+	md_case("a\xc3\xa9<", 4, "a\xc3\xa9");
+	CHECK(rg_md_word_starts_block("-", 1) && rg_md_word_starts_block("---", 3) &&
+	      rg_md_word_starts_block("+", 1) && rg_md_word_starts_block("==", 2) &&
+	      rg_md_word_starts_block("1.", 2) && rg_md_word_starts_block("12)", 3) &&
+	      !rg_md_word_starts_block("-x", 2) && !rg_md_word_starts_block("6.18", 4) &&
+	      !rg_md_word_starts_block("1.,", 3) && !rg_md_word_starts_block("+1", 2) &&
+	      !rg_md_word_starts_block("a.", 2), "rg_md_word_starts_block");
 	{	/* a page repaired in place: line ends and tabs kept, each stray byte '?' */
 		char page[] = "ok \xc3\xa9 \xc3(\n\tx\xff\xe2\x9c";
 		size_t bad = rg_utf8_repair(page);

@@ -356,17 +356,49 @@ with tempfile.TemporaryDirectory() as d:
     check(p.returncode != 2, f"--guards of both architectures refused: {p.returncode} {p.stderr!r}")
     if os.path.exists(os.path.join(d, "g.csv")):
         os.unlink(os.path.join(d, "g.csv"))
-    # Accepted: old and new spellings, durations with a unit, CPU lists; --help is exit 0.
+    # Issue 36 item 10: --from-raw converts a file and runs nothing, so every option only a
+    # run uses is refused (one line naming it as given, exit 2, nothing written), never
+    # ignored; its value is still checked first (a bad one is the value's own message). The
+    # spellings old and new, durations with a unit and CPU lists are parsed as before.
     good = os.path.join(data, "raw_good.csv")
-    for args in (["--runs", "3", "--loops", "10", "--duty-ns", "5", "--irqs-off", "--threads", "2"],
-                 ["--repetitions", "3", "--batch", "10", "--duty", "5", "--irqs-on", "--no-nmi"],
-                 ["--duty", "20+30"],
-                 ["--duration", "10ms"], ["--duration", "0.5"], ["--duration", "1us"],
-                 ["--cpus", "0-3,8", "--guards", "rctx,noop", "--siblings", "--irq-iters", "0"],
-                 ["--cpus", "all", "--kdir", "/nonexistent"], ["--module", "/nonexistent.ko"],
-                 ["--ladder"]):
+    fr = os.path.join(d, "fr.csv")
+    for args in (["--runs", "3"], ["--loops", "10"], ["--duty-ns", "5"], ["--irqs-off"],
+                 ["--threads", "2"], ["--repetitions", "3"], ["--batch", "10"], ["--duty", "20+30"],
+                 ["--irqs-on"], ["--no-nmi"], ["--duration", "10ms"], ["--duration", "1us"],
+                 ["--cpus", "0-3,8"], ["--cpus", "all"], ["--siblings"], ["--irq-iters", "0"],
+                 ["--kdir", "/nonexistent"], ["--module", "/nonexistent.ko"], ["--ladder"],
+                 ["--scenarios", "tramp"], ["--scenarios", "loop"], ["--raw", os.path.join(d, "r.csv")]):
+        for where in ("after", "before"):  # the refusal does not depend on the order
+            argv = (["--from-raw", good, "--out", fr, *args] if where == "after"
+                    else [*args, "--from-raw", good, "--out", fr])
+            p = run(*argv)
+            check(p.returncode == 2 and p.stderr == f"rgbench kmod: {args[0]} is for a run: not with "
+                  "--from-raw, which converts a file and runs nothing (see rgbench kmod --help)\n"
+                  and p.stdout == "" and not os.path.exists(fr) and not os.path.exists(os.path.join(d, "r.csv")),
+                  f"--from-raw {args} ({where}): {p.returncode} {p.stderr!r}")
+    for args, want in ((["--threads", "0"], "--threads: expected an integer in [1, 4096] (got '0')"),
+                       (["--runs", "x"], "--repetitions: expected an integer in [1, 100000] (got 'x')"),
+                       (["--duration", "1\tms"], "--duration: ")):
         p = run("--from-raw", good, "--quiet", *args)
-        check(p.returncode == 0 and p.stderr == "", f"{args}: {p.returncode} {p.stderr!r}")
+        check(p.returncode == 2 and p.stderr.startswith("rgbench kmod: " + want) and
+              p.stderr.count("\n") == 1 and "\t" not in p.stderr, f"--from-raw bad {args}: {p.returncode} {p.stderr!r}")
+    # --guards filters the converted rows (the module's names, "all" among them): noop alone
+    # is its two rows, a list keeps each listed guard's; a list matching no row is refused.
+    for guards, want in (("noop", {("noop", "loop"), ("noop", "irq-recursion")}),
+                         ("atomic-shared,noop", {("noop", "loop"), ("noop", "irq-recursion"),
+                                                 ("atomic-shared", "loop"), ("atomic-shared", "irq-recursion")}),
+                         ("noop,all", {(g, sc) for g in ("noop", "atomic-shared", "arm64-llsc")
+                                       for sc in ("loop", "irq-recursion")})):
+        p = run("--from-raw", good, "--quiet", "--guards", guards, "--out", fr)
+        got = {(r["guard"], r["scenario"]) for r in csv.DictReader(open(fr))} if os.path.exists(fr) else set()
+        check(p.returncode == 0 and p.stderr == "" and got == want,
+              f"--from-raw --guards {guards}: {p.returncode} {p.stderr!r} rows {sorted(got)}")
+        if os.path.exists(fr):
+            os.unlink(fr)
+    p = run("--from-raw", good, "--guards", "rctx-kernel", "--out", fr)
+    check(p.returncode == 2 and p.stderr == f"rgbench kmod: --guards rctx-kernel: no row of {good} has one "
+          "of these guards (see rgbench kmod --help)\n" and p.stdout == "" and not os.path.exists(fr),
+          f"--from-raw --guards matching nothing: {p.returncode} {p.stderr!r}")
     p = run("--help")
     check(p.returncode == 0 and "usage: rgbench kmod" in p.stdout and "128+signal" in p.stdout
           and p.stderr == "", f"--help: {p.returncode} {p.stderr!r}")

@@ -30,7 +30,10 @@ enum rg_exit {
 /*
  * Messages. Every message is one line on stderr that starts with the program
  * name ("rgbench", "rgbench bpf"; default "rgbench"). The pointer is kept,
- * not copied: pass a string literal.
+ * not copied: pass a string literal. What follows the name is made one
+ * printable line (rg_str_printable(), rg/text.h): an option value or a file
+ * name holding a newline, a tab or an escape sequence is echoed with ' ' or
+ * '?' in their place.
  */
 void rg_cl_set_prog(const char *prog);
 const char *rg_cl_prog(void);

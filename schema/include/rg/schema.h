@@ -196,6 +196,9 @@ void *rg_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
 
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
 void rg_results_free(struct rg_resultset *rs);
+/* Keep the rows keep(row, arg) is true for, in their order; free the others. Returns the rows left. */
+size_t rg_results_keep(struct rg_resultset *rs, bool (*keep)(const struct rg_result *, void *),
+		       void *arg);
 /*
  * The rows whose status is `error` (a benchmark that failed: a thread moved
  * off its CPU, a check that did not hold). Every measuring command exits

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "rg/text.h"
+
 struct rg_resultset;
 
 /*
@@ -124,27 +126,6 @@ void rg_output_release(void);
 /* The temporary name template the writers use for path (".NAME.XXXXXX.tmp", fits NAME_MAX). 0 or -ENAMETOOLONG. */
 int rg_output_tmp_name(char *buf, size_t len, const char *path);
 
-/*
- * src as one printable line of valid UTF-8 in dst (size > 0; cut on a
- * character boundary): tab, CR and LF become ' '; other C0 controls, DEL, the
- * C1 controls (U+0080-U+009F), the bidi and line format characters
- * (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C, U+2028, U+2029) and
- * each byte that is not part of a valid UTF-8 sequence (stray, truncated,
- * overlong, surrogate, beyond U+10FFFF) become '?'. What every string in a
- * row or a JSON file goes through, and what the reader accepts. Returns the
- * length written.
- */
-size_t rg_str_printable(char *dst, size_t size, const char *src);
-/* True when rg_str_printable() would leave s as it is (what the reader accepts in a string value). */
-bool rg_str_is_printable(const char *s);
-/*
- * Repair s in place, a whole page (line ends and other controls kept): each
- * byte that is not part of a valid UTF-8 sequence becomes '?'. For text
- * built from names cut to fixed buffers. Returns the number replaced.
- */
-size_t rg_utf8_repair(char *s);
-
-/* Write one CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
-void rg_csv_put_field(FILE *f, const char *s);
+/* rg_str_printable(), rg_str_is_printable(), rg_utf8_repair(), rg_csv_put_field(): rg/text.h. */
 
 #endif /* RG_WRITER_H */

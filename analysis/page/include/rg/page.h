@@ -38,8 +38,6 @@ void rg_fmt_fixed(char *buf, size_t size, double v, int dec);
  */
 #define RG_REPORT_MIN_WIDTH 60
 #define MAX_LEFT 64
-/* Folders of pictures a page links: beside it and one <stem>-plots/ per file, at most this many. */
-#define RP_MAX_PLOTDIRS 16
 /* The page being written, its width and the sections left out (listed at the end). */
 struct ctx {
 	FILE *f;		/* the page, in memory (rp_page_open()) */
@@ -50,8 +48,12 @@ struct ctx {
 	char left[MAX_LEFT][240];
 	int nleft;
 	bool include_noisy;	/* --include-noisy: noisy rows in the headline ratios too */
-	/* Where the pictures are (rp_plots_find()): a folder and how the page links into it. */
-	char plotdir[RP_MAX_PLOTDIRS][4096], plotrel[RP_MAX_PLOTDIRS][4200];
+	/*
+	 * Where the pictures are (rp_plots_find()): folders (beside the page,
+	 * then one <stem>-plots/ per input, any number) and how the page links
+	 * into each; allocated, freed by rp_page_end().
+	 */
+	char **plotdir, **plotrel;
 	int nplotdir;
 	unsigned int plots_shown;	/* kinds already linked under a section */
 };
@@ -66,7 +68,17 @@ void rp_plots_find(struct ctx *c, const char *out, const char *const *paths, siz
 const char *rp_url(char *out, size_t size, const char *s);
 void rp_plot_link(struct ctx *c, const char *kind);
 
-/* text.c: the page's paragraphs, bullets, headings, tables and numbers */
+/*
+ * text.c: the page's paragraphs, bullets, headings, tables and numbers.
+ * A name from a file, a host or the filesystem printed in a paragraph or a
+ * bullet goes through rp_md() (rg_md_text(): its Markdown and HTML escaped,
+ * so it shows as written and is never a link or a tag); rp_heading()
+ * escapes its whole text itself; a table is a fenced block, its cells
+ * printed as they are, the fence longer than any run of backticks in them.
+ * rp_md() returns one of 16 buffers it reuses in turn: enough for the
+ * arguments of one call.
+ */
+const char *rp_md(const char *s);
 void rp_para(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rp_bullet(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A bullet under the one before ("  - ", wrapped with four spaces). */
@@ -103,7 +115,8 @@ int rp_opt_unit(const char *arg, const char **unit);
  * out NULL, to stdout; the exit status (err set on a failure before stdout).
  * Nothing is written after a stop signal (rg_cl_catch_stop_signals()).
  * rp_page_end(): err (when set) as the one line on stderr, or after a stop
- * signal, unless ret is 0, rg_cl_interrupted()'s line and status; the page freed; ret.
+ * signal, unless ret is 0, rg_cl_interrupted()'s line and status; the page and its
+ * picture folders freed; ret.
  */
 int rp_page_open(struct ctx *c, char *err, size_t errlen);
 int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen);

@@ -179,8 +179,7 @@ extern const char *const rp_role_order[];
 /* roles.def's kernel designs (its RG_KROLE lines), in its order. NULL-terminated. */
 extern const char *const rp_kernel_roles[];
 
-/* At most this many inputs (files, or runs of a directory) to one page. */
-#define MAX_FILES 64
+/* One input (a file, or a run of a directory) to a page; a page takes any number. */
 struct input {
 	const char *path;
 	struct rg_rows rows;
@@ -240,10 +239,12 @@ const struct rg_row *rp_by_role(const struct host *h, const char *role);
 double rp_cmp_value(const struct cost *k);
 
 /*
- * inputs.c: every FILE and every run of every DIR of argv[first..argc) into in[]
- * (at most MAX_FILES; paths strdup'ed). 0, or -1 with err set.
+ * inputs.c: every FILE and every run of every DIR of argv[first..argc) into
+ * *in, an array of *nin allocated here (any number, as far as memory goes;
+ * paths strdup'ed). 0, or -1 with err set; either way rp_inputs_free(*in, *nin)
+ * frees what was read, the array included.
  */
-int rp_read_inputs(int argc, char **argv, int first, struct input *in, size_t *nin,
+int rp_read_inputs(int argc, char **argv, int first, struct input **in, size_t *nin,
 		   char *err, size_t errlen);
 void rp_inputs_free(struct input *in, size_t nin);
 
