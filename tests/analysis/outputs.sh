@@ -33,13 +33,20 @@ cp "$FX"/ab-new.csv "$FX"/ab-new.json "$T/dir-new/"
 cd "$T"
 export LC_ALL=C COLUMNS=80
 unset RG_PLOT_SCRIPT RG_PYTHON RGBENCH_PLOT_SCRIPT RGBENCH_PYTHON
-# The stand-in for rgplot.py: copies what it is given into --out, as pictures (plot publishes
-# only *.png and *.svg).
+# The stand-in for rgplot.py: records the one document it is given into --out, as a picture
+# (plot publishes only *.png and *.svg), one guard, row or cell a line so a change reads.
 cat > fake_plot.py <<'PY'
-import shutil, sys
+import json, sys
 a = dict(zip(sys.argv[1::2], sys.argv[2::2]))
-for k in ("--data", "--lat", "--fleet", "--decision", "--guards"):
-    shutil.copy(a[k], a["--out"] + "/given-" + k[2:] + ".csv.svg")
+assert sorted(a) == ["--data", "--formats", "--out"], sorted(a)
+doc = json.load(open(a["--data"], encoding="utf-8"))
+with open(a["--out"] + "/given-data.json.svg", "w", encoding="utf-8") as f:
+    f.write("format " + json.dumps(doc.pop("format")) + "\n")
+    for k in ("guards", "rows", "heat", "decision"):
+        f.write(f"{k} {len(doc[k])}\n")
+        for x in doc.pop(k):
+            f.write(json.dumps(x, ensure_ascii=False) + "\n")
+    assert not doc, sorted(doc)
 PY
 fail=0
 n=0
