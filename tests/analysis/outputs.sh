@@ -4,8 +4,8 @@
 # fixtures of mkfixtures.c and tests/analysis/fleet/), against tests/analysis/outputs/: a change of
 # where the code lives (issue 30) or of how it reads must not change one byte. Each case is
 # one file: the command, its exit status, stdout, stderr and any file it wrote. `plot` is run
-# with a stand-in for rgplot.py that keeps the CSV files rgbench hands it (rows, latency,
-# heat map, decision, guards.def list); the pictures the real script draws from them (the
+# with a stand-in for rgplot.py that keeps the one JSON document rgbench hands it (guards.def
+# list, rows with their latency, heat map, decision); the pictures the real script draws from them (the
 # list of files, the "wrote" lines) are plots.plot's (plot.sh), which draws the same two
 # fixtures: 14 s not spent twice.
 # A change that means to change an output: RG_UPDATE_GOLDEN=1 rewrites the expected files;
