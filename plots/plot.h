@@ -13,7 +13,7 @@
 /*
  * plot in files, one concern each:
  *   plot.c          the command line: options, reading the files, labels, what cannot be drawn
- *   plot_draw.c     the data for rgplot.py, running it (stop signals passed on)
+ *   plot_draw.c     the one JSON document for rgplot.py, running it (stop signals passed on)
  *   plot_publish.c  the staging directory, publishing its pictures into DIR, undoing that
  */
 
@@ -35,7 +35,7 @@ struct source {
 };
 
 /*
- * Draw into stage: the rows and latency histograms as CSV, then rgplot.py
+ * Draw into stage: the rows, guards, heat map and decision as one JSON document, then rgplot.py
  * (plot_draw.c). 0, or -1 with err set.
  */
 int pl_draw(const struct plot_opts *o, const char *script, const char *stage,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* `rgbench plot`'s drawing: the staging folder's CSV files for rgplot.py, running it (stop signals passed on). */
+/* `rgbench plot`'s drawing: the rows in one JSON document for rgplot.py, running it (stop signals passed on). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,109 +21,119 @@
 
 extern char **environ;
 
-static void put_d(FILE *f, double v)
+/* Whether a row was measured (ok, or noisy: measured, some rounds disturbed). */
+static bool measured(const struct rg_row *r)
 {
-	if (isnan(v))
-		fputs(",", f);
-	else
-		fprintf(f, ",%.9g", v);
+	return !strcmp(rg_row_s(r, RG_COL_status), "ok") || !strcmp(rg_row_s(r, RG_COL_status), "noisy");
 }
 
-/* The latency histograms: one line per bin (hi empty for the open last bin). */
-static int write_lat(const char *path, struct source *src, size_t nsrc)
+/*
+ * One row as the reader read it, every column a plot uses: the source's index
+ * and label, the row's names, numbers (null when empty), and "lat", its latency
+ * histogram as [lo_ns, hi_ns (null: the open last bin), count] per bin, on
+ * measured rows that have one.
+ */
+static json_t *row_json(size_t s, const char *label, const struct rg_row *r)
 {
-	FILE *f = fopen(path, "w");
+#define COL(n) { RG_COL_##n, #n }
+	static const struct { enum rg_col c; const char *name; } text[] = {
+		COL(host), COL(cpu_model), COL(suite), COL(guard) },
+		ints[] = { COL(threads), COL(duty_ns), COL(batch) },
+		nums[] = { COL(ns_median), COL(ns_stddev), COL(ns_min), COL(ns_max), COL(mops_median),
+			   COL(mops_stddev) },
+		deltas[] = { COL(delta_ns), COL(delta_ci_lo), COL(delta_ci_hi) };
+#undef COL
+	json_t *o = json_object();
 
-	if (!f)
-		return -1;
-	fputs("source,label,guard,lo_ns,hi_ns,count\n", f);
-	for (size_t s = 0; s < nsrc; s++) {
-		for (size_t i = 0; i < src[s].rows.n; i++) {
-			const struct rg_row *r = &src[s].rows.v[i];
+	json_object_set_new(o, "source", json_integer((json_int_t)s));
+	json_object_set_new(o, "label", rp_json_text(label));
+	for (size_t k = 0; k < sizeof(text) / sizeof(text[0]); k++)
+		json_object_set_new(o, text[k].name, rp_json_text(rg_row_s(r, text[k].c)));
+	json_object_set_new(o, "role", rp_json_text(rg_row_role(r, NULL)));
+	json_object_set_new(o, "scenario", rp_json_text(rg_row_s(r, RG_COL_scenario)));
+	for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
+		json_object_set_new(o, ints[k].name, json_integer(rg_row_i(r, ints[k].c)));
+	json_object_set_new(o, "status", rp_json_text(rg_row_s(r, RG_COL_status)));
+	for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
+		json_object_set_new(o, nums[k].name, rp_json_num(rg_row_d(r, nums[k].c), 9));
+	/* the ladder's chain */
+	json_object_set_new(o, "baseline", rp_json_text(rg_row_s(r, RG_COL_baseline)));
+	for (size_t k = 0; k < sizeof(deltas) / sizeof(deltas[0]); k++)
+		json_object_set_new(o, deltas[k].name, rp_json_num(rg_row_d(r, deltas[k].c), 9));
+	if (r->n_lat && measured(r)) {
+		json_t *lat = json_array();
 
-			if (!r->n_lat || (strcmp(rg_row_s(r, RG_COL_status), "ok") &&
-					  strcmp(rg_row_s(r, RG_COL_status), "noisy")))
-				continue;
-			for (size_t k = 0; k < r->n_lat; k++) {
-				fprintf(f, "%zu,", s);
-				rg_csv_put_field(f, src[s].label);
-				fputc(',', f);
-				rg_csv_put_field(f, rg_row_s(r, RG_COL_guard));
-				fprintf(f, ",%.9g", r->lat_lo[k]);
-				put_d(f, r->lat_hi[k]);
-				fprintf(f, ",%llu\n", r->lat_count[k]);
-			}
-		}
+		for (size_t k = 0; k < r->n_lat; k++)
+			json_array_append_new(lat, json_pack("[o,o,I]", rp_json_num(r->lat_lo[k], 9),
+							     rp_json_num(r->lat_hi[k], 9),
+							     (json_int_t)r->lat_count[k]));
+		json_object_set_new(o, "lat", lat);
 	}
-	if (ferror(f)) {
-		fclose(f);
-		return -1;
-	}
-	return fclose(f) ? -1 : 0;
+	return o;
 }
 
-/* guards.def's guards in its order with their roles: rgplot.py styles every guard from it. */
-static int write_guards(const char *path)
+/*
+ * The one document rgplot.py reads: "guards" (guards.def's guards in its
+ * order with their roles: every guard is styled from it), "rows" (every
+ * source's rows, row_json()), "heat" and "decision" (the heat map's matrix
+ * and the decision per host, relative to each kernel's design). NULL when
+ * out of memory.
+ */
+static json_t *plot_doc(struct source *src, size_t nsrc)
 {
-	FILE *f = fopen(path, "w");
+	const struct rg_rows **rows = calloc(nsrc ? nsrc : 1, sizeof(*rows));
+	json_t *doc = json_object(), *guards = json_array(), *all = json_array();
 
-	if (!f)
-		return -1;
-	fputs("guard,role\n", f);
+	if (!rows || !doc || !guards || !all) {
+		free(rows);
+		json_decref(doc);
+		json_decref(guards);
+		json_decref(all);
+		return NULL;
+	}
+	json_object_set_new(doc, "format", json_string("rgbench-plot-1"));
 	for (size_t i = 0; i < RG_GUARD__COUNT; i++)
-		fprintf(f, "%s,%s\n", rg_guards[i].name, rg_guard_role(&rg_guards[i]));
-	if (ferror(f)) {
-		fclose(f);
-		return -1;
+		json_array_append_new(guards, json_pack("{s:s,s:s}", "guard", rg_guards[i].name,
+							"role", rg_guard_role(&rg_guards[i])));
+	json_object_set_new(doc, "guards", guards);
+	for (size_t s = 0; s < nsrc; s++)
+		for (size_t i = 0; i < src[s].rows.n; i++)
+			json_array_append_new(all, row_json(s, src[s].label, &src[s].rows.v[i]));
+	json_object_set_new(doc, "rows", all);
+	for (size_t i = 0; i < nsrc; i++)
+		rows[i] = &src[i].rows;
+	if (rp_across_plot_json(doc, rows, nsrc)) {
+		json_object_set_new(doc, "heat", json_array());
+		json_object_set_new(doc, "decision", json_array());
 	}
-	return fclose(f) ? -1 : 0;
+	free(rows);
+	return doc;
 }
 
-static int write_data(const char *path, struct source *src, size_t nsrc)
+/* The document into path. 0, or -1 (errno set). */
+static int write_doc(const char *path, struct source *src, size_t nsrc)
 {
-	FILE *f = fopen(path, "w");
+	json_t *doc = plot_doc(src, nsrc);
+	FILE *f;
+	int ret;
 
-	if (!f)
-		return -1;
-	fputs("source,label,host,cpu_model,suite,guard,role,scenario,threads,duty_ns,batch,status,"
-	      "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev,baseline,delta_ns,"
-	      "delta_ci_lo,delta_ci_hi\n", f);
-	for (size_t s = 0; s < nsrc; s++) {
-		for (size_t i = 0; i < src[s].rows.n; i++) {
-			const struct rg_row *r = &src[s].rows.v[i];
-
-			const char *text[] = { src[s].label, rg_row_s(r, RG_COL_host),
-					       rg_row_s(r, RG_COL_cpu_model), rg_row_s(r, RG_COL_suite),
-					       rg_row_s(r, RG_COL_guard), rg_row_role(r, NULL),
-					       rg_row_s(r, RG_COL_scenario) };
-
-			fprintf(f, "%zu", s);
-			for (size_t k = 0; k < sizeof(text) / sizeof(text[0]); k++) {
-				fputc(',', f);
-				rg_csv_put_field(f, text[k]);
-			}
-			fprintf(f, ",%lld,%lld,%lld,", rg_row_i(r, RG_COL_threads),
-				rg_row_i(r, RG_COL_duty_ns), rg_row_i(r, RG_COL_batch));
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_status));
-			put_d(f, rg_row_d(r, RG_COL_ns_median));
-			put_d(f, rg_row_d(r, RG_COL_ns_stddev));
-			put_d(f, rg_row_d(r, RG_COL_ns_min));
-			put_d(f, rg_row_d(r, RG_COL_ns_max));
-			put_d(f, rg_row_d(r, RG_COL_mops_median));
-			put_d(f, rg_row_d(r, RG_COL_mops_stddev));
-			fputc(',', f);
-			rg_csv_put_field(f, rg_row_s(r, RG_COL_baseline));	/* the ladder's chain */
-			put_d(f, rg_row_d(r, RG_COL_delta_ns));
-			put_d(f, rg_row_d(r, RG_COL_delta_ci_lo));
-			put_d(f, rg_row_d(r, RG_COL_delta_ci_hi));
-			fputc('\n', f);
-		}
-	}
-	if (ferror(f)) {
-		fclose(f);
+	if (!doc) {
+		errno = ENOMEM;
 		return -1;
 	}
-	return fclose(f) ? -1 : 0;
+	f = fopen(path, "w");
+	if (!f) {
+		json_decref(doc);
+		return -1;
+	}
+	errno = 0;
+	ret = json_dumpf(doc, f, JSON_COMPACT) || ferror(f) ? -1 : 0;
+	if (ret && !errno)
+		errno = EIO;
+	json_decref(doc);
+	if (fclose(f))
+		ret = -1;
+	return ret;
 }
 
 /*
@@ -155,11 +167,6 @@ static int wait_script(pid_t pid, int *st, char *err, size_t errlen)
 	}
 }
 
-/* The staging folder's files for rgplot.py. */
-struct plot_files {
-	char data[4200], lat[4200], fleet[4200], decision[4200], guards[4200];
-};
-
 /*
  * The interpreter's environment: rgbench plot's own without the variables
  * that change what python itself does (PYTHONHOME, PYTHONPATH, PYTHONINSPECT,
@@ -181,12 +188,10 @@ static char **python_env(void)
 	return env;
 }
 
-static int run_python(const char *py, const char *script, const struct plot_files *pf,
+static int run_python(const char *py, const char *script, const char *data,
 		      const char *formats, const char *outdir, char *err, size_t errlen)
 {
-	char *args[] = { (char *)py, (char *)script, "--data", (char *)pf->data,
-			 "--lat", (char *)pf->lat, "--fleet", (char *)pf->fleet,
-			 "--decision", (char *)pf->decision, "--guards", (char *)pf->guards,
+	char *args[] = { (char *)py, (char *)script, "--data", (char *)data,
 			 "--formats", (char *)formats, "--out", (char *)outdir, NULL };
 	sigset_t held;
 	pid_t pid, parent = getpid();
@@ -254,50 +259,20 @@ static int run_python(const char *py, const char *script, const struct plot_file
 	return -1;
 }
 
-/* Draw into stage: the rows and latency histograms as CSV, then rgplot.py. 0, or -1 with err set. */
+/* Draw into stage: the rows in one JSON document (plot_doc()), then rgplot.py. 0, or -1 with err set. */
 int pl_draw(const struct plot_opts *o, const char *script, const char *stage,
 	    struct source *src, size_t nsrc, char *err, size_t errlen)
 {
-	struct plot_files pf;
-	const struct rg_rows **rows = calloc(nsrc ? nsrc : 1, sizeof(*rows));
-	int ret;
+	char data[4200];
 
-	snprintf(pf.data, sizeof(pf.data), "%s/rows.csv", stage);
-	if (write_data(pf.data, src, nsrc)) {
-		snprintf(err, errlen, "cannot write %s: %s", pf.data, strerror(errno));
-		free(rows);
-		return -1;
-	}
-	snprintf(pf.lat, sizeof(pf.lat), "%s/lat.csv", stage);
-	if (write_lat(pf.lat, src, nsrc)) {
-		snprintf(err, errlen, "cannot write %s: %s", pf.lat, strerror(errno));
-		free(rows);
-		return -1;
-	}
-	snprintf(pf.guards, sizeof(pf.guards), "%s/guards.csv", stage);
-	if (write_guards(pf.guards)) {
-		snprintf(err, errlen, "cannot write %s: %s", pf.guards, strerror(errno));
-		free(rows);
-		return -1;
-	}
-	/* the heat map's matrix and the decision per host, relative to each kernel's design */
-	snprintf(pf.fleet, sizeof(pf.fleet), "%s/fleet.csv", stage);
-	snprintf(pf.decision, sizeof(pf.decision), "%s/decision.csv", stage);
-	for (size_t i = 0; rows && i < nsrc; i++)
-		rows[i] = &src[i].rows;
-	ret = rows ? rp_across_heat_file(pf.fleet, pf.decision, rows, nsrc) : -1;
-	free(rows);
-	if (ret) {
-		snprintf(err, errlen, "cannot write %s: %s", pf.fleet, strerror(errno));
+	snprintf(data, sizeof(data), "%s/plot.json", stage);
+	if (write_doc(data, src, nsrc)) {
+		snprintf(err, errlen, "cannot write %s: %s", data, strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
-	if (run_python(o->py, script, &pf, o->formats, stage, err, errlen))
+	if (run_python(o->py, script, data, o->formats, stage, err, errlen))
 		return -1;
-	unlink(pf.data);
-	unlink(pf.lat);
-	unlink(pf.fleet);
-	unlink(pf.decision);
-	unlink(pf.guards);
+	unlink(data);
 	return 0;
 }

@@ -46,9 +46,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 try:
     import rgplot_base as base  # noqa: E402
-    from rgplot_base import METADATA, Styles, Unreadable, first_line, load, load_registry, name, sources_of  # noqa: E402,F401
-    from rgplot_fleet import decision, fleet, load_decision, load_fleet  # noqa: E402
-    from rgplot_runs import bpf, ladder, latency_cdf, lines, load_lat, ns_bars, tramp  # noqa: E402
+    from rgplot_base import METADATA, Styles, Unreadable, first_line, load, name, sources_of  # noqa: E402,F401
+    from rgplot_fleet import decision, fleet  # noqa: E402
+    from rgplot_runs import bpf, ladder, latency_cdf, lines, ns_bars, tramp  # noqa: E402
 except ImportError as e:  # a copy of rgplot.py without its modules: one line
     why = " ".join(str(e).split())
     print(f"rgbench plot: {os.path.abspath(__file__)}: cannot import its own modules: {why}", file=sys.stderr)
@@ -58,25 +58,18 @@ except ImportError as e:  # a copy of rgplot.py without its modules: one line
 def main():
     warnings.simplefilter("ignore")  # stderr carries notes and at most one error line
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--lat", default="")
-    ap.add_argument("--fleet", default="")
-    ap.add_argument("--decision", default="")
-    ap.add_argument("--guards", default="")
+    ap.add_argument("--data", required=True, help="the JSON document rgbench plot wrote (docs/plots.md)")
     ap.add_argument("--formats", default="png,svg")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     base.FORMATS = tuple(f for f in a.formats.split(",") if f in METADATA) or ("png", "svg")
     try:
-        hist = load_lat(a.lat)
-        cells = load_fleet(a.fleet)
-        cands = load_decision(a.decision)
-        registry = load_registry(a.guards)
-        rows = load(a.data)
+        data = load(a.data)
     except (Unreadable, OSError) as e:  # one line, never a traceback
         print(f"rgbench plot: cannot read {e}", file=sys.stderr)
         return 5
-    base.STYLES = Styles(registry, {r["guard"]: r["role"] for r in rows if r["suite"] != "bpf"})
+    rows, hist, cells, cands = data.rows, data.hist, data.cells, data.cands
+    base.STYLES = Styles(data.registry, {r["guard"]: r["role"] for r in rows if r["suite"] != "bpf"})
     sources = sources_of(rows)
     base.EMULATED = any("[EMULATED" in label for _, label in sources)
     written = []

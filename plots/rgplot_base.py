@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """rgplot.py's ground: matplotlib's settings, names as drawn, one style per guard, reading
-rgbench plot's CSV files, saving a figure, the helpers every plot uses."""
-import csv
+the one document rgbench plot hands over, saving a figure, the helpers every plot uses."""
+import json
 import math
 import os
 import re
@@ -17,9 +17,6 @@ plt.rcParams.update({
 # Mathtext stays on: the log axes' tick labels are mathtext (10^k). Names are made safe where
 # they are drawn (name() below), so a '$' in a guard, host or file name is no TeX math.
 
-# rgbench plot's own CSV files hold whatever the reader accepted (a file is at most
-# 64 MiB): no field limit below that, never csv's default of 128 KiB.
-csv.field_size_limit(1 << 27)
 METADATA = {"png": {"Software": "rgbench"}, "svg": {"Date": None, "Creator": "rgbench"},
             "pdf": {"Creator": "rgbench", "Producer": "rgbench", "CreationDate": None}}
 DPI = 150
@@ -118,8 +115,9 @@ def source_style(guard, si):
 MEASURED = ("ok", "noisy")
 
 
-def num(s):
-    return float(s) if s not in ("", "n/a") else math.nan
+def num(v):
+    """A number of the document: null (not measured) as NaN."""
+    return math.nan if v is None else float(v)
 
 
 def ok(v):
@@ -127,17 +125,7 @@ def ok(v):
 
 
 class Unreadable(Exception):
-    """One of rgbench plot's CSV files cannot be read: FILE:LINE: why."""
-
-
-def read_csv(path):
-    """The records of one of rgbench plot's CSV files (names as written: name() draws them)."""
-    with open(path, newline="", encoding="utf-8", errors="replace") as f:
-        rd = csv.DictReader(f)
-        try:
-            yield from rd
-        except (csv.Error, ValueError, KeyError) as e:
-            raise Unreadable(f"{path}:{rd.line_num}: {first_line(e)}") from None
+    """rgbench plot's document cannot be read: FILE: why."""
 
 
 def first_line(e):
@@ -146,32 +134,50 @@ def first_line(e):
     return f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
 
 
+class Data:
+    """What rgbench plot hands over, read from its one JSON document (docs/plots.md):
+    rows      every source's rows as the reader read them (names as written: name() draws them)
+    hist      {(source, label, guard): [(lo_ns, hi_ns, count)]}: measured rows' latency histograms
+    registry  [(guard, role)]: guards.def's guards in order
+    cells     the heat map: label, emulated, current_role, role, relative_ns, now per host and role
+    cands     the decision: label, emulated, current_role, current_guard, suite, role, guard,
+              change_ns, lo_ns, hi_ns per host and candidate"""
+
+    def __init__(self, rows, hist, registry, cells, cands):
+        self.rows, self.hist, self.registry, self.cells, self.cands = rows, hist, registry, cells, cands
+
+
+ROW_NUMBERS = ("ns_median", "ns_stddev", "ns_min", "ns_max", "mops_median", "mops_stddev",
+               "delta_ns", "delta_ci_lo", "delta_ci_hi")
+
+
 def load(path):
-    rows = []
-    for r in read_csv(path):
-        try:
+    """The document rgbench plot wrote into path, as Data; Unreadable when it is not one."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            doc = json.load(f)
+        rows, hist = [], {}
+        for r in doc["rows"]:
+            r = dict(r)
             for k in ("source", "threads", "duty_ns", "batch"):
                 r[k] = int(r[k])
-            for k in ("ns_median", "ns_stddev", "ns_min", "ns_max", "mops_median", "mops_stddev"):
-                r[k] = num(r[k])
-            for k in ("delta_ns", "delta_ci_lo", "delta_ci_hi"):  # older staging files lack them
-                r[k] = num(r.get(k) or "")
-            r.setdefault("role", "")
+            for k in ROW_NUMBERS:
+                r[k] = num(r.get(k))
+            r["role"] = r.get("role") or ""
             r["baseline"] = r.get("baseline") or ""
-        except (ValueError, KeyError) as e:
-            raise Unreadable(f"{path}: {first_line(e)}") from None
-        rows.append(r)
-    return rows
-
-
-def load_registry(path):
-    """guards.def's guards in order, with their roles: [(guard, role)] ([] without the file)."""
-    if not path or not os.path.exists(path):
-        return []
-    try:
-        return [(r["guard"], r["role"]) for r in read_csv(path)]
-    except KeyError as e:
+            lat = r.pop("lat", None)
+            if lat and r["status"] in MEASURED:
+                key = (r["source"], r["label"], r["guard"])
+                hist.setdefault(key, []).extend((float(lo), num(hi), int(c)) for lo, hi, c in lat)
+            rows.append(r)
+        registry = [(g["guard"], g["role"]) for g in doc.get("guards", [])]
+        cells = [dict(c, relative_ns=num(c["relative_ns"]), emulated=bool(c["emulated"]), now=bool(c["now"]))
+                 for c in doc.get("heat", [])]
+        cands = [dict(c, change_ns=num(c["change_ns"]), lo_ns=num(c["lo_ns"]), hi_ns=num(c["hi_ns"]),
+                      emulated=bool(c["emulated"])) for c in doc.get("decision", [])]
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise Unreadable(f"{path}: {first_line(e)}") from None
+    return Data(rows, hist, registry, cells, cands)
 
 
 def ordered(values):

@@ -1,25 +1,13 @@
 # SPDX-License-Identifier: MIT
 """rgplot.py's plots across hosts: the fleet matrix and the decision per host."""
 import math
-import os
 import textwrap
 
 import matplotlib
 import matplotlib.pyplot as plt
 
 import rgplot_base as base
-from rgplot_base import Unreadable, first_line, footer, name, num, ok, ordered, read_csv, save
-
-
-def load_fleet(path):
-    """The matrix `rgbench plot` wrote: label, emulated, current_role, role, relative_ns per line."""
-    if not path or not os.path.exists(path):
-        return []
-    try:
-        return [dict(r, relative_ns=num(r["relative_ns"]), emulated=r["emulated"] == "1", now=r["now"] == "1")
-                for r in read_csv(path)]
-    except (ValueError, KeyError) as e:
-        raise Unreadable(f"{path}: {first_line(e)}") from None
+from rgplot_base import footer, name, ok, ordered, save
 
 
 def wrapped(s, width=28):
@@ -77,18 +65,6 @@ def fleet(cells, out, written):
     save(fig, out, "fleet", written)
     base.EMULATED = was
     return True
-
-
-def load_decision(path):
-    """Per host and candidate: label, emulated, current_role, current_guard, suite, role, guard,
-    change_ns, lo_ns, hi_ns (the report's decision table)."""
-    if not path or not os.path.exists(path):
-        return []
-    try:
-        return [dict(r, change_ns=num(r["change_ns"]), lo_ns=num(r["lo_ns"]), hi_ns=num(r["hi_ns"]),
-                     emulated=r["emulated"] == "1") for r in read_csv(path)]
-    except (ValueError, KeyError) as e:
-        raise Unreadable(f"{path}: {first_line(e)}") from None
 
 
 def decision(cands, out, written):

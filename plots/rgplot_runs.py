@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: MIT
 """rgplot.py's plots of one run's rows: ns bars, thread and duty lines, bpf, the latency
 CDF, the ladder, the trampolines."""
-import os
 
 import matplotlib
 import matplotlib.pyplot as plt
 
 import rgplot_base as base
-from rgplot_base import (COLORS, MEASURED, Unreadable, bar_height, color_names, first_line, fmt,
-                         footer, grouped_hbars, legend_beside, name, num, ok, ordered, present,
-                         read_csv, save, source_style, spans)
+from rgplot_base import (COLORS, MEASURED, bar_height, color_names, fmt, footer, grouped_hbars,
+                         legend_beside, name, ok, ordered, present, save, source_style, spans)
 
 
 def ns_bars(rows, sources, out, written, suite, kind, title):
@@ -172,19 +170,6 @@ def bpf(rows, sources, out, written):
     footer(fig, "whiskers: standard deviation over repetitions")
     save(fig, out, "bpf", written)
     return True
-
-
-def load_lat(path):
-    hist = {}
-    if not path or not os.path.exists(path):
-        return hist
-    for r in read_csv(path):
-        try:
-            key = (int(r["source"]), r["label"], r["guard"])
-            hist.setdefault(key, []).append((float(r["lo_ns"]), num(r["hi_ns"]), int(r["count"])))
-        except (ValueError, KeyError) as e:
-            raise Unreadable(f"{path}: {first_line(e)}") from None
-    return hist
 
 
 def latency_cdf(hist, out, written):

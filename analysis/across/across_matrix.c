@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The role matrix across hosts: built from every host's rows, freed, and written as CSV for plot's heat map and decision. */
+/* The role matrix across hosts: built from every host's rows, freed, and handed to plot as JSON for its heat map and decision. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,16 +154,66 @@ void rp_across_csv(FILE *o, const struct host *hosts, size_t nh, bool allow_emul
 	rp_across_free(&f);
 }
 
-void rp_across_heat_csv(FILE *o, const struct host *hosts, size_t nh)
+/* A name as JSON text: invalid UTF-8 (a file name's bytes) as U+FFFD, never a NULL. */
+json_t *rp_json_text(const char *s)
 {
+	json_t *j = json_string(s ? s : "");
+	size_t n, k = 0;
+	char *buf;
+
+	if (j)
+		return j;
+	n = strlen(s);
+	buf = malloc(3 * n + 1);
+	if (!buf)
+		return json_string("");
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+			     (*p & 0xf8) == 0xf0 ? 4 : 0;
+		size_t i = 1;
+
+		while (len && i < len && (p[i] & 0xc0) == 0x80)
+			i++;
+		json_t *t = len && i == len ? json_stringn((const char *)p, len) : NULL;
+
+		if (t) {	/* a valid sequence (jansson checks overlong forms and surrogates) */
+			json_decref(t);
+			memcpy(buf + k, p, len);
+			k += len;
+			p += len;
+		} else {
+			memcpy(buf + k, "\xef\xbf\xbd", 3);
+			k += 3;
+			p++;
+		}
+	}
+	j = json_stringn(buf, k);
+	free(buf);
+	return j ? j : json_string("");
+}
+
+/* A value as JSON: null when it is not a number, else rounded to digits significant digits. */
+json_t *rp_json_num(double v, int digits)
+{
+	char b[64];
+
+	if (!isfinite(v))
+		return json_null();
+	snprintf(b, sizeof(b), "%.*g", digits, v);
+	return json_real(strtod(b, NULL));
+}
+
+/* The heat map's cells: per host and shown role, its value relative to the current design. */
+static json_t *heat_json(const struct host *hosts, size_t nh)
+{
+	json_t *a = json_array();
 	struct fleet f;
 	char why[160];
 
 	if (rp_across_build(&f, hosts, nh, true)) {
 		rp_across_free(&f);
-		return;
+		return a;
 	}
-	fputs("label,emulated,current_role,role,relative_ns,now\n", o);
 	for (size_t i = 0; i < f.nh; i++) {
 		const char *cur = rp_across_current_role(f.h[i], why, sizeof(why));
 		const struct rg_row *now = NULL;
@@ -176,49 +226,60 @@ void rp_across_heat_csv(FILE *o, const struct host *hosts, size_t nh)
 			}
 		for (size_t r = 0; r < f.nroles; r++) {
 			const struct cell *x = cell_at(&f, r, i);
+			json_t *o;
 
 			if (!role_shown(&f, r))
 				continue;
-			rg_csv_put_field(o, f.h[i]->name);
-			fprintf(o, ",%d,%s,", f.h[i]->emulated, cur ? cur : "");
-			rg_csv_put_field(o, f.roles[r]);
-			put_d(o, x->r ? x->k.v - base : NAN);
-			fprintf(o, ",%d\n", x->r && x->r == now);	/* the current design's own row */
+			o = json_object();
+			json_object_set_new(o, "label", rp_json_text(f.h[i]->name));
+			json_object_set_new(o, "emulated", json_boolean(f.h[i]->emulated));
+			json_object_set_new(o, "current_role", rp_json_text(cur ? cur : ""));
+			json_object_set_new(o, "role", rp_json_text(f.roles[r]));
+			json_object_set_new(o, "relative_ns", rp_json_num(x->r ? x->k.v - base : NAN, 6));
+			/* the current design's own row */
+			json_object_set_new(o, "now", json_boolean(x->r && x->r == now));
+			json_array_append_new(a, o);
 		}
 	}
 	rp_across_free(&f);
+	return a;
 }
 
-void rp_across_decision_csv(FILE *o, const struct host *hosts, size_t nh)
+/* The decision per host: each candidate's change against the current design. */
+static json_t *decision_json(const struct host *hosts, size_t nh)
 {
-	fputs("label,emulated,current_role,current_guard,suite,role,guard,change_ns,lo_ns,hi_ns\n", o);
+	json_t *a = json_array();
+
 	for (size_t i = 0; i < nh; i++) {
 		struct decision d;
 
 		if (!rp_across_decide(&hosts[i], &d))
 			continue;
 		for (size_t k = 0; k < d.n; k++) {
-			rg_csv_put_field(o, hosts[i].name);
-			fprintf(o, ",%d,%s,", hosts[i].emulated, d.role);
-			rg_csv_put_field(o, rg_row_s(d.cur, RG_COL_guard));
-			fprintf(o, ",%s,%s,", d.suite, d.c[k].role);
-			rg_csv_put_field(o, rg_row_s(d.c[k].r, RG_COL_guard));
-			put_d(o, d.c[k].v);
-			put_d(o, d.c[k].lo);
-			put_d(o, d.c[k].hi);
-			fputc('\n', o);
+			json_t *o = json_object();
+
+			json_object_set_new(o, "label", rp_json_text(hosts[i].name));
+			json_object_set_new(o, "emulated", json_boolean(hosts[i].emulated));
+			json_object_set_new(o, "current_role", rp_json_text(d.role));
+			json_object_set_new(o, "current_guard", rp_json_text(rg_row_s(d.cur, RG_COL_guard)));
+			json_object_set_new(o, "suite", rp_json_text(d.suite));
+			json_object_set_new(o, "role", rp_json_text(d.c[k].role));
+			json_object_set_new(o, "guard", rp_json_text(rg_row_s(d.c[k].r, RG_COL_guard)));
+			json_object_set_new(o, "change_ns", rp_json_num(d.c[k].v, 6));
+			json_object_set_new(o, "lo_ns", rp_json_num(d.c[k].lo, 6));
+			json_object_set_new(o, "hi_ns", rp_json_num(d.c[k].hi, 6));
+			json_array_append_new(a, o);
 		}
 	}
+	return a;
 }
 
-int rp_across_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
-		       size_t n)
+int rp_across_plot_json(json_t *doc, const struct rg_rows *const *rows, size_t n)
 {
 	struct input *in = calloc(n ? n : 1, sizeof(*in));
 	struct host *hosts = NULL;
 	size_t nh = 0;
 	char err[256];
-	FILE *o, *d = NULL;
 	int ret = -1;
 
 	if (!in)
@@ -227,18 +288,11 @@ int rp_across_heat_file(const char *heat, const char *decision, const struct rg_
 		in[i].rows = *rows[i];	/* borrowed: never freed here */
 		in[i].version = rows[i]->n ? rg_row_i(&rows[i]->v[0], RG_COL_schema_version) : 0;
 	}
-	o = fopen(heat, "w");
-	if (o)
-		d = fopen(decision, "w");
-	if (d && !rp_group_hosts(in, n, &hosts, &nh, err, sizeof(err))) {
-		rp_across_heat_csv(o, hosts, nh);
-		rp_across_decision_csv(d, hosts, nh);
-		ret = ferror(o) || ferror(d) ? -1 : 0;
+	if (!rp_group_hosts(in, n, &hosts, &nh, err, sizeof(err))) {
+		json_object_set_new(doc, "heat", heat_json(hosts, nh));
+		json_object_set_new(doc, "decision", decision_json(hosts, nh));
+		ret = 0;
 	}
-	if (o && fclose(o))
-		ret = -1;
-	if (d && fclose(d))
-		ret = -1;
 	rp_hosts_free(hosts, nh);
 	free(in);
 	return ret;

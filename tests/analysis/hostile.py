@@ -192,7 +192,7 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-") as T:
     check(not os.path.exists(os.path.join(T, "none")) and tree(keep) == before and not staging_left(T),
           "nothing drawn: a directory was created or changed")
 
-    # 4. A field over 128 KiB (python csv's default limit): one not drawn is no problem, a
+    # 4. A field over 128 KiB (python csv's default limit, once a limit of the script's input): one not drawn is no problem, a
     # drawn name that long is drawn shortened (issue 31), never a traceback.
     base = os.path.join(FX, "ab-base.csv")
     big = os.path.join(T, "big.csv")

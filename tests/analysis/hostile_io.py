@@ -357,9 +357,9 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-io-") as T:
     spy = os.path.join(T, "spy.py")
     got = os.path.join(T, "labels.txt")
     with open(spy, "w") as fh:
-        fh.write("import csv, sys\n"
+        fh.write("import json, sys\n"
                  "data = sys.argv[sys.argv.index('--data') + 1]\n"
-                 f"open({got!r}, 'w').write('\\n'.join(sorted({{r['label'] for r in csv.DictReader(open(data))}})))\n"
+                 f"open({got!r}, 'w').write('\\n'.join(sorted({{r['label'] for r in json.load(open(data))['rows']}})))\n"
                  "sys.exit(3)\n")
     stem = "r" * 100
     srcs = []

@@ -4,8 +4,8 @@
 # fixtures of mkfixtures.c and tests/analysis/fleet/), against tests/analysis/outputs/: a change of
 # where the code lives (issue 30) or of how it reads must not change one byte. Each case is
 # one file: the command, its exit status, stdout, stderr and any file it wrote. `plot` is run
-# with a stand-in for rgplot.py that keeps the CSV files rgbench hands it (rows, latency,
-# heat map, decision, guards.def list); the pictures the real script draws from them (the
+# with a stand-in for rgplot.py that keeps the one JSON document rgbench hands it (guards.def
+# list, rows with their latency, heat map, decision); the pictures the real script draws from them (the
 # list of files, the "wrote" lines) are plots.plot's (plot.sh), which draws the same two
 # fixtures: 14 s not spent twice.
 # A change that means to change an output: RG_UPDATE_GOLDEN=1 rewrites the expected files;
@@ -33,13 +33,20 @@ cp "$FX"/ab-new.csv "$FX"/ab-new.json "$T/dir-new/"
 cd "$T"
 export LC_ALL=C COLUMNS=80
 unset RG_PLOT_SCRIPT RG_PYTHON RGBENCH_PLOT_SCRIPT RGBENCH_PYTHON
-# The stand-in for rgplot.py: copies what it is given into --out, as pictures (plot publishes
-# only *.png and *.svg).
+# The stand-in for rgplot.py: records the one document it is given into --out, as a picture
+# (plot publishes only *.png and *.svg), one guard, row or cell a line so a change reads.
 cat > fake_plot.py <<'PY'
-import shutil, sys
+import json, sys
 a = dict(zip(sys.argv[1::2], sys.argv[2::2]))
-for k in ("--data", "--lat", "--fleet", "--decision", "--guards"):
-    shutil.copy(a[k], a["--out"] + "/given-" + k[2:] + ".csv.svg")
+assert sorted(a) == ["--data", "--formats", "--out"], sorted(a)
+doc = json.load(open(a["--data"], encoding="utf-8"))
+with open(a["--out"] + "/given-data.json.svg", "w", encoding="utf-8") as f:
+    f.write("format " + json.dumps(doc.pop("format")) + "\n")
+    for k in ("guards", "rows", "heat", "decision"):
+        f.write(f"{k} {len(doc[k])}\n")
+        for x in doc.pop(k):
+            f.write(json.dumps(x, ensure_ascii=False) + "\n")
+    assert not doc, sorted(doc)
 PY
 fail=0
 n=0

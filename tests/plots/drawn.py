@@ -198,12 +198,14 @@ def direct(T):
     """Names the reader refuses (a control character; a lone surrogate cannot even be written
     to a UTF-8 file) driven straight into rgplot.py: drawn escaped, never a traceback."""
     script = os.path.join(os.path.dirname(sys.argv[1]), "rgplot.py")
-    rows = os.path.join(T, "direct.csv")
-    with open(rows, "w", newline="") as f:
-        f.write("source,label,host,cpu_model,suite,guard,role,scenario,threads,duty_ns,batch,status,"
-                "ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev\n")
-        for g, v in (("noop", 0.3), ("be\x07ll", 1.5), ("\x1b[31mred", 4.0), ("nl\u0085c1", 9.0)):
-            f.write(f"0,a\tb$x$,h,m,user,{g},n/a,pair,1,0,1000,ok,{v},,{v * 0.9},{v * 1.1},,\n")
+    rows = os.path.join(T, "direct.json")
+    with open(rows, "w", encoding="utf-8") as f:  # rgbench plot's one document (docs/plots.md)
+        json.dump({"format": "rgbench-plot-1", "guards": [], "heat": [], "decision": [], "rows": [
+            {"source": 0, "label": "a\tb$x$", "host": "h", "cpu_model": "m", "suite": "user", "guard": g,
+             "role": "n/a", "scenario": "pair", "threads": 1, "duty_ns": 0, "batch": 1000, "status": "ok",
+             "ns_median": v, "ns_stddev": None, "ns_min": v * 0.9, "ns_max": v * 1.1, "mops_median": None,
+             "mops_stddev": None}
+            for g, v in (("noop", 0.3), ("be\x07ll", 1.5), ("\x1b[31mred", 4.0), ("nl\u0085c1", 9.0))]}, f)
     log = os.path.join(T, "direct.log")
     out = os.path.join(T, "direct-out")
     os.mkdir(out)

@@ -106,11 +106,12 @@ one_line "no matplotlib" $rc "rgbench plot: $T/nompl cannot import matplotlib: i
 [[ ! -e $T/nompl-out ]] || { echo "FAIL no matplotlib: output written"; fail=1; }
 # Whatever else fails while drawing is one line too (the script's own net, driven directly).
 script=$(dirname "$R")/rgplot.py
-{ echo "source,label,host,cpu_model,suite,guard,scenario,threads,duty_ns,batch,status,ns_median,ns_stddev,ns_min,ns_max,mops_median,mops_stddev"
-  echo "0,a,h,m,user,noop,pair,1,0,1000,ok,1e300,,0.2,0.4,,"
-  echo "0,a,h,m,user,tls,pair,1,0,1000,ok,0.5,,0.4,0.6,,"; } > "$T/rows.csv"
+row='"source":0,"label":"a","host":"h","cpu_model":"m","suite":"user","scenario":"pair","threads":1,"duty_ns":0,"batch":1000,"status":"ok","ns_stddev":null,"mops_median":null,"mops_stddev":null'
+{ echo '{"format":"rgbench-plot-1","guards":[],"heat":[],"decision":[],"rows":['
+  echo "{$row,\"guard\":\"noop\",\"ns_median\":1e300,\"ns_min\":0.2,\"ns_max\":0.4},"
+  echo "{$row,\"guard\":\"tls\",\"ns_median\":0.5,\"ns_min\":0.4,\"ns_max\":0.6}]}"; } > "$T/plot.json"
 mkdir "$T/direct"
-rc=0; /usr/bin/python3 "$script" --data "$T/rows.csv" --out "$T/direct" 2>"$T/err.txt" || rc=$?
+rc=0; /usr/bin/python3 "$script" --data "$T/plot.json" --out "$T/direct" 2>"$T/err.txt" || rc=$?
 if [[ $rc != 5 || $(wc -l < "$T/err.txt") != 1 ]] || ! grep -q '^rgbench plot: cannot draw pair-ns: ' "$T/err.txt"; then
 	echo "FAIL drawing error: rc=$rc stderr: $(head -c 400 "$T/err.txt")"; fail=1
 fi

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "rg/page.h"
 #include "rg/results.h"
 
@@ -19,13 +21,16 @@ void rp_sec_answer(struct ctx *c, const struct host *hosts, size_t nh, bool allo
 void rp_sec_fleet(struct ctx *c, const struct host *hosts, size_t nh, bool allow_emulated);
 /* The matrix, one line per role and host, as CSV (compare --across-hosts --csv). */
 void rp_across_csv(FILE *f, const struct host *hosts, size_t nh, bool allow_emulated);
-/* The heat map's data for rgplot.py: label,emulated,role,value relative to the current design. */
-void rp_across_heat_csv(FILE *f, const struct host *hosts, size_t nh);
-/* The decision per host for rgbench plot: each candidate's change against the current design. */
-void rp_across_decision_csv(FILE *f, const struct host *hosts, size_t nh);
-/* Both into heat and decision for the rows of n sources (rgbench plot). 0 or -1 (errno). */
-int rp_across_heat_file(const char *heat, const char *decision, const struct rg_rows *const *rows,
-		       size_t n);
+/*
+ * For rgbench plot's one document, from the rows of n sources: "heat" (per host and
+ * role: label, emulated, current_role, role, relative_ns to the current design, now)
+ * and "decision" (per host and candidate: label, emulated, current_role,
+ * current_guard, suite, role, guard, change_ns, lo_ns, hi_ns) set in doc. 0 or -1.
+ */
+int rp_across_plot_json(json_t *doc, const struct rg_rows *const *rows, size_t n);
+/* A name as JSON text (invalid UTF-8 as U+FFFD); a value as a number rounded to digits, null if none. */
+json_t *rp_json_text(const char *s);
+json_t *rp_json_num(double v, int digits);
 /*
  * across_decide.c: the role of the guard the host's kernel runs in the BPF
  * trampoline (from its arch and h->kernel), or NULL with why set; the
