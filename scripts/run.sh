@@ -36,7 +36,8 @@ else
   cmake --build build -j"$(nproc)"
 fi
 
-host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
+# The host name as a file name: rgbench's one rule (rg/safe_name.h), as its own default name has it.
+host=$("$build"/tools/rgbench --safe-name "$(uname -n)")
 mkdir -p results
 base=$(result_base results "$host" "$(date -u +%Y%m%dT%H%M%SZ)")
 "$build"/tools/rgbench --out "$base.csv" --json "$base.json" "$@"

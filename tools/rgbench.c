@@ -6,6 +6,7 @@
 
 #include "rg/bench.h"
 #include "rg/cmdline.h"
+#include "rg/safe_name.h"
 #include "fleet_run.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
@@ -80,12 +81,32 @@ static const struct rg_bench_hooks hooks = {
 	.subcommands = print_subcommands,
 };
 
+/*
+ * rgbench --safe-name NAME...: each NAME's file-name form (rg/safe_name.h; "host" for an
+ * empty one), one a line; every
+ * word after --safe-name is a name. scripts/run.sh names its results with it and rgbench fleet
+ * its hosts' folders: one rule, the C one, for the shell too.
+ */
+static int print_safe_names(int argc, char **argv)
+{
+	char safe[RG_SAFE_NAME_MAX + 1];
+
+	rg_cl_set_prog("rgbench");
+	if (argc < 1)
+		return rg_cl_usage_error("--safe-name needs a name");
+	for (int i = 0; i < argc; i++)
+		printf("%s\n", rg_safe_name(safe, argv[i], "host"));
+	return RG_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = rg_cl_fd_budget();
 
 	if (rc)
 		return rc;
+	if (argc > 1 && !strcmp(argv[1], "--safe-name"))
+		return rg_cl_stdout_status(print_safe_names(argc - 2, argv + 2));
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NSUBCMDS; i++) {
 			const struct subcmd *c = &subcmds[i];
