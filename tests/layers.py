@@ -33,6 +33,7 @@ LAYERS = [
     ["analysis/fleet"],
     ["analysis/compare", "analysis/report", "analysis/plot"],
     ["analysis"],
+    ["fleet"],
     ["tools"],
 ]
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}

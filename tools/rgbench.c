@@ -6,8 +6,8 @@
 
 #include "rg/bench.h"
 #include "rg/cmdline.h"
+#include "rg/fleet_run.h"
 #include "rg/safe_name.h"
-#include "fleet_run.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
 #if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_PLOTS)
@@ -54,7 +54,7 @@ static const struct subcmd subcmds[] = {
 	{ "plot", PLOTS_MAIN(rg_plot_main), "plots of result files (matplotlib)", NO_PLOTS },
 	{ "report", PLOTS_MAIN(rg_report_main), "the one-page answer: cheapest guard, by how much, why",
 	  NO_PLOTS },
-	{ "fleet", rg_fleet_run_main, "run.sh on every host of an Ansible inventory, fetch, report",
+	{ "fleet", rg_fleet_main, "run.sh on every host of an Ansible inventory, fetch, report",
 	  NULL },
 };
 

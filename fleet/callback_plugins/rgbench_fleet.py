@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """rgbench fleet's record of each host: one line per failure as it happens, one per finished host.
 
-Enabled by tools/fleet.sh (ANSIBLE_CALLBACKS_ENABLED); writes to $RG_FLEET_STATUS, one
+Enabled by fleet/fleet.sh (ANSIBLE_CALLBACKS_ENABLED); writes to $RG_FLEET_STATUS, one
 tab-separated line each, flushed at once so that a Ctrl-C keeps what was known:
     HOST<TAB>listed                          (the play starts on the host: every inventory host)
     HOST<TAB>failed<TAB>STEP<TAB>REASON      (a task failed or the host was unreachable)

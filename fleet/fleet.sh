@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # rgbench fleet: the README's first command on every host of an Ansible inventory, through
 # fleet/rgbench.yml; every result file fetched to OUT/<inventory name>/, then one report over
-# the hosts that finished. `rgbench fleet` runs this script (tools/fleet_run.c); docs/fleet-run.md.
+# the hosts that finished. `rgbench fleet` runs this script (fleet/fleet_run.c); docs/fleet-run.md.
 #
 #   rgbench fleet -i INVENTORY [--forks N] [--out DIR] [--] [run.sh options...]
 #

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `rgbench fleet`: hands its arguments to tools/fleet.sh (Ansible does the fleet's work), with this rgbench for the report. */
+/* `rgbench fleet`: hands its arguments to fleet/fleet.sh (Ansible does the fleet's work), with this rgbench for the report. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -8,18 +8,18 @@
 #include <unistd.h>
 
 #include "rg/cmdline.h"
-#include "fleet_run.h"
+#include "rg/fleet_run.h"
 
 #ifndef RG_FLEET_SCRIPT_SRC
 #define RG_FLEET_SCRIPT_SRC ""
 #endif
 
 /*
- * The script: $RG_FLEET_SCRIPT, else the source tree's tools/fleet.sh (the playbook sits
- * beside it in fleet/, and the commit the hosts run is that checkout's HEAD). RGBENCH tells
+ * The script: $RG_FLEET_SCRIPT, else the source tree's fleet/fleet.sh (the playbook sits
+ * beside it, and the commit the hosts run is that checkout's HEAD). RGBENCH tells
  * it which rgbench makes the report: this one. Returns only on failure (RG_EXIT_FAIL).
  */
-int rg_fleet_run_main(int argc, char **argv)
+int rg_fleet_main(int argc, char **argv)
 {
 	const char *script = getenv("RG_FLEET_SCRIPT") ? getenv("RG_FLEET_SCRIPT") : RG_FLEET_SCRIPT_SRC;
 	char self[PATH_MAX];
@@ -29,7 +29,7 @@ int rg_fleet_run_main(int argc, char **argv)
 
 	rg_cl_set_prog("rgbench fleet");
 	if (!*script || stat(script, &st) || !S_ISREG(st.st_mode))
-		return rg_cl_error("cannot find tools/fleet.sh ('%s'): run rgbench from its source "
+		return rg_cl_error("cannot find fleet/fleet.sh ('%s'): run rgbench from its source "
 				   "checkout's build, or set RG_FLEET_SCRIPT", script);
 	if (n > 0) {
 		self[n] = '\0';
