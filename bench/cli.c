@@ -24,6 +24,11 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 "       rgbench --list             guards, scenarios, CPUs, counters\n"
 "       rgbench --plan [options]   what the options would run, where, how long\n"
 "                                  (HWLOC_XMLFILE / HWLOC_SYNTHETIC: another machine)\n"
+"       rgbench --check-options [options]  the options' own check only, as a run\n"
+"                                  makes it first (exit 0, or 2 with its line); reads\n"
+"                                  nothing of the machine (rgbench fleet uses it)\n"
+"       rgbench --safe-name NAME...  each NAME as one safe file name, a line each\n"
+"                                  (results/<host>-..., the fleet's host folders)\n"
 );
 	if (hooks && hooks->subcommands)
 		hooks->subcommands(f, true);
@@ -62,7 +67,7 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 
 enum {
 	O_LIST = RG_CL_O__FIRST_FREE, O_PLAN, O_QUICK, O_FULL, O_NO_BPF, O_GUARDS, O_SCENARIOS,
-	O_DUTY, O_RUNS, O_RUN_CHILD, O_EVENTS,
+	O_DUTY, O_RUNS, O_RUN_CHILD, O_EVENTS, O_CHECK,
 };
 
 /*
@@ -73,6 +78,7 @@ static const struct option words[] = {
 	RG_CL_OPT_HELP(RG_CL_O_HELP),
 	{ "list", no_argument, NULL, O_LIST },
 	{ "plan", no_argument, NULL, O_PLAN },
+	{ "check-options", no_argument, NULL, O_CHECK },
 	{ "quick", no_argument, NULL, O_QUICK },
 	{ "full", no_argument, NULL, O_FULL },
 	{ "no-bpf", no_argument, NULL, O_NO_BPF },
@@ -263,6 +269,7 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 	switch (val) {
 	case O_LIST: o->list = true; break;
 	case O_PLAN: o->plan = true; break;
+	case O_CHECK: o->check = true; break;
 	case O_QUICK: o->profile = 0; break;
 	case O_FULL: o->profile = 2; break;
 	case O_NO_BPF: o->no_bpf = true; break;
@@ -402,6 +409,8 @@ int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 		/* --word=value or --word value (a value never starts with "--") */
 		snprintf(flag, sizeof(flag), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
 		w = find_word(flag);
+		if (w && w->val == RG_CL_O_HELP && o->check)	/* checked as a run's: it is none */
+			exit(rg_cl_usage_error("'%s' makes no run", a));
 		if (w && w->val == RG_CL_O_HELP) {
 			usage(stdout, hooks);
 			return RG_EXIT_OK;

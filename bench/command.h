@@ -16,6 +16,7 @@
 struct rg_bench_opts {
 	int profile;			/* 0 --quick, 1 default, 2 --full */
 	bool list, plan, no_bpf, quiet;
+	bool check;			/* --check-options: parse, then exit */
 	bool sel_guards, sel_scen;	/* --guards / --scenarios given */
 	bool guard[RG_GUARD__COUNT];	/* all unless --guards */
 	bool scenario[RG_SC__COUNT];	/* all unless --scenarios */

@@ -14,6 +14,12 @@ int rg_bench_main(int argc, char **argv, const struct rg_bench_hooks *hooks)
 	int rc;
 
 	rc = rg_bench_parse(argc, argv, hooks, &o);
+	if (rc < 0 && o.check) {	/* the options as a run's, nothing more (rgbench fleet) */
+		if (o.list || o.plan || o.child[0] >= 0)
+			return rg_cl_usage_error("'%s' makes no run", o.list ? "--list" :
+						 o.plan ? "--plan" : "--run-child");
+		return RG_EXIT_OK;
+	}
 	if (rc < 0)
 		rc = rg_bench_place(&o, &cfg);
 	if (rc >= 0)

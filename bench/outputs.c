@@ -10,24 +10,18 @@
 #include <time.h>
 
 #include "command.h"
+#include "rg/safe_name.h"
 #include "rg/schema.h"
 
 static void default_base(char *buf, size_t len)
 {
-	char host[RG_ENV_STR], ts[32];
+	char host[RG_SAFE_NAME_MAX + 1], ts[32];
 	time_t now = time(NULL);
 	struct utsname u;
 	struct tm tm;
-	size_t i;
 
-	snprintf(host, sizeof(host), "%s", !uname(&u) && u.nodename[0] ? u.nodename : "host");
-	for (i = 0; host[i]; i++)
-		if (!((host[i] >= 'a' && host[i] <= 'z') || (host[i] >= 'A' && host[i] <= 'Z') ||
-		      (host[i] >= '0' && host[i] <= '9') || host[i] == '-' || host[i] == '.' ||
-		      host[i] == '_'))
-			host[i] = '_';
-	if (host[0] == '.')
-		host[0] = '_';	/* visible: a host name ".x" would hide the results */
+	/* The host's name as a file name: the rule scripts/run.sh and the fleet use (rg/safe_name.h). */
+	rg_safe_name(host, uname(&u) ? "" : u.nodename, "host");
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(buf, len, "results/%s-%s", host, ts);

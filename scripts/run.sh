@@ -37,7 +37,8 @@ else
   cmake --build build -j"$(nproc)" --target rgbench
 fi
 
-host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
+# The host name as a file name: rgbench's one rule (rg/safe_name.h), as its own default name has it.
+host=$("$build"/tools/rgbench --safe-name "$(uname -n)")
 # The output policy's exit code for an output that cannot be written before any work: 2 (README).
 mkdir -p results 2>/dev/null && [[ -d results && -w results ]] ||
   { echo "scripts/run.sh: results: cannot create or write the results folder here" >&2; exit 2; }

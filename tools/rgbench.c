@@ -8,7 +8,8 @@
 #include "rg/cmdline.h"
 #include "rg/writer.h"
 #include "rg/version.h"
-#include "fleet_run.h"
+#include "rg/fleet_run.h"
+#include "rg/safe_name.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
 #if !defined(RG_HAVE_BPF) || !defined(RG_HAVE_KMOD) || !defined(RG_HAVE_ANALYSIS) || \
@@ -65,7 +66,7 @@ static const struct subcmd subcmds[] = {
 	  NO_ANALYSIS },
 	{ "export", ANALYSIS_MAIN(rg_export_main),
 	  "a result file in Google Benchmark's JSON, for its compare.py", NO_ANALYSIS },
-	{ "fleet", rg_fleet_run_main, "run.sh on every host of an Ansible inventory, fetch, report",
+	{ "fleet", rg_fleet_main, "run.sh on every host of an Ansible inventory, fetch, report",
 	  NULL },
 	{ "help", NULL, "this text, or a subcommand's (rgbench help compare)", NULL },
 };
@@ -134,16 +135,30 @@ static int help(int argc, char **argv)
 	return rg_cl_usage_error("help: unknown or not built subcommand '%s'", argv[2]);
 }
 
+/*
+ * rgbench --safe-name NAME...: each NAME's file-name form (rg/safe_name.h; "host" for an
+ * empty one), one a line; every
+ * word after --safe-name is a name. scripts/run.sh names its results with it and rgbench fleet
+ * its hosts' folders: one rule, the C one, for the shell too.
+ */
+static int print_safe_names(int argc, char **argv)
+{
+	char safe[RG_SAFE_NAME_MAX + 1];
+
+	rg_cl_set_prog("rgbench");
+	if (argc < 1)
+		return rg_cl_usage_error("--safe-name needs a name");
+	for (int i = 0; i < argc; i++)
+		printf("%s\n", rg_safe_name(safe, argv[i], "host"));
+	return RG_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = rg_cl_fd_budget();
 
 	if (rc)
 		return rc;
-	if (rg_version_asked(argc, argv))
-		return rg_cl_stdout_status(0);
-	if (argc > 1 && !strcmp(argv[1], "help"))
-		return rg_cl_stdout_status(help(argc, argv));
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NSUBCMDS; i++) {
 			const struct subcmd *c = &subcmds[i];

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rgbench fleet's bad input and faults, over hosts made here (tests/fleet/lib.sh):
-#   options and an inventory that does not parse: exit 2, one line, no folder left
+#   options and an inventory that does not parse: exit 2, one line, no folder left; an
+#     inventory that is a FIFO (refused at once, not read), a bad run.sh option (rgbench's own
+#     check, once, before any host), a --out that is a dangling link (not followed)
+#   what the control machine lacks (python3, git, a TMPDIR): exit 1, one line, no folder
 #   a full disk where the results go (a small tmpfs): every host failed at fetch with the
 #     reason, exit 1, and every file that is there is whole (equal to the host's copy)
 #   Ctrl-C (SIGINT to the command's process group) while one host still runs: exit 130,
@@ -12,18 +15,23 @@ fleet_setup "$1" "$2"
 opts=(--quick --guards tls --scenarios pair --no-bpf)
 commit=$(git -C "$SRC" rev-parse HEAD)
 
-# usage ARGS... ::: PATTERN: exit 2, exactly one line on stderr matching PATTERN, no fleet folder.
-usage() {
-	local args=() rc err
+# refused RC ARGS... ::: PATTERN: exit RC, exactly one line on stderr matching PATTERN, nothing
+# on stdout, no fleet folder (neither results/fleet-* nor $T/o).
+refused() {
+	local want=$1 args=() rc err
+	shift
 	while [[ $1 != ::: ]]; do args+=("$1"); shift; done
 	fleet_run "${args[@]}" >"$T/out" 2>"$T/err"
 	rc=$?
 	err=$(cat "$T/err")
-	((rc == 2)) || fail "${args[*]}: exit $rc, want 2 ($err)"
+	((rc == want)) || fail "${args[*]}: exit $rc, want $want ($err)"
 	[[ $(wc -l <"$T/err") == 1 && $err =~ ^rgbench\ fleet:\ $2 ]] || fail "${args[*]}: stderr is not one line '$2': $err"
+	[[ ! -s $T/out ]] || fail "${args[*]}: stdout: $(cat "$T/out")"
 	! compgen -G "$T/results/fleet-*" >/dev/null || fail "${args[*]}: a fleet folder was left: $(ls "$T/results")"
-	echo "ok   ${args[*]}: exit 2, $err"
+	[[ ! -e $T/o ]] || fail "${args[*]}: --out $T/o was left"
+	echo "ok   ${args[*]}: exit $want, $err"
 }
+usage() { refused 2 "$@"; }
 printf '[fleet\nalpha ansible_host=10.254.1.2\n' >"$T/broken"
 printf '[fleet]\n' >"$T/empty"
 usage -i "$T/broken" --quick ::: "inventory '$T/broken' does not parse: "
@@ -32,6 +40,34 @@ usage -i "$T/nonexistent" ::: "cannot read the inventory '$T/nonexistent'"
 usage --quick ::: "-i INVENTORY is required"
 usage -i "$T/broken" --forks 0 ::: "--forks: expected 1 to 256 \\(got '0'\\)"
 usage -i "$T/broken" -- --out x.csv ::: "'--out' is for run.sh to choose on each host"
+# A FIFO: refused at once (Ansible would block reading it until killed).
+mkfifo "$T/fifo"
+refused 1 -i "$T/fifo" ::: "cannot read the inventory '$T/fifo': not a regular file or folder \\(a FIFO\\)$"
+# A bad run.sh option: rgbench's own check, once, here: no host is contacted (this inventory
+# does not even parse), not "failed at run" on every host.
+usage -i "$T/broken" --quick --bogus ::: "a run.sh option is refused: unknown option '--bogus' \\(see rgbench --help\\)$"
+usage -i "$T/broken" --guards nosuch ::: "a run.sh option is refused: --guards: unknown name 'nosuch'"
+usage -i "$T/broken" --repetitions=0 --quick ::: "a run.sh option is refused: --repetitions: "
+usage -i "$T/broken" -- --plan ::: "a run.sh option is refused: '--plan' makes no run"
+usage -i "$T/broken" -- --help ::: "a run.sh option is refused: '--help' makes no run"
+# --out a dangling link: refused, not followed (mkdir -p would have made its target).
+ln -s "$T/nowhere/x" "$T/dangling"
+usage -i "$T/broken" --out "$T/dangling" --quick ::: "--out '$T/dangling' exists: every run gets a new folder"
+[[ -L $T/dangling && ! -e $T/nowhere ]] || fail "--out a dangling link: the link or its target changed"
+# What the control machine lacks: one line, exit 1, no --out folder made. PATH without python3,
+# or without git: every other command of /usr/bin, /bin, /usr/sbin, /sbin linked into a folder.
+for miss in python3 git; do
+	mkdir -p "$T/no-$miss"
+	for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
+		for f in "$d"/*; do
+			b=${f##*/}
+			[[ -x $f && ! -e $T/no-$miss/$b && $b != "$miss"* ]] && ln -s "$f" "$T/no-$miss/$b"
+		done
+	done
+	PATH=$T/no-$miss refused 1 -i "$T/broken" --out "$T/o" --quick ::: "$miss not found: "
+done
+TMPDIR=$T/no-such-tmp refused 1 -i "$T/broken" --out "$T/o" --quick ::: \
+	"cannot make a temporary folder in $T/no-such-tmp: No such file or directory \\(TMPDIR\\)$"
 
 fleet_host alpha rgfleet-a
 fleet_host beta rgfleet-b
@@ -86,7 +122,7 @@ set -m
 	>"$T/out" 2>"$T/err" &
 pg=$!
 set +m
-for ((i = 0; i < 300; i++)); do
+for ((i = 0; i < 3000; i++)); do	# (a wait, not a time limit: one host's run took 82 s on a busy VM)
 	[[ -s $T/int/.alpha.tar ]] && break
 	kill -0 "$pg" 2>/dev/null || break
 	sleep 0.2
@@ -94,8 +130,8 @@ done
 [[ -s $T/int/.alpha.tar ]] || { cat "$T/err" "$T/out"; fail "Ctrl-C: alpha's files did not arrive"; }
 sleep 1
 kill -INT -- "-$pg" || fail "Ctrl-C: the fleet had already ended"
-for ((i = 0; i < 300; i++)); do kill -0 "$pg" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$pg" 2>/dev/null && fail "Ctrl-C: rgbench fleet still runs 30 s after SIGINT"
+for ((i = 0; i < 1200; i++)); do kill -0 "$pg" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pg" 2>/dev/null && fail "Ctrl-C: rgbench fleet still runs 120 s after SIGINT"
 wait "$pg"
 rc=$?
 cat "$T/err" "$T/out"

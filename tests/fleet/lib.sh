@@ -9,6 +9,8 @@
 #   fleet_host NAME HOSTNAME   a host: 10.254.<n>.2 in namespace rgf<pid>-<n>, sshd on port 22
 #   fleet_stop_sshd NAME    stops that host's sshd (the host stays: an unreachable host)
 #   fleet_inventory FILE LINE...   an INI inventory with the test's connection variables
+#   fleet_inventory_yaml FILE NAME HOST...   a YAML inventory: each inventory NAME (any bytes
+#                           but NUL: a tab, a newline, a slash) on the address of fleet_host HOST
 #   fleet_run ARGS...       rgbench fleet in the control namespace (cwd $T), exit status returned
 set -uo pipefail
 FLEET_PREFIX=rgf$$
@@ -126,8 +128,27 @@ fleet_inventory() {
 		echo "ansible_python_interpreter=/usr/bin/python3"
 		echo "ansible_remote_tmp=$T/rtmp"
 		echo "rgbench_prebuilt=$BUILD"
-		echo "rgbench_dir=$T/remote/{{ inventory_hostname }}"
+		echo "rgbench_dir=$T/remote/{{ rg_name }}"
 	} >"$f"
+}
+
+# fleet_inventory_yaml FILE NAME HOST [NAME HOST...]: the same as YAML (JSON, which YAML
+# reads), where an inventory name may hold what INI cannot (a tab, a newline).
+fleet_inventory_yaml() {
+	local f=$1 args=()
+	shift
+	while (($#)); do args+=("$1" "${FLEET_ADDR[$2]}"); shift 2; done
+	python3 - "$T" "$BUILD" "${args[@]}" >"$f" <<'PY' || fail "cannot write $f"
+import json, sys
+t, build, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+hosts = {rest[i]: {"ansible_host": rest[i + 1]} for i in range(0, len(rest), 2)}
+print(json.dumps({"fleet": {"hosts": hosts, "vars": {
+    "ansible_user": "root", "ansible_ssh_private_key_file": f"{t}/id",
+    "ansible_ssh_common_args": f"-o UserKnownHostsFile={t}/known_hosts "
+                               "-o StrictHostKeyChecking=accept-new -o ConnectTimeout=5",
+    "ansible_python_interpreter": "/usr/bin/python3", "ansible_remote_tmp": f"{t}/rtmp",
+    "rgbench_prebuilt": build, "rgbench_dir": t + "/remote/{{ rg_name }}"}}}, indent=1))
+PY
 }
 
 fleet_run() {

@@ -1,36 +1,60 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # rgbench fleet: the README's first command on every host of an Ansible inventory, through
-# fleet/rgbench.yml; every result file fetched to OUT/<inventory name>/, then one report over
-# the hosts that finished. `rgbench fleet` runs this script (tools/fleet_run.c); docs/fleet-run.md.
+# fleet/rgbench.yml; every result file fetched to OUT/<host's folder>/ (its inventory name as a
+# safe file name, rgbench --safe-name, unique), then one report over the hosts that finished. `rgbench fleet` runs this script (fleet/fleet_run.c); docs/fleet-run.md.
 #
 #   rgbench fleet -i INVENTORY [--forks N] [--out DIR] [--] [run.sh options...]
 #
 # Exit: 0 every host finished and the report was made; 1 a host failed (each says why in one
-# line; the report is made from the others) or the report could not be made; 2 usage (a bad
-# option, an inventory that does not parse or has no host, not a git checkout); 128+signal
-# interrupted (Ctrl-C: the playbook stops, every file already fetched stays).
+# line; the report is made from the others) or the report could not be made, or the control
+# machine lacks what is needed (Ansible, python3, git, a temporary folder), or the inventory is
+# a FIFO, socket or device; 2 usage (a bad option, a run.sh option rgbench refuses, an
+# inventory that does not exist, does not parse or has no host, an --out that exists, not a
+# git checkout); 128+signal interrupted (Ctrl-C: the playbook stops, every file already
+# fetched stays). Before the playbook starts, a failure leaves nothing behind.
 set -uo pipefail
 me="rgbench fleet"
 say() { echo "$me: $*" >&2; }
 usage_error() { say "$* (see $me --help)"; exit 2; }
 bad_input() { say "$*"; exit 2; }
+# shown TEXT: TEXT for the terminal (a path the user gave, in a message): a backslash doubled,
+# a tab, newline or other control character as \t, \n, \xHH: one line, no escape sequence.
+# (Inventory names reach the terminal through the callback's shown(), the same rule.)
+shown() {
+	local s=$1 o= c i
+	for ((i = 0; i < ${#s}; i++)); do
+		c=${s:i:1}
+		case $c in
+		\\) o+='\\' ;;
+		$'\t') o+='\t' ;;
+		$'\n') o+='\n' ;;
+		$'\r') o+='\r' ;;
+		[[:cntrl:]]) printf -v c '\\x%02x' "'$c"; o+=$c ;;
+		*) o+=$c ;;
+		esac
+	done
+	printf '%s' "$o"
+}
 
 usage() {
 	cat <<'EOF'
 usage: rgbench fleet -i INVENTORY [--forks N] [--out DIR] [--] [run.sh options...]
 Runs scripts/run.sh (the README's first command) with the same options on every host of an
 Ansible inventory, this checkout's commit on each (git archive of HEAD, copied; uncommitted
-changes are not), hosts in parallel; fetches every result file into
-DIR/<inventory name>/ and writes DIR/report.md with rgbench report over the hosts that finished.
+changes are not), hosts in parallel; fetches every result file into DIR/<name>/ (the
+inventory name as a safe file name: rgbench --safe-name; -2, -3... when two meet) and writes
+DIR/report.md with rgbench report over the hosts that finished.
   -i, --inventory FILE  Ansible inventory (INI or YAML, Ansible's own formats)
   --forks N             hosts at once (default 5, Ansible's; 1 to 256)
   --out DIR             where the results go (default results/fleet-<UTC time>; must not exist)
-  run.sh options        e.g. --quick, --guards tls,rseq; everything after -- goes to run.sh
+  run.sh options        e.g. --quick, --guards tls,rseq; everything after -- goes to run.sh;
+                        checked here first (rgbench --check-options): a bad one is exit 2
 DIR/ansible.log has Ansible's own output; DIR/status.tsv one line per host.
-Needs ansible-playbook (scripts/deps.sh fleet installs it) and, on every host, ssh and python3.
+Needs ansible-playbook, python3 and git (scripts/deps.sh fleet) and, on every host, ssh and python3.
+Exit: 0 all hosts ok, 1 a host failed, no report or something missing here, 2 usage,
+128+signal interrupted.
   -V, --version         the release and commit of this build; -h, --help: this text
-Exit: 0 all hosts ok, 1 a host failed or no report, 2 usage, 128+signal interrupted.
 Examples:
   rgbench fleet -i hosts.ini -- --quick
   rgbench fleet -i hosts.yml --forks 20 --out results/fleet-arm
@@ -53,23 +77,57 @@ while (($#)); do
 	esac
 done
 [[ -n $inv ]] || usage_error "-i INVENTORY is required"
-[[ -r $inv ]] || usage_error "cannot read the inventory '$inv'"
-[[ $forks =~ ^[1-9][0-9]*$ ]] && ((forks <= 256)) || usage_error "--forks: expected 1 to 256 (got '$forks')"
+# The input policy (rg/input.h): a regular file (or a folder of them, Ansible's own form),
+# never a FIFO or a device, which Ansible would block on or act on.
+if [[ ! -e $inv ]]; then
+	bad_input "cannot read the inventory '$(shown "$inv")': no such file or folder"
+elif [[ ! -f $inv && ! -d $inv ]]; then
+	case $(stat -L -c %F -- "$inv" 2>/dev/null) in
+	fifo) kind="a FIFO" ;;
+	socket) kind="a socket" ;;
+	"character special file") kind="a character device" ;;
+	"block special file") kind="a block device" ;;
+	*) kind="neither" ;;
+	esac
+	# (exit 1, as every command's input that is a FIFO, socket or device: README's table)
+	say "cannot read the inventory '$(shown "$inv")': not a regular file or folder ($kind)"
+	exit 1
+elif [[ ! -r $inv ]]; then
+	bad_input "cannot read the inventory '$(shown "$inv")': permission denied"
+fi
+[[ $forks =~ ^[1-9][0-9]*$ ]] && ((forks <= 256)) || usage_error "--forks: expected 1 to 256 (got '$(shown "$forks")')"
 for a in "${args[@]}"; do
 	case "$a" in
-	--out|--out=*|--json|--json=*) usage_error "'$a' is for run.sh to choose on each host (the fleet's folder is --out before the run options)" ;;
+	--out|--out=*|--json|--json=*) usage_error "'$(shown "$a")' is for run.sh to choose on each host (the fleet's folder is --out before the run options)" ;;
 	esac
 done
-command -v ansible-playbook >/dev/null ||
-	{ say "ansible-playbook not found: scripts/deps.sh fleet installs Ansible (ansible-core)"; exit 1; }
+if [[ -n $out ]]; then
+	# A new folder: not a file, a folder or a link (a dangling one would be followed by mkdir).
+	[[ ! -e $out && ! -L $out ]] || usage_error "--out '$(shown "$out")' exists: every run gets a new folder"
+fi
 rgbench=${RGBENCH:-$src/build/tools/rgbench}
 [[ -x $rgbench ]] || { say "no rgbench to make the report with ($rgbench): build it first (scripts/run.sh)"; exit 1; }
+# The run.sh options: rgbench's own check of a run's options (the hosts run this commit's
+# rgbench with them), here, once, before any host: a bad one is one usage line, not a failed
+# run on every host. What only a host can judge (its CPUs, its events) is judged there.
+if ((${#args[@]})) && ! why=$("$rgbench" --check-options "${args[@]}" 2>&1 >/dev/null); then
+	why=${why%%$'\n'*}
+	bad_input "a run.sh option is refused: $(shown "${why#rgbench: }")"
+fi
+# What the control machine needs, before anything is made.
+command -v ansible-playbook >/dev/null ||
+	{ say "ansible-playbook not found: scripts/deps.sh fleet installs Ansible (ansible-core)"; exit 1; }
+command -v python3 >/dev/null ||
+	{ say "python3 not found: the fleet needs it (Ansible does; scripts/deps.sh fleet installs it)"; exit 1; }
+command -v git >/dev/null ||
+	{ say "git not found: the fleet copies this checkout's commit with git archive"; exit 1; }
 
 # The commit every host runs.
 commit=$(git -C "$src" rev-parse --verify -q HEAD 2>/dev/null) ||
 	usage_error "$src is not a git checkout with a commit: the fleet copies a commit (git archive HEAD)"
+dirty=
 [[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] ||
-	echo "$me: uncommitted changes are not copied: every host runs commit ${commit:0:12}"
+	dirty=" (uncommitted changes are not copied)"
 
 # The inventory must parse (Ansible only warns by default): the playbook then stops before
 # its play starts, and the callback has listed no host.
@@ -77,11 +135,26 @@ export ANSIBLE_INVENTORY_UNPARSED_FAILED=True ANSIBLE_INVENTORY_ANY_UNPARSED_IS_
 export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_NOCOLOR=1
 # One ssh round trip per task instead of four (no requiretty sudoers needed by anything here).
 export ANSIBLE_PIPELINING=${ANSIBLE_PIPELINING:-True}
+# Ansible's input (the archive of the commit, the vars) and the fleet's own records (Ansible's
+# output, the status lines) live outside DIR until the end: a full disk where the results go
+# must not stop the playbook or lose a host's status. They are copied into DIR at the end.
+# Made before DIR: a temporary folder that cannot be made leaves no DIR behind.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgbench-fleet.XXXXXX" 2>&1) ||
+	{ say "cannot make a temporary folder in $(shown "${TMPDIR:-/tmp}"): ${tmp##*: } (TMPDIR)"; exit 1; }
+
 # DIR: results/fleet-<UTC>, -2, -3... when it exists; mkdir claims it (never an earlier run's).
-made_results=0
+made_results=0 out_made=
+# give_up MESSAGE: before the playbook, nothing made stays (DIR, a results/ made for it).
+give_up() {
+	[[ -n $out_made ]] && rmdir "$out_made" 2>/dev/null
+	((made_results)) && rmdir results 2>/dev/null
+	rm -rf "$tmp"
+	say "$*"
+	exit 1
+}
 if [[ -z $out ]]; then
 	[[ -d results ]] || made_results=1
-	mkdir -p results || { say "cannot create results/ here"; exit 1; }
+	err=$(mkdir -p results 2>&1) || { rm -rf "$tmp"; say "cannot create results/ here: ${err##*: }"; exit 1; }
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	for ((k = 1; k <= 1000; k++)); do
 		out=results/fleet-$stamp
@@ -89,17 +162,13 @@ if [[ -z $out ]]; then
 		mkdir "$out" 2>/dev/null && break
 		out=
 	done
-	[[ -n $out ]] || { say "cannot create a results/fleet-$stamp folder"; exit 1; }
+	[[ -n $out ]] || give_up "cannot create a results/fleet-$stamp folder"
 else
-	[[ ! -e $out ]] || usage_error "--out '$out' exists: every run gets a new folder"
-	mkdir -p "$out" || { say "cannot create '$out'"; exit 1; }
+	err=$(mkdir -p -- "$out" 2>&1) || { rm -rf "$tmp"; say "cannot create '$(shown "$out")': ${err##*: }"; exit 1; }
 fi
-out=$(cd "$out" && pwd)
-
-# Ansible's input (the archive of the commit, the vars) and the fleet's own records (Ansible's
-# output, the status lines) live outside DIR until the end: a full disk where the results go
-# must not stop the playbook or lose a host's status. They are copied into DIR at the end.
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgbench-fleet.XXXXXX") || { say "cannot make a temporary folder"; exit 1; }
+out_made=$out
+out=$(cd "$out" && pwd) || give_up "cannot enter the folder it made"
+out_made=$out
 status=$tmp/status.tsv
 : >"$status"
 play= phase=before
@@ -117,22 +186,28 @@ trap cleanup EXIT
 on_signal() {	# before the playbook: stop, nothing made; during: stop it, keep the files
 	interrupted=$1
 	case $phase in
-	before) rmdir "$out" 2>/dev/null; say "interrupted; nothing started"; exit "$1" ;;
+	before) rmdir "$out" 2>/dev/null; ((made_results)) && rmdir results 2>/dev/null
+		say "interrupted; nothing started"; exit "$1" ;;
 	play) [[ -n $play ]] && kill -INT "$play" 2>/dev/null ;;
 	esac
 }
 trap 'on_signal 130' INT
 trap 'on_signal 143' TERM
 trap 'on_signal 129' HUP
-git -C "$src" archive --format=tar.gz -o "$tmp/rgbench.tar.gz" "$commit" ||
-	{ say "git archive of ${commit:0:12} failed"; exit 1; }
-python3 -c '
+err=$(git -C "$src" archive --format=tar.gz -o "$tmp/rgbench.tar.gz" "$commit" 2>&1) ||
+	give_up "git archive of ${commit:0:12} failed: $(shown "${err%%$'\n'*}")"
+# rg_stamp names the run's files on each host: DIR's last part as a safe file name.
+stamp=$("$rgbench" --safe-name "${out##*/}") || give_up "$rgbench --safe-name failed"
+err=$(python3 -c '
 import json, sys
 json.dump({"rg_archive": sys.argv[1], "rg_commit": sys.argv[2], "rg_out": sys.argv[3],
-           "rg_args": sys.argv[4:]}, open(sys.argv[1].rsplit("/", 1)[0] + "/vars.json", "w"))
-' "$tmp/rgbench.tar.gz" "$commit" "$out" "${args[@]}" || { say "cannot write the playbook's variables"; exit 1; }
+           "rg_stamp": sys.argv[4], "rg_args": sys.argv[5:]},
+          open(sys.argv[1].rsplit("/", 1)[0] + "/vars.json", "w"))
+' "$tmp/rgbench.tar.gz" "$commit" "$out" "$stamp" "${args[@]}" 2>&1) ||
+	give_up "cannot write the playbook's variables: $(shown "${err##*$'\n'}")"
 
-echo "$me: inventory $inv, $forks hosts at once, commit ${commit:0:12}, run.sh ${args[*]:-(no options)}; results in $out"
+# The first progress line, said by the callback once the inventory has parsed ("N hosts ...").
+start="of inventory $(shown "$inv"), $forks at once, commit ${commit:0:12}$dirty, run.sh $(shown "${args[*]:-(no options)}"); results in $(shown "$out")"
 t0=$(date +%s)
 # The playbook runs in its own session (a Ctrl-C reaches it through on_signal, once). A shell
 # starts background commands with SIGINT ignored, and Python then never turns SIGINT into
@@ -143,7 +218,7 @@ sigint_default='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_
 export ANSIBLE_SSH_CONTROL_PATH_DIR=${ANSIBLE_SSH_CONTROL_PATH_DIR:-$tmp/cp}
 exec 3>&2
 phase=play	# (a signal from here on is passed to the playbook, once it has a pid)
-RG_FLEET_STATUS=$status RG_FLEET_OUT=$out RG_FLEET_PROGRESS_FD=3 \
+RG_FLEET_STATUS=$status RG_FLEET_OUT=$out RG_FLEET_PROGRESS_FD=3 RG_FLEET_RGBENCH=$rgbench RG_FLEET_START=$start \
 ANSIBLE_CALLBACK_PLUGINS=$src/fleet/callback_plugins${ANSIBLE_CALLBACK_PLUGINS:+:$ANSIBLE_CALLBACK_PLUGINS} \
 ANSIBLE_CALLBACKS_ENABLED=rgbench_fleet${ANSIBLE_CALLBACKS_ENABLED:+,$ANSIBLE_CALLBACKS_ENABLED} \
 	setsid python3 -c "$sigint_default" ansible-playbook -i "$inv" -f "$forks" -e "@$tmp/vars.json" \
@@ -161,8 +236,14 @@ done
 play= phase=after
 t1=$(date +%s)
 
-# The hosts the play started on; none: the inventory did not parse, or names no host.
+# The hosts the play started on, by their folder names (the callback's rg_name, safe and
+# unique), each with its inventory name as shown on a terminal; none: the inventory did not
+# parse, or names no host.
+declare -A shown_as=()
 mapfile -t hosts < <(awk -F'\t' '$2 == "listed" && !seen[$1]++ { print $1 }' "$status")
+while IFS=$'\t' read -r h what as; do
+	[[ $what == listed ]] && shown_as[$h]=$as
+done <"$status"
 if ((${#hosts[@]} == 0)) && ((!interrupted)); then
 	rmdir "$out" 2>/dev/null
 	# Ansible wraps its warnings: the plugin's words for this kind of file, joined. ansible-core
@@ -183,15 +264,15 @@ else:
 PY
 )
 	((made_results)) && rmdir results 2>/dev/null
-	[[ -n $why ]] && bad_input "inventory '$inv' does not parse: $why"
-	bad_input "inventory '$inv' has no host (ansible-playbook exited $prc)"
+	[[ -n $why ]] && bad_input "inventory '$(shown "$inv")' does not parse: $(shown "$why")"
+	bad_input "inventory '$(shown "$inv")' has no host (ansible-playbook exited $prc)"
 fi
 if ! cp "$tmp/ansible.log" "$tmp/status.tsv" "$out/" 2>/dev/null; then
 	keep_tmp=1
 	say "cannot copy ansible.log and status.tsv into $out (full disk?): they stay in $tmp"
 fi
 
-# unpack HOST: DIR/.HOST.tar (the host's run, fetched whole) into DIR/HOST/, a file at a time,
+# unpack NAME: DIR/.NAME.tar (the host's run, fetched whole) into DIR/NAME/, a file at a time,
 # each written into DIR/HOST/.unpack/ and then renamed into place: only whole files. The tar
 # is removed once every file is out; else it stays (it holds the rest) and unpack_why says why.
 unpack() {
@@ -200,8 +281,10 @@ unpack() {
 	[[ -f $tar ]] || return 0
 	members=$(tar -tf "$tar" 2>&1) || { unpack_why="$tar is not a tar: ${members##*$'\n'}"; return 1; }
 	while IFS= read -r m; do
+		# Files under the host's folder only: a member from a host is untrusted too (no
+		# absolute path, no "."/".." or hidden part, no empty part, no control character).
 		case "$m" in
-		/*|../*|*/../*|*/) continue ;;	# files under the host's folder only
+		""|/*|*/|*//*|.*|*/.*|*[[:cntrl:]]*) continue ;;
 		esac
 		dest=$out/$1/$m
 		# (tar's own writes say "Wrote only N of M bytes" on a full disk; cat names the errno)
@@ -222,30 +305,31 @@ ok=() nfail=0
 for h in "${hosts[@]}"; do
 	line=$(awk -F'\t' -v h="$h" '$1 == h { l = $0 } END { print l }' "$status")
 	IFS=$'\t' read -r _ what step why <<<"$line"
+	as=${shown_as[$h]:-$h}
 	if ! unpack "$h" && [[ $what != failed ]]; then
 		what=failed step=unpack why=$unpack_why
 	fi
 	nfiles=0
 	[[ -d $out/$h ]] && nfiles=$(find "$out/$h" -type f | wc -l)
-	if [[ $what == ok ]] && compgen -G "$out/$h/*.json" >/dev/null; then
+	if [[ $what == ok && -n $(find "$out/$h" -maxdepth 1 -type f -name '*.json' -print -quit 2>/dev/null) ]]; then
 		ok+=("$out/$h")
-		echo "$me: $h: ok, $nfiles files in $out/$h"
+		echo "$me: $as: ok, $nfiles files in $(shown "$out")/$h"
 	elif [[ $what == ok ]]; then
 		nfail=$((nfail + 1))
-		echo "$me: $h: failed at fetch: no result file came back ($nfiles files)"
+		echo "$me: $as: failed at fetch: no result file came back ($nfiles files)"
 	elif [[ $what == failed ]]; then
 		nfail=$((nfail + 1))
-		echo "$me: $h: failed at $step: $why ($nfiles files kept)"
+		echo "$me: $as: failed at $step: $why ($nfiles files kept)"
 	elif ((interrupted)); then
 		nfail=$((nfail + 1))
-		echo "$me: $h: interrupted ($nfiles files kept)"
+		echo "$me: $as: interrupted ($nfiles files kept)"
 	else
 		nfail=$((nfail + 1))
-		echo "$me: $h: failed: the playbook ended without finishing it (exit $prc; see ansible.log)"
+		echo "$me: $as: failed: the playbook ended without finishing it (exit $prc; see ansible.log)"
 	fi
 done
 if ((interrupted)); then
-	say "interrupted after $((t1 - t0)) s; the files fetched so far stay in $out"
+	say "interrupted after $((t1 - t0)) s; the files fetched so far stay in $(shown "$out")"
 	exit "$interrupted"
 fi
 say "${#ok[@]} of ${#hosts[@]} hosts finished in $((t1 - t0)) s"

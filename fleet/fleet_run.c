@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `rgbench fleet`: hands its arguments to tools/fleet.sh (Ansible does the fleet's work), with this rgbench for the report. */
+/* `rgbench fleet`: hands its arguments to fleet/fleet.sh (Ansible does the fleet's work), with this rgbench for the report. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -9,15 +9,15 @@
 
 #include "rg/cmdline.h"
 #include "rg/paths.h"
-#include "fleet_run.h"
+#include "rg/fleet_run.h"
 
 /*
  * The script: $RG_FLEET_SCRIPT, else this rgbench's fleet.sh (rg/paths.h: the source tree's
- * tools/fleet.sh for a build tree's binary, whose playbook sits in fleet/ and whose commit the
+ * fleet/fleet.sh for a build tree's binary, the playbook beside it and whose commit the
  * hosts run; installed, DATADIR/rgbench/fleet/). RGBENCH tells it which rgbench makes the
  * report: this one. Returns only on failure (RG_EXIT_FAIL).
  */
-int rg_fleet_run_main(int argc, char **argv)
+int rg_fleet_main(int argc, char **argv)
 {
 	char found[PATH_MAX] = "";
 	const char *script = getenv("RG_FLEET_SCRIPT") ? getenv("RG_FLEET_SCRIPT") :
@@ -30,7 +30,7 @@ int rg_fleet_run_main(int argc, char **argv)
 	rg_cl_set_prog("rgbench fleet");
 	if (!*script || stat(script, &st) || !S_ISREG(st.st_mode))
 		return rg_cl_error("cannot find fleet.sh ('%s'): it is installed beside rgbench "
-				   "(share/rgbench/fleet/) or in its source checkout (tools/); or set RG_FLEET_SCRIPT",
+				   "(share/rgbench/fleet/) or in its source checkout (fleet/); or set RG_FLEET_SCRIPT",
 				   script);
 	if (n > 0) {
 		self[n] = '\0';
