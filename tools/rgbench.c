@@ -159,6 +159,12 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	if (argc > 1 && !strcmp(argv[1], "--safe-name"))
+		return rg_cl_stdout_status(print_safe_names(argc - 2, argv + 2));
+	if (rg_version_asked(argc, argv))
+		return rg_cl_stdout_status(0);
+	if (argc > 1 && !strcmp(argv[1], "help"))
+		return rg_cl_stdout_status(help(argc, argv));
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < NSUBCMDS; i++) {
 			const struct subcmd *c = &subcmds[i];
