@@ -56,6 +56,8 @@ struct stage {
 	char tag[32];		/* ".rgplot-HASH-": this DIR's staging names (stale ones removed) */
 	bool fresh;		/* DIR did not exist: the stage becomes DIR by one rename */
 	bool made;
+	int outfd;		/* an existing DIR, opened at the check: pictures go into it, never
+				   through a link that replaced DIR since (-1: fresh) */
 };
 
 /* The staging directory for DIR (out). 0, or -1 with err set. */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -100,6 +101,7 @@ int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen)
 	struct stat st, pst;
 	size_t l;
 
+	sg->outfd = -1;
 	if (snprintf(sg->out, sizeof(sg->out), "%s", out) >= (int)sizeof(sg->out)) {
 		snprintf(err, errlen, "%s: %s", out, strerror(ENAMETOOLONG));
 		return -1;
@@ -125,6 +127,12 @@ int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen)
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s exists and is not a directory", out);
+		return -1;
+	}
+	/* The folder checked is the folder written (the output policy): held from here on. */
+	sg->outfd = open(sg->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sg->outfd < 0) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
 		return -1;
 	}
 	/* Beside DIR's real path ("--out ." has a parent too), on DIR's filesystem. */
@@ -182,15 +190,18 @@ static int publish_into(const struct stage *sg, struct dirent **pic, int n, char
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* Every name in DIR relative to the folder opened at the check (sg->outfd). */
 	for (i = 0; i < n && !ret; i++) {
-		snprintf(from, sizeof(from), "%s/%s", sg->dir, pic[i]->d_name);
-		snprintf(to, sizeof(to), "%s/%s", sg->out, pic[i]->d_name);
-		snprintf(old, sizeof(old), "%s/.old-%s", sg->dir, pic[i]->d_name);
-		if (!lstat(to, &st) && S_ISDIR(st.st_mode))
+		const char *name = pic[i]->d_name;
+
+		snprintf(from, sizeof(from), "%s/%s", sg->dir, name);
+		snprintf(to, sizeof(to), "%s/%s", sg->out, name);
+		snprintf(old, sizeof(old), "%s/.old-%s", sg->dir, name);
+		if (!fstatat(sg->outfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode))
 			errno = EISDIR;		/* link() would say EPERM */
 		else
-			kept[i] = !link(to, old);
-		if ((!kept[i] && errno != ENOENT) || rename(from, to)) {
+			kept[i] = !linkat(sg->outfd, name, AT_FDCWD, old, 0);
+		if ((!kept[i] && errno != ENOENT) || renameat(AT_FDCWD, from, sg->outfd, name)) {
 			snprintf(err, errlen, "cannot move %s to %s: %s", from, to, strerror(errno));
 			ret = -1;
 			if (kept[i])
@@ -201,12 +212,11 @@ static int publish_into(const struct stage *sg, struct dirent **pic, int n, char
 	if (!ret && pl_stop)
 		ret = -1;
 	while (ret && i-- > 0) {	/* undo, newest first */
-		snprintf(to, sizeof(to), "%s/%s", sg->out, pic[i]->d_name);
 		snprintf(old, sizeof(old), "%s/.old-%s", sg->dir, pic[i]->d_name);
 		if (kept[i])
-			rename(old, to);
+			renameat(AT_FDCWD, old, sg->outfd, pic[i]->d_name);
 		else
-			unlink(to);
+			unlinkat(sg->outfd, pic[i]->d_name, 0);
 	}
 	free(kept);
 	return ret;
@@ -253,5 +263,9 @@ int pl_publish(struct stage *sg, char *err, size_t errlen)
 		free(pic[i]);
 	}
 	free(pic);
+	if (sg->outfd >= 0) {
+		close(sg->outfd);
+		sg->outfd = -1;
+	}
 	return ret;
 }

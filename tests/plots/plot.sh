@@ -121,5 +121,20 @@ mkdir "$T/mism"; cp "$FX/ab-base.csv" "$T/mism/r.csv"; cp "$FX/ab-new.json" "$T/
 rc=0; "$R" plot "$T/mism" --out "$T/mism-out" 2>"$T/err.txt" || rc=$?
 one_line "mismatched pair" $rc "rgbench plot: $T/mism/r.csv: not from the same run as $T/mism/r.json .*"
 
+# Issue 36 item 4, for plot: an existing --out DIR replaced by a symbolic link while the script
+# draws. The pictures go into the folder that was checked, never through the link.
+mkdir -p "$T/swap/out" "$T/elsewhere"
+cat > "$T/swap.py" <<PY
+import os, sys
+a = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+open(a["--out"] + "/pair-ns.svg", "w").write("<svg/>")
+os.rename("$T/swap/out", "$T/swap/moved")	# the folder checked, under another name
+os.symlink("$T/elsewhere", "$T/swap/out")	# and a link where it was
+PY
+rc=0; RG_PLOT_SCRIPT=$T/swap.py "$R" plot "$FX/ab-base.json" --out "$T/swap/out" >/dev/null 2>"$T/err.txt" || rc=$?
+if [[ $rc != 0 || -e $T/elsewhere/pair-ns.svg || ! -f $T/swap/moved/pair-ns.svg ]]; then
+	echo "FAIL folder swapped for a link: rc=$rc, through the link: $(ls "$T/elsewhere"), in the folder checked: $(ls "$T/swap/moved") $(cat "$T/err.txt")"; fail=1
+fi
+
 [[ $fail == 0 ]] && echo "plot: all passed"
 exit $fail
