@@ -30,16 +30,29 @@ static const struct change *change_of(const struct decision *d, const char *othe
 	return NULL;
 }
 
-/* The per-event line: the first BPF row that runs prog->active, measured and predicted. */
+/*
+ * The per-event line: the BPF row that runs prog->active where the guard weighs most, the
+ * cheapest event (a driver-triggered row before a syscall-triggered one, whose syscall
+ * dwarfs the guard), measured and predicted.
+ */
 static void event_line(struct ctx *c, const struct host *h, const struct change *ch)
 {
 	const struct rg_row *e = NULL;
 	char a[24], b[24], pct[24];
 	double ns, v;
 
-	for (size_t k = 0; k < h->n && !e; k++)
-		if (rp_across_prog_active_row(h->rows[k]))
-			e = h->rows[k];
+	for (size_t k = 0; k < h->n; k++) {
+		const struct rg_row *r = h->rows[k];
+		bool drv, edrv;
+
+		if (!rp_across_prog_active_row(r))
+			continue;
+		drv = !strcmp(rg_row_s(r, RG_COL_scenario), "driver");
+		edrv = e && !strcmp(rg_row_s(e, RG_COL_scenario), "driver");
+		if (!e || (drv && !edrv) || (drv == edrv && rg_row_d(r, RG_COL_ns_median) <
+							    rg_row_d(e, RG_COL_ns_median)))
+			e = r;
+	}
 	if (!e) {
 		rp_subbullet(c, "per event: no BPF row runs prog->active here (rgbench bpf as root)");
 		return;
