@@ -90,9 +90,13 @@ Subsystem sftp /usr/lib/openssh/sftp-server
 SetEnv TMPDIR=$T/tmp
 CFG
 	# Its own host name (UTS) and a private /run (sshd's privilege separation folder) in its
-	# own mount namespace: nothing of the machine's is changed.
+	# own mount namespace: nothing of the machine's is changed. There, root's ~/.bashrc reads
+	# as empty: bash sources it for every ssh session, and a developer's shell set-up (this
+	# image's pyenv init runs `pyenv rehash` under a lock, seconds per session) made every
+	# Ansible task wait on it; a fleet host's own shell set-up is not what the test is about
+	# (Ansible uses /usr/bin/python3, ansible_python_interpreter below).
 	ip netns exec "$ns" unshare --uts --mount --propagation private sh -c \
-		"hostname '$hn' && mount -t tmpfs -o size=1m,mode=755 rgfleet /run && mkdir -m 755 /run/sshd && /usr/sbin/sshd -t -f '$d/sshd_config' && exec /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
+		"hostname '$hn' && mount -t tmpfs -o size=1m,mode=755 rgfleet /run && mkdir -m 755 /run/sshd && { [ ! -f /root/.bashrc ] || mount --bind /dev/null /root/.bashrc; } && /usr/sbin/sshd -t -f '$d/sshd_config' && exec /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
 		>"$d/sshd.log" 2>&1 &
 	FLEET_PID[$name]=$!
 	FLEET_ADDR[$name]=10.254.$n.2
