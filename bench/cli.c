@@ -412,8 +412,20 @@ int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 		if (w && w->val == RG_CL_O_HELP && o->check)	/* checked as a run's: it is none */
 			exit(rg_cl_usage_error("'%s' makes no run", a));
 		if (w && w->val == RG_CL_O_HELP) {
-			usage(stdout, hooks);
-			return RG_EXIT_OK;
+			/* Written in one call: a failing stdout (>/dev/full) is named with its errno. */
+			char *text = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&text, &len);
+			int rc;
+
+			if (!m) {
+				usage(stdout, hooks);
+				return RG_EXIT_OK;
+			}
+			usage(m, hooks);
+			rc = fclose(m) ? rg_cl_error("out of memory") : rg_cl_stdout_write(text, len);
+			free(text);
+			return rc;
 		}
 		if (!w || (eq && w->has_arg == no_argument))
 			exit(rg_cl_usage_error("unknown option '%s'", a));

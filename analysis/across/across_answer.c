@@ -63,7 +63,7 @@ static void event_line(struct ctx *c, const struct host *h, const struct change 
 	rg_fmt_fixed(b, sizeof(b), v, 2);
 	rp_fmt_signed(pct, sizeof(pct), 100 * ch->v / ns);
 	rp_subbullet(c, "per event (%s/%s): %s -> %s ns, %s%%, predicted",
-		  rg_row_s(e, RG_COL_guard), rg_row_s(e, RG_COL_scenario), a, b, pct);
+		  rp_md(rg_row_s(e, RG_COL_guard)), rp_md(rg_row_s(e, RG_COL_scenario)), a, b, pct);
 }
 
 /* What limits the verdict: emulation, noisy rows, one run per row. */
@@ -113,17 +113,17 @@ void rp_sec_answer(struct ctx *c, const struct host *hosts, size_t nh, bool allo
 		char why[200], x[96], y[96];
 
 		if (h->emulated && !allow_emulated) {
-			rp_bullet(c, "%s: left out, its CPU was emulated (--allow-emulated shows it)", h->name);
+			rp_bullet(c, "%s: left out, its CPU was emulated (--allow-emulated shows it)", rp_md(h->name));
 			continue;
 		}
 		if (!rp_across_pair(h, &cur, &other, why, sizeof(why)) || !rp_across_decide(h, &d) ||
 		    !(ch = change_of(&d, other))) {
-			rp_bullet(c, "%s: no answer (%s)", h->name, why);
+			rp_bullet(c, "%s: no answer (%s)", rp_md(h->name), rp_md(why));
 			continue;
 		}
 		fmt_change(x, sizeof(x), ch->v, ch->lo, ch->hi);
-		rp_bullet(c, "%s%s, kernel %s, runs %s (%s): %s %s ns per pair,%s", h->name,
-			  h->emulated ? " [EMULATED]" : "", h->kernel, d.role, cur, ch->role, x,
+		rp_bullet(c, "%s%s, kernel %s, runs %s (%s): %s %s ns per pair,%s", rp_md(h->name),
+			  h->emulated ? " [EMULATED]" : "", rp_md(h->kernel), rp_md(d.role), rp_md(cur), rp_md(ch->role), x,
 			  h->emulated ? " not called (emulated)" : *rp_across_verdict(ch) ?
 			  rp_across_verdict(ch) : " no clear difference");
 		event_line(c, h, ch);
@@ -134,7 +134,7 @@ void rp_sec_answer(struct ctx *c, const struct host *hosts, size_t nh, bool allo
 		if (p.part) {
 			fmt_change(y, sizeof(y), p.v, p.lo, p.hi);
 			rp_fmt_signed(x, sizeof(x), p.whole);
-			rp_subbullet(c, "largest part: %s's +%s, %s of its %s ns", dearer, p.part, y, x);
+			rp_subbullet(c, "largest part: %s's +%s, %s of its %s ns", rp_md(dearer), rp_md(p.part), y, x);
 		} else {
 			rp_subbullet(c, "largest part: not known (no ladder rows)");
 		}

@@ -348,7 +348,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		if (r)
 			return r;
 		if (!seen.run_only && c != O_GUARDS && c != O_FROM_RAW && c != RG_CL_O_OUT &&
-		    c != RG_CL_O_JSON && c != RG_CL_O_QUIET)
+		    c != RG_CL_O_JSON && c != RG_CL_O_QUIET && c != O_FORCE)
 			seen.run_only = long_opts[li].name;
 		li = 0;
 	}
