@@ -299,7 +299,8 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-") as T:
         # early is "interrupted ... while starting"): either way one line, 128+signal, nothing left.
         check(p.returncode == 128 + sig and out_s == "" and
               err_s in (ONE_LINE_STOP.format(cmd=cmd, name=sig.name),
-                        f"rgbench {cmd}: interrupted by {sig.name} while starting; nothing written\n")
+                        f"rgbench {cmd}: interrupted by {sig.name} while starting; nothing written\n",
+                        f"rgbench: interrupted by {sig.name} while starting; nothing written\n")
               and os.listdir(work) == [],
               f"{cmd} {sig.name}: exit {p.returncode} {out_s[:200]!r} {err_s!r} left {os.listdir(work)}")
 
