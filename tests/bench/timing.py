@@ -119,7 +119,9 @@ c.check(re.search(r"^note: 3 rows measured in a different number of rounds \(e\.
                   r"threads=1 duty_ns=0 batch=\d+: base 5, new 6\)$", r.stdout, re.M),
         f"compare 5 vs 6 rounds: no note\n{r.stdout}")
 tls = [l for l in r.stdout.splitlines() if re.match(r"user\s+tls\s+pair\s", l)]
-c.check(len(tls) == 1 and "per-round deltas" in tls[0], f"tls line: {tls}")
+# Tested on the per-round deltas: said so either way the noise falls ("... per-round deltas)",
+# or for one run a side with p < 0.05 "not called: ... (rounds: p=...)"; seen under qemu-aarch64).
+c.check(len(tls) == 1 and ("per-round deltas" in tls[0] or "(rounds: p=" in tls[0]), f"tls line: {tls}")
 # The same file, but marked as not interleaved: the note, and the plain test.
 doc = json.load(open(a6))
 for j in doc["results"]:
