@@ -13,6 +13,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import rgtest  # noqa: E402
+
 R, FX = sys.argv[1], sys.argv[2]
 failures = []
 
@@ -54,17 +57,6 @@ def edit_rows(src, dst, fn):
         csv.writer(f, lineterminator="\n").writerows(rows)
 
 
-def catches(pid, sig):
-    """True once the process has a handler for sig (SigCgt in /proc/PID/status)."""
-    try:
-        for line in open(f"/proc/{pid}/status"):
-            if line.startswith("SigCgt:"):
-                return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
-    except OSError:
-        pass
-    return False
-
-
 def script_of(pid, script):
     """The child of pid once it runs script and has its own SIGHUP handler (before its exec,
     the child still has rgbench plot's handlers), else None."""
@@ -76,7 +68,7 @@ def script_of(pid, script):
     except OSError:
         return None
     ran = len(argv) > 1 and os.path.basename(argv[1].decode()) == os.path.basename(script)
-    return int(kids[0]) if ran and catches(int(kids[0]), signal.SIGHUP) else None
+    return int(kids[0]) if ran and rgtest.catches(int(kids[0]), signal.SIGHUP) else None
 
 
 def wait_until(cond, what, timeout=120):
@@ -292,7 +284,7 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-") as T:
         os.mkdir(work)
         argv = [R, cmd, huge] + (["--out", "page.md"] if cmd == "report" else [huge, "--allow-emulated"])
         p = subprocess.Popen(argv, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if wait_until(lambda: catches(p.pid, signal.SIGHUP), f"{cmd}'s handler"):
+        if wait_until(lambda: rgtest.catches(p.pid, signal.SIGHUP), f"{cmd}'s handler"):
             os.kill(p.pid, sig)
         out_s, err_s = p.communicate(timeout=600)
         # The handler seen may be the one every program has from before main (a signal that

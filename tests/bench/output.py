@@ -401,16 +401,6 @@ else:
 # emulator's handlers: not tried there.)
 
 
-def caught(pid, sig):
-    try:
-        for line in open(f"/proc/{pid}/status"):
-            if line.startswith("SigCgt:"):
-                return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
-    except OSError:
-        pass
-    return False
-
-
 if not a.emulator:
     tmp = rgtest.mkdtemp(prefix="rgbench-startsig-")
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
@@ -419,7 +409,7 @@ if not a.emulator:
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             deadline = time.monotonic() + 120
             while p.poll() is None and time.monotonic() < deadline and not (
-                    caught(p.pid, sig) if when == "handler" else os.path.exists(os.path.join(tmp, ".s.json.lock"))):
+                    rgtest.catches(p.pid, sig) if when == "handler" else os.path.exists(os.path.join(tmp, ".s.json.lock"))):
                 time.sleep(0.0005)
             if p.poll() is not None:
                 p.communicate()

@@ -203,3 +203,14 @@ def md_section(text, title):
 def md_fenced_all(text):
     """Every fenced block of text, each as its list of lines."""
     return [b.splitlines() for b in re.findall(r"```\n(.*?)```", text or "", re.S)]
+
+
+def catches(pid, sig):
+    """True once process pid has a handler for signal sig (SigCgt in /proc/PID/status)."""
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    except OSError:
+        pass
+    return False
