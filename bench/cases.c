@@ -87,12 +87,14 @@ static void free_case(struct bcase *c)
 	free(c->ns);
 	free(c->wall);
 	free(c->mops);
+	free(c->ratio);
 	free(c->dist);
 	free(c->tm);
 	for (size_t k = 0; c->run && k < c->nruns; k++) {
 		free(c->run[k].ns);
 		free(c->run[k].wall);
 		free(c->run[k].mops);
+		free(c->run[k].ratio);
 	}
 	free(c->run);
 }

@@ -86,7 +86,7 @@ struct attempt {
 
 /* What one run (process) of a --runs parent measured of a case: its rounds and where it was. */
 struct case_run {
-	double *ns, *wall, *mops;
+	double *ns, *wall, *mops, *ratio;
 	size_t nrep;
 	char where[RG_RUN_WHERE_LEN];	/* page offsets of slots, stack and loop, CPU */
 };
@@ -127,8 +127,8 @@ struct bcase {
 	struct attempt cur;
 	bool reported;			/* the library ran it at least once (not filtered out) */
 	bool active;			/* still measured in the rounds */
-	/* Kept samples, one per round, in round order. */
-	double *ns, *wall, *mops;
+	/* Kept samples, one per round, in round order (ratio: the kept run's lowest thread CPU/wall). */
+	double *ns, *wall, *mops, *ratio;
 	size_t nrep;
 	/* LOOP_LAT: ns per pair of every timed batch of every round. */
 	double *dist;

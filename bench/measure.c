@@ -229,9 +229,9 @@ void suite_case_fail(struct bcase *c, const char *msg)
 
 /*
  * A run as the library reports it: ns per pair from each thread's own CPU
- * time (averaged over threads), wall time beside it, and whether any thread
- * was descheduled (CPU/wall below RG_SUITE_MIN_CPU_WALL or an involuntary
- * context switch).
+ * time (averaged over threads), wall time beside it, the lowest thread
+ * CPU/wall (rounds.c: below RG_SUITE_MIN_CPU_WALL the run is disturbed) and
+ * the involuntary switches (evidence only).
  */
 static void on_run(const struct rg_gb_run *run, bool last, void *ctx)
 {

@@ -161,7 +161,7 @@ static int commit(struct suite *s, struct bcase *c, bool disturbed)
 	}
 
 	if (push(&c->ns, c->nrep, a->cpu_ns) || push(&c->wall, c->nrep, a->wall_ns) ||
-	    push(&c->mops, c->nrep, a->mops)) {
+	    push(&c->mops, c->nrep, a->mops) || push(&c->ratio, c->nrep, a->ratio)) {
 		suite_case_fail(c, "out of memory");
 		return -1;
 	}
@@ -184,9 +184,12 @@ static int commit(struct suite *s, struct bcase *c, bool disturbed)
 
 /*
  * One round of a group: every active case once, in a fresh random order.
- * A run whose threads were descheduled is discarded (counted) and run again
- * right after the others, up to RG_SUITE_RETRIES times; the last run is kept
- * either way, and a kept disturbed run makes the row `noisy`.
+ * A run in which a thread lost time (CPU/wall below RG_SUITE_MIN_CPU_WALL:
+ * preempted, stolen by the host, waiting on a run queue) is discarded
+ * (counted) and run again right after the others, up to RG_SUITE_RETRIES
+ * times; the last run is kept either way, with its CPU/wall, and the row
+ * (rows.c) judges what the kept disturbed rounds did to its figure. An
+ * involuntary switch that cost no measurable time is no disturbance.
  */
 static int run_round(struct suite *s, struct bcase **set, size_t n)
 {
@@ -204,11 +207,16 @@ static int run_round(struct suite *s, struct bcase **set, size_t n)
 				suite_case_fail(c, "not run (filtered out of a round?)");
 				continue;
 			}
-			/* RG_TEST_DISTURB: one fake involuntary switch, for the tests. */
+			/*
+			 * RG_TEST_DISTURB: one fake involuntary switch that cost
+			 * half the run (CPU/wall 0.50), for the tests.
+			 */
 			if (s->cfg->test_disturb == RG_DISTURB_EVERY ||
-			    (s->cfg->test_disturb == RG_DISTURB_FIRST && attempt == 0))
+			    (s->cfg->test_disturb == RG_DISTURB_FIRST && attempt == 0)) {
 				c->cur.iv++;
-			disturbed = c->cur.ratio < RG_SUITE_MIN_CPU_WALL || c->cur.iv > 0;
+				c->cur.ratio = fmin(c->cur.ratio, 0.5);
+			}
+			disturbed = c->cur.ratio < RG_SUITE_MIN_CPU_WALL;
 			if (disturbed && attempt < RG_SUITE_RETRIES) {
 				c->discarded++;
 				set[again++] = c;

@@ -149,6 +149,42 @@ static int run_columns(struct rg_result *r, const struct bcase *c,
 	return rg_result_set_runs(r, ns, paired ? d : NULL, where, n);
 }
 
+/*
+ * What the rounds still disturbed after the re-runs (a thread's CPU/wall
+ * below RG_SUITE_MIN_CPU_WALL) did to the row's figure: the row is `noisy`
+ * when they are half its rounds or more (the median may be one of them), or
+ * when one of them lies outside the range of the row's undisturbed rounds
+ * (it moved the median and widened the interval); the reason says which.
+ * Disturbed rounds inside that range stay in and the row stays `ok`.
+ */
+static void disturbance(struct rg_result *r, const struct bcase *c)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t k = 0, out = 0;
+
+	for (size_t i = 0; i < c->nrep; i++) {
+		if (c->ratio[i] < RG_SUITE_MIN_CPU_WALL) {
+			k++;
+			continue;
+		}
+		lo = fmin(lo, c->ns[i]);
+		hi = fmax(hi, c->ns[i]);
+	}
+	for (size_t i = 0; i < c->nrep; i++)
+		out += c->ratio[i] < RG_SUITE_MIN_CPU_WALL && (c->ns[i] < lo || c->ns[i] > hi);
+	if (!k || (2 * k < c->nrep && !out))
+		return;
+	snprintf(r->status, sizeof(r->status), "noisy");
+	if (2 * k >= c->nrep)
+		snprintf(r->reason, sizeof(r->reason),
+			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches): too few undisturbed rounds to check them against",
+			 k, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
+	else
+		snprintf(r->reason, sizeof(r->reason),
+			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches): %zu outside the undisturbed rounds' %.3f-%.3f ns",
+			 k, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv, out, lo, hi);
+}
+
 /* The case's baseline (its own, or the group's noop) when it has the same rounds; NULL when none. */
 static const struct bcase *baseline(struct suite *s, const struct bcase *c, const char **name)
 {
@@ -214,12 +250,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		   rg_result_set_round_samples(r, c->wall, NULL, NULL, c->nrep)) {
 		return -ENOMEM;
 	}
-	if (c->nnoisy) {
-		snprintf(r->status, sizeof(r->status), "noisy");
-		snprintf(r->reason, sizeof(r->reason),
-			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches)",
-			 c->nnoisy, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
-	}
+	disturbance(r, c);
 	snprintf(r->layout, sizeof(r->layout),
 		 "%zu run(s); aslr %s, thp %s; fixed: slots page-aligned%s",
 		 c->nruns > 1 ? c->nruns : 1, s->cfg->aslr, s->cfg->thp,

@@ -30,7 +30,7 @@
  *   parent -> run: struct wire_cmd, then ncases struct wire_preset (the
  *                  group's cases in index order);
  *   run -> parent: per case of the group, struct wire_case, then nrep ns,
- *                  nrep wall, nrep mops.
+ *                  nrep wall, nrep mops, nrep ratio (CPU/wall).
  */
 struct wire_cmd {
 	int32_t group;
@@ -138,7 +138,8 @@ static int send_case(int fd, const struct bcase *c, bool s_forked)
 	if (put(fd, &w, sizeof(w)) ||
 	    put(fd, c->ns, c->nrep * sizeof(double)) ||
 	    put(fd, c->wall, c->nrep * sizeof(double)) ||
-	    put(fd, c->mops, c->nrep * sizeof(double)))
+	    put(fd, c->mops, c->nrep * sizeof(double)) ||
+	    put(fd, c->ratio, c->nrep * sizeof(double)))
 		return -1;
 	return 0;
 }
@@ -362,8 +363,10 @@ static int take_case(struct run_proc *p, struct bcase *c, size_t k, volatile sig
 	r->ns = malloc(bytes ? bytes : 1);
 	r->wall = malloc(bytes ? bytes : 1);
 	r->mops = malloc(bytes ? bytes : 1);
-	if (!r->ns || !r->wall || !r->mops || get(p->from, r->ns, bytes, stop) ||
-	    get(p->from, r->wall, bytes, stop) || get(p->from, r->mops, bytes, stop))
+	r->ratio = malloc(bytes ? bytes : 1);
+	if (!r->ns || !r->wall || !r->mops || !r->ratio || get(p->from, r->ns, bytes, stop) ||
+	    get(p->from, r->wall, bytes, stop) || get(p->from, r->mops, bytes, stop) ||
+	    get(p->from, r->ratio, bytes, stop))
 		return -1;
 	snprintf(r->where, sizeof(r->where), "%s", w.where);
 	c->nruns = k + 1 > c->nruns ? k + 1 : c->nruns;
@@ -404,10 +407,12 @@ static int concat_rounds(struct bcase *c)
 	free(c->ns);
 	free(c->wall);
 	free(c->mops);
+	free(c->ratio);
 	c->ns = malloc((n ? n : 1) * sizeof(double));
 	c->wall = malloc((n ? n : 1) * sizeof(double));
 	c->mops = malloc((n ? n : 1) * sizeof(double));
-	if (!c->ns || !c->wall || !c->mops)
+	c->ratio = malloc((n ? n : 1) * sizeof(double));
+	if (!c->ns || !c->wall || !c->mops || !c->ratio)
 		return -1;
 	for (size_t k = 0; k < c->nruns; k++) {
 		const struct case_run *r = &c->run[k];
@@ -415,6 +420,7 @@ static int concat_rounds(struct bcase *c)
 		memcpy(c->ns + o, r->ns, r->nrep * sizeof(double));
 		memcpy(c->wall + o, r->wall, r->nrep * sizeof(double));
 		memcpy(c->mops + o, r->mops, r->nrep * sizeof(double));
+		memcpy(c->ratio + o, r->ratio, r->nrep * sizeof(double));
 		o += r->nrep;
 	}
 	c->nrep = n;

@@ -65,7 +65,8 @@ EXTRA_KEYS = {"samples_ns", "samples_mops", "samples_wall_ns", "samples_delta_ns
 # A noisy row's reasons, "; "-separated: disturbed rounds, a moving cycle reference, or too
 # little measured work per round (a short --duration on a slow, e.g. emulated, CPU).
 _NOISY_ONE = (r"(?:\d+ of \d+ rounds still disturbed after 3 re-runs \(lowest thread CPU/wall "
-              r"\d+\.\d\d, up to \d+ involuntary switches\)|"
+              r"\d+\.\d\d, up to \d+ involuntary switches\): (?:too few undisturbed rounds to check "
+              r"them against|\d+ outside the undisturbed rounds' \d+\.\d{3}-\d+\.\d{3} ns)|"
               r"the cycle reference moved \d+% across the rounds \(more than 10%\)|"
               r"each round measured only \d+ pairs \(\d+ ns\), under the 10 us minimum: raise --duration)")
 NOISY = re.compile(_NOISY_ONE + r"(?:; " + _NOISY_ONE + r")*")
