@@ -153,8 +153,9 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 	else
 		fprintf(f, "rgbench --plan: topology %s: %s\n", source, topo);
 	cpu_ranges(cfg->cpus, cfg->ncpus, cl, sizeof(cl));
-	fprintf(f, "placement order (%d CPUs; cores first, package by package and node by node, then SMT siblings): %s\n",
+	fprintf(f, "placement order (%d CPUs): %s\n",
 		cfg->ncpus, cl);
+	fprintf(f, "cpu choice: %s\n", cfg->cpus_why);
 	fprintf(f, "per benchmark: %d run(s) (fresh processes, address randomization %s) x %d round(s) x %g s; guards as this %s build runs them\n",
 		cfg->runs > 1 ? cfg->runs : 1, cfg->aslr, cfg->repetitions > 0 ? cfg->repetitions : 1,
 		cfg->min_time > 0 ? cfg->min_time : 0.5, RG_ARCH_X86_64 ? "x86-64" : "arm64");

@@ -14,6 +14,7 @@
 #include "plan.h"
 #include "rg/gbench.h"
 #include "rg/parts.h"
+#include "rg/place.h"
 #include "rg/platform.h"
 #include "rg/schema.h"
 
@@ -157,9 +158,29 @@ int rg_bench_place(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg)
 			}
 		memcpy(cfg->cpus, o->cpus, (size_t)o->ncpus * sizeof(int));
 		cfg->ncpus = o->ncpus;
-	} else {
+		snprintf(cfg->cpus_why, sizeof(cfg->cpus_why), "--cpus, in its order");
+	} else if (rg_topo_foreign()) {
+		/* another machine's topology (--plan, --list): this machine's interrupts say nothing of it */
 		memcpy(cfg->cpus, order, (size_t)norder * sizeof(int));
 		cfg->ncpus = norder;
+		snprintf(cfg->cpus_why, sizeof(cfg->cpus_why),
+			 "the topology's placement order (not this machine's: its interrupts not read)");
+	} else {
+		static bool smt[RG_MAX_CPUS];
+		static int pkg[RG_MAX_CPUS];
+
+		for (int i = 0; i < norder; i++) {
+			struct rg_topo_where w;
+
+			smt[i] = !rg_topo_where(order[i], &w) && w.smt;
+			pkg[i] = rg_topo_where(order[i], &w) ? 0 : w.package;
+		}
+		/* isolated, nohz_full, then fewest interrupts, CPU 0 last (docs/bench.md, "Which CPUs") */
+		rg_place_quiet(order, norder, smt, pkg, cfg->test_sysfs_root, cfg->cpus_why,
+			       sizeof(cfg->cpus_why));
+		memcpy(cfg->cpus, order, (size_t)norder * sizeof(int));
+		cfg->ncpus = norder;
+		cfg->cpus_quiet = true;
 	}
 	return -1;
 }

@@ -227,6 +227,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 	}
 	snprintf(r->pinning, sizeof(r->pinning), "hwloc");
 	cpu_list(c, r->cpus, sizeof(r->cpus));
+	snprintf(r->cpus_why, sizeof(r->cpus_why), "%s", s->cfg->cpus_why);
 	r->discarded = c->discarded;
 	if (c->error || !c->nrep) {
 		snprintf(r->status, sizeof(r->status), "error");

@@ -223,12 +223,26 @@ static int spawn(struct suite *s, int k, struct run_proc *p)
 
 	if (pipe2(down, O_CLOEXEC) || pipe2(up, O_CLOEXEC))
 		return -1;
-	argv = calloc((size_t)cfg->argc + 3, sizeof(*argv));
+	argv = calloc((size_t)cfg->argc + 4, sizeof(*argv));
 	if (!argv)
 		return -1;
 	memcpy(argv, cfg->argv, (size_t)cfg->argc * sizeof(*argv));
 	snprintf(arg, sizeof(arg), "--run-child=%d,%d,%d", k, down[0], up[1]);
 	argv[cfg->argc] = arg;
+	/*
+	 * The CPUs the plan chose by their interrupts (rg_place_quiet()): given
+	 * as --cpus (the last one counts), so that a run does not choose anew
+	 * from counts that moved since.
+	 */
+	if (cfg->cpus_quiet) {
+		static char cpus[16 + RG_MAX_CPUS * 6];
+		size_t off = (size_t)snprintf(cpus, sizeof(cpus), "--cpus=");
+
+		for (int i = 0; i < cfg->ncpus && off < sizeof(cpus); i++)
+			off += (size_t)snprintf(cpus + off, sizeof(cpus) - off, i ? ",%d" : "%d",
+						cfg->cpus[i]);
+		argv[cfg->argc + 1] = cpus;
+	}
 	fflush(NULL);
 	parent = getpid();
 	p->pid = fork();

@@ -104,6 +104,8 @@ struct rg_suite_cfg {
 	char events[512];		/* --events: libpfm4 names, "" for the CPU table's list */
 	int cpus[RG_MAX_CPUS];		/* placement order; cpus[0] runs single-thread cases */
 	int ncpus;
+	char cpus_why[128];		/* why these CPUs in this order (rg_place_quiet(), --cpus) */
+	bool cpus_quiet;		/* chosen by rg_place_quiet(): the runs get them as --cpus */
 	int thread_counts[RG_MAX_THREAD_COUNTS];	/* threads scenario */
 	int nthread_counts;
 	int duty_ns[RG_MAX_DUTY];	/* work per traced call, ns ... */

@@ -147,6 +147,30 @@ def main():
     check(re.search(r"^outputs: results/\S+-\d{8}T\d{6}Z\.csv, results/\S+-\d{8}T\d{6}Z\.json "
                     r"\(-2, -3, \.\.\. when taken at the start\)$", r.stdout, re.M) is not None and
           "test switches:" not in r.stdout, f"--plan: default outputs line: {r.stdout[-400:]!r}")
+    # The CPU choice on a fake tree (RG_TEST_SYSFS_ROOT=dir: dir/sys/devices/system/cpu/isolated,
+    # dir/proc/interrupts): an isolated CPU runs the single-thread rows; --cpus overrides.
+    allowed = sorted(os.sched_getaffinity(0))
+    with rgtest.tempdir() as d:
+        os.makedirs(os.path.join(d, "sys/devices/system/cpu"))
+        iso = allowed[-1]
+        with open(os.path.join(d, "sys/devices/system/cpu/isolated"), "w") as f:
+            f.write(f"{iso}\n")
+        r = plan(a, {"RG_TEST_SYSFS_ROOT": d}, "--quick", "--scenarios", "pair")
+        rows, _, _ = parse(r.stdout)
+        got = rows.get("user/pair/noop/t1")
+        if len(allowed) > 1:
+            want = (f"cpu choice: isolated first ({iso}); then CPU 0 last, the others in topology "
+                    "order (no /proc/interrupts)")
+            check(r.returncode == 0 and want in r.stdout.splitlines() and got is not None and got[1] == [iso],
+                  f"--plan, CPU {iso} isolated: exit {r.returncode}, row {got}, {r.stdout[:400]!r}")
+        else:
+            check(r.returncode == 0 and "cpu choice: the only CPU allowed" in r.stdout.splitlines(),
+                  f"--plan, one CPU: {r.stdout[:400]!r}")
+        r = plan(a, {"RG_TEST_SYSFS_ROOT": d}, "--quick", "--scenarios", "pair", "--cpus", str(allowed[0]))
+        rows, _, _ = parse(r.stdout)
+        got = rows.get("user/pair/noop/t1")
+        check(r.returncode == 0 and "cpu choice: --cpus, in its order" in r.stdout.splitlines() and
+              got is not None and got[1] == [allowed[0]], f"--plan --cpus {allowed[0]}: row {got}")
     r = plan(a, {"RG_TEST_DISTURB": "ref", "RG_TEST_XPKG": "1"}, "--quick", "--scenarios", "pair")
     check(re.search(r"^test switches: RG_TEST_DISTURB=ref RG_TEST_XPKG=1$", r.stdout, re.M) is not None,
           f"--plan: test switches line: {r.stdout[-400:]!r}")

@@ -3,6 +3,7 @@
 #ifndef RG_PLACE_H
 #define RG_PLACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rg/env.h"	/* RG_MAX_CPUS */
@@ -39,5 +40,22 @@ int rg_place_cpu(const struct rg_place *p, int idx);
  * filled (err may be NULL).
  */
 int rg_place_pin_self(const struct rg_place *p, int idx, char *err, size_t errlen);
+
+/*
+ * The quiet-CPU order, rgbench's default placement: cpus[0..n) (the
+ * topology's placement order; smt[i] and pkg[i] say whether cpus[i] is an
+ * SMT sibling and its package, either may be NULL) reordered, stably, so that
+ * the CPUs in <root>/sys/devices/system/cpu/isolated come first, then those
+ * in .../nohz_full, then the others by the fewest interrupts since boot
+ * (<root>/proc/interrupts, each CPU's column summed; counts within the same
+ * power of two are equal, the topology's order decides); within each class the
+ * cores before the SMT siblings and package by package as the topology had
+ * them, CPU 0 after the other CPUs of its package. root "" is this machine
+ * (the tests give a tree of fake files). why gets one line that says what
+ * decided the order, e.g. "none isolated or nohz_full; CPU 0 last, the
+ * others by fewest interrupts (CPU 1: 120, CPU 0: 4000)"; with n 1, "the only CPU allowed".
+ */
+void rg_place_quiet(int *cpus, int n, const bool *smt, const int *pkg, const char *root,
+		    char *why, size_t whylen);
 
 #endif /* RG_PLACE_H */

@@ -100,6 +100,7 @@ struct rg_result {
 	char scenario[48];
 	char pinning[16];
 	char cpus[256];
+	char cpus_why[128];
 	long threads;
 	long batch;
 	long duty_ns;
