@@ -465,6 +465,7 @@ void rg_bench_list(const struct rg_suite_cfg *cfg, const struct rg_bench_hooks *
 	printf("topology: %s\ncpus (placement order):", topo);
 	for (int i = 0; i < cfg->ncpus; i++)
 		printf("%s%d", i ? "," : " ", cfg->cpus[i]);
+	printf("\ncpu choice: %s", cfg->cpus_why);
 	printf("\ncounters: %s\n", why ? why : "perf (cycles, instructions)");
 	why = rg_events_probe();
 	if (why) {
