@@ -9,6 +9,7 @@
 #include "rg/registry.h"
 #include "cases.h"
 #include "rounds.h"
+#include "rg/place.h"
 #include "rg/platform.h"
 
 /*
@@ -204,9 +205,14 @@ double rg_plan_print(FILE *f, const struct rg_suite_cfg *cfg)
 		 * 3 passes (measured: +0.4 s a row in the default run's bpf part).
 		 */
 		double per = cfg->min_time >= 0.2 ? 8.0 : 1.6;
+		struct rg_place pl;
+		char err[256];
 
+		/* The BPF suite places its producers itself (rg_place_init(): the topology's order). */
+		if (rg_place_init(&pl, NULL, 0, err, sizeof(err)) || !pl.ncpus)
+			pl.cpu[0] = cfg->cpus[0];
 		fprintf(f, "bpf (root only; rgbench bpf for details):\n  about %d rows of %.1f s on CPU %d, "
-			"in %d passes over all rows (one process)\n", EST_BPF_ROWS, per, cfg->cpus[0],
+			"in %d passes over all rows (one process)\n", EST_BPF_ROWS, per, pl.cpu[0],
 			EST_BPF_PASSES);
 		p.est += EST_BPF_ROWS * per;
 	}
