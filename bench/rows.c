@@ -9,6 +9,7 @@
 #include "rg/schema.h"
 #include "cases.h"
 #include "counters.h"
+#include "disturb.h"
 #include "rounds.h"
 #include "rows.h"
 
@@ -159,30 +160,20 @@ static int run_columns(struct rg_result *r, const struct bcase *c,
  */
 static void disturbance(struct rg_result *r, const struct bcase *c)
 {
-	double lo = INFINITY, hi = -INFINITY;
-	size_t k = 0, out = 0;
+	struct rg_disturb d = rg_disturb_judge(c->ns, c->ratio, c->nrep, RG_SUITE_MIN_CPU_WALL);
 
-	for (size_t i = 0; i < c->nrep; i++) {
-		if (c->ratio[i] < RG_SUITE_MIN_CPU_WALL) {
-			k++;
-			continue;
-		}
-		lo = fmin(lo, c->ns[i]);
-		hi = fmax(hi, c->ns[i]);
-	}
-	for (size_t i = 0; i < c->nrep; i++)
-		out += c->ratio[i] < RG_SUITE_MIN_CPU_WALL && (c->ns[i] < lo || c->ns[i] > hi);
-	if (!k || (2 * k < c->nrep && !out))
+	if (!d.noisy)
 		return;
 	snprintf(r->status, sizeof(r->status), "noisy");
-	if (2 * k >= c->nrep)
+	if (2 * d.disturbed >= c->nrep)
 		snprintf(r->reason, sizeof(r->reason),
 			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches): too few undisturbed rounds to check them against",
-			 k, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
+			 d.disturbed, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv);
 	else
 		snprintf(r->reason, sizeof(r->reason),
 			 "%zu of %zu rounds still disturbed after %d re-runs (lowest thread CPU/wall %.2f, up to %ld involuntary switches): %zu outside the undisturbed rounds' %.3f-%.3f ns",
-			 k, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv, out, lo, hi);
+			 d.disturbed, c->nrep, RG_SUITE_RETRIES, c->worst_ratio, c->worst_iv, d.outside,
+			 d.lo, d.hi);
 }
 
 /* The case's baseline (its own, or the group's noop) when it has the same rounds; NULL when none. */
