@@ -108,7 +108,7 @@ def case_aa(rgbench):
         j = os.path.join(d, "a.json")
         p = run(rgbench, "bpf", "--mode", "driver", "--attach", "driver-count,raw_tp",
                 "--duration", "0.05", "--warmup", "0.02", "--repetitions", "3", "--batch", "1000",
-                "--json", j, "--quiet")
+                "--json", j, "-qq")
         check(p.returncode == 0, f"aa: rgbench bpf exit 0 (got {p.returncode})")
         if p.returncode:
             return
