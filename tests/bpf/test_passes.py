@@ -40,7 +40,9 @@ def case_passes(b):
         check(p.returncode == 0, f"passes: exit 0 (got {p.returncode})")
         if p.returncode:
             return
-        check(p.stdout.count("rgbench bpf: pass ") == 2, "passes: 'pass 1 of 2', 'pass 2 of 2'")
+        # On stderr: "pass 1 of 2", its rows so far, "pass 1 of 2 done (..., ~... left)", "pass 2 of 2".
+        check(re.findall(r"^rgbench bpf: pass (\d) of 2(?: done \(\d+ s, ~\d+ s left\))?$", p.stderr, re.M) ==
+              ["1", "1", "2"] and p.stdout == "", "passes: 'pass 1 of 2', 'pass 1 of 2 done', 'pass 2 of 2' on stderr")
         rows = read_csv(c)
         with open(j) as f:
             jrows = json.load(f)["results"]
