@@ -167,6 +167,9 @@ struct suite {
 	bool preset;
 	/* The parent: its run processes (runs.c), [cfg->runs]. */
 	struct run_proc *proc;
+	/* Progress (rows.c): the clock, the work planned and done (in chunk-times), rows added up to. */
+	double t0, est_total, est_done;
+	int rows_next;			/* the first group whose rows are not added yet */
 };
 
 /* The case's loop kind: its operations and properties. */

@@ -48,13 +48,15 @@ static void usage(FILE *f, const struct rg_bench_hooks *hooks)
 "  --batch n                 iterations per call of the measured loop (4096)\n"
 "  --duty ns,in+out,...      work per traced call for the duty scenario: ns (half\n"
 "                            inside the guarded region) or in+out ns\n"
-"  --out file.csv            CSV output (default results/<host>-<time>.csv)\n"
-"  --json file.json          also JSON; --json alone (old form): beside the CSV\n"
-"                            (the default output always has both)\n"
+"  --out file.csv            CSV output (default results/<host>-<time>.csv);\n"
+"                            -: the CSV on stdout, alone (no JSON unless --json)\n"
+"  --json file.json          also JSON (-: on stdout); --json alone (old form):\n"
+"                            beside the CSV (the default output always has both)\n"
 "  --events a,b,...          PMU events for the events column, libpfm4 names of\n"
 "                            this CPU's table (default: its list, see --list)\n"
 "  --no-bpf                  do not run the BPF suite in the default run\n"
-"  --quiet                   no progress lines\n"
+"  -q, --quiet               no progress lines on stderr (the 'wrote' lines stay)\n"
+"  -qq, --silent             not even the lines naming the files written\n"
 "  --benchmark_*=...         passed to Google Benchmark (filter, format, out...)\n"
 "  -V, --version             the release and commit of this build (-h, --help: this)\n"
 "  --word value and --word=value are the same; exit 0 ok, 1 failure, 2 usage,\n"
@@ -96,8 +98,15 @@ static const struct option words[] = {
 /* The entry of flag ("--word", or -h for --help), or NULL. */
 static const struct option *find_word(const char *flag)
 {
+	static const struct option q = RG_CL_OPT_QUIET(RG_CL_O_QUIET),
+				   qq = RG_CL_OPT_SILENT(RG_CL_O_SILENT);
+
 	if (!strcmp(flag, "-h"))
 		return &words[0];
+	if (!strcmp(flag, "-q"))
+		return &q;
+	if (!strcmp(flag, "-qq"))
+		return &qq;
 	if (strncmp(flag, "--", 2))
 		return NULL;
 	for (const struct option *w = words; w->name; w++)
@@ -273,7 +282,8 @@ static int set_option(struct rg_bench_opts *o, int val, const char *flag, const 
 	case O_QUICK: o->profile = 0; break;
 	case O_FULL: o->profile = 2; break;
 	case O_NO_BPF: o->no_bpf = true; break;
-	case RG_CL_O_QUIET: o->quiet = true; break;
+	case RG_CL_O_QUIET: o->quiet++; break;
+	case RG_CL_O_SILENT: o->quiet = 2; break;
 	case O_GUARDS:
 		o->sel_guards = true;
 		rc = rg_cl_names(flag, v, guard_names(), RG_GUARD__COUNT, o->guard);
@@ -434,7 +444,7 @@ int rg_bench_parse(int argc, char **argv, const struct rg_bench_hooks *hooks,
 		else if (eq)
 			v = eq + 1;
 		else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) &&
-			 (w->val != RG_CL_O_JSON || argv[i + 1][0] != '-'))
+			 (w->val != RG_CL_O_JSON || argv[i + 1][0] != '-' || !strcmp(argv[i + 1], "-")))
 			v = argv[++i];
 		else if (w->val != RG_CL_O_JSON)	/* --json alone: beside the CSV */
 			exit(rg_cl_usage_error("%s needs a value", flag));

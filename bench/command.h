@@ -15,7 +15,8 @@
 /* The command line as given; 0 / -1 / "" where an option was not given. */
 struct rg_bench_opts {
 	int profile;			/* 0 --quick, 1 default, 2 --full */
-	bool list, plan, no_bpf, quiet;
+	bool list, plan, no_bpf;
+	int quiet;			/* --quiet/-q: 1, -qq/--silent: 2 (no file line either) */
 	bool check;			/* --check-options: parse, then exit */
 	bool sel_guards, sel_scen;	/* --guards / --scenarios given */
 	bool guard[RG_GUARD__COUNT];	/* all unless --guards */

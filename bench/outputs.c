@@ -12,6 +12,7 @@
 #include "command.h"
 #include "rg/safe_name.h"
 #include "rg/schema.h"
+#include "rg/writer.h"
 
 static void default_base(char *buf, size_t len)
 {
@@ -138,6 +139,9 @@ int rg_bench_outputs(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg, bo
 			rmdir("results");
 		return rc ? rc : formats(cfg);
 	}
+	if (want_json && !o->out_json[0] && rg_output_is_stdout(o->out_csv))
+		return rg_cl_usage_error("--json alone writes the JSON beside the CSV, and --out - "
+					 "has no file to write beside: give --json FILE");
 	if (want_json && !o->out_json[0])
 		json_beside(cfg->out_json, sizeof(cfg->out_json), o->out_csv);
 	if (!lock)

@@ -12,6 +12,7 @@
 #include "command.h"
 #include "counters.h"
 #include "plan.h"
+#include "rg/writer.h"
 #include "rg/gbench.h"
 #include "rg/parts.h"
 #include "rg/place.h"
@@ -263,8 +264,13 @@ int rg_bench_profile(const struct rg_bench_opts *o, struct rg_suite_cfg *cfg,
 			: o->gb_min_time > 0 ? o->gb_min_time : prof_min_time[p];
 	cfg->batch = (uint64_t)o->batch;
 	cfg->native_noop = true;
-	cfg->progress = o->quiet || cfg->run_child >= 0 ? NULL
-			: rg_gb_library_display() ? stderr : stdout;
+	/* stdout is the data's (--out -, --plan, --list): progress and notes go to stderr. */
+	cfg->progress = o->quiet || cfg->run_child >= 0 ? NULL : stderr;
+	cfg->wrote = o->quiet >= 2 || cfg->run_child >= 0 ? NULL : stderr;
+	if (rg_gb_library_display() && (rg_output_is_stdout(o->out_csv) ||
+					rg_output_is_stdout(o->out_json)))
+		rg_bench_die_usage("--benchmark_format prints Google Benchmark's table on stdout, "
+				   "where --out - or --json - writes the results: give a file name");
 	cfg->filter = o->gb_filter;
 	plan_bpf(o, cfg, hooks);
 	if (cfg->filter && rg_suite_count(cfg) == 0)

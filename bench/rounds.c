@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "refloop.h"
 #include "rounds.h"
+#include "rows.h"
 
 /* ---- the loop kinds ------------------------------------------------------ */
 
@@ -383,8 +384,11 @@ int suite_run_group(struct suite *s, int group, struct bcase **set)
 			double now = rg_now_s();
 
 			if (now - last_tick > 5) {
-				fprintf(cfg->progress, "rgbench: ... round %d of %d\n", r + 1,
-					s->rounds);
+				char clock[64];
+
+				suite_progress_clock(s, clock, sizeof(clock));
+				fprintf(cfg->progress, "rgbench: ... round %d of %d%s\n", r + 1,
+					s->rounds, clock);
 				fflush(cfg->progress);
 				last_tick = now;
 			}

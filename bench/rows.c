@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rg/cmdline.h"
 #include "rg/parts.h"
 #include "rg/schema.h"
 #include "cases.h"
@@ -22,6 +23,64 @@ static void cpu_list(const struct bcase *c, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, t ? ",%d" : "%d", c->seen_cpu[t]);
 }
 
+/* A duration for a progress line: "42 s", "3m05s". */
+static void say_seconds(char *buf, size_t len, double sec)
+{
+	if (!(sec >= 0))
+		sec = 0;
+	if (sec < 100)
+		snprintf(buf, len, "%.0f s", sec);
+	else
+		snprintf(buf, len, "%dm%02ds", (int)(sec / 60), (int)fmod(sec, 60));
+}
+
+void suite_progress_clock(const struct suite *s, char *buf, size_t len)
+{
+	double el = rg_now_s() - s->t0, left = s->est_total - s->est_done;
+	char a[32], b[32];
+
+	/* The plan's estimate, corrected by the rate measured so far. */
+	if (s->est_done > 0)
+		left *= el / s->est_done;
+	say_seconds(a, sizeof(a), el);
+	say_seconds(b, sizeof(b), left);
+	snprintf(buf, len, " (%s, ~%s left)", a, b);
+}
+
+void suite_progress_done(struct suite *s, int group, int pass)
+{
+	const struct rg_suite_cfg *cfg = s->cfg;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct bcase *c = &s->c[i];
+
+		if (c->group != group || c->skipped || kind_of(c)->reference)
+			continue;
+		/* As rg_suite_run()'s estimate: calibration ~3 chunks, then a chunk per round. */
+		s->est_done += (cfg->repetitions + (pass > 0 ? 1 : 3)) * cfg->min_time;
+	}
+}
+
+int suite_rows_upto(struct suite *s, int upto)
+{
+	for (; s->rows_next <= upto && s->rows_next < s->ngroups; s->rows_next++) {
+		int g = s->rows_next;
+
+		/* The group's rows, in case order; cases filtered out by --benchmark_filter leave none. */
+		for (size_t i = 0; i < s->n; i++) {
+			struct bcase *c = &s->c[i];
+
+			if (c->group != g || kind_of(c)->reference || (!c->skipped && !c->reported))
+				continue;
+			if (suite_add_row(s, c)) {
+				fprintf(stderr, "rgbench: out of memory\n");
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 /*
  * The progress line of a measured case, from its row (so that the paired
  * delta is computed once, for the row).
@@ -30,14 +89,16 @@ static void progress_line(struct suite *s, const struct bcase *c, const struct r
 			  bool own_base)
 {
 	FILE *f = s->cfg->progress;
-	char cpus[64], cvb[16] = "  n/a ", dl[64] = "", lat[128] = "", rounds[64];
+	char cpus[64], cvb[16] = "  n/a ", dl[64] = "", lat[128] = "", rounds[64], clock[64];
 
 	s->ndone++;
 	if (!f || *s->cfg->stop)
 		return;
+	suite_progress_clock(s, clock, sizeof(clock));
 	if (c->error || !c->nrep) {
-		fprintf(f, "[%3zu/%zu] %-44s error: %s\n", s->ndone, s->nrun_total, c->name,
-			c->error ? c->errmsg : "not run");
+		fprintf(f, "[%3zu/%zu] %-44s error: %s%s\n", s->ndone, s->nrun_total, c->name,
+			c->error ? c->errmsg : "not run", clock);
+		fflush(f);
 		return;
 	}
 	cpu_list(c, cpus, sizeof(cpus));
@@ -66,10 +127,11 @@ static void progress_line(struct suite *s, const struct bcase *c, const struct r
 			 c->nrep / c->nruns == 1 ? "" : "s");
 	else
 		snprintf(rounds, sizeof(rounds), "%zu rounds", c->nrep);
-	fprintf(f, "[%3zu/%zu] %-44s %8.3f ns/pair%s%s  cv %s  wall %.3f  %s, %ld discarded%s  cpus %s\n",
+	fprintf(f, "[%3zu/%zu] %-44s %8.3f ns/pair%s%s  cv %s  wall %.3f  %s, %ld discarded%s  cpus %s%s\n",
 		s->ndone, s->nrun_total, c->name, r->ns_median, dl, lat, cvb,
 		rg_stat_median(c->wall, c->nrep), rounds, c->discarded,
-		!strcmp(r->status, "noisy") ? "  NOISY" : "", cpus);
+		!strcmp(r->status, "noisy") ? "  NOISY" : "", cpus, clock);
+	fflush(f);
 }
 
 /*

@@ -8,6 +8,19 @@
 
 /* A case's result row (from its samples) appended to s->rs and its progress line. 0, or -ENOMEM. */
 int suite_add_row(struct suite *s, struct bcase *c);
+/*
+ * Progress: the work of group's benchmarks for one pass (pass 0 or -1: with the
+ * calibration run; later passes: a warm-up chunk) marked done.
+ */
+void suite_progress_done(struct suite *s, int group, int pass);
+/* " (12 s, ~40 s left)": the time since the suite began and the rest at the rate so far. */
+void suite_progress_clock(const struct suite *s, char *buf, size_t len);
+/*
+ * The rows of every group from s->rows_next to upto (inclusive), in case order,
+ * each with its progress line: called as soon as a group's last pass is measured.
+ * 0, or -1 (out of memory, printed).
+ */
+int suite_rows_upto(struct suite *s, int upto);
 /* latency.c: a row's figures from the case's per-batch values. */
 int lat_fill_row(struct rg_result *r, const struct bcase *c);
 

@@ -16,6 +16,7 @@
 #include "rg/gbench.h"
 #include "rg/platform.h"
 #include "rg/schema.h"
+#include "rg/writer.h"
 #include "rg/version.h"
 #include "rg/text.h"
 
@@ -84,14 +85,13 @@ static int write_results(const struct rg_suite_cfg *cfg, struct rg_resultset *rs
 		return RG_EXIT_FAIL;
 	}
 	rg_output_release();
-	if (cfg->progress) {
+	if (cfg->wrote) {
 		char shown[4200];
 
-		rg_str_printable(shown, sizeof(shown), cfg->out_csv);	/* the terminal's sanitizer */
-		fprintf(cfg->progress, "rgbench: wrote %zu rows to %s\n", rs->n, shown);
-		if (json) {
-			rg_str_printable(shown, sizeof(shown), json);
-			fprintf(cfg->progress, "rgbench: wrote %s\n", shown);
+		rg_output_say_wrote(cfg->wrote, "rgbench", rs->n, cfg->out_csv, json);
+		if (gb_text) {
+			rg_str_printable(shown, sizeof(shown), gb_path);	/* the terminal's sanitizer */
+			fprintf(cfg->wrote, "rgbench: wrote %s\n", shown);
 		}
 	}
 	/* Written, and a failure all the same: the same policy as kmod and bpf (README, exit codes). */

@@ -21,6 +21,7 @@
 #include "rg/platform.h"
 #include "cases.h"
 #include "rounds.h"
+#include "rows.h"
 #include "runs.h"
 
 /*
@@ -547,9 +548,14 @@ int suite_runs_all(struct suite *s, struct bcase **set)
 	for (int g = 0; g < s->ngroups; g++)
 		shuffle_runs(s, order[g], cfg->runs);
 	for (int pass = 0; pass < cfg->runs && !*cfg->stop; pass++) {
+		bool last = pass == cfg->runs - 1;
+
 		if (cfg->progress && pass > 0) {
-			fprintf(cfg->progress, "rgbench: pass %d of %d: every group again, each in another run\n",
-				pass + 1, cfg->runs);
+			char clock[64];
+
+			suite_progress_clock(s, clock, sizeof(clock));
+			fprintf(cfg->progress, "rgbench: pass %d of %d: every group again, each in another "
+				"run%s\n", pass + 1, cfg->runs, clock);
 			fflush(cfg->progress);
 		}
 		for (int g = 0; g < s->ngroups && !*cfg->stop; g++) {
@@ -560,35 +566,41 @@ int suite_runs_all(struct suite *s, struct bcase **set)
 			if (!suite_group_in_runs(s, g)) {
 				if (pass == 0 && suite_run_group(s, g, set))
 					goto fail;
-				continue;
+				if (pass == 0)
+					suite_progress_done(s, g, 0);
+			} else if (nb) {
+				if (cfg->progress && pass == 0) {
+					fprintf(cfg->progress,
+						"rgbench: %s: %zu benchmarks in %d runs of %d interleaved rounds",
+						case_progress_name(c0), nb, cfg->runs,
+						cfg->repetitions);
+					if (c0->threads > 1)
+						fprintf(cfg->progress, " (%d threads)", c0->threads);
+					fputc('\n', cfg->progress);
+					fflush(cfg->progress);
+				}
+				if (run_one(s, g, k, pass > 0)) {
+					if (*cfg->stop)
+						break;	/* interrupted: nothing is written */
+					run_failed(&s->proc[k], k);
+					goto fail;
+				}
+				suite_progress_done(s, g, pass);
 			}
-			if (!nb)
+			if (!last || *cfg->stop)
 				continue;
-			if (cfg->progress && pass == 0) {
-				fprintf(cfg->progress,
-					"rgbench: %s: %zu benchmarks in %d runs of %d interleaved rounds",
-					case_progress_name(c0), nb, cfg->runs,
-					cfg->repetitions);
-				if (c0->threads > 1)
-					fprintf(cfg->progress, " (%d threads)", c0->threads);
-				fputc('\n', cfg->progress);
-				fflush(cfg->progress);
-			}
-			if (run_one(s, g, k, pass > 0)) {
-				if (*cfg->stop)
-					break;	/* interrupted: nothing is written */
-				run_failed(&s->proc[k], k);
+			/* The group's last run is in: its rows now, each with its progress line. */
+			for (size_t i = 0; i < s->n; i++)
+				if (s->c[i].group == g && suite_group_in_runs(s, g) && !s->c[i].skipped &&
+				    concat_rounds(&s->c[i])) {
+					free(order);
+					return -1;
+				}
+			if (suite_rows_upto(s, g))
 				goto fail;
-			}
 		}
 	}
 	free(order);
-	if (*cfg->stop)
-		return 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (suite_group_in_runs(s, s->c[i].group) && !s->c[i].skipped &&
-		    concat_rounds(&s->c[i]))
-			return -1;
 	return 0;
 fail:
 	free(order);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rg/cmdline.h"
 #include "rg/compiler.h"
 #include "rg/gbench.h"
 #include "rg/platform.h"
@@ -125,6 +126,8 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		else
 			est += (cfg->repetitions + 3) * cfg->min_time;
 	}
+	s.est_total = est;
+	s.t0 = rg_now_s();
 	if (cfg->progress) {
 		fprintf(cfg->progress,
 			"rgbench: %zu benchmarks in %d groups, %d run(s) of %d interleaved rounds of ~%g ms each: about %.0f s\n",
@@ -148,22 +151,17 @@ int rg_suite_run(const struct rg_suite_cfg *cfg, struct rg_resultset *rs)
 		rc = -1;
 		goto out;
 	}
+	/* Each group's rows as soon as it is measured (with --runs: in its last pass, runs.c). */
 	for (int g = 0; g < s.ngroups && !*cfg->stop; g++) {
 		if (cfg->runs <= 1 && suite_run_group(&s, g, set)) {
 			rc = -1;
 			goto out;
 		}
-		/* The group's rows, in case order; cases filtered out by --benchmark_filter leave none. */
-		for (size_t i = 0; i < s.n; i++) {
-			struct bcase *c = &s.c[i];
-
-			if (c->group != g || kind_of(c)->reference || (!c->skipped && !c->reported))
-				continue;
-			if (suite_add_row(&s, c)) {
-				fprintf(stderr, "rgbench: out of memory\n");
-				rc = -1;
-				goto out;
-			}
+		if (cfg->runs <= 1)
+			suite_progress_done(&s, g, 0);
+		if (suite_rows_upto(&s, g)) {
+			rc = -1;
+			goto out;
 		}
 	}
 	rg_gb_finish();

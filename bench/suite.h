@@ -137,6 +137,7 @@ struct rg_suite_cfg {
 	uint64_t batch;			/* iterations per call of the measured loop */
 	bool native_noop;		/* also the C++ `for (auto _ : state)` noop */
 	FILE *progress;			/* a line per group and per benchmark; NULL: silent */
+	FILE *wrote;			/* the line naming each file written; NULL: -qq */
 	volatile sig_atomic_t *stop;	/* set asynchronously: stop at the next batch */
 	const char *filter;		/* --benchmark_filter, or NULL */
 	/* The outputs, named (and, for a run, locked) by the plan step. */

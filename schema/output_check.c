@@ -597,8 +597,20 @@ int rg_output_checkv_flags(const char *const *paths, size_t n, const char *const
 		return snprintf(err, errlen, "too many output files"), 2;
 	for (i = 0; i < n; i++)
 		id[i].dirfd = -1;
+	/* "-": standard output, at most one of them, and open; never a file, so no lock. */
+	for (i = 0; i < n; i++) {
+		if (!rg_output_is_stdout(paths[i]))
+			continue;
+		for (size_t k = 0; k < i; k++)
+			if (rg_output_is_stdout(paths[k]))
+				return snprintf(err, errlen, "-: two outputs to standard output (e.g. "
+						"--out - --json -): only one may be -, give the other "
+						"a file name"), 2;
+		if (fcntl(STDOUT_FILENO, F_GETFL) < 0)
+			return snprintf(err, errlen, "-: standard output is closed"), 2;
+	}
 	for (i = 0; i < n && !rc; i++) {
-		if (!paths[i])
+		if (!paths[i] || rg_output_is_stdout(paths[i]))
 			continue;
 		if (check_path(paths[i], &id[i], err, errlen) ||
 		    check_not_input(paths[i], &id[i], in, nin, err, errlen)) {
@@ -613,7 +625,7 @@ int rg_output_checkv_flags(const char *const *paths, size_t n, const char *const
 			break;
 		}
 		for (size_t k = 0; k < i; k++)
-			if (paths[k] && id[k].dev == id[i].dev && id[k].ino == id[i].ino &&
+			if (paths[k] && !rg_output_is_stdout(paths[k]) && id[k].dev == id[i].dev && id[k].ino == id[i].ino &&
 			    !strcmp(id[k].base, id[i].base)) {
 				snprintf(err, errlen, "%s and %s are the same file: each output needs "
 					 "its own", paths[k], paths[i]);
@@ -622,7 +634,7 @@ int rg_output_checkv_flags(const char *const *paths, size_t n, const char *const
 			}
 	}
 	for (i = 0; i < n && !rc; i++) {
-		if (!paths[i])
+		if (!paths[i] || rg_output_is_stdout(paths[i]))
 			continue;
 		rc = take_lock(id[i].dirfd, paths[i], id[i].base, err, errlen);
 		id[i].dirfd = -1;	/* the lock's now, or closed */
@@ -648,6 +660,11 @@ int rg_output_checkv_flags(const char *const *paths, size_t n, const char *const
 		return 2;
 	}
 	return 0;
+}
+
+bool rg_output_is_stdout(const char *path)
+{
+	return path && !strcmp(path, "-");
 }
 
 int rg_output_checkv_in(const char *const *paths, size_t n, const char *const *in, size_t nin,

@@ -228,10 +228,39 @@ static int write_tmp_data(struct out_at *o, const char *data, size_t len)
 	return close_tmp(f, o);
 }
 
+/*
+ * Standard output ("-"): the set in fmt, or len bytes of data when rs is NULL,
+ * flushed. 0 or -errno (EPIPE for a closed pipe: SIGPIPE is ignored by the
+ * commands that write here).
+ */
+static int write_stdout(const struct rg_resultset *rs, enum rg_fmt fmt, const char *data, size_t len)
+{
+	errno = 0;
+	if (!rs) {
+		if (len && fwrite(data, 1, len, stdout) != len && !ferror(stdout))
+			return -EIO;
+	} else if (fmt == FMT_CSV) {
+		rg_fmt_write_csv(stdout, rs);
+	} else {
+		rg_fmt_write_json(stdout, rs);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		int e = errno ? errno : EIO;
+
+		clearerr(stdout);
+		return -e;
+	}
+	return 0;
+}
+
 static int write_atomic(const struct rg_resultset *rs, const char *path, enum rg_fmt fmt)
 {
 	struct out_at o;
-	int err = out_at_open(&o, path);
+	int err;
+
+	if (rg_output_is_stdout(path))
+		return write_stdout(rs, fmt, NULL, 0);
+	err = out_at_open(&o, path);
 
 	if (!err)
 		err = replaceable(&o);
@@ -269,7 +298,7 @@ int rg_results_write_with(const struct rg_resultset *rs, const char *csv, const 
 		return -ENODATA;
 	}
 	for (i = 0; i < 3 && !rc; i++) {
-		if (!path[i])
+		if (!path[i] || rg_output_is_stdout(path[i]))
 			continue;
 		rc = out_at_open(&o[i], path[i]);
 		if (!rc)
@@ -282,13 +311,24 @@ int rg_results_write_with(const struct rg_resultset *rs, const char *csv, const 
 	}
 	/* All complete on disk: the renames follow each other immediately. */
 	for (i = 0; i < 3 && !rc; i++) {
-		if (!path[i])
+		if (!path[i] || rg_output_is_stdout(path[i]))
 			continue;
 		rc = publish(&o[i]);
 		if (rc)
 			bad = i;
 	}
-	if (rc)
+	/* Then standard output ("-"), once every file is in place: a closed pipe loses no file. */
+	for (i = 0; i < 3 && !rc; i++) {
+		if (!rg_output_is_stdout(path[i]))
+			continue;
+		rc = i == 2 ? write_stdout(NULL, FMT_CSV, data, len) :
+		     write_stdout(rs, i ? FMT_JSON : FMT_CSV, NULL, 0);
+		if (rc)
+			bad = i;
+	}
+	if (rc && rg_output_is_stdout(path[bad]))
+		snprintf(err, errlen, "cannot write the standard output: %s", strerror(-rc));
+	else if (rc)
 		snprintf(err, errlen, "cannot write %s: %s", path[bad], strerror(-rc));
 	for (i = 0; i < 3; i++) {
 		drop_tmp(&o[i]);	/* those not renamed, after a failure */
@@ -306,7 +346,15 @@ int rg_results_write(const struct rg_resultset *rs, const char *csv, const char 
 int rg_output_write(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
 	struct out_at o;
-	int rc = out_at_open(&o, path);
+	int rc;
+
+	if (rg_output_is_stdout(path)) {
+		rc = write_stdout(NULL, FMT_CSV, data, len);
+		if (rc)
+			snprintf(err, errlen, "cannot write the standard output: %s", strerror(-rc));
+		return rc;
+	}
+	rc = out_at_open(&o, path);
 
 	if (!rc)
 		rc = replaceable(&o);
@@ -318,4 +366,23 @@ int rg_output_write(const char *path, const char *data, size_t len, char *err, s
 	if (rc)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
 	return rc;
+}
+
+void rg_output_say_wrote(FILE *f, const char *prog, size_t nrows, const char *csv, const char *json)
+{
+	char shown[PATH_MAX + 64];
+	const char *first = csv ? csv : json;
+
+	if (!f || !first)
+		return;
+	/* The terminal's sanitizer: a name is one line whatever it holds. */
+	rg_str_printable(shown, sizeof(shown), first);
+	fprintf(f, "%s: wrote %zu rows to %s\n", prog, nrows,
+		rg_output_is_stdout(first) ? "standard output" : shown);
+	if (csv && json) {
+		rg_str_printable(shown, sizeof(shown), json);
+		fprintf(f, "%s: wrote %s\n", prog, rg_output_is_stdout(json) ? "the JSON to standard output"
+			: shown);
+	}
+	fflush(f);
 }

@@ -176,7 +176,7 @@ int rg_each_run(char *const *paths, size_t n, rg_run_fn fn, void *arg, char *err
 	for (size_t a = 0; a < n; a++) {
 		struct rg_dir_run one = { .path = paths[a] }, *runs = &one;
 		struct stat st;
-		bool listed = !stat(paths[a], &st) && S_ISDIR(st.st_mode);
+		bool listed = strcmp(paths[a], "-") && !stat(paths[a], &st) && S_ISDIR(st.st_mode);
 		size_t nr = 1;
 		int ret = 0;
 

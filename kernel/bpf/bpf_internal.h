@@ -124,7 +124,7 @@ struct opts {
 	bool all_tasks;			/* syscall mode: count every process's getpgid */
 	const char *csv, *json;
 	bool verbose;			/* -v: libbpf's messages too */
-	bool quiet;			/* --quiet: no progress or result lines on stdout */
+	int quiet;			/* -q: no progress or row lines; -qq: no 'wrote' line either */
 };
 
 /* Set by SIGINT/SIGTERM (rgbench bpf's own flag, or the rgbench command's in the default run). */

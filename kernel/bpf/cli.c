@@ -55,7 +55,7 @@ static void usage(FILE *f)
 		"                   [--allow-shared-cpus] [--duration T] [--repetitions N] [--passes P]\n"
 		"                   [--warmup T] [--batch N] [--count percpu|atomic|percpu-atomic]\n"
 		"                   [--triggers N]\n"
-		"                   [--all-tasks] [--out F.csv] [--json F.json] [--quiet] [-v]\n"
+		"                   [--all-tasks] [--out F.csv] [--json F.json] [-q|-qq] [-v]\n"
 		"  --mode         trigger modes to run (default syscall,driver); recurse: the program\n"
 		"                 re-triggers its own hook once per hit (driver-triggered)\n"
 		"  --recurse      same as --mode recurse\n"
@@ -83,8 +83,11 @@ static void usage(FILE *f)
 		"                 of --batch, default batch 1000, in driver modes); hits and misses\n"
 		"  --all-tasks    syscall mode: count hooks fired by any process (like the kernel's\n"
 		"                 bench; default: only this process's producers, one helper call more)\n"
-		"  --out/--json   write the rows (suite=bpf) in the shared schema, atomically\n"
-		"  --quiet        no progress or result lines (errors still go to stderr)\n"
+		"  --out/--json   write the rows (suite=bpf) in the shared schema, atomically;\n"
+		"                 - writes that one to stdout, nothing else there\n"
+		"  -q, --quiet    no progress or row lines on stderr (errors still go there, and\n"
+		"                 the line naming each file written)\n"
+		"  -qq, --silent  not that line either\n"
 		"  -v, --verbose  libbpf's messages too\n"
 		"  -V, --version  the release and commit of this build (-h, --help: this text)\n"
 		"Times the guard a BPF program pays on each call: the trigger bench's programs,\n"
@@ -159,7 +162,7 @@ static const struct option long_opts[] = {
 	{ 0 }
 };
 
-/* The short spellings kept from before: -p N (--threads), -d S, -w S, -v, -h. */
+/* The short spellings kept from before: -p N (--threads), -d S, -w S, -v, -h; and -q (-qq). */
 static int short_to_long(int c)
 {
 	switch (c) {
@@ -167,6 +170,7 @@ static int short_to_long(int c)
 	case 'd': return RG_CL_O_DURATION;
 	case 'w': return RG_CL_O_WARMUP;
 	case 'v': return O_VERBOSE;
+	case 'q': return RG_CL_O_QUIET;
 	case 'h': return RG_CL_O_HELP;
 	default: return c;
 	}
@@ -214,7 +218,8 @@ static int parse_one(int c, const char *arg, struct opts *o, bool *do_list, bool
 	case RG_CL_O_JSON: return rg_cl_file("--json", arg, &o->json);
 	case O_ALL_TASKS: o->all_tasks = true; return 0;
 	case O_VERBOSE: o->verbose = true; return 0;
-	case RG_CL_O_QUIET: o->quiet = true; return 0;
+	case RG_CL_O_QUIET: o->quiet++; return 0;
+	case RG_CL_O_SILENT: o->quiet = 2; return 0;
 	default: return -1;
 	}
 }
@@ -227,7 +232,7 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *do_list, bool
 
 	rg_cl_getopt_reset();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:w:vh", long_opts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:d:w:vqh", long_opts, &li)) != -1) {
 		if (c == '?' || c == ':')
 			return rg_cl_option_error(c, argv);
 		if (parse_one(short_to_long(c), optarg, o, do_list, do_help))
@@ -341,7 +346,7 @@ int rg_bpf_main(int argc, char **argv)
 	rg_results_init(&rs, &env);
 	c.o = &o;
 	c.rs = &rs;
-	c.out = o.quiet ? NULL : stdout;
+	c.out = o.quiet ? NULL : stderr;	/* stdout is the data's (--out -) */
 	err = trig_run_all(&c);
 	if (trig_stopped()) {
 		rg_cl_error("interrupted by %s; programs detached, no results written",
@@ -353,6 +358,8 @@ int rg_bpf_main(int argc, char **argv)
 	/* Both files are complete and fsync'ed before either is renamed into place. */
 	if (!rc && (o.csv || o.json) && rg_results_write(&rs, o.csv, o.json, msg, sizeof(msg)))
 		rc = rg_cl_error("%s", msg);
+	else if (!rc && o.quiet < 2)
+		rg_output_say_wrote(stderr, "rgbench bpf", rs.n, o.csv, o.json);
 	if (!rc && rg_results_nerror(&rs))
 		rc = rg_cl_error("%zu benchmark(s) failed (status=error in the output)",
 				 rg_results_nerror(&rs));

@@ -13,6 +13,7 @@
 
 #include "rg/schema.h"
 #include "rg/cmdline.h"
+#include "rg/stats.h"
 #include "bpf_internal.h"
 
 /* ---- one row ---- */
@@ -378,6 +379,51 @@ static void drop_unfinished(struct ctx *c, const struct row_run *rows, int n)
 	c->rs->n = out;
 }
 
+/* A duration for a progress line: "42 s", "3m05s". */
+static void say_seconds(char *buf, size_t len, double sec)
+{
+	if (!(sec >= 0))
+		sec = 0;
+	if (sec < 100)
+		snprintf(buf, len, "%.0f s", sec);
+	else
+		snprintf(buf, len, "%dm%02ds", (int)(sec / 60), (int)fmod(sec, 60));
+}
+
+/*
+ * After pass p (not the last): each row still measuring, with its figures so
+ * far (medians of its samples, and over its baseline's), then the time taken
+ * and what is left at that rate. Progress only: the row's line comes at its end.
+ */
+static void say_pass(struct ctx *c, const struct row_run *rows, int p, double t0)
+{
+	const struct opts *o = c->o;
+	double el = rg_now_s() - t0, left = el * (o->passes - p - 1) / (p + 1);
+	char a[32], b[32];
+
+	if (!c->out || trig_stopped())
+		return;
+	for (int i = 0; i < c->nrows; i++) {
+		const struct row_run *rr = &rows[i];
+		char over[96] = "";
+
+		if (!rr->started || rr->done || !rr->sa.n)
+			continue;
+		if (rr->bk >= 0 && rr->sb.n)
+			snprintf(over, sizeof(over), "; %+.2f CPU ns over %s",
+				 rg_stat_median(rr->sa.cpu_ns, rr->sa.n) -
+				 rg_stat_median(rr->sb.cpu_ns, rr->sb.n), trig_kinds[rr->bk].name);
+		trig_say(c, "[%d/%d] %-13s %-8s p=%d so far (pass %d of %d, %zu sample(s)): %.2f ns/event, "
+			 "%.2f CPU ns/event%s\n", i + 1, c->nrows, trig_kinds[rr->k].name,
+			 trig_mode_names[rr->m], rr->np, p + 1, o->passes, rr->sa.n,
+			 rg_stat_median(rr->sa.ns, rr->sa.n), rg_stat_median(rr->sa.cpu_ns, rr->sa.n),
+			 over);
+	}
+	say_seconds(a, sizeof(a), el);
+	say_seconds(b, sizeof(b), left);
+	trig_say(c, "rgbench bpf: pass %d of %d done (%s, ~%s left)\n", p + 1, o->passes, a, b);
+}
+
 /*
  * Run every wanted row in o->passes passes: each pass measures every row in
  * order (its warm-up and its share of the samples), so that a row's samples
@@ -405,6 +451,8 @@ int trig_run_all(struct ctx *c)
 			c->row = i + 1;
 			err = row_pass(c, &rows[i], p, t0);
 		}
+		if (!err && p < o->passes - 1)
+			say_pass(c, rows, p, t0);
 	}
 	if (err == -EINTR || trig_stopped()) {
 		drop_unfinished(c, rows, c->nrows);

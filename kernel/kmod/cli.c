@@ -22,7 +22,8 @@
 struct opts {
 	struct rg_kmod_run_opts run;	/* what the module is asked to do */
 	const char *out, *json, *raw, *from_raw;
-	bool quiet, force;
+	int quiet;		/* -q: no table; -qq/--silent: no 'wrote' line either */
+	bool force;
 };
 
 /* The module's sources: $RG_KMOD_SRC, else this rgbench's own (rg/paths.h), else "". */
@@ -45,7 +46,7 @@ static void usage(FILE *to)
 		"                    [--duty NS|IN+OUT] [--irqs-on] [--irq-iters N] [--no-nmi] [--ladder]\n"
 		"                    [--kdir DIR | --module FILE.ko] [--out F.csv] [--json F.json]\n"
 		"                    [--raw F.csv] [--from-raw F.csv] [--scenarios loop|tramp|loop,tramp]\n"
-		"                    [--force] [--quiet]\n"
+		"                    [--force] [-q|--quiet] [-qq|--silent]\n"
 		"  Loads rgbench_kmod.ko (built from %s against --kdir,\n"
 		"  default /lib/modules/$(uname -r)/build; an installed rgbench loads the one\n"
 		"  DKMS built, /lib/modules/$(uname -r)/updates/dkms, when there is one), runs\n"
@@ -62,6 +63,10 @@ static void usage(FILE *to)
 		"  trampoline's path (fentry and raw_tp shapes) under each trampoline design.\n"
 		"  --ladder also times each part of rctx-kernel and the this_cpu forms, one\n"
 		"  loop per step, in the same rounds (scenario ladder; not with --duty).\n"
+		"  The rows' table goes to stdout, or to stderr when an output is - (stdout):\n"
+		"  --out - writes the CSV there (--json -, --raw -: that one), nothing else.\n"
+		"  -q, --quiet: no table (the line naming each file written stays on stderr);\n"
+		"  -qq, --silent: not that line either.\n"
 		"  --raw saves the module's own CSV; --from-raw converts such a file\n"
 		"  without loading anything; it never replaces a file that holds measured\n"
 		"  results (a run's CSV or JSON, a module file) unless --force is given.\n"
@@ -211,7 +216,8 @@ static int set_option(int c, struct opts *o, struct seen *seen, char **argv)
 	case O_RAW: return rg_cl_file("--raw", optarg, &o->raw) ? RG_EXIT_USAGE : 0;
 	case O_FROM_RAW: return rg_cl_file("--from-raw", optarg, &o->from_raw) ? RG_EXIT_USAGE : 0;
 	case O_FORCE: o->force = true; return 0;
-	case RG_CL_O_QUIET: o->quiet = true; return 0;
+	case RG_CL_O_QUIET: case 'q': o->quiet++; return 0;
+	case RG_CL_O_SILENT: o->quiet = 2; return 0;
 	case 'h': usage(stdout); return 1;
 	case RG_CL_O_CPUS: case RG_CL_O_THREADS: case RG_CL_O_BATCH: case RG_CL_O_DURATION:
 	case RG_CL_O_REPETITIONS: case O_DUTY: case O_IRQ_ITERS:
@@ -285,7 +291,7 @@ static int check_opts(const struct opts *o, const struct seen *seen)
 	if (!list_ok(o->run.guards))
 		return rg_cl_usage_error("--guards takes comma-separated guard names, "
 					 "e.g. --guards rctx,noop (got '%s')", o->run.guards);
-	/* --from-raw: --guards, --out, --json and --quiet apply; the rest only to a run. */
+	/* --from-raw: --guards, --out, --json, --quiet and --silent apply; the rest only to a run. */
 	if (o->from_raw && seen->run_only)
 		return rg_cl_usage_error("--%s is for a run: not with --from-raw, which converts a "
 					 "file and runs nothing", seen->run_only);
@@ -343,12 +349,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->run.src = module_src();
 	rg_cl_getopt_reset();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", long_opts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:qh", long_opts, &li)) != -1) {
 		r = set_option(c, o, &seen, argv);
 		if (r)
 			return r;
 		if (!seen.run_only && c != O_GUARDS && c != O_FROM_RAW && c != RG_CL_O_OUT &&
-		    c != RG_CL_O_JSON && c != RG_CL_O_QUIET && c != O_FORCE)
+		    c != RG_CL_O_JSON && c != RG_CL_O_QUIET && c != 'q' && c != RG_CL_O_SILENT &&
+		    c != O_FORCE)
 			seen.run_only = long_opts[li].name;
 		li = 0;
 	}
@@ -358,9 +365,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return check_opts(o, &seen);
 }
 
-static void print_table(const struct rg_resultset *rs, size_t from)
+/* The rows' table: the command's result, on f (stdout, or stderr when an output is "-"). */
+static void print_table(FILE *f, const struct rg_resultset *rs, size_t from)
 {
-	printf("%-22s %-24s %12s %24s %12s %10s %8s  %s\n", "guard", "scenario", "ns/pair(med)",
+	fprintf(f, "%-22s %-24s %12s %24s %12s %10s %8s  %s\n", "guard", "scenario", "ns/pair(med)",
 	       "-noop [95% interval]", "ops", "refusals", "status", "reason");
 	for (size_t i = from; i < rs->n; i++) {
 		const struct rg_result *r = &rs->rows[i];
@@ -377,7 +385,7 @@ static void print_table(const struct rg_resultset *rs, size_t from)
 		else
 			snprintf(d, sizeof(d), "%.3f [%.3f, %.3f]%s", r->delta_ns, r->delta_ci_lo,
 				 r->delta_ci_hi, rg_ci_level_tag(r->delta_ci_level, tag, sizeof(tag)));
-		printf("%-22s %-24s %12s %24s %12llu %10llu %8s  %s\n", r->guard, r->scenario, ns, d,
+		fprintf(f, "%-22s %-24s %12s %24s %12llu %10llu %8s  %s\n", r->guard, r->scenario, ns, d,
 		       (unsigned long long)r->ops, (unsigned long long)r->refusals,
 		       r->status, r->reason);
 	}
@@ -387,13 +395,20 @@ static int write_outputs(const struct opts *o, struct rg_resultset *rs, size_t f
 {
 	char err[4352];
 
-	if (!o->quiet)
-		print_table(rs, from);
+	bool data_out = rg_output_is_stdout(o->out) || rg_output_is_stdout(o->json) ||
+			rg_output_is_stdout(o->raw);
+
+	if (!o->quiet) {
+		print_table(data_out ? stderr : stdout, rs, from);
+		fflush(data_out ? stderr : stdout);
+	}
 	/* Both files are complete and fsync'ed before either is renamed into place. */
 	if ((o->out || o->json) && rg_results_write(rs, o->out, o->json, err, sizeof(err))) {
 		rg_cl_error("%s", err);
 		return -1;
 	}
+	if (o->quiet < 2)
+		rg_output_say_wrote(stderr, "rgbench kmod", rs->n, o->out, o->json);
 	return 0;
 }
 

@@ -104,7 +104,7 @@ for sub in ("bpf", "kmod", "compare", "plot"):
 # --help included; and an empty --out or --json is a usage error, not the default name.
 tmp = rgtest.mkdtemp(prefix="rgbench-bad-")
 res = os.path.join(tmp, "r.csv")
-r = rgtest.run(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf", "--repetitions", "1",
+r = rgtest.run(a, "--guards", "tls", "--scenarios", "pair", "-qq", "--no-bpf", "--repetitions", "1",
                "--min-time", "0.001", "--out", res, cwd=tmp, timeout=300)
 c.check(r.returncode == 0, f"a small run: {r.returncode} {r.stderr!r}")
 full_cases = [["--list"], ["--plan", "--quick"], ["--help"], ["compare", "--help"], ["report", "--help"],
@@ -146,7 +146,7 @@ c.check(sorted(os.listdir(tmp)) == ["r.csv"], f"files left: {os.listdir(tmp)}")
 # hold open (with six, Google Benchmark exited 1 silently on hosts whose cache files it
 # reads two at a time).
 few = os.path.join(tmp, "few.csv")
-small = ["--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf", "--repetitions", "1",
+small = ["--guards", "tls", "--scenarios", "pair", "-qq", "--no-bpf", "--repetitions", "1",
          "--min-time", "0.001", "--out", few]
 hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
 

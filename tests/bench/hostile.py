@@ -19,7 +19,7 @@ c = rgtest.Checker("bench.hostile")
 emulated = bool(a.emulator.strip())
 sanitized = "ASAN_OPTIONS" in os.environ or "UBSAN_OPTIONS" in os.environ or "TSAN_OPTIONS" in os.environ
 skipped = []
-SMALL = ["--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf", "--repetitions", "1",
+SMALL = ["--guards", "tls", "--scenarios", "pair", "-qq", "--no-bpf", "--repetitions", "1",
          "--min-time", "0.001"]
 
 
@@ -171,7 +171,7 @@ elif shutil.which("chattr") and os.geteuid() == 0:
         skip("all-or-nothing at write time: chattr +i on a folder is not possible here")
     else:
         subprocess.run(["chattr", "-i", db], capture_output=True)
-        p = subprocess.Popen(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "--quiet", "--no-bpf",
+        p = subprocess.Popen(rgtest.command(a, "--guards", "tls", "--scenarios", "pair", "-qq", "--no-bpf",
                                             "--repetitions", "3", "--min-time", "0.2",
                                             "--out", os.path.join(da, "r.csv"),
                                             f"--benchmark_out={os.path.join(db, 'gb.json')}"),
@@ -205,7 +205,7 @@ else:
     seen = False
     for kb in (65536, 32768, 24576, 20000, 16000, 14000, 12000):
         lim = kb * 1024
-        r = run_env({}, "--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet", "--no-bpf",
+        r = run_env({}, "--guards", "tls", "--scenarios", "threads", "--threads", "2", "-qq", "--no-bpf",
                     "--repetitions", "1", "--min-time", "0.001", "--out", out, cwd=d3,
                     preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (lim, lim)))
         if r.returncode == 0:
@@ -229,10 +229,10 @@ else:
         os.mkdir(d3u)
         os.chmod(d3u, 0o777)
         # with --runs (default 6) the first process refused is a run's; with --runs 1 the thread
-        r = run_nobody("--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet", "--no-bpf",
+        r = run_nobody("--guards", "tls", "--scenarios", "threads", "--threads", "2", "-qq", "--no-bpf",
                        "--repetitions", "1", "--min-time", "0.001", "--out", os.path.join(d3u, "u.csv"),
                        cwd=d3u, preexec_fn=nproc1)
-        r1 = r and run_nobody("--guards", "tls", "--scenarios", "threads", "--threads", "2", "--quiet",
+        r1 = r and run_nobody("--guards", "tls", "--scenarios", "threads", "--threads", "2", "-qq",
                               "--no-bpf", "--runs", "1", "--repetitions", "1", "--min-time", "0.001",
                               "--out", os.path.join(d3u, "u.csv"), cwd=d3u, preexec_fn=nproc1)
         if r is None or r1 is None:
@@ -258,7 +258,7 @@ else:
     d12 = os.path.join(tmp, "t12")
     os.mkdir(d12)
     out = os.path.join(d12, "e.csv")
-    p = subprocess.Popen(rgtest.command(a, "--guards", "tls,noop", "--scenarios", "pair", "--quiet", "--no-bpf",
+    p = subprocess.Popen(rgtest.command(a, "--guards", "tls,noop", "--scenarios", "pair", "-qq", "--no-bpf",
                                         "--repetitions", "5", "--min-time", "0.05", "--cpus", str(cpus[0]),
                                         "--out", out), cwd=d12, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
@@ -295,7 +295,7 @@ else:
 d18 = os.path.join(tmp, "t18")
 os.mkdir(d18)
 out = os.path.join(d18, "d.csv")
-r = run_env({}, "--guards", "tls,noop", "--scenarios", "pair,duty", "--duty", "0,50", "--quiet", "--no-bpf",
+r = run_env({}, "--guards", "tls,noop", "--scenarios", "pair,duty", "--duty", "0,50", "-qq", "--no-bpf",
             "--repetitions", "3", "--duration", "1us", "--out", out, cwd=d18)  # duty: the class
 rows = rgtest.read_csv(out)[1] if os.path.exists(out) else []
 measured = [x for x in rows if x["status"] in ("ok", "noisy")]

@@ -23,7 +23,7 @@ tmp = rgtest.mkdtemp(prefix="rgbench-ladder-")
 csv_path, json_path = os.path.join(tmp, "l.csv"), os.path.join(tmp, "l.json")
 REPS = 3
 r = rgtest.run(a, "--scenarios", "ladder", "--min-time", "0.001", "--repetitions", str(REPS), "--runs", "1",
-               "--batch", "512", "--quiet", "--no-bpf", "--out", csv_path, "--json", json_path, cwd=tmp)
+               "--batch", "512", "-qq", "--no-bpf", "--out", csv_path, "--json", json_path, cwd=tmp)
 c.check(r.returncode == 0, f"rgbench exited {r.returncode}: {r.stderr}")
 if r.returncode != 0:
     c.finish()

@@ -30,7 +30,7 @@ def main():
         check(r.returncode == 0, f"latency run exit {r.returncode}: {r.stderr.strip()}")
         if r.returncode:
             return 1
-        check("latency timer:" in r.stdout and "overhead" in r.stdout and "resolution" in r.stdout,
+        check("latency timer:" in r.stderr and "overhead" in r.stderr and "resolution" in r.stderr,
               "the timer's resolution and overhead are printed")
         doc = json.load(open(js))
         t = doc.get("timer")

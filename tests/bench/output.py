@@ -13,7 +13,7 @@ import rgtest
 
 a = rgtest.args()
 c = rgtest.Checker("bench.output")
-Q = ["--guards", "tls", "--scenarios", "pair", "--no-bpf", "--quiet", "--repetitions", "1",
+Q = ["--guards", "tls", "--scenarios", "pair", "--no-bpf", "-qq", "--repetitions", "1",
      "--min-time", "0.001"]
 listing = rgtest.run(a, "--list").stdout
 subs = [s for s in ("bpf", "kmod") if f"{s} (not built)" not in listing]
@@ -132,7 +132,7 @@ first = subprocess.Popen(rgtest.command(a, "--guards", "tls", "--scenarios", "pa
                                         "--repetitions", "1", "--min-time", "0.05",
                                         "--out", "r.csv", "--json", "r.json"),
                          cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-head = first.stdout.readline()	# printed after the outputs are locked, before measuring
+head = first.stderr.readline()	# printed (on stderr) after the outputs are locked, before measuring
 # Held still while the second runs try (its measuring takes a second or more, the stop
 # comes within milliseconds of the header), then let go to finish and publish.
 first.send_signal(signal.SIGSTOP)
@@ -257,7 +257,7 @@ r = rgtest.run(a, *Q, "--out", "in.csv", "--json", "in.json", cwd=tmp, timeout=3
 c.check(r.returncode == 0, f"a run for report: {r.returncode} {r.stderr!r}")
 for argv, out in ((["report", "in.json", "--out", "page.md"], "page.md"),
                   (["kmod", "--from-raw", os.path.join(a.source, "tests/kmod/data/raw_good.csv"),
-                    "--out", "k.csv", "--quiet"], "k.csv")):
+                    "--out", "k.csv", "-qq"], "k.csv")):
     if argv[0] not in ("report",) and argv[0] not in subs:
         continue
     r = subprocess.run(rgtest.command(a, *argv), cwd=tmp, capture_output=True, text=True, timeout=300,
@@ -312,7 +312,7 @@ if "kmod" in subs:
         f.write(open(os.path.join(a.source, "tests/kmod/data/raw_good.csv")).readline())
     with open(os.path.join(tmp, "ko.csv"), "w") as f:
         f.write("OLD\n")
-    r = rgtest.run(a, "kmod", "--from-raw", "hdr.csv", "--out", "ko.csv", "--quiet", cwd=tmp, timeout=60)
+    r = rgtest.run(a, "kmod", "--from-raw", "hdr.csv", "--out", "ko.csv", "-qq", cwd=tmp, timeout=60)
     c.check(r.returncode == 1 and r.stderr == "rgbench kmod: nothing measured: ko.csv not written (a file "
             "of that name is left as it was)\n" and open(os.path.join(tmp, "ko.csv")).read() == "OLD\n"
             and not [n for n in hidden(tmp) if n.startswith(".ko.")], f"kmod --from-raw of no rows: exit {r.returncode} {r.stderr!r}")

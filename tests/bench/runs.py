@@ -19,7 +19,7 @@ tmp = rgtest.mkdtemp(prefix="rgbench-runs-")
 for argv, want in ((["--runs", "0"], "--runs"), (["--runs", "65"], "--runs"),
                    (["--runs", "x"], "--runs"), (["--run-child=a,b"], "--run-child is internal"),
                    (["--runs", "2", "--benchmark_out=gb.json"], "--benchmark_out reports the library's runs of one process")):
-    r = rgtest.run(a, *argv, "--quiet", "--out", "bad.csv", cwd=tmp, timeout=120)
+    r = rgtest.run(a, *argv, "-qq", "--out", "bad.csv", cwd=tmp, timeout=120)
     c.check(r.returncode == 2 and r.stderr.count("\n") == 1 and want in r.stderr,
             f"{argv}: exit {r.returncode}, stderr {r.stderr!r}")
 c.check(not os.path.exists(os.path.join(tmp, "bad.csv")), "a refused run wrote a file")
@@ -36,7 +36,7 @@ c.check(all("1 run (a distribution" in x for x in lines if "/latency/" in x and 
 # Three runs of three rounds.
 csv_path, js_path = os.path.join(tmp, "r.csv"), os.path.join(tmp, "r.json")
 r = rgtest.run(a, "--runs", "3", "--repetitions", "3", "--scenarios", "pair", "--guards", "tls",
-               "--duration", "1ms", "--quiet", "--out", csv_path, "--json", js_path, cwd=tmp)
+               "--duration", "1ms", "-qq", "--out", csv_path, "--json", js_path, cwd=tmp)
 c.check(r.returncode == 0 and not r.stderr, f"--runs 3: exit {r.returncode}: {r.stderr}")
 if r.returncode == 0:
     _, rows = rgtest.read_csv(csv_path)

@@ -58,7 +58,7 @@ c.check(columns == EXPECTED[version],
 tmp = rgtest.mkdtemp(prefix="rgbench-schema-")
 out_csv, out_json = os.path.join(tmp, "x.csv"), os.path.join(tmp, "x.json")
 r = rgtest.run(a, "--guards", "noop", "--scenarios", "pair", "--duration", "1ms",
-               "--repetitions", "1", "--quiet", "--out", out_csv, "--json", out_json, cwd=tmp)
+               "--repetitions", "1", "-qq", "--out", out_csv, "--json", out_json, cwd=tmp)
 c.check(r.returncode == 0, f"rgbench exited {r.returncode}: {r.stderr}")
 if r.returncode == 0:
     header, rows = rgtest.read_csv(out_csv)

@@ -38,7 +38,7 @@ c.check(r.returncode == 0, f"rgbench exited {r.returncode}: {r.stderr}")
 if r.returncode != 0:
     c.finish()
 # Progress: one line per benchmark run.
-progress = [l for l in r.stdout.splitlines() if l.startswith("[")]
+progress = [l for l in r.stderr.splitlines() if l.startswith("[")]  # progress: stderr
 c.check(len(progress) > 0, "no progress lines")
 
 header, rows = rgtest.read_csv(csv_path)
@@ -228,7 +228,7 @@ def counted_run(env, stem, what):
     r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
                                              "--min-time", "0.001", "--repetitions", "2",
                                              "--threads", ",".join(map(str, thread_counts)),
-                                             "--cpus", ",".join(map(str, cpus)), "--quiet",
+                                             "--cpus", ",".join(map(str, cpus)), "-qq",
                                              "--out", out),
                               cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
     if not c.check(r.returncode == 0, f"{what} run: exit {r.returncode} {r.stderr}"):

@@ -21,7 +21,7 @@ def run(name, *extra, env=None, reps=3):
     out = os.path.join(tmp, name + ".json")
     # One process (--runs 1): the rounds are the samples here; bench.runs tests the runs.
     r = subprocess.run(rgtest.command(a, "--guards", "tls", "--runs", "1", "--repetitions", str(reps),
-                                      "--min-time", "0.001", "--batch", "512", "--quiet",
+                                      "--min-time", "0.001", "--batch", "512", "-qq",
                                       "--out", os.path.join(tmp, name + ".csv"), "--json", out,
                                       *extra),
                        cwd=tmp, env=dict(os.environ, **(env or {})), capture_output=True,

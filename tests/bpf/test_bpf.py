@@ -117,6 +117,9 @@ def case_words(b):
                 "--out", c, "--json", j)
         check(p.returncode == 0, f"--duration 150ms --quiet: exit 0 (got {p.returncode})")
         check(p.stdout == "", f"--quiet: nothing on stdout: {p.stdout!r}")
+        # --quiet keeps the lines naming the files written (stderr); -qq and --silent drop them.
+        check(p.stderr == f"rgbench bpf: wrote 1 rows to {c}\nrgbench bpf: wrote {j}\n",
+              f"--quiet: only the files written on stderr: {p.stderr!r}")
         if p.returncode == 0:
             rows = read_csv(c)
             check([(r["guard"], r["status"], r["repetitions"]) for r in rows] ==
@@ -124,12 +127,17 @@ def case_words(b):
             with open(j) as f:
                 jr = json.load(f)["results"]
             check(len(jr) == 1 and len(jr[0]["samples_ns"]) == 2, "2 samples in the JSON")
+        for q in ("-qq", "--silent"):
+            p = run(b, "--mode", "driver", "--attach", "driver-empty", "--duration", "50ms",
+                    "--warmup", "0", "--repetitions", "1", "--batch", "100", q, "--out", c)
+            check(p.returncode == 0 and p.stdout == "" and p.stderr == "",
+                  f"{q}: nothing on stdout or stderr: {p.returncode} {p.stdout!r} {p.stderr!r}")
         # Old spellings stay aliases: -p / --producers for --threads, -d, -w, -v, -h.
         for args in (["-p", "1"], ["--producers", "1"], ["--threads", "1"]):
             p = run(b, "--mode", "driver", "--attach", "driver-empty", "-d", "0.05", "-w", "0",
                     "--repetitions", "1", "--batch", "100", *args)
             check(p.returncode == 0 and re.search(r"^\[1/1\] driver-empty +driver +p=1 ",
-                                                   p.stdout, re.M) is not None,
+                                                   p.stderr, re.M) is not None,
                   f"{args}: one row with 1 producer (exit {p.returncode})")
         for h in ("-h", "--help"):
             p = run(b, h, "--frobnicate")
@@ -162,7 +170,7 @@ def case_subcmd(rgbench):
                               "driver-empty,driver-count", "--duration", "1", "--repetitions",
                               "30", "--batch", "100", "--out", c, "--json", j],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        first = p.stdout.readline()     # the row count and the duration bound
+        first = p.stderr.readline()     # the row count and the duration bound (stderr)
         check(first.startswith("rgbench bpf: 2 rows"), f"run started: {first!r}")
         time.sleep(1.5)                 # inside the warm-up or the first samples of row 1
         start = time.monotonic()
@@ -175,11 +183,13 @@ def case_subcmd(rgbench):
             check(False, "SIGINT not honoured within 20 s")
         took = time.monotonic() - start
         check(p.returncode == 128 + signal.SIGINT, f"SIGINT: exit 130 (got {p.returncode})")
+        # The progress went to stderr (the first line read above); then one line says why.
         lines = err.strip().splitlines()
-        check(len(lines) == 1 and lines[0].startswith("rgbench bpf: interrupted by SIGINT"),
+        check(lines and lines[-1].startswith("rgbench bpf: interrupted by SIGINT") and
+              sum(ln.startswith("rgbench bpf: interrupted") for ln in lines) == 1 and out == "",
               f"SIGINT: one line: {lines}")
-        check(not re.search(r"^\[\d+/\d+\] ", out, re.M),
-              f"stopped in its first row, no row reported: {out!r}")
+        check(not re.search(r"^\[\d+/\d+\] ", err, re.M),
+              f"stopped in its first row, no row reported: {err!r}")
         check(os.listdir(d) == [], f"SIGINT: nothing written: {os.listdir(d)}")
         print(f"subcmd: SIGINT honoured after {took:.2f} s")
 
@@ -355,7 +365,7 @@ def case_output(b):
         if r.returncode:
             return
         # Three samples cannot reach 95%: each interval printed says its level.
-        paired = [ln for ln in r.stdout.splitlines() if " ns over " in ln]
+        paired = [ln for ln in r.stderr.splitlines() if " ns over " in ln and " so far " not in ln]
         # 3 samples in 3 passes (the default, at most --repetitions): the interval is over passes.
         check(paired and all(re.search(r"CPU ns over \S+ \[[-+.0-9]+, [-+.0-9]+\] 75\.0% "
                                        r"\(3 passes\);", ln) for ln in paired),
@@ -376,7 +386,7 @@ def case_output(b):
             check((x["guard"], x["scenario"], x["status"], int(x["ops"])) ==
                   (y["guard"], y["scenario"], y["status"], y["ops"]), f"{tag}: CSV == JSON")
         batches = check_timed_rows(rows, jrows, reps)
-        m = re.search(r"^rgbench bpf: batch (\d+)", r.stdout, re.M)
+        m = re.search(r"^rgbench bpf: batch (\d+)", r.stderr, re.M)
         check(m is not None, "the measured batch is printed")
         if m and batches:
             check(batches == {int(m.group(1))}, f"rows record the printed batch {m.group(1)}")
@@ -396,7 +406,7 @@ def case_output(b):
                   [("driver-count", 1), ("driver-count", 2), ("raw_tp", 1), ("raw_tp", 2)],
                   f"one row per guard and producer count: {[(x['guard'], x['threads']) for x in rows]}")
             check_timed_rows(rows, jrows, 3, batch=700)
-            check("rgbench bpf: batch" not in r.stdout, "no batch measurement with --batch")
+            check("rgbench bpf: batch" not in r.stderr, "no batch measurement with --batch")
 
 
 def case_cpus(b):
@@ -440,7 +450,7 @@ def case_stop(b):
             time.sleep(0.1)
             p.send_signal(signal.SIGCONT)
         so, se = p.communicate(timeout=60)
-        sys.stdout.write(so)
+        sys.stdout.write(se)
         check(p.returncode == 0, f"stop: exit 0 (got {p.returncode}: {se})")
         if p.returncode:
             return
@@ -452,7 +462,7 @@ def case_stop(b):
             check(x["status"] == "noisy" and m and int(m[1]) >= 1 and int(m[3]) >= int(m[1]) and
                   int(m[2]) == (6 if x["guard"] == "driver-count" else 3),
                   f"stop: {x['guard']} noisy with its reason: {x['status']} {x['reason']}")
-        check(so.count("; NOISY: ") == 2, "stop: both progress lines say NOISY")
+        check(se.count("; NOISY: ") == 2 and so == "", "stop: both progress lines (stderr) say NOISY")
 
 
 def case_signal(b):
@@ -465,7 +475,7 @@ def case_signal(b):
         for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
             p = subprocess.Popen([b, "--mode", "driver", "--attach", "driver-empty,driver-count",
                                   "--duration", "1", "--repetitions", "30", "--batch", "100",
-                                  "--out", c, "--json", j], stdout=subprocess.PIPE,
+                                  "-q", "--out", c, "--json", j], stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)
             try:
                 out, _ = p.communicate(timeout=2.5)

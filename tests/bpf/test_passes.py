@@ -40,7 +40,9 @@ def case_passes(b):
         check(p.returncode == 0, f"passes: exit 0 (got {p.returncode})")
         if p.returncode:
             return
-        check(p.stdout.count("rgbench bpf: pass ") == 2, "passes: 'pass 1 of 2', 'pass 2 of 2'")
+        # On stderr: "pass 1 of 2", its rows so far, "pass 1 of 2 done (..., ~... left)", "pass 2 of 2".
+        check(re.findall(r"^rgbench bpf: pass (\d) of 2(?: done \(\d+ s, ~\d+ s left\))?$", p.stderr, re.M) ==
+              ["1", "1", "2"] and p.stdout == "", "passes: 'pass 1 of 2', 'pass 1 of 2 done', 'pass 2 of 2' on stderr")
         rows = read_csv(c)
         with open(j) as f:
             jrows = json.load(f)["results"]
@@ -108,7 +110,7 @@ def case_aa(rgbench):
         j = os.path.join(d, "a.json")
         p = run(rgbench, "bpf", "--mode", "driver", "--attach", "driver-count,raw_tp",
                 "--duration", "0.05", "--warmup", "0.02", "--repetitions", "3", "--batch", "1000",
-                "--json", j, "--quiet")
+                "--json", j, "-qq")
         check(p.returncode == 0, f"aa: rgbench bpf exit 0 (got {p.returncode})")
         if p.returncode:
             return

@@ -26,7 +26,7 @@ with tempfile.TemporaryDirectory() as d:
     user, kj = os.path.join(d, "user.json"), os.path.join(d, "kmod.json")
     # The module side: the CSV rgbench-kmod saved in the qemu guest (--raw),
     # converted here as a user would.
-    p = run(kmod, "--from-raw", os.path.join(data, "guest_amd64_raw.csv"), "--quiet", "--json", kj)
+    p = run(kmod, "--from-raw", os.path.join(data, "guest_amd64_raw.csv"), "-qq", "--json", kj)
     check(p.returncode == 0, f"--from-raw: {p.returncode} {p.stderr}")
     kmod_rows = json.load(open(kj))["results"] if p.returncode == 0 else []
     kguards = {r["guard"] for r in kmod_rows if r["scenario"] == "loop-irqsoff"}
@@ -37,7 +37,7 @@ with tempfile.TemporaryDirectory() as d:
     want = [g for g in ("noop", "tls", "pcpu-xadd", "rctx-kernel", "global-atomic", "pcpu-lock-xadd")
             if g in have]
     p = run(rgbench, "--quick", "--no-bpf", "--guards", ",".join(want), "--scenarios", "pair",
-            "--repetitions", "3", "--quiet", "--json", user)
+            "--repetitions", "3", "-qq", "--json", user)
     if not check(p.returncode == 0 and os.path.exists(user), f"user suite: {p.returncode} {p.stderr}"):
         want = []
     user_rows = json.load(open(user))["results"] if want else []

@@ -62,7 +62,7 @@ with tempfile.TemporaryDirectory() as d:
     # Schema 3 from the current module: role, per-round paired delta against
     # noop, discarded runs, a run still disturbed after retries -> noisy.
     c3, j3 = os.path.join(d, "v3.csv"), os.path.join(d, "v3.json")
-    p = run("--from-raw", os.path.join(data, "raw_v3.csv"), "--quiet", "--out", c3, "--json", j3)
+    p = run("--from-raw", os.path.join(data, "raw_v3.csv"), "-qq", "--out", c3, "--json", j3)
     check(p.returncode == 0, f"v3: exit {p.returncode}: {p.stderr}")
     rows = list(csv.DictReader(open(c3))) if os.path.exists(c3) else []
     by = {(r["guard"], r["scenario"]): r for r in rows}
@@ -118,7 +118,7 @@ with tempfile.TemporaryDirectory() as d:
                     row[9], row[10] = "50", "37"
                 row[11:11] = ["20", "15"] if loop else ["", ""]
             w.writerow(row)
-    p = run("--from-raw", raw4, "--quiet", "--out", c4, "--json", j4)
+    p = run("--from-raw", raw4, "-qq", "--out", c4, "--json", j4)
     check(p.returncode == 0, f"v4: exit {p.returncode}: {p.stderr}")
     rows = list(csv.DictReader(open(c4))) if os.path.exists(c4) else []
     loops = [r for r in rows if r["scenario"] == "loop-irqsoff" and r["status"] != "skipped"]
@@ -154,7 +154,7 @@ with tempfile.TemporaryDirectory() as d:
                                 50, "", "", "", 1, ns, "%.3f" % (ns / 64000), "", 64000, 0,
                                 "", "", "", 0, 0, "", "ok", ""])
         conv = os.path.join(d, name + ".csv")
-        p = run("--from-raw", out, "--quiet", "--out", conv)
+        p = run("--from-raw", out, "-qq", "--out", conv)
         check(p.returncode == 0, f"{name}: exit {p.returncode}: {p.stderr}")
         rows = list(csv.DictReader(open(conv))) if os.path.exists(conv) else []
         for x in (out, conv):
@@ -184,7 +184,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # A failed hardirq check: rows still written, status error kept, exit 1.
     csv2 = os.path.join(d, "f.csv")
-    p = run("--from-raw", os.path.join(data, "raw_irqfail.csv"), "--quiet", "--out", csv2)
+    p = run("--from-raw", os.path.join(data, "raw_irqfail.csv"), "-qq", "--out", csv2)
     check(p.returncode == 1 and "re-entry check" in p.stderr, f"irqfail: exit {p.returncode}: {p.stderr}")
     rows = list(csv.DictReader(open(csv2))) if os.path.exists(csv2) else []
     bad = [r for r in rows if r["scenario"] == "irq-recursion"]
@@ -288,7 +288,7 @@ with tempfile.TemporaryDirectory() as d:
         head = f.readline()
     with open(hi, "w") as f:
         f.write(head + 'kmod,noop,loop,1,"0",0,500000,1000,0,0,1000,1.000,3000,1000,0,,,,,ok,\n')
-    p = run("--from-raw", hi, "--quiet", "--out", csv3)
+    p = run("--from-raw", hi, "-qq", "--out", csv3)
     rows = list(csv.DictReader(open(csv3))) if os.path.exists(csv3) else []
     check(p.returncode == 0 and len(rows) == 1 and rows[0]["repetitions"] == "1"
           and close(rows[0]["ns_median"], 1.0), f"run 500000: {p.returncode} {p.stderr!r} {rows}")
@@ -379,7 +379,7 @@ with tempfile.TemporaryDirectory() as d:
     for args, want in ((["--threads", "0"], "--threads: expected an integer in [1, 4096] (got '0')"),
                        (["--runs", "x"], "--repetitions: expected an integer in [1, 100000] (got 'x')"),
                        (["--duration", "1\tms"], "--duration: ")):
-        p = run("--from-raw", good, "--quiet", *args)
+        p = run("--from-raw", good, "-qq", *args)
         check(p.returncode == 2 and p.stderr.startswith("rgbench kmod: " + want) and
               p.stderr.count("\n") == 1 and "\t" not in p.stderr, f"--from-raw bad {args}: {p.returncode} {p.stderr!r}")
     # --guards filters the converted rows (the module's names, "all" among them): noop alone
@@ -389,7 +389,7 @@ with tempfile.TemporaryDirectory() as d:
                                                  ("atomic-shared", "loop"), ("atomic-shared", "irq-recursion")}),
                          ("noop,all", {(g, sc) for g in ("noop", "atomic-shared", "arm64-llsc")
                                        for sc in ("loop", "irq-recursion")})):
-        p = run("--from-raw", good, "--quiet", "--guards", guards, "--out", fr)
+        p = run("--from-raw", good, "-qq", "--guards", guards, "--out", fr)
         got = {(r["guard"], r["scenario"]) for r in csv.DictReader(open(fr))} if os.path.exists(fr) else set()
         check(p.returncode == 0 and p.stderr == "" and got == want,
               f"--from-raw --guards {guards}: {p.returncode} {p.stderr!r} rows {sorted(got)}")

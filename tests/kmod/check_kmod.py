@@ -304,7 +304,7 @@ for bad in ("WARNING:", "BUG:", "Oops", "Call Trace", "general protection", "ref
 
 # The host converter reads the guest's module CSV the same way.
 with tempfile.TemporaryDirectory() as d:
-    p = subprocess.run(conv + ["--from-raw", os.path.join(out, "raw2.csv"), "--quiet",
+    p = subprocess.run(conv + ["--from-raw", os.path.join(out, "raw2.csv"), "-qq",
                         "--out", os.path.join(d, "x.csv")], capture_output=True, text=True)
     check(p.returncode == 0, f"--from-raw exit {p.returncode}: {p.stderr}")
     if p.returncode == 0:

@@ -208,6 +208,7 @@ int rg_cl_option_error(int c, char *const *argv);
 enum rg_cl_opt_val {
 	RG_CL_O_OUT = 0x1000, RG_CL_O_JSON, RG_CL_O_THREADS, RG_CL_O_CPUS, RG_CL_O_DURATION,
 	RG_CL_O_REPETITIONS, RG_CL_O_WARMUP, RG_CL_O_BATCH, RG_CL_O_QUIET, RG_CL_O_HELP,
+	RG_CL_O_SILENT,
 	RG_CL_O__FIRST_FREE,	/* a suite's own values start here */
 };
 #define RG_CL_OPT_OUT(val)		{ "out", required_argument, NULL, (val) }	/* FILE.csv */
@@ -219,6 +220,11 @@ enum rg_cl_opt_val {
 #define RG_CL_OPT_WARMUP(val)		{ "warmup", required_argument, NULL, (val) }	/* T */
 #define RG_CL_OPT_BATCH(val)		{ "batch", required_argument, NULL, (val) }	/* N */
 #define RG_CL_OPT_QUIET(val)		{ "quiet", no_argument, NULL, (val) }
+/*
+ * --quiet (-q): no progress lines; the line naming each file written stays on
+ * stderr. Twice (-qq) or --silent: that line goes too (errors never do).
+ */
+#define RG_CL_OPT_SILENT(val)		{ "silent", no_argument, NULL, (val) }
 #define RG_CL_OPT_HELP(val)		{ "help", no_argument, NULL, (val) }
 
 /*
@@ -233,6 +239,7 @@ enum rg_cl_opt_val {
 	RG_CL_OPT_BATCH(RG_CL_O_BATCH),					\
 	RG_CL_OPT_OUT(RG_CL_O_OUT),					\
 	RG_CL_OPT_JSON(RG_CL_O_JSON),					\
-	RG_CL_OPT_QUIET(RG_CL_O_QUIET)
+	RG_CL_OPT_QUIET(RG_CL_O_QUIET),					\
+	RG_CL_OPT_SILENT(RG_CL_O_SILENT)
 
 #endif /* RG_CMDLINE_H */

@@ -12,6 +12,23 @@
 struct rg_resultset;
 
 /*
+ * "-" as an output path is standard output (a file named - is ./-): the data
+ * is written there in full, after every file of the same batch is in place,
+ * with no temporary file and no lock; the checks below refuse two outputs of
+ * one command on "-" and a closed stdout. A terminal is written to like a
+ * pipe (the data is text). A failed write there (a closed pipe: EPIPE, since
+ * the stop-signal kit ignores SIGPIPE) is "cannot write the standard output:
+ * why", the files written stay.
+ */
+bool rg_output_is_stdout(const char *path);
+/*
+ * The lines naming what a run wrote, to f (stderr; NULL: none, under -qq or
+ * --silent): "PROG: wrote N rows to CSV" (or "... to standard output") and
+ * "PROG: wrote JSON" for each path that is not NULL, names made printable.
+ */
+void rg_output_say_wrote(FILE *f, const char *prog, size_t nrows, const char *csv, const char *json);
+
+/*
  * Write the set to path, atomically: the data goes to a temporary file beside
  * it (".NAME.XXXXXX.tmp", random and created exclusively, or ".rgbench-HASH.XXXXXX.tmp" when that would exceed
  * NAME_MAX), is fsync'ed, then renamed over path. An interrupted run leaves

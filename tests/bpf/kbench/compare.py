@@ -84,7 +84,7 @@ def rgbench(binary, cpu, warmup, duration, extra):
         js = os.path.join(d, "r.json")
         cmd = [binary, "--mode", "syscall", "--attach", "raw_tp", "--cpus", str(cpu),
                "--warmup", str(warmup), "--duration", "1", "--repetitions", str(duration),
-               "--quiet", "--json", js] + extra
+               "-qq", "--json", js] + extra
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=60 + 4 * duration)
         if p.returncode == 77:
             print("SKIP: " + p.stderr.strip())
