@@ -552,9 +552,14 @@ int cmp_emit(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
 	if (fs.n || nleft || o->fmt == OUT_COMMIT)
 		fputc('\n', f);
 	fold_lines(f, &fs, o->ratio_mode, md, o->width);
-	if (nleft)
-		fprintf(f, "%zu row%s left out (no kernel design, no change called): --all shows them%s\n",
-			nleft, nleft == 1 ? "" : "s", md ? "  " : "");
+	if (nleft) {
+		char line[160];
+
+		/* one line at any width (60 at least) */
+		snprintf(line, sizeof(line), "--all shows %zu more row%s (no kernel design, none called)",
+			 nleft, nleft == 1 ? "" : "s");
+		rp_wrap_line(f, line, o->width, md ? "    " : "  ", md ? "  " : "");
+	}
 	if (o->fmt == OUT_COMMIT)
 		commit_footer(f, r, show, n, o, with_factor);
 	ret = 0;

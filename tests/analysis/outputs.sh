@@ -33,13 +33,16 @@ cp "$FX"/ab-new.csv "$FX"/ab-new.json "$T/dir-new/"
 cd "$T"
 # The rows carry the version of the build that wrote them, and compare's identification lines
 # show it (wrapped at the width): one fixed version in the copies keeps the bytes the same
-# from one commit to the next.
-V=$("$R" --version | sed -n '1s/^rgbench //p')
-fixversion() { python3 -c 'import sys
-v = sys.argv[1]
-for p in sys.argv[2:]:
+# from one commit to the next. Each file's own version is read (JSON: the document's
+# rgbench_version; CSV: the column of that name in the first row), whatever build wrote it.
+fixversion() { python3 -c 'import csv, json, sys
+for p in sys.argv[1:]:
     t = open(p, encoding="utf-8").read()
-    open(p, "w", encoding="utf-8").write(t.replace(v, "0.0.0-test"))' "$V" "$@"; }
+    if p.endswith(".json"):
+        v = json.loads(t)["rgbench_version"]
+    else:
+        v = next(csv.DictReader(t.splitlines()))["rgbench_version"]
+    open(p, "w", encoding="utf-8").write(t.replace(v, "0.0.0-test"))' "$@"; }
 fixversion ./*.json ./*.csv dir-*/*
 export LC_ALL=C COLUMNS=80
 unset RG_PLOT_SCRIPT RG_PYTHON RGBENCH_PLOT_SCRIPT RGBENCH_PYTHON
