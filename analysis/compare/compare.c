@@ -12,11 +12,23 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: rgbench compare [--markdown|--commit-log|--csv] [--across-hosts] BASE NEW\n"
+	fputs("usage: rgbench compare [--markdown|--commit-log|--csv] [--all] [--width N] [--across-hosts] BASE NEW\n"
 	      "       rgbench compare [--markdown|--commit-log|--csv] [--width N] --across-hosts FILE...\n"
-	      "       rgbench compare [--markdown|--csv] --across-suites USER KMOD\n"
-	      "       rgbench compare [--markdown|--commit-log|--csv] --baseline GUARD FILE\n"
+	      "       rgbench compare [--markdown|--csv] [--width N] --across-suites USER KMOD\n"
+	      "       rgbench compare [--markdown|--commit-log|--csv] [--all] [--width N] --baseline GUARD FILE\n"
 	      "BASE, NEW, FILE: result files (.csv/.json) or directories of them.\n"
+	      "By default the table holds the lines that decide: the kernel designs (roles.def's\n"
+	      "kernel roles) on one-thread pair rows and module loop rows, and every change\n"
+	      "called; one line says how many were left out. --all: every line (CSV always has\n"
+	      "every line; a row selection below shows every row it keeps). Lines with nothing\n"
+	      "measured (e.g. arm64-only guards in an x86-64 run) are folded into one line per\n"
+	      "status and reason, naming their guards.\n"
+	      "change: new against base with the interval of the difference [lo, hi] in %, 95%\n"
+	      "or more unless its level follows it; the verdict (text, Markdown) or p column\n"
+	      "(--commit-log) gives the test's p.\n"
+	      "--width N: the lines above and under the table wrap at N columns (default 72,\n"
+	      "never cut); --commit-log fits its table in 72 (or N, when less); with\n"
+	      "--across-hosts over several hosts, the width of the page.\n"
 	      "--across-hosts with other than two files, or files of more than two machines: the\n"
 	      "role matrix, decision table and prediction of rgbench report, fitted to --width\n"
 	      "(default 72); --csv: the matrix, one line per role and host.\n"
@@ -63,6 +75,7 @@ struct opts {
 	long width;		/* --width, for --across-hosts over several hosts */
 	struct rg_select sel;	/* --guards, --scenarios, --roles, --rows */
 	bool any_sel;
+	bool all;		/* --all: every line, not only those that decide */
 	bool width_given;
 	int first, nfiles;	/* operands argv[first .. first+nfiles) */
 };
@@ -81,6 +94,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "scenarios", required_argument, NULL, 'S' },
 		{ "roles", required_argument, NULL, 'R' },
 		{ "rows", required_argument, NULL, 'P' },
+		{ "all", no_argument, NULL, 'A' },
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -95,6 +109,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'v': o->fmt = OUT_CSV; nfmt++; break;
 		case 'a': o->across = true; break;
 		case 's': o->suites = true; break;
+		case 'A': o->all = true; break;
 		case 'b': o->baseline = optarg; break;
 		case 'e': o->allow_emulated = true; break;
 		case 'G': case 'S': case 'R': case 'P':
@@ -120,17 +135,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (nfmt > 1)
 		return rg_cl_usage_error("choose one of --markdown, --commit-log, --csv");
+	if (o->all && o->suites)
+		return rg_cl_usage_error("--all chooses among the lines of BASE NEW or --baseline: not with --across-suites");
 	if (o->suites && (o->baseline || o->across || argc - optind != 2))
 		return rg_cl_usage_error("--across-suites takes a user-suite file and a kmod file, alone");
 	if (o->suites && o->fmt == OUT_COMMIT)
 		return rg_cl_usage_error("--across-suites prints text, --markdown or --csv");
 	if (o->baseline && o->across)
 		return rg_cl_usage_error("--baseline compares guards within one file; drop --across-hosts");
-	/* --width fits the page over several hosts; a form of fixed width or none refuses it */
-	if (o->width_given && (!o->across || o->fmt == OUT_CSV || o->fmt == OUT_COMMIT))
-		return rg_cl_usage_error("--width fits the --across-hosts page (text or --markdown): not with %s",
-					 !o->across ? "BASE NEW, --baseline or --across-suites" :
-					 o->fmt == OUT_CSV ? "--csv" : "--commit-log (72 columns)");
+	/* --width: the page over several hosts, the lines around a table elsewhere; CSV has none */
+	if (o->width_given && o->fmt == OUT_CSV)
+		return rg_cl_usage_error("--width fits text, --markdown and --commit-log: not with --csv");
+	if (o->width_given && o->fmt == OUT_COMMIT && o->width > COMMIT_LOG_WIDTH)
+		return rg_cl_usage_error("--commit-log fits %d columns: --width %ld is wider",
+					 COMMIT_LOG_WIDTH, o->width);
 	if (o->baseline && !*o->baseline)
 		return rg_cl_usage_error("--baseline: an empty guard name");
 	if (o->baseline && argc - optind != 1)
@@ -195,7 +213,7 @@ static int run_across_suites(const struct opts *o, const struct side *A, const s
 			goto out;
 		}
 	}
-	cmp_header_lines(&hl, A, B, false);
+	cmp_header_lines(&hl, A, B, false, true);
 	unit_lines(o, &hl);
 	/* Name each file by the suite it brings rather than base/new. */
 	for (int k = 0; k < 2 && k < (int)hl.n; k++) {
@@ -207,7 +225,7 @@ static int run_across_suites(const struct opts *o, const struct side *A, const s
 	}
 	mem = open_memstream(&buf, &blen);
 	if (mem) {
-		int e = cmp_emit_across_suites(mem, o->fmt, A, B, o->cycles, &hl);
+		int e = cmp_emit_across_suites(mem, o->fmt, (size_t)o->width, A, B, o->cycles, &hl);
 
 		if (fclose(mem) || e < 0)
 			mem = NULL;
@@ -282,7 +300,7 @@ static void header(struct lines *hl, const struct opts *o, const struct side *A,
 		   const struct side *B, const struct cmp *v, size_t n, const struct labels *l,
 		   const char *emu)
 {
-	cmp_header_lines(hl, A, o->baseline ? NULL : B, o->across);
+	cmp_header_lines(hl, A, o->baseline ? NULL : B, o->across, o->fmt != OUT_COMMIT);
 	if (!o->baseline)
 		cmp_interleave_lines(hl, v, n);
 	if (!o->baseline && !o->across)
@@ -328,8 +346,10 @@ static int run_pairs(const struct opts *o, const struct side *A, const struct si
 	/* Build everything in memory: on any failure nothing reaches stdout. */
 	mem = open_memstream(&buf, &blen);
 	if (mem) {
-		int e = cmp_emit(mem, o->fmt, v, n, l.la, l.lb, l.las, l.lbs, o->baseline != NULL,
-				 o->cycles, &hl);
+		/* a row selection is the rows asked for: every one of them */
+		struct emit_opts eo = { o->fmt, l.la, l.lb, l.las, l.lbs, o->baseline != NULL,
+					o->cycles, o->all || o->any_sel, (size_t)o->width };
+		int e = cmp_emit(mem, &eo, v, n, &hl);
 
 		if (fclose(mem) || e)
 			mem = NULL;
@@ -362,15 +382,18 @@ int rg_compare_main(int argc, char **argv)
 	rg_cl_catch_stop_signals(NULL);
 	if (o.across && cmp_fleet_wanted(argv + o.first, (size_t)o.nfiles)) {
 		/* the page over several hosts shows ns and reference cycles side by side */
+		if (o.width_given && o.fmt == OUT_COMMIT)
+			return rg_cl_usage_error("--commit-log over more than two hosts is %d columns: drop --width",
+						 COMMIT_LOG_WIDTH);
+		if (o.all)
+			return rg_cl_usage_error("--all chooses among the lines of two files or --baseline: "
+						 "the page over more than two hosts has no such choice");
 		if (o.unit)
 			return rg_cl_usage_error("--unit: the page over more than two hosts shows ns and "
 						 "reference cycles both; drop --unit");
 		return cmp_fleet_main(argv + o.first, (size_t)o.nfiles, o.fmt, o.width, o.allow_emulated,
 				      o.any_sel ? &o.sel : NULL);
 	}
-	if (o.width_given)	/* two hosts: the pair table, whose width is its columns' */
-		return rg_cl_usage_error("--width fits the page over more than two hosts; these files "
-					 "hold two: drop --width");
 	if (o.across) {
 		o.path[0] = argv[o.first];
 		o.path[1] = argv[o.first + 1];

@@ -49,8 +49,11 @@ struct metric {
 struct res {
 	const struct metric *m;
 	double va, vb, sa, sb, change, factor, p;
+	/* The change's interval in % of va and its actual confidence (NAN: none). */
+	double ci_lo, ci_hi, ci_level;
 	size_t na, nb;
 	char a[48], b[48], a_short[24], b_short[24], chg[24], fac[24], pv[24], verdict[320];
+	char ci[48];		/* " [+2.1, +4.4]" and, below 95%, its level (" 90.0%"); "" without one */
 	char note_short[16];	/* the commit log's p column when there is no p */
 	const char *test;	/* "exact", "normal" or "" */
 	bool paired;		/* tested on per-round differences against the baseline */
@@ -97,8 +100,13 @@ struct cmp *cmp_pair_baseline(const struct side *S, const char *guard, size_t *n
 /* compare_header.c */
 __attribute__((format(printf, 2, 3)))
 void cmp_addl(struct lines *l, const char *fmt, ...);
-/* "base:"/"new:" (or "file:" when B is NULL) lines, then how the sides differ. */
-void cmp_header_lines(struct lines *l, const struct side *A, const struct side *B, bool across);
+/*
+ * "base:"/"new:" (or "file:" when B is NULL) lines: path, host, CPU, kernel,
+ * rgbench version, rows; then how the sides differ (notes false, as in the
+ * commit log: only what those lines do not already say).
+ */
+void cmp_header_lines(struct lines *l, const struct side *A, const struct side *B, bool across,
+		      bool notes);
 void cmp_interleave_lines(struct lines *l, const struct cmp *v, size_t n);
 void cmp_host_label(const struct side *s, char *buf, size_t size, bool with_cpu);
 /* Two files of the same host, CPU, kernel and build: the A/A self-check line (expected vs seen changes). */
@@ -108,15 +116,27 @@ void cmp_aa_lines(struct lines *l, const struct side *A, const struct side *B,
 /* compare_table.c */
 /* Truncate s to at most w display columns, marking the cut with '~'. */
 void cmp_clip(char *s, size_t w);
-void cmp_print_table(FILE *f, enum out_fmt fmt, const struct lines *hl, struct rg_table *t);
-/* The table of lines v in fmt: la/lb label the value columns (la_short/lb_short where narrow). 0 or -1. */
-int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
-	     const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
-	     bool cycles, const struct lines *hl);
+/* The lines above a table, each wrapped at width (never cut), then a blank line; nothing in CSV. */
+void cmp_print_lines(FILE *f, enum out_fmt fmt, size_t width, const struct lines *hl);
+void cmp_print_table(FILE *f, enum out_fmt fmt, size_t width, const struct lines *hl,
+		     struct rg_table *t);
+/* How cmp_emit() prints (compare.c fills it from the command line). */
+struct emit_opts {
+	enum out_fmt fmt;
+	const char *la, *lb;	/* the value columns' labels */
+	const char *las, *lbs;	/* the same where narrow (commit log, CSV) */
+	bool ratio_mode;	/* --baseline: every row against the baseline guard's */
+	bool cycles;		/* --unit cycles */
+	bool all;		/* --all or a row selection: every line; else the lines that decide */
+	size_t width;		/* the lines above and under the table wrap at it */
+};
+/* The table of lines v in o->fmt under the lines hl. 0 or -1. */
+int cmp_emit(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
+	     const struct lines *hl);
 
 /* compare_suites.c */
 /* 0, 1 when there was no guard to list, -1 when out of memory. */
-int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
+int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, size_t width, const struct side *A,
 			   const struct side *B, bool cycles, const struct lines *hl);
 /* Does the side hold any timed row of suite (user: pair or duty; kmod: loop*)? */
 bool cmp_has_timed(const struct side *s, const char *suite);

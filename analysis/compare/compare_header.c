@@ -92,7 +92,7 @@ void cmp_addl(struct lines *l, const char *fmt, ...)
 }
 
 void cmp_header_lines(struct lines *l, const struct side *A, const struct side *B,
-			 bool across)
+			 bool across, bool notes)
 {
 	static const struct {
 		enum rg_col col;
@@ -108,17 +108,23 @@ void cmp_header_lines(struct lines *l, const struct side *A, const struct side *
 	const struct side *s[2] = { A, B };
 
 	for (int i = 0; i < (B ? 2 : 1); i++) {
-		char host[256], cpu[256], kern[256];
+		char host[256], cpu[256], kern[256], ver[256];
 
 		distinct(s[i], RG_COL_host, host, sizeof(host));
 		distinct(s[i], RG_COL_cpu_model, cpu, sizeof(cpu));
 		distinct(s[i], RG_COL_kernel, kern, sizeof(kern));
-		cmp_addl(l, "%s %s: %s, %s, kernel %s, %zu rows", B ? (i ? "new: " : "base:") : "file:",
-		     s[i]->path, host, cpu, kern, s[i]->rows.n);
+		distinct(s[i], RG_COL_rgbench_version, ver, sizeof(ver));
+		/* the whole of each: the line wraps at the width, never cuts (cmp_print_lines) */
+		cmp_addl(l, "%s %s: %s, %s, kernel %s, rgbench %s, %zu rows",
+			 B ? (i ? "new: " : "base:") : "file:", s[i]->path, host, cpu, kern, ver,
+			 s[i]->rows.n);
 	}
 	if (!B)
 		return;
 	for (size_t k = 0; k < sizeof(diff) / sizeof(diff[0]); k++) {
+		/* without notes, only what the lines above do not say: the schema versions */
+		if (!notes && diff[k].col != RG_COL_schema_version)
+			continue;
 		char x[256], y[256];
 
 		if (diff[k].is_int) {

@@ -160,6 +160,72 @@ static void fmt_p(char *buf, size_t size, double p)
 	else
 		snprintf(buf, size, "%.3f", p);
 }
+/* One end of an interval in %: "+2.1", "-0.4" ("+0.0" for a magnitude under 0.05); whole: "+152". */
+static void fmt_pct_end(char *buf, size_t size, double pct, bool whole)
+{
+	if (fabs(pct) < 0.05)
+		pct = 0;
+	if (fabs(pct) >= 1e7) {
+		char n[32];
+
+		rg_fmt_fixed(n, sizeof(n), pct, 0);
+		snprintf(buf, size, "%s%s", pct >= 0 ? "+" : "", n);
+	} else {
+		snprintf(buf, size, whole ? "%+.0f" : "%+.1f", pct);
+	}
+}
+
+/*
+ * The change's interval: [lo, hi] of the tested difference (new - base, in
+ * the unit of va) as % of va, with level its actual confidence. Nothing when
+ * va is not positive or an end is not a number.
+ */
+static void set_ci(struct res *r, double lo, double hi, double level)
+{
+	char a[32], b[32], tag[16];
+	bool whole;
+
+	if (!(r->va > 0) || isnan(lo) || isnan(hi) || isnan(level))
+		return;
+	r->ci_lo = lo / r->va * 100.0;
+	r->ci_hi = hi / r->va * 100.0;
+	r->ci_level = level;
+	/* both ends alike: whole percents once either reaches 100 */
+	whole = fabs(r->ci_lo) >= 99.95 || fabs(r->ci_hi) >= 99.95;
+	fmt_pct_end(a, sizeof(a), r->ci_lo, whole);
+	fmt_pct_end(b, sizeof(b), r->ci_hi, whole);
+	snprintf(r->ci, sizeof(r->ci), " [%s, %s]%s", a, b,
+		 rg_ci_level_tag(level, tag, sizeof(tag)));
+}
+
+/*
+ * Welch's interval of the difference of the run values' means, at 95 % (the
+ * t quantile of Welch's degrees of freedom), scaled by scale (reference
+ * cycles back to the base's ns). Nothing when a side has fewer than two
+ * values or neither varies.
+ */
+static void runs_ci(struct res *r, const double *xa, size_t na, const double *xb, size_t nb,
+		    double scale)
+{
+	double va, vb, se2, df, q, d;
+
+	if (na < 2 || nb < 2)
+		return;
+	va = rg_stat_stddev(xa, na);
+	vb = rg_stat_stddev(xb, nb);
+	va = va * va / (double)na;
+	vb = vb * vb / (double)nb;
+	se2 = va + vb;
+	if (!(se2 > 0))
+		return;
+	df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	q = rg_stat_t_quantile(0.975, df);
+	d = rg_stat_mean(xb, nb) - rg_stat_mean(xa, na);
+	if (isnan(q))
+		return;
+	set_ci(r, (d - q * sqrt(se2)) * scale, (d + q * sqrt(se2)) * scale, 0.95);
+}
+
 /*
  * Rows measured in interleaved rounds carry, per round, their difference
  * against the baseline of the same round (samples_delta_ns): the test then
@@ -257,6 +323,12 @@ static void test_verdict(struct res *r, const struct rg_row *a, const struct rg_
 	}
 	r->p = t.p;
 	r->test = t.exact ? "exact" : "normal";
+	{
+		struct rg_mwu_ci ci;
+
+		if (!rg_mwu_shift_ci(xa, r->na, xb, r->nb, &ci))
+			set_ci(r, ci.lo, ci.hi, ci.level);
+	}
 	fmt_p(p, sizeof(p), t.p);
 	snprintf(r->pv, sizeof(r->pv), "%s", p);
 	if (r->paired) {
@@ -414,6 +486,7 @@ static bool runs_verdict(struct res *r, const struct rg_row *a, const struct rg_
 		r->na = na;
 		r->nb = nb;
 		r->test = "runs";
+		runs_ci(r, xa, na, xb, nb, in_cyc ? refa : 1.0);
 		fmt_p(p, sizeof(p), r->p);
 		snprintf(r->pv, sizeof(r->pv), "%s", p);
 		snprintf(how, sizeof(how), "p%s%s, %zu vs %zu %s%s%s", *p == '<' ? "" : "=", p, na, nb,
@@ -434,6 +507,8 @@ static bool runs_verdict(struct res *r, const struct rg_row *a, const struct rg_
 		return false;
 	r->test = "floor";
 	snprintf(r->pv, sizeof(r->pv), "floor");
+	/* the floor is the 95 % bound of two single runs' difference: the difference plus or minus it */
+	set_ci(r, db - da - floor, db - da + floor, 1.0 - RG_AA_ALPHA);
 	snprintf(r->note_short, sizeof(r->note_short), "floor");
 	if (fabs(db - da) > floor) {
 		snprintf(how, sizeof(how), "%+.3g %s beyond the A/A floor of %.3g; one run %s",
@@ -511,6 +586,7 @@ void cmp_compute(const struct cmp *c, const char *alabel, bool ratio_mode, bool 
 	memset(r, 0, sizeof(*r));
 	r->m = pick_metric(a, b, cycles);
 	r->va = r->vb = r->sa = r->sb = r->change = r->factor = r->p = NAN;
+	r->ci_lo = r->ci_hi = r->ci_level = NAN;
 	r->test = "";
 	if (a) {
 		r->va = rg_row_d(a, r->m->median);

@@ -193,7 +193,7 @@ static int suites_line(struct rg_table *t, enum out_fmt fmt, bool cycles, const 
  * the interval's level when below 95%)
  * when both rows have one, else ns per pair (median ± stddev), and kmod/user.
  */
-int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
+int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, size_t width, const struct side *A,
 			   const struct side *B, bool cycles, const struct lines *hl)
 {
 	const struct side *S[2] = { A, B };
@@ -238,7 +238,7 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, const struct side *A,
 			}
 		}
 	}
-	cmp_print_table(f, fmt, hl, &t);
+	cmp_print_table(f, fmt, width, hl, &t);
 	if (fmt != OUT_CSV)
 		fprintf(f, "\ndelta: ns per pair over the same suite's noop, median of paired per-round\n"
 			   "differences [95%% interval, or the lower level printed after it]; ns/pair\n"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `rgbench compare`'s tables: text, Markdown and CSV, and the commit-log form that fits 72 columns. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,23 +50,6 @@ static void clip_mid(char *s, size_t w)
 	memmove(s + w - tail, s + len - tail, tail + 1);
 }
 
-/* Print words (", "-separated) after a prefix, wrapped at the commit-log width. */
-static void wrap_list(FILE *f, const char *prefix, char **words, size_t n)
-{
-	size_t col = (size_t)fprintf(f, "%s", prefix);
-
-	for (size_t i = 0; i < n; i++) {
-		size_t w = strlen(words[i]) + (i + 1 < n ? 1 : 0);
-
-		if (col + 1 + w > COMMIT_LOG_WIDTH) {
-			fputs("\n ", f);
-			col = 1;
-		}
-		col += (size_t)fprintf(f, " %s%s", words[i], i + 1 < n ? "," : "");
-	}
-	fputc('\n', f);
-}
-
 /* The guard cell: the guard, or "role: base-guard / new-guard" for a pair by role. */
 static const char *guard_cell(const struct cmp *c, char *buf, size_t size)
 {
@@ -77,44 +61,219 @@ static const char *guard_cell(const struct cmp *c, char *buf, size_t size)
 		 rg_row_s(c->b, RG_COL_guard));
 	return buf;
 }
-/* Lines skipped on both sides: how many, and each guard once (names point into the rows). */
-struct skips {
-	char **guards;
-	size_t n, nguards;
-};
+/* The batch column: one value, or "base/new" when the paired rows differ (across hosts). */
+static void batch_text(char *buf, size_t size, const struct cmp *c)
+{
+	const struct rg_row *k = c->b ? c->b : c->a;
+
+	if (c->a && c->b && rg_row_i(c->a, RG_COL_batch) != rg_row_i(c->b, RG_COL_batch))
+		snprintf(buf, size, "%lld/%lld", rg_row_i(c->a, RG_COL_batch),
+			 rg_row_i(c->b, RG_COL_batch));
+	else
+		snprintf(buf, size, "%lld", rg_row_i(k, RG_COL_batch));
+}
 
 /*
- * Compute every line into r[]; hide the ones skipped on both sides (they go
- * into sk instead) and widen w[1..5] to the value cells of the others.
+ * A line of the header names a side ("base:", "new:", "file:", ...): its
+ * wrapped lines align under the name. In Markdown every wrapped line is
+ * indented 4 columns or more, so no word can start a list or a heading there.
  */
-static void commit_measure(const struct cmp *v, size_t n, const char *la, bool ratio_mode,
-			   bool cycles, struct res *r, bool *hide, struct skips *sk, size_t w[6])
+static const char *indent_of(const char *line, bool markdown)
 {
-	for (size_t i = 0; i < n; i++) {
-		const char *cells[6];
+	static const char *const side[] = { "base:", "new: ", "file:", "user:", "kmod:", "both:" };
 
-		cmp_compute(&v[i], la, ratio_mode, cycles, &r[i]);
-		if (v[i].a && v[i].b && !cmp_row_ok(v[i].a) && !cmp_row_ok(v[i].b)) {
-			const char *g = rg_row_s(v[i].b, RG_COL_guard);
-			bool seen = false;
+	for (size_t i = 0; i < sizeof(side) / sizeof(side[0]); i++)
+		if (!strncmp(line, side[i], 5))
+			return "      ";
+	return markdown ? "    " : "  ";
+}
 
-			hide[i] = true;
-			sk->n++;
-			for (size_t k = 0; k < sk->nguards; k++)
-				seen |= !strcmp(sk->guards[k], g);
-			if (!seen)
-				sk->guards[sk->nguards++] = (char *)g;
-			continue;
-		}
-		cells[1] = r[i].a_short;
-		cells[2] = r[i].b_short;
-		cells[3] = r[i].chg;
-		cells[4] = r[i].fac;
-		cells[5] = r[i].pv;
-		for (int c = 1; c < 6; c++)
-			if (rg_utf8_width(cells[c]) > w[c])
-				w[c] = rg_utf8_width(cells[c]);
+void cmp_print_lines(FILE *f, enum out_fmt fmt, size_t width, const struct lines *hl)
+{
+	if (fmt == OUT_CSV)
+		return;
+	for (size_t i = 0; i < hl->n; i++) {	/* names in them: text, never markup or controls */
+		char line[2048];
+
+		rg_str_printable(line, sizeof(line), hl->v[i]);
+		rp_wrap_line(f, fmt == OUT_MARKDOWN ? rp_md(line) : line, width,
+			     indent_of(line, fmt == OUT_MARKDOWN),
+			     fmt == OUT_MARKDOWN ? "  " : "");
 	}
+	fputc('\n', f);
+}
+
+/* The header lines (not in CSV), then the table in the chosen format. */
+void cmp_print_table(FILE *f, enum out_fmt fmt, size_t width, const struct lines *hl,
+		     struct rg_table *t)
+{
+	cmp_print_lines(f, fmt, width, hl);
+	if (fmt == OUT_MARKDOWN)
+		rg_table_print_markdown(t, f);
+	else if (fmt == OUT_CSV)
+		rg_table_print_csv(t, f);
+	else
+		rg_table_print_text(t, f);
+}
+
+/*
+ * A line with nothing measured to compare: a row skipped or failed with no
+ * measured row beside it (with --baseline: the row itself). Such lines are
+ * folded into one line per status and reason under the table (the guards of
+ * one architecture in a run of the other: "skipped, arm64 only").
+ */
+static const struct rg_row *unmeasured(const struct cmp *c, bool ratio_mode)
+{
+	if (ratio_mode)
+		return c->b && !cmp_row_ok(c->b) ? c->b : NULL;
+	if ((c->a && cmp_row_ok(c->a)) || (c->b && cmp_row_ok(c->b)))
+		return NULL;
+	return c->b ? c->b : c->a;
+}
+
+/* The folded lines of one status and reason: how many, and each guard once. */
+struct fold {
+	const char *status, *reason;
+	size_t nrows, nguards, cap;
+	const char **guards;	/* point into the rows */
+};
+
+struct folds {
+	struct fold *v;		/* room for one fold per line */
+	size_t n;
+};
+
+/* 0, or -1 when out of memory. */
+static int fold_add(struct folds *fs, const struct rg_row *r)
+{
+	const char *st = rg_row_s(r, RG_COL_status), *why = rg_row_s(r, RG_COL_reason);
+	const char *g = rg_row_s(r, RG_COL_guard);
+	struct fold *fo = NULL;
+
+	for (size_t k = 0; k < fs->n && !fo; k++)
+		if (!strcmp(fs->v[k].status, st) && !strcmp(fs->v[k].reason, why))
+			fo = &fs->v[k];
+	if (!fo) {
+		fo = &fs->v[fs->n++];
+		*fo = (struct fold){ st, why, 0, 0, 0, NULL };
+	}
+	fo->nrows++;
+	/* the same guard again right after itself (its other scenarios); others: fold_unique() */
+	if (fo->nguards && !strcmp(fo->guards[fo->nguards - 1], g))
+		return 0;
+	if (fo->nguards == fo->cap) {
+		size_t cap = fo->cap ? 2 * fo->cap : 8;
+		const char **v = realloc(fo->guards, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		fo->guards = v;
+		fo->cap = cap;
+	}
+	fo->guards[fo->nguards++] = g;
+	return 0;
+}
+
+static int cmp_name_pos(const void *x, const void *y)
+{
+	const char *const *a = *(const char *const *const *)x, *const *b = *(const char *const *const *)y;
+	int d = strcmp(*a, *b);
+
+	return d ? d : (a > b) - (a < b);
+}
+
+/* Each guard of fo once, in the order of its first line (O(n log n) for any number). */
+static void fold_unique(struct fold *fo)
+{
+	const char ***by = malloc((fo->nguards ? fo->nguards : 1) * sizeof(*by));
+	bool *dup = calloc(fo->nguards ? fo->nguards : 1, sizeof(*dup));
+	size_t k = 0;
+
+	if (!by || !dup) {	/* out of memory: the names as they came */
+		free(by);
+		free(dup);
+		return;
+	}
+	for (size_t i = 0; i < fo->nguards; i++)
+		by[i] = &fo->guards[i];
+	qsort(by, fo->nguards, sizeof(*by), cmp_name_pos);
+	for (size_t i = 1; i < fo->nguards; i++)
+		if (!strcmp(*by[i], *by[i - 1]))
+			dup[by[i] - fo->guards] = true;
+	for (size_t i = 0; i < fo->nguards; i++)
+		if (!dup[i])
+			fo->guards[k++] = fo->guards[i];
+	fo->nguards = k;
+	free(by);
+	free(dup);
+}
+
+/* "Skipped on both sides (arm64 only), 11 rows: a, b, c." wrapped at width, never cut. */
+static void fold_lines(FILE *f, struct folds *fs, bool ratio_mode, bool markdown, size_t width)
+{
+	for (size_t k = 0; k < fs->n; k++) {
+		struct fold *fo = &fs->v[k];
+		char *s = NULL, *line;
+		size_t len = 0;
+		FILE *m = open_memstream(&s, &len);
+
+		if (!m)
+			return;
+		fold_unique(fo);
+		fprintf(m, "%c%s%s%s%s%s, %zu row%s:", toupper((unsigned char)fo->status[0]),
+			fo->status + (fo->status[0] != 0), ratio_mode ? "" : " on both sides",
+			*fo->reason ? " (" : "", fo->reason, *fo->reason ? ")" : "", fo->nrows,
+			fo->nrows == 1 ? "" : "s");
+		for (size_t i = 0; i < fo->nguards; i++)
+			fprintf(m, " %s%s", fo->guards[i], i + 1 < fo->nguards ? "," : ".");
+		if (fclose(m)) {
+			free(s);
+			return;
+		}
+		/* every name whole, however many: room for Markdown's longest escape of each byte */
+		line = malloc(2 * (8 * len + 1));
+		if (line) {
+			char *md = line + 8 * len + 1;
+
+			rg_str_printable(line, 8 * len + 1, s);
+			if (markdown)
+				rg_md_text(md, 8 * len + 1, line);
+			rp_wrap_line(f, markdown ? md : line, width, indent_of(line, markdown),
+				     markdown ? "  " : "");
+			free(line);
+		}
+		free(s);
+	}
+}
+
+/* A kernel design (roles.def's RG_KROLE) in one of the roles of a line's rows. */
+static bool kernel_role(const struct cmp *c, bool ratio_mode)
+{
+	for (size_t j = 0; rp_kernel_roles[j]; j++) {
+		const char *kr = rp_kernel_roles[j];
+
+		if (c->role[0] ? !strcmp(c->role, kr) :
+		    (c->b && rg_role_has(rg_row_role(c->b, NULL), kr)) ||
+		    (!ratio_mode && c->a && rg_role_has(rg_row_role(c->a, NULL), kr)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The lines that decide, shown by default: a change called (beyond the noise
+ * the verdict's test allows), and the kernel designs on the rows the report
+ * decides on (one-thread pair rows of the user suite, loop rows of the module).
+ */
+static bool decides(const struct cmp *c, const struct res *r, bool ratio_mode)
+{
+	const struct rg_row *k = c->b ? c->b : c->a;
+	const char *suite = rg_row_s(k, RG_COL_suite), *sc = rg_row_s(k, RG_COL_scenario);
+	bool decision_row = (!strcmp(suite, "user") && !strcmp(sc, "pair") &&
+			     rg_row_i(k, RG_COL_threads) <= 1 && rg_row_i(k, RG_COL_duty_ns) == 0) ||
+			    (!strcmp(suite, "kmod") && !strcmp(sc, "loop"));
+
+	return r->called || (decision_row && kernel_role(c, ratio_mode));
 }
 
 /* "guard/scenario t4 d100" (or "role/scenario ..."), the name part cut to fit budget columns. */
@@ -141,223 +300,275 @@ static void commit_name(const struct cmp *c, size_t budget, char *name, size_t s
 	strncat(name, sfx, size - strlen(name) - 1);
 }
 
-/* Under the table: the lines skipped on both sides, then what the columns mean. */
-static void commit_footer(FILE *f, const struct res *r, size_t n, const struct skips *sk,
-			  bool ratio_mode)
+/* s padded on the left to w columns into buf. */
+static void pad_left(char *buf, size_t size, const char *s, size_t w)
 {
-	if (sk->n) {
-		char prefix[64];
+	size_t sw = rg_utf8_width(s);
 
-		snprintf(prefix, sizeof(prefix), "Skipped on both sides (%zu row%s):", sk->n,
-			 sk->n == 1 ? "" : "s");
-		wrap_list(f, prefix, sk->guards, sk->nguards);
+	snprintf(buf, size, "%*s%s", (int)(w > sw ? w - sw : 0), "", s);
+}
+
+/* What the commit log's columns mean, from what its lines hold, wrapped at width. */
+static void commit_footer(FILE *f, const struct res *r, const bool *show, size_t n,
+			  const struct emit_opts *o, bool with_factor)
+{
+	bool mwu = false, runs = false, floor = false, few = false, paired = false, low = false;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!show[i])
+			continue;
+		mwu |= !strcmp(r[i].test, "exact") || !strcmp(r[i].test, "normal") ||
+		       !strcmp(r[i].test, "rounds");
+		runs |= !strcmp(r[i].test, "runs");
+		floor |= !strcmp(r[i].test, "floor");
+		few |= !strcmp(r[i].pv, "few");
+		paired |= r[i].paired;
+		low |= !isnan(r[i].ci_level) && r[i].ci_level < RG_CI_NOMINAL;
 	}
-	fprintf(f, "Values are medians. %s\n"
-		   "p: two-sided Mann-Whitney U over the repetitions (few: fewer\n"
-		   "than %d a side; n/a: no per-repetition samples).\n",
-		ratio_mode ? "ratio: value / baseline." : "speedup: base/new (ns), new/base (M/s).",
-		RG_MWU_MIN_SAMPLES);
-	for (size_t i = 0; i < n; i++)
-		if (r[i].paired) {
-			fputs("Rows measured in interleaved rounds on both sides: the test\n"
-			      "is over the per-round deltas against their baseline.\n", f);
-			break;
+	m = open_memstream(&s, &len);
+	if (!m)
+		return;
+	fprintf(m, "Medians; change: %s [interval of the difference, %s]",
+		o->ratio_mode ? "against the baseline" : "new vs base",
+		low ? "95% or more unless its level follows" : "95% or more");
+	if (with_factor)
+		fputs(o->ratio_mode ? "; ratio: value/baseline" : "; speedup: base/new (ns), new/base (M/s)", m);
+	if (mwu || runs || floor || few) {
+		const char *sep = "";
+
+		fputs("; p:", m);
+		if (mwu) {
+			fprintf(m, " Mann-Whitney U over the repetitions%s", paired ?
+				" (per-round deltas where both rows have them)" : "");
+			sep = ",";
 		}
+		if (runs) {
+			fprintf(m, "%s Welch's t over the runs", sep);
+			sep = ",";
+		}
+		if (floor) {
+			fprintf(m, "%s floor: one run a side, called beyond the A/A floor (interval: +- the floor)", sep);
+			sep = ",";
+		}
+		if (few)
+			fprintf(m, "%s few: under %d samples a side", sep, RG_MWU_MIN_SAMPLES);
+	}
+	fputc('.', m);
+	if (fclose(m)) {
+		free(s);
+		return;
+	}
+	rp_wrap_line(f, s, o->width, "", "");
+	free(s);
 }
 
 /*
- * The commit-log form: one table of at most COMMIT_LOG_WIDTH columns. The name
- * column gets what the numbers leave; rows skipped on both sides are summed up
- * in one line under the table instead of one row each.
+ * The commit-log form: one table that fits o->width (at most 72 columns):
+ * name, "base -> new", the change with its interval, the speedup (left out
+ * when the names would get under 16 columns) and p.
  */
-static int emit_commit(FILE *f, const struct cmp *v, size_t n, const char *la, const char *lb,
-		       bool ratio_mode, bool cycles, const struct lines *hl)
+static int emit_commit(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
+		       const struct res *r, const bool *show, bool *with_factor_out)
 {
-	struct res *r = calloc(n ? n : 1, sizeof(*r));
-	bool *hide = calloc(n ? n : 1, sizeof(*hide));
-	struct skips sk = { .guards = calloc(n ? n : 1, sizeof(char *)) };
-	const char *h[] = { "guard/scenario", la, lb, "change", ratio_mode ? "ratio" : "speedup", "p" };
-	size_t w[6] = { 0 }, budget = 0;
+	const char *fac_h = o->ratio_mode ? "ratio" : "speedup";
+	size_t wa = rg_utf8_width(o->las), wb = rg_utf8_width(o->lbs), wc = strlen("change"),
+	       wf = strlen(fac_h), wp = 1, budget;
+	bool with_factor;
 	struct rg_table t;
 	int ret = -1;
 
-	rg_table_init(&t, 6);
-	if (!r || !hide || !sk.guards || rg_table_add(&t, h))
-		goto out;
-	for (int c = 1; c < 6; c++) {
-		t.right[c] = true;
-		w[c] = rg_utf8_width(h[c]);
-	}
-	commit_measure(v, n, la, ratio_mode, cycles, r, hide, &sk, w);
-	budget = COMMIT_LOG_WIDTH - 2 * 5;
-	for (int c = 1; c < 6; c++)
-		budget = budget > w[c] + 16 ? budget - w[c] : 16;
 	for (size_t i = 0; i < n; i++) {
-		char name[160];
+		char c[96];
 
-		if (hide[i])
+		if (!show[i])
 			continue;
-		commit_name(&v[i], budget, name, sizeof(name));
-		const char *row[] = { name, r[i].a_short, r[i].b_short, r[i].chg, r[i].fac, r[i].pv };
-		if (rg_table_add(&t, row))
+		snprintf(c, sizeof(c), "%s%s", r[i].chg, r[i].ci);
+		wa = rg_utf8_width(r[i].a_short) > wa ? rg_utf8_width(r[i].a_short) : wa;
+		wb = rg_utf8_width(r[i].b_short) > wb ? rg_utf8_width(r[i].b_short) : wb;
+		wc = rg_utf8_width(c) > wc ? rg_utf8_width(c) : wc;
+		wf = rg_utf8_width(r[i].fac) > wf ? rg_utf8_width(r[i].fac) : wf;
+		wp = rg_utf8_width(r[i].pv) > wp ? rg_utf8_width(r[i].pv) : wp;
+	}
+	/* the name gets what the numbers and 2 columns between cells leave, the speedup too when the name keeps 16 */
+	{
+		long rest = (long)o->width - (long)(wa + 4 + wb) - (long)wc - (long)wp - 2 * 3;
+
+		with_factor = rest - 2 - (long)wf >= 16;
+		budget = (size_t)(with_factor ? rest - 2 - (long)wf : rest < 12 ? 12 : rest);
+	}
+	*with_factor_out = with_factor;
+	rg_table_init(&t, with_factor ? 5 : 4);
+	{
+		char ha[64], hb[64], hab[160];
+
+		pad_left(ha, sizeof(ha), o->las, wa);
+		pad_left(hb, sizeof(hb), o->lbs, wb);
+		snprintf(hab, sizeof(hab), "%s -> %s", ha, hb);
+		const char *h5[] = { "guard/scenario", hab, "change", fac_h, "p" };
+		const char *h4[] = { "guard/scenario", hab, "change", "p" };
+
+		if (rg_table_add(&t, with_factor ? h5 : h4))
 			goto out;
 	}
-	for (size_t i = 0; i < hl->n; i++) {
-		char line[2048];
+	for (size_t c = 1; c < t.ncols; c++)
+		t.right[c] = true;
+	for (size_t i = 0; i < n; i++) {
+		char name[160], ca[64], cb[64], ab[160], chg[96];
 
-		rg_str_printable(line, sizeof(line), hl->v[i]);
-		cmp_clip(line, COMMIT_LOG_WIDTH);
-		fprintf(f, "%s\n", line);
+		if (!show[i])
+			continue;
+		commit_name(&v[i], budget, name, sizeof(name));
+		pad_left(ca, sizeof(ca), r[i].a_short, wa);
+		pad_left(cb, sizeof(cb), r[i].b_short, wb);
+		snprintf(ab, sizeof(ab), "%s -> %s", ca, cb);
+		snprintf(chg, sizeof(chg), "%s%s", r[i].chg, r[i].ci);
+		const char *r5[] = { name, ab, chg, r[i].fac, r[i].pv };
+		const char *r4[] = { name, ab, chg, r[i].pv };
+
+		if (rg_table_add(&t, with_factor ? r5 : r4))
+			goto out;
 	}
-	fputc('\n', f);
 	rg_table_print_text(&t, f);
-	fputc('\n', f);
-	commit_footer(f, r, n, &sk, ratio_mode);
 	ret = 0;
 out:
 	rg_table_free(&t);
-	free(r);
-	free(hide);
-	free(sk.guards);
 	return ret;
 }
 
-/* The batch column: one value, or "base/new" when the paired rows differ (across hosts). */
-static void batch_text(char *buf, size_t size, const struct cmp *c)
+/* The text, Markdown or CSV table of the lines shown. */
+static int emit_table(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
+		      const struct res *r, const bool *show, struct rg_table *t)
 {
-	const struct rg_row *k = c->b ? c->b : c->a;
+	const char *facname = o->ratio_mode ? "ratio" : "speedup";
 
-	if (c->a && c->b && rg_row_i(c->a, RG_COL_batch) != rg_row_i(c->b, RG_COL_batch))
-		snprintf(buf, size, "%lld/%lld", rg_row_i(c->a, RG_COL_batch),
-			 rg_row_i(c->b, RG_COL_batch));
-	else
-		snprintf(buf, size, "%lld", rg_row_i(k, RG_COL_batch));
-}
-
-/* The header lines (not in CSV), then the table in the chosen format. */
-void cmp_print_table(FILE *f, enum out_fmt fmt, const struct lines *hl, struct rg_table *t)
-{
-	if (fmt != OUT_CSV) {
-		for (size_t i = 0; i < hl->n; i++) {	/* names in them: text, never markup or controls */
-			char line[2048];
-
-			rg_str_printable(line, sizeof(line), hl->v[i]);
-			fprintf(f, "%s%s\n", fmt == OUT_MARKDOWN ? rp_md(line) : line,
-				fmt == OUT_MARKDOWN ? "  " : "");
-		}
-		fputc('\n', f);
-	}
-	if (fmt == OUT_MARKDOWN)
-		rg_table_print_markdown(t, f);
-	else if (fmt == OUT_CSV)
-		rg_table_print_csv(t, f);
-	else
-		rg_table_print_text(t, f);
-}
-
-/* Rows the Markdown table leaves out: how many, and their first few distinct reasons. */
-struct md_skips {
-	size_t n;
-	char why[200];
-	bool more;
-};
-
-static void note_skip(struct md_skips *sk, const char *reason)
-{
-	size_t l = strlen(sk->why);
-
-	sk->n++;
-	if (!*reason)
-		reason = "no reason given";
-	if (strstr(sk->why, reason))
-		return;
-	if (l + strlen(reason) + 3 >= sizeof(sk->why)) {
-		sk->more = true;
-		return;
-	}
-	snprintf(sk->why + l, sizeof(sk->why) - l, "%s%s", l ? "; " : "", reason);
-}
-
-int cmp_emit(FILE *f, enum out_fmt fmt, const struct cmp *v, size_t n, const char *la,
-		const char *lb, const char *la_short, const char *lb_short, bool ratio_mode,
-		bool cycles, const struct lines *hl)
-{
-	struct md_skips sk = { 0 };
-	struct rg_table t;
-	const char *facname = ratio_mode ? "ratio" : "speedup";
-
-	if (fmt == OUT_COMMIT)
-		return emit_commit(f, v, n, la_short, lb_short, ratio_mode, cycles, hl);
-	if (fmt == OUT_CSV) {
-		rg_table_init(&t, 21);
+	if (o->fmt == OUT_CSV) {
 		const char *h[] = { "suite", "guard", "scenario", "threads", "duty_ns", "batch",
 				    "metric", "unit", "higher_is_better", "base_label", "base_median",
 				    "base_spread", "base_samples", "new_label", "new_median",
-				    "new_spread", "new_samples", "change_pct",
-				    ratio_mode ? "ratio" : "speedup", "p_value", "verdict" };
-		if (rg_table_add(&t, h))
-			goto oom;
+				    "new_spread", "new_samples", "change_pct", "change_ci_lo_pct",
+				    "change_ci_hi_pct", "change_ci_level", facname, "p_value",
+				    "verdict" };
+
+		rg_table_init(t, 24);
+		if (rg_table_add(t, h))
+			return -1;
 	} else {
-		rg_table_init(&t, 11);
 		const char *h[] = { "suite", "guard", "scenario", "threads", "duty_ns", "batch",
-				    la, lb, "change", facname, "verdict" };
-		if (rg_table_add(&t, h))
-			goto oom;
+				    o->la, o->lb, "change", facname, "verdict" };
+
+		rg_table_init(t, 11);
+		if (rg_table_add(t, h))
+			return -1;
 		for (int i = 3; i < 10; i++)
-			t.right[i] = true;
+			t->right[i] = true;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rg_row *k = v[i].b ? v[i].b : v[i].a;
-		char th[24], du[24], ba[48], gb[160];
+		char th[24], du[24], ba[48], gb[160], chg[96];
 		const char *gname = guard_cell(&v[i], gb, sizeof(gb));
-		struct res r;
 
-		/* A table for a commit message leaves out what neither side measured. */
-		if (fmt == OUT_MARKDOWN && v[i].a && v[i].b && !cmp_row_ok(v[i].a) &&
-		    !cmp_row_ok(v[i].b)) {
-			note_skip(&sk, rg_row_s(v[i].b, RG_COL_reason));
+		if (!show[i])
 			continue;
-		}
-		cmp_compute(&v[i], la_short, ratio_mode, cycles, &r);
 		snprintf(th, sizeof(th), "%lld", rg_row_i(k, RG_COL_threads));
 		snprintf(du, sizeof(du), "%lld", rg_row_i(k, RG_COL_duty_ns));
 		batch_text(ba, sizeof(ba), &v[i]);
-		if (fmt == OUT_CSV) {
-			char c[12][40];
-			double nums[] = { r.va, r.sa, r.vb, r.sb, r.change, r.factor, r.p };
-			char *np[] = { c[0], c[1], c[3], c[4], c[6], c[7], c[8] };
+		if (o->fmt == OUT_CSV) {
+			char c[14][40];
+			double nums[] = { r[i].va, r[i].sa, r[i].vb, r[i].sb, r[i].change, r[i].ci_lo,
+					  r[i].ci_hi, r[i].ci_level, r[i].factor, r[i].p };
+			char *np[] = { c[0], c[1], c[3], c[4], c[6], c[7], c[8], c[9], c[10], c[11] };
 
-			for (size_t j = 0; j < 7; j++) {
+			for (size_t j = 0; j < 10; j++) {
 				if (isnan(nums[j]) || isinf(nums[j]))
 					np[j][0] = 0;
 				else
 					snprintf(np[j], 40, "%.6g", nums[j]);
 			}
-			snprintf(c[2], 40, "%zu", r.na);
-			snprintf(c[5], 40, "%zu", r.nb);
+			snprintf(c[2], 40, "%zu", r[i].na);
+			snprintf(c[5], 40, "%zu", r[i].nb);
 			const char *row[] = { rg_row_s(k, RG_COL_suite), gname,
-					      rg_row_s(k, RG_COL_scenario), th, du, ba, r.m->name,
-					      r.m->unit, r.m->higher_better ? "1" : "0", la_short,
-					      v[i].a ? c[0] : "", v[i].a ? c[1] : "", c[2], lb_short,
+					      rg_row_s(k, RG_COL_scenario), th, du, ba, r[i].m->name,
+					      r[i].m->unit, r[i].m->higher_better ? "1" : "0", o->las,
+					      v[i].a ? c[0] : "", v[i].a ? c[1] : "", c[2], o->lbs,
 					      v[i].b ? c[3] : "", v[i].b ? c[4] : "", c[5], c[6], c[7],
-					      c[8], r.verdict };
-			if (rg_table_add(&t, row))
-				goto oom;
+					      c[8], c[9], c[10], c[11], r[i].verdict };
+			if (rg_table_add(t, row))
+				return -1;
 		} else {
+			snprintf(chg, sizeof(chg), "%s%s", r[i].chg, r[i].ci);
 			const char *row[] = { rg_row_s(k, RG_COL_suite), gname,
-					      rg_row_s(k, RG_COL_scenario), th, du, ba, r.a, r.b,
-					      r.chg, r.fac, r.verdict };
-			if (rg_table_add(&t, row))
-				goto oom;
+					      rg_row_s(k, RG_COL_scenario), th, du, ba, r[i].a, r[i].b,
+					      chg, r[i].fac, r[i].verdict };
+			if (rg_table_add(t, row))
+				return -1;
 		}
 	}
-	cmp_print_table(f, fmt, hl, &t);
-	if (sk.n)
-		fprintf(f, "\nLeft out: %zu row%s skipped on both sides (%s%s).\n", sk.n,
-			sk.n == 1 ? "" : "s", sk.why, sk.more ? ", ..." : "");
-	rg_table_free(&t);
+	if (o->fmt == OUT_MARKDOWN)
+		rg_table_print_markdown(t, f);
+	else if (o->fmt == OUT_CSV)
+		rg_table_print_csv(t, f);
+	else
+		rg_table_print_text(t, f);
 	return 0;
-oom:
+}
+
+int cmp_emit(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
+	     const struct lines *hl)
+{
+	struct res *r = calloc(n ? n : 1, sizeof(*r));
+	bool *show = calloc(n ? n : 1, sizeof(*show));
+	struct folds fs = { calloc(n ? n : 1, sizeof(struct fold)), 0 };
+	bool csv = o->fmt == OUT_CSV, md = o->fmt == OUT_MARKDOWN, with_factor = false;
+	size_t nleft = 0;
+	struct rg_table t = { 0 };
+	int ret = -1;
+
+	if (!r || !show || !fs.v)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct rg_row *un = unmeasured(&v[i], o->ratio_mode);
+
+		cmp_compute(&v[i], o->las, o->ratio_mode, o->cycles, &r[i]);
+		/* CSV is the data: every line as it is */
+		if (!csv && un) {
+			if (fold_add(&fs, un))
+				goto out;
+			continue;
+		}
+		show[i] = csv || o->all || decides(&v[i], &r[i], o->ratio_mode);
+		nleft += !show[i];
+	}
+	cmp_print_lines(f, o->fmt, o->width, hl);
+	if (o->fmt == OUT_COMMIT ? emit_commit(f, o, v, n, r, show, &with_factor) :
+	    emit_table(f, o, v, n, r, show, &t))
+		goto out;
+	if (csv) {
+		ret = 0;
+		goto out;
+	}
+	if (fs.n || nleft || o->fmt == OUT_COMMIT)
+		fputc('\n', f);
+	fold_lines(f, &fs, o->ratio_mode, md, o->width);
+	if (nleft) {
+		char line[160];
+
+		/* one line at any width (60 at least) */
+		snprintf(line, sizeof(line), "--all shows %zu more row%s (no kernel design, none called)",
+			 nleft, nleft == 1 ? "" : "s");
+		rp_wrap_line(f, line, o->width, md ? "    " : "  ", md ? "  " : "");
+	}
+	if (o->fmt == OUT_COMMIT)
+		commit_footer(f, r, show, n, o, with_factor);
+	ret = 0;
+out:
 	rg_table_free(&t);
-	return -1;
+	for (size_t k = 0; fs.v && k < fs.n; k++)
+		free((void *)fs.v[k].guards);
+	free(fs.v);
+	free(r);
+	free(show);
+	return ret;
 }

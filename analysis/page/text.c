@@ -288,6 +288,42 @@ void rp_table_out(struct ctx *c, struct rg_table *t)
 	fputs("\n\n", c->f);
 }
 
+void rp_wrap_line(FILE *f, const char *text, size_t width, const char *indent, const char *eol)
+{
+	size_t col = 0, iw = rg_utf8_width(indent), gap = 0;
+	bool first = true;
+
+	for (const char *p = text; *p; ) {
+		const char *e = p, *q;
+		size_t len, w;
+		char word[4096];
+
+		while (*e && *e != ' ')
+			e++;
+		len = (size_t)(e - p);
+		snprintf(word, sizeof(word), "%.*s", (int)(len < sizeof(word) ? len : sizeof(word) - 1), p);
+		w = rg_utf8_width(word);
+		if (!first) {
+			/* the spaces between two words on one line as written ("new:  x" keeps its two) */
+			if (col + gap + w > width) {
+				fprintf(f, "\n%s", indent);
+				col = iw;
+			} else {
+				fprintf(f, "%*s", (int)gap, "");
+				col += gap;
+			}
+		}
+		fwrite(p, 1, len, f);
+		col += w;
+		first = false;
+		for (q = e; *q == ' '; q++)
+			;
+		gap = (size_t)(q - e);
+		p = q;
+	}
+	fprintf(f, "%s\n", eol);
+}
+
 void rp_fmt_ns(char *buf, size_t size, double v)
 {
 	rg_fmt_fixed(buf, size, v, fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : 2);

@@ -31,6 +31,19 @@ mkdir "$T/dir-base" "$T/dir-new"
 cp "$FX"/ab-base.csv "$FX"/ab-base.json "$T/dir-base/"
 cp "$FX"/ab-new.csv "$FX"/ab-new.json "$T/dir-new/"
 cd "$T"
+# The rows carry the version of the build that wrote them, and compare's identification lines
+# show it (wrapped at the width): one fixed version in the copies keeps the bytes the same
+# from one commit to the next. Each file's own version is read (JSON: the document's
+# rgbench_version; CSV: the column of that name in the first row), whatever build wrote it.
+fixversion() { python3 -c 'import csv, json, sys
+for p in sys.argv[1:]:
+    t = open(p, encoding="utf-8").read()
+    if p.endswith(".json"):
+        v = json.loads(t)["rgbench_version"]
+    else:
+        v = next(csv.DictReader(t.splitlines()))["rgbench_version"]
+    open(p, "w", encoding="utf-8").write(t.replace(v, "0.0.0-test"))' "$@"; }
+fixversion ./*.json ./*.csv dir-*/*
 export LC_ALL=C COLUMNS=80
 unset RG_PLOT_SCRIPT RG_PYTHON RGBENCH_PLOT_SCRIPT RGBENCH_PYTHON
 # The stand-in for rgplot.py: records the one document it is given into --out, as a picture
@@ -106,6 +119,11 @@ case_ report-missing "$R" report nosuch.json
 ok_ compare-text "$R" compare ab-base.json ab-new.json
 ok_ compare-markdown "$R" compare --markdown ab-base.json ab-new.json
 ok_ compare-commit-log "$R" compare --commit-log ab-base.json ab-new.json
+ok_ compare-all "$R" compare --all ab-base.json ab-new.json
+ok_ compare-all-log "$R" compare --all --commit-log ab-base.json ab-new.json
+ok_ compare-fleet-log "$R" compare --commit-log fleet/vm-x86.json fleet/xeon.json
+ok_ compare-fleet-baseline-log "$R" compare --commit-log --baseline pcpu-xadd fleet/vm-x86.json
+ok_ compare-width "$R" compare --width 60 fleet/vm-x86.json fleet/xeon.json
 ok_ compare-csv "$R" compare --csv ab-base.json ab-new.json
 ok_ compare-csv-input "$R" compare ab-base.csv ab-new.csv
 ok_ compare-dirs "$R" compare dir-base dir-new
@@ -131,7 +149,8 @@ case_ compare-select-baseline "$R" compare --baseline tls --scenarios pair --gua
 case_ compare-select-fleet "$R" compare --allow-emulated --across-hosts --roles merged-rctx,this-cpu-6.18 fleet
 case_ compare-select-none "$R" compare --guards nosuch ab-base.json ab-new.json
 case_ compare-select-empty "$R" compare --roles '' ab-base.json ab-new.json
-if [[ -n $RGBENCH ]] && RG_ENV_FILE=$IDENTITY "$RGBENCH" kmod --from-raw "$KRAW" --out kmod.json > /dev/null; then
+if [[ -n $RGBENCH ]] && RG_ENV_FILE=$IDENTITY "$RGBENCH" kmod --from-raw "$KRAW" --out kmod.csv --json kmod.json > /dev/null &&
+   fixversion kmod.json; then
 	for form in "" --markdown --csv --commit-log; do
 		case_ "compare-across-suites${form:+-}${form#--}" "$R" compare $form --across-suites ab-base.json kmod.json
 	done
@@ -139,14 +158,51 @@ else
 	echo "skipped compare --across-suites: no rgbench kmod --from-raw to convert a module CSV"
 fi
 # The commit-log form fits a commit message: at most 72 columns, for two runs, two hosts, a
-# baseline, and the plot fixtures (every kind of row).
+# baseline, and the plot fixtures (every kind of row), by default and with --all.
 for args in "ab-base.json ab-new.json" "--across-hosts ab-base.json hostb.json" \
-	    "--baseline tls ab-base.json" "plot-a.json plot-b.json"; do
+	    "--baseline tls ab-base.json" "plot-a.json plot-b.json" "--all plot-a.json plot-b.json" \
+	    "--all --baseline pcpu-xadd fleet/vm-x86.json"; do
 	# shellcheck disable=SC2086
 	w=$("$R" compare --commit-log $args |
 	    python3 -c 'import sys; print(max(map(len, sys.stdin.buffer.read().decode().splitlines())))')
 	if (( w > 72 )); then echo "FAIL commit-log $args: $w columns"; fail=1; fi
 done
+# A commit-log table of two default runs (the fleet's two real runs of this VM) fits a commit
+# message as it is: at most 72 columns and 20 lines, its arm64-only rows folded into one line
+# that names every one of them (the guards the x86-64 file skipped, read from its JSON).
+"$R" compare --commit-log fleet/vm-x86.json fleet/xeon.json > log.txt
+python3 - fleet/vm-x86.json log.txt <<'PY' || fail=1
+import json, sys
+rows = json.load(open(sys.argv[1], encoding="utf-8"))["results"]
+lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
+skipped = [r["guard"] for r in rows if r["status"] == "skipped" and r["reason"] == "arm64 only"]
+assert len(lines) <= 20 and max(map(len, lines)) <= 72, (len(lines), max(map(len, lines)))
+head = [i for i, l in enumerate(lines) if l.startswith("Skipped on both sides (arm64 only), %d rows:" % len(skipped))]
+assert len(head) == 1, lines
+fold, i = lines[head[0]], head[0] + 1
+while i < len(lines) and lines[i].startswith("  "):
+    fold += lines[i]
+    i += 1
+named = fold.split(":", 1)[1].replace(" ", "").rstrip(".").split(",")
+assert sorted(named) == sorted(set(skipped)) and len(skipped) >= 10, (named, skipped)
+table = [l for l in lines if "->" in l]
+assert not any(l.split("/")[0] in skipped for l in table), table
+PY
+# --width: an identification line longer than the width wraps at spaces, every line within it,
+# the kernel release whole on one line (never cut with '~').
+"$R" compare --width 60 fleet/vm-x86.json fleet/xeon.json > wide.txt
+python3 - wide.txt <<'PY' || fail=1
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+top = lines[:lines.index("")]
+assert len(top) > 2 and all(len(l) <= 60 for l in top) and "~" not in "".join(top), top
+base = top[:[i for i, l in enumerate(top) if l.startswith("new:")][0]]
+assert len(base) >= 2 and "6.18.44-fixture-v1045," in " ".join(base).split(), base
+PY
+# The default shows the lines that decide; --all shows every one (more table rows).
+nd=$("$R" compare ab-base.json ab-new.json | grep -cE '^(user|bpf|kmod) ' || true)
+na=$("$R" compare --all ab-base.json ab-new.json | grep -cE '^(user|bpf|kmod) ' || true)
+if ! (( nd >= 1 && na > nd )); then echo "FAIL --all: $na table rows, default $nd"; fail=1; fi
 # Usage errors: non-zero, nothing on stdout (their messages: compare-usage, ...-suites-usage).
 for args in "" "ab-base.json" "--baseline tls ab-base.json ab-new.json" \
 	    "--markdown --csv ab-base.json ab-new.json" "--baseline nosuch ab-base.json"; do

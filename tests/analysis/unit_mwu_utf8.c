@@ -182,9 +182,42 @@ static void test_write_read_utf8(void)
 	rmdir(dir);
 }
 
+/*
+ * The interval of the shift the U test inverts, against hand-computed order
+ * statistics and levels of the exact distribution of U.
+ */
+static void test_mwu_ci(void)
+{
+	struct rg_mwu_ci ci;
+
+	/*
+	 * 5v5 without ties: U counts for u = 0, 1, 2, 3 are 1, 1, 2, 3 of 252, so
+	 * P(U <= 2) = 4/252 keeps 1 - 8/252 = 96.8 % and P(U <= 3) = 7/252 would
+	 * give 94.4 %: k = 3, the 3rd and 23rd of the 25 sorted differences
+	 * y - x (10 11 12 ... : d[2] = 7, d[22] = 13).
+	 */
+	CHECK(!rg_mwu_shift_ci((double[]){ 1, 2, 3, 4, 5 }, 5, (double[]){ 11, 12, 13, 14, 15.5 }, 5,
+			       &ci), "5v5 interval failed");
+	CHECK(ci.lo == 7 && ci.hi == 13 && fabs(ci.level - (1 - 8.0 / 252)) < 1e-12 && ci.exact,
+	      "5v5: [%g, %g] at %.17g (exact %d), want [7, 13] at 1 - 8/252", ci.lo, ci.hi, ci.level,
+	      ci.exact);
+	/* 2v2: no k reaches 95 %; [min, max] with its real level, 1 - 2 P(U = 0) = 1 - 2/6. */
+	CHECK(!rg_mwu_shift_ci((double[]){ 1, 2 }, 2, (double[]){ 5, 9 }, 2, &ci), "2v2 interval failed");
+	CHECK(ci.lo == 3 && ci.hi == 8 && fabs(ci.level - (1 - 2.0 / 6)) < 1e-12,
+	      "2v2: [%g, %g] at %.17g, want [3, 8] at 2/3", ci.lo, ci.hi, ci.level);
+	/* Ties: the normal approximation, a level of at least 95 % around the shift of 10. */
+	CHECK(!rg_mwu_shift_ci((double[]){ 1, 2, 2, 3, 4, 5 }, 6, (double[]){ 11, 12, 12, 13, 14, 15 }, 6,
+			       &ci), "ties interval failed");
+	CHECK(!ci.exact && ci.level >= 0.95 && ci.level < 1 && ci.lo <= 10 && ci.hi >= 10 && ci.lo < ci.hi,
+	      "ties: [%g, %g] at %g (exact %d)", ci.lo, ci.hi, ci.level, ci.exact);
+	CHECK(rg_mwu_shift_ci((double[]){ 1 }, 1, NULL, 0, &ci) == -1 && isnan(ci.level),
+	      "empty side accepted");
+}
+
 int unit_mwu_utf8(void)
 {
 	test_mwu();
+	test_mwu_ci();
 	test_write_read_utf8();
 	return rg_test_failures;
 }

@@ -38,7 +38,7 @@ for g, want in (("noop", "1.2"), ("pcpu-xadd", "4"), ("pcpu-lock-xadd", "20")):
 t = rows.get("tls", {})
 check(t.get("base_median") == "3.2" and t.get("new_median") == "" and t.get("verdict") == "n/a (not measured)",
       f"cycles tls (no reference in new): {t}")
-p = run("compare", "--unit", "cycles", base, new)
+p = run("compare", "--unit", "cycles", "--width", "100", base, new)
 head = p.stdout.split("\n\n")[0].splitlines()
 check(p.returncode == 0 and "unit: reference cycles (cyc): each row's ns / its ref_ns_per_cycle" in head
       and "note: 1 row shows n/a in cycles: no cycle reference (ref_ns_per_cycle n/a)" in head

@@ -114,7 +114,7 @@ if r.returncode == 1 and "not built" in r.stderr:
 c.check(r.returncode == 0, f"compare: exit {r.returncode} {r.stderr}")
 c.check("note:" not in re.sub(r"(?m)^note: emulated CPU.*\n", "", r.stdout),
         f"compare of a file with itself has notes:\n{r.stdout}")
-r = subprocess.run(rgtest.command(a, "compare", "--allow-emulated", a5, a6), capture_output=True, text=True)
+r = subprocess.run(rgtest.command(a, "compare", "--allow-emulated", "--all", "--width", "400", a5, a6), capture_output=True, text=True)
 c.check(r.returncode == 0, f"compare: exit {r.returncode} {r.stderr}")
 c.check(re.search(r"^note: 3 rows measured in a different number of rounds \(e\.g\. user/\S+ "
                   r"threads=1 duty_ns=0 batch=\d+: base 5, new 6\)$", r.stdout, re.M),
@@ -130,7 +130,7 @@ for j in doc["results"]:
 none = os.path.join(tmp, "none.json")
 with open(none, "w") as f:
     json.dump(doc, f)
-r = subprocess.run(rgtest.command(a, "compare", "--allow-emulated", a5, none), capture_output=True, text=True)
+r = subprocess.run(rgtest.command(a, "compare", "--allow-emulated", "--all", "--width", "400", a5, none), capture_output=True, text=True)
 c.check(r.returncode == 0, f"compare: exit {r.returncode} {r.stderr}")
 c.check(re.search(r"^note: 3 rows not interleaved the same way \(e\.g\. user/\S+ threads=1 "
                   r"duty_ns=0 batch=\d+: base rounds, new none\): tested on per-repetition "

@@ -116,7 +116,8 @@ def case_aa(rgbench):
             return
         with open(j) as f:
             n = sum(r["status"] == "ok" for r in json.load(f)["results"])
-        p = run(rgbench, "compare", j, j)
+        # every line (--all), the A/A line on one line (--width 400: the lines above the table wrap)
+        p = run(rgbench, "compare", "--all", "--width", "400", j, j)
         check(p.returncode == 0, f"aa: compare exit 0 (got {p.returncode})")
         m = re.search(r"A/A check .*: (\d+) rows tested \((\d+) on runs, .*seen (\d+) \(", p.stdout)
         check(m is not None and int(m[1]) == n == int(m[2]) and int(m[3]) == 0,

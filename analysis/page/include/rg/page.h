@@ -89,6 +89,13 @@ void rp_left_out(struct ctx *c, const char *section, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* t in a fenced block, its widest columns clipped until it fits c->width. */
 void rp_table_out(struct ctx *c, struct rg_table *t);
+/*
+ * One line of plain text wrapped at width columns (UTF-8 code points): broken
+ * at spaces only, so a word longer than the width stands whole on a line of
+ * its own (never cut: a kernel release or a path keeps every character);
+ * indent starts every line after the first, eol ends the last one.
+ */
+void rp_wrap_line(FILE *f, const char *text, size_t width, const char *indent, const char *eol);
 void rp_fmt_ns(char *buf, size_t size, double v);
 void rp_fmt_signed(char *buf, size_t size, double v);
 /* "a/b" with two decimals and an x ("1.50x"; rg_fmt_fixed beyond), "n/a" when either is NaN. */
