@@ -29,11 +29,14 @@ static void announce(const struct rg_suite_cfg *cfg, const struct rg_env *env)
 		rg_topo_describe(topo, sizeof(topo));
 		fprintf(cfg->progress, "rgbench %s: %s %s, kernel %s; %s\n", rg_version(), env->arch,
 			env->cpu_model, env->kernel, topo);
-		fprintf(cfg->progress, "rgbench: cpus %d", cfg->cpus[0]);
-		for (int i = 1; i < cfg->ncpus && i < 8; i++)
-			fprintf(cfg->progress, ",%d", cfg->cpus[i]);
-		fprintf(cfg->progress, "%s (single-thread rows on CPU %d): %s\n",
-			cfg->ncpus > 8 ? ",..." : "", cfg->cpus[0], cfg->cpus_why);
+		/* the CPU choice and why (profile.c, rg_place_quiet()) */
+		if (cfg->ncpus > 0) {
+			fprintf(cfg->progress, "rgbench: cpus %d", cfg->cpus[0]);
+			for (int i = 1; i < cfg->ncpus && i < 8; i++)
+				fprintf(cfg->progress, ",%d", cfg->cpus[i]);
+			fprintf(cfg->progress, "%s (single-thread rows on CPU %d): %s\n",
+				cfg->ncpus > 8 ? ",..." : "", cfg->cpus[0], cfg->cpus_why);
+		}
 	}
 	if (rg_env_virt_emulated(env->virt))
 		fprintf(stderr, "rgbench: WARNING: %s CPU: these timings are the emulator's, not a "
