@@ -25,13 +25,17 @@ def ns_bars(rows, sources, out, written, suite, kind, title):
         return False
     tmin = min(r["threads"] for r in sel)
     sel = [r for r in sel if r["threads"] == tmin]
-    cost = base.noop_costs(rows)
+    over = base.noop_costs(rows)
     by = {}
     for r in sel:
         by.setdefault((r["guard"], r["source"]), r)  # first batch size wins
-    drawn = [r for r in by.values() if r["guard"] != "noop" and ok(cost(r)[0])]
-    if not drawn:
-        return False
+    drawn = [r for r in by.values() if r["guard"] != "noop" and ok(over(r)[0])]
+    totals = not drawn  # no noop row to subtract (e.g. a module file of one guard): the medians
+
+    def cost(r):
+        return (r["ns_median"], math.nan, math.nan) if totals else over(r)
+    if totals:
+        drawn = list(by.values())
     guards = ordered(r["guard"] for r in sel if (r["guard"], r["source"]) in {(d["guard"], d["source"]) for d in drawn})
     sources = present(sources, drawn)
     keep = {(r["guard"], r["source"]) for r in drawn}
@@ -48,7 +52,8 @@ def ns_bars(rows, sources, out, written, suite, kind, title):
     ax.set_yticklabels([name(g) for g in guards])
     color_names(ax, guards)
     ax.axvline(0, color="black", linewidth=1)
-    ax.set_xlabel("ns per enter/exit pair over noop (median; 0 = noop, lower is better)")
+    ax.set_xlabel("ns per enter/exit pair (median, lower is better; no noop row to subtract)" if totals else
+                  "ns per enter/exit pair over noop (median; 0 = noop, lower is better)")
     ax.set_ylabel("guard")
     unit = "thread" if suite == "user" else "kthread"
     base.titled(fig, title + f", {tmin} {unit}{'s' if tmin > 1 else ''}", sel, ax)
@@ -56,7 +61,9 @@ def ns_bars(rows, sources, out, written, suite, kind, title):
     legend_beside(ax, len(sources), loc="lower right")
     noops = [f"{fmt(by[('noop', s)]['ns_median'])} ns" + (f" ({name(lb)})" if len(sources) > 1 else "")
              for s, lb in sources if ("noop", s) in by]
-    footer(fig, "bars: the guard's cost over noop, as the report ranks it; "
+    footer(fig, "bars: the median ns per pair (no noop row was measured, so no cost over noop and no "
+           "interval: no whiskers)" if totals else
+           "bars: the guard's cost over noop, as the report ranks it; "
            + base.whisker_caption(drawn, sum(1 for r in drawn if err(r["guard"], r["source"])))
            + (f"; noop itself: {', '.join(noops)} per pair" if noops else ""))
     save(fig, out, kind, written)
