@@ -29,7 +29,9 @@ static bool measured(const struct rg_row *r)
 
 /*
  * One row as the reader read it, every column a plot uses: the source's index
- * and label, the row's names, numbers (null when empty), and "lat", its latency
+ * and label, the row's names (with the machine's identity for the titles:
+ * arch, kernel, virt, timestamp), numbers (null when empty; the interval's
+ * level delta_ci_level for the captions), and "lat", its latency
  * histogram as [lo_ns, hi_ns (null: the open last bin), count] per bin, on
  * measured rows that have one.
  */
@@ -37,11 +39,12 @@ static json_t *row_json(size_t s, const char *label, const struct rg_row *r)
 {
 #define COL(n) { RG_COL_##n, #n }
 	static const struct { enum rg_col c; const char *name; } text[] = {
-		COL(host), COL(cpu_model), COL(suite), COL(guard) },
+		COL(host), COL(arch), COL(cpu_model), COL(kernel), COL(virt), COL(timestamp), COL(suite),
+		COL(guard) },
 		ints[] = { COL(threads), COL(duty_ns), COL(batch) },
 		nums[] = { COL(ns_median), COL(ns_stddev), COL(ns_min), COL(ns_max), COL(mops_median),
 			   COL(mops_stddev) },
-		deltas[] = { COL(delta_ns), COL(delta_ci_lo), COL(delta_ci_hi) };
+		deltas[] = { COL(delta_ns), COL(delta_ci_lo), COL(delta_ci_hi), COL(delta_ci_level) };
 #undef COL
 	json_t *o = json_object();
 

@@ -5,6 +5,7 @@ import json
 import math
 import os
 import re
+import textwrap
 
 import matplotlib.pyplot as plt
 
@@ -13,6 +14,8 @@ import matplotlib.pyplot as plt
 plt.rcParams.update({
     "svg.hashsalt": "rgbench", "font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11,
     "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 9,
+    # SVG text as text (<text> elements): editable and searchable in a talk's slides.
+    "svg.fonttype": "none",
 })
 # Mathtext stays on: the log axes' tick labels are mathtext (10^k). Names are made safe where
 # they are drawn (name() below), so a '$' in a guard, host or file name is no TeX math.
@@ -148,7 +151,9 @@ class Data:
 
 
 ROW_NUMBERS = ("ns_median", "ns_stddev", "ns_min", "ns_max", "mops_median", "mops_stddev",
-               "delta_ns", "delta_ci_lo", "delta_ci_hi")
+               "delta_ns", "delta_ci_lo", "delta_ci_hi", "delta_ci_level")
+# The machine's identity of a row, for the titles (a document of an older rgbench lacks them).
+ROW_IDENTITY = ("arch", "kernel", "virt", "timestamp")
 
 
 def load(path):
@@ -164,6 +169,8 @@ def load(path):
             for k in ROW_NUMBERS:
                 r[k] = num(r.get(k))
             r["role"] = r.get("role") or ""
+            for k in ROW_IDENTITY:
+                r[k] = r.get(k) or ""
             r["baseline"] = r.get("baseline") or ""
             lat = r.pop("lat", None)
             if lat and r["status"] in MEASURED:
@@ -195,12 +202,26 @@ FORMATS = ("png", "svg")
 
 
 def footer(fig, text):
-    """The line under a figure that says what its marks are (room kept for it by save())."""
-    fig.text(0.01, 0.004, text, fontsize=8, alpha=0.7, va="bottom")
+    """The lines under a figure that say what its marks are, wrapped to its width (room kept
+    for them by save())."""
+    lines = textwrap.wrap(text, max(60, int(fig.get_figwidth() * 15)))
+    fig._rg_footer_lines = len(lines)
+    fig.text(0.01, 0.004, "\n".join(lines), fontsize=8, alpha=0.7, va="bottom")
+
+
+def bottom(fig):
+    """The figure fraction kept under the axes for the footer."""
+    return min(0.2, (0.13 + 0.14 * getattr(fig, "_rg_footer_lines", 1)) / fig.get_figheight())
+
+
+def top(fig):
+    """The figure fraction under the suptitle (its lines), where the panels end."""
+    lines = getattr(fig, "_rg_title_lines", 0)
+    return 1.0 if not lines else max(0.5, 1.0 - 0.05 * lines / fig.get_figheight())
 
 
 def save(fig, out, kind, written):
-    fig.tight_layout(rect=(0, min(0.1, 0.25 / fig.get_figheight()), 1, 1))
+    fig.tight_layout(rect=(0, bottom(fig), 1, top(fig)))
     if EMULATED:  # timings of qemu, not of a machine: say so across the whole figure
         fig.text(0.5, 0.5, "EMULATED", fontsize=60, color="red", alpha=0.25, rotation=25,
                  ha="center", va="center", weight="bold")
@@ -221,11 +242,13 @@ def legend_beside(ax, entries, **kw):
                   ncol=2 if entries > 24 else 1, **kw)
 
 
-def grouped_hbars(ax, groups, sources, value, err):
+def grouped_hbars(ax, groups, sources, value, err, dots=False):
     """One group per entry of groups, top to bottom, one horizontal bar per source;
-    value/err(group, src) -> number/(lo, hi)."""
+    value/err(group, src) -> number/(lo, hi) (the row's interval, drawn as it is) or None.
+    dots: points instead of bars (for a log axis, where a bar's length means nothing)."""
     n = len(sources)
-    height = 0.8 / max(n, 1)
+    # each group's bars share its slot: a source without a value there takes no room
+    have = [[s for s, _ in sources if value(g, s) is not None and ok(value(g, s))] for g in groups]
     for si, (src, label) in enumerate(sources):
         ys, xs, lo, hi = [], [], [], []
         for gi, g in enumerate(groups):
@@ -233,13 +256,20 @@ def grouped_hbars(ax, groups, sources, value, err):
             if v is None or not ok(v):
                 continue
             e = err(g, src)
-            ys.append(gi - 0.4 + height * (si + 0.5))
+            height = 0.8 / len(have[gi])
+            ys.append(gi - 0.4 + height * (have[gi].index(src) + 0.5))
             xs.append(v)
-            lo.append(max(v - e[0], 0) if e else 0)
-            hi.append(max(e[1] - v, 0) if e else 0)
-        bars = ax.barh(ys, xs, height * 0.92, label=name(label), color=COLORS[si % len(COLORS)],
+            # no interval: no whisker (NaN draws nothing), never a zero-length one
+            lo.append(max(v - e[0], 0) if e else math.nan)
+            hi.append(max(e[1] - v, 0) if e else math.nan)
+        color = COLORS[si % len(COLORS)]
+        if dots:
+            ax.plot(xs, ys, linestyle="none", marker=MARKERS[si % len(MARKERS)], markersize=7, color=color,
+                    label=name(label))
+            continue
+        bars = ax.barh(ys, xs, [0.8 * 0.92 / len(have[round(y)]) for y in ys], label=name(label), color=color,
                        hatch="//" if si >= len(COLORS) else None,
-                       xerr=[lo, hi], capsize=2, error_kw={"elinewidth": 1})
+                       xerr=[lo, hi], capsize=2, error_kw={"elinewidth": 1, "ecolor": "black"})
         if len(groups) * n <= 60:
             ax.bar_label(bars, labels=[fmt(x) for x in xs], fontsize=8, padding=3)
     ax.set_yticks(range(len(groups)))
@@ -248,11 +278,12 @@ def grouped_hbars(ax, groups, sources, value, err):
 
 
 def fmt(v):
-    if v >= 100:
+    a = abs(v)
+    if a >= 100:
         return f"{v:.0f}"
-    if v >= 10:
+    if a >= 10:
         return f"{v:.1f}"
-    if v >= 1:
+    if a >= 1:
         return f"{v:.2f}"
     return f"{v:.3f}"
 
@@ -283,3 +314,100 @@ def color_names(ax, groups):
         t.set_color(STYLES.label_color(g))
 
 
+
+
+# ---- what every figure says: the machine, the cost over noop, its interval ------------------
+
+IDENTITY_LINES = 4  # hosts named one a line in a title; more are counted
+
+
+def identity(rows):
+    """The machines the rows were measured on, one line each: host, CPU, kernel and the
+    date(s) of the runs (from the rows' own columns, never this machine's)."""
+    seen = {}
+    for r in rows:
+        key = (r["host"], r.get("cpu_model", ""), r.get("kernel", ""))
+        day = (r.get("timestamp") or "")[:10]
+        seen.setdefault(key, set())
+        if day:
+            seen[key].add(day)
+    lines = []
+    for (host, cpu, kernel), days in seen.items():
+        days = sorted(days)
+        when = days[0] if len(days) == 1 else f"{days[0]}..{days[-1]}" if days else "date n/a"
+        lines.append(f"{name(host, 40)} \u00b7 {name(cpu or 'CPU n/a', 48)} \u00b7 kernel "
+                     f"{name(kernel or 'n/a', 40)} \u00b7 {when}")
+    if len(lines) > IDENTITY_LINES:
+        more = len(lines) - (IDENTITY_LINES - 1)
+        lines = lines[:IDENTITY_LINES - 1] + [f"and {more} more machines"]
+    return lines
+
+
+def titled(fig, title, rows, ax=None):
+    """The figure's title and, under it, the machines it shows: on ax for a one-panel
+    figure, as the figure's suptitle otherwise."""
+    text = "\n".join([title] + identity(rows))
+    if ax is not None:
+        ax.set_title(text)
+    else:
+        fig.suptitle(text, fontsize=12)
+        fig._rg_title_lines = text.count("\n") + 1
+
+
+def noop_costs(rows):
+    """cost(r) -> (ns over noop, lo, hi): the row's paired difference against noop and its
+    interval when it has one (delta_ns, delta_ci_lo, delta_ci_hi), else its median minus the
+    median of noop's row of the same file, suite, scenario, threads and duty (no interval),
+    as the report's tables rank them (rp_cost_of)."""
+    noop = {(r["source"], r["suite"], r["scenario"], r["threads"], r["duty_ns"]): r["ns_median"]
+            for r in rows if r["guard"] == "noop" and r["status"] in MEASURED and ok(r["ns_median"])}
+
+    def cost(r):
+        if r["baseline"] == "noop" and ok(r["delta_ns"]):
+            return r["delta_ns"], r["delta_ci_lo"], r["delta_ci_hi"]
+        if r["guard"] == "noop":
+            return 0.0, math.nan, math.nan
+        n = noop.get((r["source"], r["suite"], r["scenario"], r["threads"], r["duty_ns"]))
+        return (r["ns_median"] - n if n is not None and ok(r["ns_median"]) else math.nan), math.nan, math.nan
+    return cost
+
+
+def level_text(rows):
+    """The confidence of the rows' intervals as a caption says it: '96.1%', '93.5-96.1%', or
+    'level not recorded' (files before schema 4)."""
+    lv = sorted({round(100 * r["delta_ci_level"], 1) for r in rows if ok(r["delta_ci_level"])})
+    if not lv:
+        return "level not recorded"
+    return f"{lv[0]:g}%" if len(lv) == 1 else f"{lv[0]:g}-{lv[-1]:g}%"
+
+
+def whisker_caption(rows, intervals):
+    """The footer's words for the one whisker every plot draws: the row's interval."""
+    rows = list(rows)
+    if not intervals:
+        return "no whiskers: these rows have no paired rounds (no interval), each value a difference of medians"
+    s = f"whiskers: the row's interval of its paired difference (delta_ci_lo..delta_ci_hi, {level_text(rows)} confidence)"
+    if intervals < len(rows):
+        s += "; no whisker: no paired rounds, a difference of medians"
+    return s
+
+
+MAX_SERIES = 8  # series drawn in one panel; more are split into panels by design family
+
+
+def panels(keys, guard_of):
+    """Series keys in panels of at most MAX_SERIES, a design family to a panel where it fits
+    (small families share one, in FAMILIES order; a family larger than a panel is cut)."""
+    by = {}
+    for k in keys:
+        by.setdefault(STYLES.family.get(guard_of(k), "other"), []).append(k)
+    out = []
+    for fam in FAMILIES:
+        ks = by.get(fam, [])
+        for i in range(0, len(ks), MAX_SERIES):
+            chunk = ks[i:i + MAX_SERIES]
+            if out and len(out[-1][1]) + len(chunk) <= MAX_SERIES and i == 0:
+                out[-1] = (out[-1][0] + [fam], out[-1][1] + chunk)
+            else:
+                out.append(([fam], chunk))
+    return [(" + ".join(FAMILIES[f][0] for f in ordered(fams)), ks) for fams, ks in out]

@@ -15,7 +15,7 @@ def wrapped(s, width=28):
     return "\n".join(textwrap.wrap(s, width, break_long_words=True)) or s
 
 
-def fleet(cells, out, written):
+def fleet(cells, out, written, rows=()):
     """Heat map, roles down and hosts across: each guard's cost over noop minus that of the
     design the host's kernel runs (0 = that design; below 0 cheaper). Two hosts or more."""
     hosts = ordered(c["label"] for c in cells if c["current_role"])
@@ -59,7 +59,7 @@ def fleet(cells, out, written):
     ticks = [-d for d in reversed(decades)] + [0.0] + decades if decades else [-lim, 0.0, lim]
     fig.colorbar(im, ax=ax, ticks=ticks, format=matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:+g}" if v else "0"),
                  label="ns per pair against the host's current design\n(below 0: cheaper)")
-    ax.set_title("Guard cost by role and host, relative to each kernel's own design")
+    base.titled(fig, "Guard cost by role and host, relative to each kernel's own design", rows, ax)
     was = base.EMULATED
     base.EMULATED = base.EMULATED or bool(emu)
     save(fig, out, "fleet", written)
@@ -67,7 +67,7 @@ def fleet(cells, out, written):
     return True
 
 
-def decision(cands, out, written):
+def decision(cands, out, written, rows=()):
     """Per host: each candidate design's change against the host's current one, with its
     interval, the zero line marked; left of it is cheaper."""
     hosts = ordered(c["label"] for c in cands)
@@ -82,9 +82,10 @@ def decision(cands, out, written):
         first = cs[0]
         for i, c in enumerate(cs):
             st = base.STYLES.of(c["guard"])
-            lo = c["change_ns"] - c["lo_ns"] if ok(c["lo_ns"]) else 0
-            hi = c["hi_ns"] - c["change_ns"] if ok(c["hi_ns"]) else 0
-            ax.errorbar([c["change_ns"]], [i], xerr=[[max(lo, 0)], [max(hi, 0)]], color=st["color"],
+            # no interval: the point alone (NaN draws no whisker), never a zero-length one
+            lo = max(c["change_ns"] - c["lo_ns"], 0) if ok(c["lo_ns"]) and ok(c["hi_ns"]) else math.nan
+            hi = max(c["hi_ns"] - c["change_ns"], 0) if ok(c["lo_ns"]) and ok(c["hi_ns"]) else math.nan
+            ax.errorbar([c["change_ns"]], [i], xerr=[[lo], [hi]], color=st["color"],
                         marker=st["marker"], markersize=7, capsize=4, linestyle="none")
             verdict = "cheaper" if ok(c["hi_ns"]) and c["hi_ns"] < 0 else \
                 "dearer" if ok(c["lo_ns"]) and c["lo_ns"] > 0 else \
@@ -108,7 +109,7 @@ def decision(cands, out, written):
                      color="red" if emu else "black")
         ax.set_xlabel("change in ns per guard pair against the current design (left of 0: cheaper)")
         ax.set_ylabel("candidate")
-    fig.suptitle("Decision: each candidate design against the host's current one")
+    base.titled(fig, "Decision: each candidate design against the host's current one", rows)
     footer(fig, "points: difference of the two costs over noop; bars: the difference of their "
              "intervals (at least 90% for two 95% intervals)")
     was = base.EMULATED

@@ -4,7 +4,11 @@
 tick label is a number or a name (a label parsed as mathtext is a number such as 10^k; no
 other label shows '$' that is not a name's own, nor '\\mathdefault', nor a control
 character), no two tick labels of one axis overlap (their extents in the drawn figure), no
-two entries of one legend share colour and style, every plot has a title and axis labels.
+two entries of one legend share colour and style, every plot has a title and axis labels;
+and that they read at a glance (issue 39): no bar on a log axis, at most 8 series in one
+panel, every whisker one row's interval (delta_ci_lo..delta_ci_hi, or the decision table's)
+with its level named in the caption, the duty and threads plots the cost over noop on linear
+axes, the machines' host and kernel in the titles, SVG text as <text>.
 
   drawn.py RGBENCH_REPORT FIXTURES_DIR SOURCE_DIR ANALYSIS_DIR    the test: plot several
         inputs (a real default run in SOURCE_DIR/drawn, the plot and report fixtures, the
@@ -74,11 +78,44 @@ def style_key(h):
     return (type(h).__name__, id(h))
 
 
-def check_figure(fig, kind):
+def close(a, b):
+    return abs(a - b) <= 1e-6 * max(abs(a), abs(b)) + 1e-9
+
+
+def whisker_problems(where, ax, intervals):
+    """Every whisker of ax is one of intervals ((lo, hi) pairs): its two ends, or (a ladder
+    step's, labelled '_interval shifted') its length. Returns (problems, whiskers seen)."""
+    from matplotlib.container import ErrorbarContainer
+    out, n = [], 0
+    for c in ax.containers:
+        if not isinstance(c, ErrorbarContainer):
+            continue
+        shifted = (c.get_label() or "").startswith("_interval shifted")
+        for col in c.lines[2]:
+            for seg in col.get_segments():
+                if len(seg) != 2:
+                    continue
+                (x0, y0), (x1, y1) = seg
+                a, b = sorted((y0, y1) if close(x0, x1) else (x0, x1))
+                n += 1
+                if shifted:
+                    good = any(close(b - a, hi - lo) for lo, hi in intervals)
+                else:
+                    good = any(close(a, lo) and close(b, hi) for lo, hi in intervals)
+                if not good:
+                    out.append(f"{where}: a whisker {a:g}..{b:g} is no row's interval")
+    return out, n
+
+
+def check_figure(fig, kind, intervals=()):
     fig.canvas.draw()
     rend = fig.canvas.get_renderer()
     problems, nticks, nlegend, texts = [], 0, 0, []
     suptitle = fig._suptitle.get_text() if fig._suptitle else ""
+    titles = [suptitle] + [ax.get_title() for ax in fig.axes]
+    footers = [t.get_text() for t in fig.texts]
+    scales, series, whiskers = [], [], 0
+    from matplotlib.container import BarContainer
     for ai, ax in enumerate(fig.axes):
         where = f"{kind} axes {ai}"
         colorbar = hasattr(ax, "_colorbar")
@@ -92,6 +129,18 @@ def check_figure(fig, kind):
                 problems.append(f"{where}: no x axis label")
             if not ax.get_ylabel():
                 problems.append(f"{where}: no y axis label")
+        if not colorbar:
+            bars = any(isinstance(c, BarContainer) for c in ax.containers)
+            scales.append([ax.get_xscale(), ax.get_yscale(), bars, ax.get_ylabel()])
+            if bars and "log" in (ax.get_xscale(), ax.get_yscale()):
+                problems.append(f"{where}: bars on a log axis")
+            labels = {lb for lb in ax.get_legend_handles_labels()[1] if not lb.startswith("_")}
+            series.append(len(labels))
+            if len(labels) > 8:
+                problems.append(f"{where}: {len(labels)} series in one panel (at most 8)")
+            wp, nw = whisker_problems(where, ax, intervals)
+            problems += wp
+            whiskers += nw
         for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
             labels = visible_ticklabels(axis)
             nticks += len(labels)
@@ -122,7 +171,25 @@ def check_figure(fig, kind):
                 if key in seen:
                     problems.append(f"{where} legend: {t.get_text()!r} looks like {seen[key]!r}")
                 seen.setdefault(key, t.get_text())
-    return {"kind": kind, "problems": problems, "ticks": nticks, "legend": nlegend, "texts": texts}
+    if whiskers and kind != "decision" and not any("confidence" in t for t in footers):
+        problems.append(f"{kind}: whiskers drawn but the caption names no confidence level")
+    for t in footers:
+        if re.search(r"min-max|standard deviation", t):
+            problems.append(f"{kind}: the caption names another whisker: {t!r}")
+    return {"kind": kind, "problems": problems, "ticks": nticks, "legend": nlegend, "texts": texts + footers,
+            "titles": titles, "scales": scales, "series": series, "whiskers": whiskers}
+
+
+def intervals_of(path):
+    """The intervals a whisker may be: every row's [delta_ci_lo, delta_ci_hi] and every
+    decision's [lo_ns, hi_ns], from the document rgbench plot handed over."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    out = [(r["delta_ci_lo"], r["delta_ci_hi"]) for r in doc["rows"]
+           if r.get("delta_ci_lo") is not None and r.get("delta_ci_hi") is not None]
+    out += [(c["lo_ns"], c["hi_ns"]) for c in doc.get("decision", [])
+            if c.get("lo_ns") is not None and c.get("hi_ns") is not None]
+    return out
 
 
 def run_script():
@@ -132,6 +199,7 @@ def run_script():
     from matplotlib.figure import Figure
     log = os.environ["RG_DRAWN_LOG"]
     save = Figure.savefig
+    intervals = intervals_of(sys.argv[sys.argv.index("--data") + 1])
 
     def checked_save(self, fname, *a, **kw):
         kind = os.path.splitext(os.path.basename(str(fname)))[0]
@@ -141,7 +209,7 @@ def run_script():
         if not getattr(self, "_rg_drawn_checked", False):
             self._rg_drawn_checked = True
             with open(log, "a") as f:
-                f.write(json.dumps(check_figure(self, kind)) + "\n")
+                f.write(json.dumps(check_figure(self, kind, intervals)) + "\n")
         return save(self, fname, *a, **kw)
     Figure.savefig = checked_save
     sys.argv = sys.argv[1:]
@@ -159,8 +227,10 @@ def check(ok, what):
         print("FAIL", what)
 
 
-def plot_case(R, what, args, kinds, T, expect_texts=()):
-    """rgbench plot ARGS with this file as its python: every kind in kinds drawn, no problem."""
+def plot_case(R, what, args, kinds, T, expect_texts=(), titles=()):
+    """rgbench plot ARGS with this file as its python: every kind in kinds drawn, no problem;
+    every figure's title shows each text of titles (the inputs' host, kernel, date); every
+    SVG holds its text as <text>; duty and threads: the cost over noop, linear axes."""
     log = os.path.join(T, f"{what}.log")
     out = os.path.join(T, f"{what}-out")
     env = dict(os.environ, RG_PYTHON=os.path.abspath(__file__), RG_DRAWN_LOG=log)
@@ -178,6 +248,20 @@ def plot_case(R, what, args, kinds, T, expect_texts=()):
     shown = [t for f in figs for t in f["texts"]]
     for s in expect_texts:
         check(any(s in t for t in shown), f"{what}: no drawn text shows {s!r}")
+    for f in figs:
+        for s in titles if f["kind"] in kinds else ():
+            check(any(s in t for t in f["titles"]), f"{what}: {f['kind']}'s title does not show {s!r}")
+        if f["kind"] in ("duty", "threads", "pair-ns", "kmod-ns"):
+            check(all(x == "linear" and y == "linear" for x, y, _, _ in f["scales"]),
+                  f"{what}: {f['kind']} has a log axis: {f['scales']}")
+        if f["kind"] in ("duty", "threads"):
+            check(all("over noop" in lb for _, _, _, lb in f["scales"]),
+                  f"{what}: {f['kind']} does not draw the cost over noop: {f['scales']}")
+    svgs = [os.path.join(out, k) for k in os.listdir(out) if k.endswith(".svg")] if os.path.isdir(out) else []
+    check(len(svgs) == len(figs), f"{what}: {len(svgs)} SVG files for {len(figs)} figures")
+    for k in svgs:
+        with open(k, encoding="utf-8") as f:
+            check("<text" in f.read(), f"{what}: {os.path.basename(k)} holds no <text> (text drawn as paths)")
     n = sum(f["ticks"] for f in figs), sum(f["legend"] for f in figs)
     print(f"{what}: {len(figs)} figures, {n[0]} tick labels, {n[1]} legend entries checked")
     return figs
@@ -233,15 +317,29 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rgbench-drawn-") as T:
         # A real default run (--quick, this VM, see drawn/README.md): the duty, threads and
         # latency plots whose log axes printed raw TeX, and 14 guards that shared 10 colours.
-        figs = plot_case(R, "default", [default], ["pair-ns", "duty", "threads", "latency-cdf", "decision"], T)
+        # Its identity is the fixture's (drawn/README.md), never this machine's.
+        figs = plot_case(R, "default", [default], ["pair-ns", "duty", "threads", "latency-cdf", "decision"], T,
+                         titles=["vm \u00b7 ", "kernel 6.18.44-fixture-v1045", "2026-12-02"])
         for f in figs:
-            if f["kind"] in ("duty", "threads"):
-                check(f["legend"] >= 14, f"default: {f['kind']} legend has {f['legend']} entries, not every guard")
+            if f["kind"] in ("duty", "threads"):  # 14 guards: noop is the zero line, 13 series in panels
+                check(f["legend"] >= 13, f"default: {f['kind']} legend has {f['legend']} entries, not every guard")
+                check(len(f["series"]) >= 2, f"default: {f['kind']}: 13 series in {len(f['series'])} panel")
+            if f["kind"] in ("pair-ns", "duty", "threads", "decision"):  # its rows have intervals: drawn
+                want = 1 if f["kind"] == "decision" else 10
+                check(f["whiskers"] >= want, f"default: {f['kind']}: {f['whiskers']} whiskers")
+            if f["kind"] == "latency-cdf":  # left: a linear zoom; right: the log-log tail
+                check(all(sc[:2] == ["linear", "linear"] for sc in f["scales"][0::2]) and
+                      all(sc[:2] == ["log", "log"] for sc in f["scales"][1::2]),
+                      f"default: latency-cdf scales {f['scales']}")
         # Two machines, every kind of row (the plot fixtures), and two hosts of two arches.
         plot_case(R, "fixtures", [os.path.join(FX, "plot-a.json"), os.path.join(FX, "plot-b.json")],
-                  ["pair-ns", "duty", "threads", "latency-cdf", "bpf", "kmod-ns", "fleet", "decision"], T)
+                  ["pair-ns", "duty", "threads", "latency-cdf", "bpf", "kmod-ns", "fleet", "decision"], T,
+                  titles=["alpha \u00b7 AMD EPYC 7B13 \u00b7 kernel 6.18.0 \u00b7 2026-01-01",
+                          "grace \u00b7 Neoverse-V2 \u00b7 kernel 6.18.0 \u00b7 2026-01-01"])
         plot_case(R, "report", [os.path.join(FX, "report-x86.json"), os.path.join(FX, "report-arm.json")],
-                  ["pair-ns", "decision", "fleet"], T)
+                  ["pair-ns", "decision", "fleet"], T, titles=["xeon \u00b7 Intel Xeon", "grace \u00b7 Neoverse-V2"],
+                  # its module rows have no noop to subtract: kmod-ns draws the medians and says so
+                  expect_texts=["no noop row was measured"])
         # A real ladder run (--quick --scenarios pair,ladder, drawn/README.md) beside a copy of
         # it as a second host: the parts ladders of two hosts side by side.
         lad = os.path.join(S, "drawn", "ladder-x86.json")
@@ -257,6 +355,7 @@ def main():
         # The fleet fixtures: five machines, three named vm, one emulated.
         plot_case(R, "fleet", [os.path.join(A, "fleet")], ["pair-ns", "fleet", "decision", "bpf"], T,
                   expect_texts=["vm (aarch64, Neoverse-V2)"])
+
         # Hostile names: TeX in a guard and a host, a 4,000-character guard, a '$' in file names.
         hostile = os.path.join(T, "hostile.json")
 
