@@ -181,7 +181,7 @@ for r in kr:
               and num(r, "ns_min") <= num(r, "ns_median") <= num(r, "ns_max"),
               f"B {g}: bad aggregates {r}")
         if g == "noop":
-            check(r["baseline"] == "n/a" and r["delta_ns"] == "n/a", f"B noop: delta {r}")
+            check(r["baseline"] == "n/a" and r["delta_ns"] == "", f"B noop: delta {r}")
         else:
             lo, d, hi = num(r, "delta_ci_lo"), num(r, "delta_ns"), num(r, "delta_ci_hi")
             check(r["baseline"] == "noop" and lo <= d <= hi, f"B {g}: delta/interval {r}")
