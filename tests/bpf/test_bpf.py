@@ -363,7 +363,7 @@ def case_output(b):
         rows = read_csv(c)
         with open(j) as f:
             doc = json.load(f)
-        check(doc.get("schema_version") == 5, "JSON schema_version 5")
+        check(doc.get("schema_version") == 6, "JSON schema_version 6")
         jrows = doc.get("results", [])
         check(len(jrows) == len(rows), f"JSON and CSV have the same rows ({len(jrows)}/{len(rows)})")
         check(all(x["run_id"] == doc.get("run_id") for x in rows), "CSV run_id == JSON run_id")
@@ -372,6 +372,10 @@ def case_output(b):
             tag = f"{x['guard']}/{x['scenario']}"
             check(x["suite"] == "bpf" and y["suite"] == "bpf", f"{tag}: suite bpf")
             check(x["scenario"] in ("syscall", "driver", "recurse"), f"{tag}: scenario is a mode")
+            check(x["unit"] == "ns/event" == y["unit"], f"{tag}: unit {x['unit']!r}, want ns/event")
+            check(x["pinning"] == "none" or x["cpus_why"] ==
+                  "default: the first allowed CPUs in placement order, one producer each",
+                  f"{tag}: cpus_why {x['cpus_why']!r} (no --cpus given)")
             check(list(y.keys())[:len(COLUMNS)] == COLUMNS, f"{tag}: JSON keys in schema order")
             check((x["guard"], x["scenario"], x["status"], int(x["ops"])) ==
                   (y["guard"], y["scenario"], y["status"], y["ops"]), f"{tag}: CSV == JSON")

@@ -29,6 +29,10 @@ with tempfile.TemporaryDirectory() as d:
     rows = list(csv.DictReader(open(csvp))) if os.path.exists(csvp) else []
     by = {(r["guard"], r["scenario"]): r for r in rows}
     check(len(rows) == 6, f"good: {len(rows)} rows, want 6")
+    # Schema 6: the unit of the ns columns, and why the kthreads ran where they did.
+    check(all(r["unit"] == "ns/pair" and r["cpus_why"] == "the module's cpus= list (--cpus, default all "
+              "online), one kthread per CPU, SMT siblings left out unless --siblings" for r in rows),
+          f"good: unit and cpus_why {[(r['unit'], r['cpus_why']) for r in rows[:1]]}")
     r = by.get(("noop", "loop"), {})
     # runs: (1+3)/2=2, (2+2)/2=2, (4+6)/2=5 ns; Mpairs/s 1000+333.3, 500+500, 250+166.7
     check(r.get("repetitions") == "3" and close(r.get("ns_median", "nan"), 2.0)

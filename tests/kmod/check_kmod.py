@@ -159,7 +159,7 @@ def num(r, k):
 
 for r in kr:
     g = r["guard"]
-    check(r["suite"] == "kmod" and r["schema_version"] == "5" and r["pinning"] == "kthread",
+    check(r["suite"] == "kmod" and r["schema_version"] == "6" and r["pinning"] == "kthread" and r["unit"] == "ns/pair",
           f"B {g}: identity columns {r}")
     check(g in ALL, f"B: unexpected guard {g}")
     if g in SKIP:
