@@ -417,6 +417,7 @@ def case_cpus(b):
         if r.returncode == 0:
             rows = read_csv(c)
             check([x["cpus"] for x in rows] == [str(last)], f"cpus column {[x['cpus'] for x in rows]}")
+            check([x["cpus_why"] for x in rows] == ["--cpus given"], f"cpus_why {[x['cpus_why'] for x in rows]}")
         r = run(b, "--mode", "driver", "--attach", "driver-empty", "--cpus", str(last),
                 "--threads", "2", "--allow-shared-cpus", "--duration", "0.05", "--repetitions", "3",
                 "--warmup", "0", "--batch", "100", "--out", c)
