@@ -264,13 +264,20 @@ void rg_fmt_write_csv(FILE *f, const struct rg_resultset *rs)
 
 /*
  * The fewest significant digits (1 to 17) that read back as exactly v: 0.1 is
- * written 0.1, not 0.10000000000000001; 17 always do.
+ * written 0.1, not 0.10000000000000001; 17 always do. At least as many as v
+ * has before the point (below 1e17), so that %g writes 50 as 50, not 5e+01.
  */
 static int shortest_digits(double v)
 {
 	char b[40];
+	double mag = fabs(v);
+	int p = 1;
 
-	for (int p = 1; p < 17; p++) {
+	while (p < 17 && mag >= 10.0 && fabs(v) < 1e17) {
+		mag /= 10.0;
+		p++;
+	}
+	for (; p < 17; p++) {
 		snprintf(b, sizeof(b), "%.*g", p, v);
 		if (strtod(b, NULL) == v)
 			return p;
