@@ -1,48 +1,77 @@
 // SPDX-License-Identifier: MIT
-/* The CSV and JSON formats of a result set: one column list, one row writer for both. */
+/* The CSV and JSON formats of a result set: one column list, its CSV row and its JSON row (jansson). */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "rg/version.h"
 #include "schema_int.h"
 
 
-static void put_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* A string value as one printable line of valid UTF-8: the reader refuses anything else. */
-static void put_str(FILE *f, enum rg_fmt fmt, const char *s)
+/*
+ * CSV: a string value as one printable line of valid UTF-8 (the reader refuses
+ * anything else); a missing number is an empty field (schema 6: every reader
+ * of CSV, sqlite3's .import, pandas, DuckDB, types the column as numbers).
+ */
+static void csv_str(FILE *f, const char *s)
 {
 	char buf[1024];
 
 	rg_str_printable(buf, sizeof(buf), s);
-	if (fmt == FMT_CSV)
-		rg_csv_put_field(f, buf);
-	else
-		put_json_str(f, buf);
+	rg_csv_put_field(f, buf);
 }
 
-static void put_double(FILE *f, enum rg_fmt fmt, double v)
+static void csv_double(FILE *f, double v)
 {
-	if (isnan(v) || isinf(v))
-		fputs(fmt == FMT_CSV ? "n/a" : "null", f);
-	else
+	if (isfinite(v))
 		fprintf(f, "%.6g", v);
+}
+
+/*
+ * JSON: every value is a jansson value, escaped as the reader (jansson)
+ * unescapes it; each double is dumped with the fewest digits that read back
+ * as the same double (dump(): JSON_REAL_PRECISION of at most 17); a missing
+ * number is null. A NULL from jansson (out of memory) marks the whole row bad.
+ */
+#define JSON_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
+
+static json_t *j_str(const char *s)
+{
+	char buf[1024];
+
+	rg_str_printable(buf, sizeof(buf), s);
+	return json_string(buf);
+}
+
+static json_t *j_double(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Set o[key] to v (taken); false when v or the set failed. */
+static bool j_set(json_t *o, const char *key, json_t *v)
+{
+	return v && !json_object_set_new(o, key, v);
+}
+
+/* n doubles as an array, each missing one null; [] when v is NULL. */
+static json_t *j_doubles(const double *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && v && i < n; i++) {
+		json_t *x = j_double(v[i]);
+
+		if (!x || json_array_append_new(a, x)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
 }
 
 /* The value of every column for one row, through the column X-macro. */
@@ -62,6 +91,7 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 #define COL_preempt(r, rs)		(rs)->env.preempt
 #define COL_pinning(r, rs)		(r)->pinning
 #define COL_cpus(r, rs)			(r)->cpus
+#define COL_cpus_why(r, rs)		(r)->cpus_why
 #define COL_suite(r, rs)		(r)->suite
 #define COL_guard(r, rs)		(r)->guard
 #define COL_role(r, rs)			(r)->role
@@ -72,6 +102,7 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 #define COL_duty_in_ns(r, rs)		(r)->duty_in_ns
 #define COL_repetitions(r, rs)		(r)->repetitions
 #define COL_runs(r, rs)			(r)->runs
+#define COL_unit(r, rs)			rg_result_unit(r)
 #define COL_aa_floor_ns(r, rs)	(r)->aa_floor_ns
 #define COL_layout(r, rs)		(r)->layout
 #define COL_ns_median(r, rs)		(r)->ns_median
@@ -112,87 +143,96 @@ static void put_double(FILE *f, enum rg_fmt fmt, double v)
 #define COL_status(r, rs)		(r)->status
 #define COL_reason(r, rs)		(r)->reason
 
-#define PUT_S(f, fmt, v)	put_str(f, fmt, v)
-#define PUT_I(f, fmt, v)	fprintf(f, "%ld", (long)(v))
-#define PUT_U(f, fmt, v)	fprintf(f, "%llu", (unsigned long long)(v))
-#define PUT_D(f, fmt, v)	put_double(f, fmt, v)
-#define PUT_B(f, fmt, v)	fputs((v) ? "1" : "0", f)
+/* One column's value: CSV text, or a jansson value (NULL when out of memory). */
+#define CSV_S(f, v)	csv_str(f, v)
+#define CSV_I(f, v)	fprintf(f, "%ld", (long)(v))
+#define CSV_U(f, v)	fprintf(f, "%llu", (unsigned long long)(v))
+#define CSV_D(f, v)	csv_double(f, v)
+#define CSV_B(f, v)	fputs((v) ? "1" : "0", f)
+#define JSON_S(v)	j_str(v)
+#define JSON_I(v)	json_integer((json_int_t)(v))
+#define JSON_U(v)	json_integer((json_int_t)(v))
+#define JSON_D(v)	j_double(v)
+#define JSON_B(v)	json_integer((v) ? 1 : 0)
 
-static void put_samples(FILE *f, const double *v, size_t n)
-{
-	fputc('[', f);
-	for (size_t i = 0; v && i < n; i++) {
-		if (i)
-			fputc(',', f);
-		put_double(f, FMT_JSON, v[i]);
-	}
-	fputc(']', f);
-}
-
-static void write_row(FILE *f, enum rg_fmt fmt, const struct rg_resultset *rs,
-		      const struct rg_result *r)
+static void csv_row(FILE *f, const struct rg_resultset *rs, const struct rg_result *r)
 {
 	bool first = true;
 
-	(void)first;
-#define X(name, kind, since, doc)					\
-	do {								\
-		if (fmt == FMT_CSV) {					\
-			if (!first)					\
-				fputc(',', f);				\
-		} else {						\
-			fputs(first ? "{\"" #name "\":" : ",\"" #name "\":", f); \
-		}							\
-		first = false;						\
-		PUT_##kind(f, fmt, COL_##name(r, rs));			\
+#define X(name, kind, since, doc)				\
+	do {							\
+		if (!first)					\
+			fputc(',', f);				\
+		first = false;					\
+		CSV_##kind(f, COL_##name(r, rs));		\
 	} while (0);
 	RG_RESULT_COLUMNS(X)
 #undef X
-	if (fmt == FMT_CSV) {
-		fputc('\n', f);
-	} else {
-		fputs(",\"samples_ns\":", f);
-		put_samples(f, r->samples_ns, r->nsamples);
-		fputs(",\"samples_mops\":", f);
-		put_samples(f, r->samples_mops, r->nsamples);
-		fputs(",\"samples_wall_ns\":", f);
-		put_samples(f, r->samples_wall_ns, r->nsamples);
-		fputs(",\"samples_delta_ns\":", f);
-		put_samples(f, r->samples_delta_ns, r->nsamples);
-		if (r->samples_cpu_ns) {
-			/* bpf rows: only where measured, so that other rows stay as they were */
-			fputs(",\"samples_cpu_ns\":", f);
-			put_samples(f, r->samples_cpu_ns, r->nsamples);
-			fputs(",\"samples_cpu_delta_ns\":", f);
-			put_samples(f, r->samples_cpu_delta_ns, r->nsamples);
+	fputc('\n', f);
+}
+
+/* [[lo_ns, hi_ns or null, count], ...]. */
+static json_t *j_lat_hist(const struct rg_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < r->lat_hist_n; i++) {
+		json_t *bin = json_pack("[o,o,I]", j_double(r->lat_hist_lo[i]),
+					j_double(r->lat_hist_hi[i]),
+					(json_int_t)r->lat_hist_count[i]);
+
+		if (!bin || json_array_append_new(a, bin)) {
+			json_decref(a);
+			return NULL;
 		}
-		fprintf(f, ",\"work_units\":%ld", r->work_units);
-		if (r->nruns) {
-			fputs(",\"runs_ns\":", f);
-			put_samples(f, r->runs_ns, r->nruns);
-			fputs(",\"runs_delta_ns\":", f);
-			put_samples(f, r->runs_delta_ns, r->nruns);
-			fputs(",\"runs_where\":[", f);
-			for (size_t i = 0; i < r->nruns; i++) {
-				if (i)
-					fputc(',', f);
-				put_str(f, FMT_JSON, r->runs_where ? r->runs_where[i] : "");
-			}
-			fputc(']', f);
-		}
-		if (r->lat_hist_count) {
-			fputs(",\"lat_hist\":[", f);
-			for (size_t i = 0; i < r->lat_hist_n; i++) {
-				fputs(i ? ",[" : "[", f);
-				put_double(f, FMT_JSON, r->lat_hist_lo[i]);
-				fputc(',', f);
-				put_double(f, FMT_JSON, r->lat_hist_hi[i]);
-				fprintf(f, ",%llu]", (unsigned long long)r->lat_hist_count[i]);
-			}
-			fputc(']', f);
-		}
-		fputc('}', f);
 	}
+	return a;
+}
+
+static json_t *j_strings(const char (*v)[RG_RUN_WHERE_LEN], size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++) {
+		json_t *x = j_str(v ? v[i] : "");
+
+		if (!x || json_array_append_new(a, x)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* One row as a JSON object: the columns in their order, then the arrays. NULL when out of memory. */
+static json_t *json_row(const struct rg_resultset *rs, const struct rg_result *r)
+{
+	json_t *o = json_object();
+	bool ok = o != NULL;
+
+#define X(name, kind, since, doc)	ok = ok && j_set(o, #name, JSON_##kind(COL_##name(r, rs)));
+	RG_RESULT_COLUMNS(X)
+#undef X
+	ok = ok && j_set(o, "samples_ns", j_doubles(r->samples_ns, r->nsamples)) &&
+	     j_set(o, "samples_mops", j_doubles(r->samples_mops, r->nsamples)) &&
+	     j_set(o, "samples_wall_ns", j_doubles(r->samples_wall_ns, r->nsamples)) &&
+	     j_set(o, "samples_delta_ns", j_doubles(r->samples_delta_ns, r->nsamples));
+	/* bpf rows: only where measured, so that other rows stay as they were */
+	if (r->samples_cpu_ns)
+		ok = ok && j_set(o, "samples_cpu_ns", j_doubles(r->samples_cpu_ns, r->nsamples)) &&
+		     j_set(o, "samples_cpu_delta_ns", j_doubles(r->samples_cpu_delta_ns, r->nsamples));
+	ok = ok && j_set(o, "work_units", json_integer(r->work_units));
+	if (r->nruns)
+		ok = ok && j_set(o, "runs_ns", j_doubles(r->runs_ns, r->nruns)) &&
+		     j_set(o, "runs_delta_ns", j_doubles(r->runs_delta_ns, r->nruns)) &&
+		     j_set(o, "runs_where", j_strings(r->runs_where, r->nruns));
+	if (r->lat_hist_count)
+		ok = ok && j_set(o, "lat_hist", j_lat_hist(r));
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* Every column was added by a schema version this writer knows (a typo in `since` fails the build). */
@@ -219,59 +259,152 @@ void rg_fmt_write_csv(FILE *f, const struct rg_resultset *rs)
 	fwrite(h, 1, strlen(h) - 1, f);
 	fputc('\n', f);
 	for (size_t i = 0; i < rs->n; i++)
-		write_row(f, FMT_CSV, rs, &rs->rows[i]);
+		csv_row(f, rs, &rs->rows[i]);
 }
 
-/* "k1":v1,"k2":v2 ... for n string values: the JSON header's hand-named fields. */
-static void put_json_strs(FILE *f, const char *const kv[][2], size_t n)
+/*
+ * The fewest significant digits (1 to 17) that read back as exactly v: 0.1 is
+ * written 0.1, not 0.10000000000000001; 17 always do. At least as many as v
+ * has before the point (below 1e17), so that %g writes 50 as 50, not 5e+01.
+ */
+static int shortest_digits(double v)
 {
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%s\"%s\":", i ? "," : "", kv[i][0]);
-		put_str(f, FMT_JSON, kv[i][1]);
+	char b[40];
+	double mag = fabs(v);
+	int p = 1;
+
+	while (p < 17 && mag >= 10.0 && fabs(v) < 1e17) {
+		mag /= 10.0;
+		p++;
 	}
+	for (; p < 17; p++) {
+		snprintf(b, sizeof(b), "%.*g", p, v);
+		if (strtod(b, NULL) == v)
+			return p;
+	}
+	return 17;
 }
 
-void rg_fmt_write_json(FILE *f, const struct rg_resultset *rs)
+/*
+ * Write v as JSON through jansson: each real dumped alone with its shortest
+ * exact precision (JSON_REAL_PRECISION(n), n <= 17), arrays and objects
+ * element by element in their order, everything else (strings, escaped as
+ * the reader unescapes them) as jansson dumps it. 0 or -EIO.
+ */
+static int dump(FILE *f, json_t *v)
+{
+	size_t i;
+	json_t *x;
+	const char *k;
+	int rc = 0;
+
+	if (json_is_real(v))
+		return json_dumpf(v, f, JSON_COMPACT | JSON_ENCODE_ANY |
+				  JSON_REAL_PRECISION(shortest_digits(json_real_value(v)))) ? -EIO : 0;
+	if (json_is_array(v)) {
+		fputc('[', f);
+		json_array_foreach(v, i, x) {
+			if (i)
+				fputc(',', f);
+			if ((rc = dump(f, x)))
+				return rc;
+		}
+		fputc(']', f);
+		return 0;
+	}
+	if (json_is_object(v)) {
+		bool first = true;
+
+		fputc('{', f);
+		json_object_foreach(v, k, x) {
+			json_t *key = json_string(k);
+
+			if (!first)
+				fputc(',', f);
+			first = false;
+			rc = key ? (json_dumpf(key, f, JSON_FLAGS) ? -EIO : 0) : -ENOMEM;
+			json_decref(key);
+			if (rc)
+				return rc;
+			fputc(':', f);
+			if ((rc = dump(f, x)))
+				return rc;
+		}
+		fputc('}', f);
+		return 0;
+	}
+	return json_dumpf(v, f, JSON_FLAGS) ? -EIO : 0;
+}
+
+/* "key":value, value taken (dumped through jansson); -ENOMEM when value is NULL. */
+static int put_kv(FILE *f, const char *sep, const char *key, json_t *v)
+{
+	int rc;
+
+	if (!v)
+		return -ENOMEM;
+	fprintf(f, "%s\"%s\":", sep, key);
+	rc = dump(f, v);
+	json_decref(v);
+	return rc;
+}
+
+/*
+ * One row a line under "results" (the reader's messages name a row by its
+ * line), every value through jansson. 0, -ENOMEM or -EIO.
+ */
+int rg_fmt_write_json(FILE *f, const struct rg_resultset *rs)
 {
 	const struct rg_env *e = &rs->env;
-	const char *const run[][2] = {
-		{ "rgbench_version", rg_version() }, { "run_id", rs->run_id },
-		{ "timestamp", rs->timestamp },
-	};
-	const char *const machine[][2] = {
-		{ "host", e->host }, { "arch", e->arch }, { "cpu_vendor", e->cpu_vendor },
-		{ "cpu_model", e->cpu_model }, { "cpu_part", e->cpu_part },
-		{ "kernel", e->kernel }, { "virt", e->virt },
-	};
-	const struct {
-		const char *name;
-		double v;
-	} timer[] = {
-		{ "hz", rs->timer.hz }, { "resolution_ns", rs->timer.resolution_ns },
-		{ "overhead_ns", rs->timer.overhead_ns },
-	};
+	json_t *machine, *timer = NULL;
+	int rc;
 
-	fprintf(f, "{\"schema_version\":%d,", RG_SCHEMA_VERSION);
-	put_json_strs(f, run, sizeof(run) / sizeof(run[0]));
-	fputs(",\"machine\":{", f);
-	put_json_strs(f, machine, sizeof(machine) / sizeof(machine[0]));
-	fprintf(f, ",\"lse\":%d,\"rseq\":%d,\"preempt\":", e->lse, e->rseq);
-	put_str(f, FMT_JSON, e->preempt);
-	fprintf(f, ",\"ncpus_online\":%d},\n", e->ncpus_online);
+	machine = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:o,s:i}",
+			    "host", j_str(e->host), "arch", j_str(e->arch),
+			    "cpu_vendor", j_str(e->cpu_vendor), "cpu_model", j_str(e->cpu_model),
+			    "cpu_part", j_str(e->cpu_part), "kernel", j_str(e->kernel),
+			    "virt", j_str(e->virt), "lse", (int)e->lse, "rseq", (int)e->rseq,
+			    "preempt", j_str(e->preempt), "ncpus_online", (int)e->ncpus_online);
 	if (rs->timer.source[0]) {
-		fputs("\"timer\":{\"source\":", f);
-		put_str(f, FMT_JSON, rs->timer.source);
-		for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]); i++) {
-			fprintf(f, ",\"%s\":", timer[i].name);
-			put_double(f, FMT_JSON, timer[i].v);
+		timer = json_pack("{s:o,s:o,s:o,s:o}", "source", j_str(rs->timer.source),
+				  "hz", j_double(rs->timer.hz),
+				  "resolution_ns", j_double(rs->timer.resolution_ns),
+				  "overhead_ns", j_double(rs->timer.overhead_ns));
+		if (!timer) {
+			json_decref(machine);
+			return -ENOMEM;
 		}
-		fputs("},\n", f);
 	}
-	fputs("\"results\":[\n", f);
-	for (size_t i = 0; i < rs->n; i++) {
-		write_row(f, FMT_JSON, rs, &rs->rows[i]);
+	rc = put_kv(f, "{", "schema_version", json_integer(RG_SCHEMA_VERSION));
+	if (!rc)
+		rc = put_kv(f, ",", "rgbench_version", j_str(rg_version()));
+	if (!rc)
+		rc = put_kv(f, ",", "run_id", j_str(rs->run_id));
+	if (!rc)
+		rc = put_kv(f, ",", "timestamp", j_str(rs->timestamp));
+	if (!rc) {
+		rc = put_kv(f, ",", "machine", machine);
+		machine = NULL;
+	}
+	if (!rc && timer) {
+		fputs(",\n", f);
+		rc = put_kv(f, "", "timer", timer);
+		timer = NULL;
+	}
+	json_decref(machine);
+	json_decref(timer);
+	if (rc)
+		return rc;
+	fputs(",\n\"results\":[\n", f);
+	for (size_t i = 0; i < rs->n && !rc; i++) {
+		json_t *row = json_row(rs, &rs->rows[i]);
+
+		if (!row)
+			return -ENOMEM;
+		rc = dump(f, row);
+		json_decref(row);
 		fputs(i + 1 < rs->n ? ",\n" : "\n", f);
 	}
 	fputs("]}\n", f);
+	return rc;
 }
-

@@ -160,6 +160,11 @@ struct rg_result *rg_results_skip(struct rg_resultset *rs, const char *suite,
 	return r;
 }
 
+const char *rg_result_unit(const struct rg_result *r)
+{
+	return strcmp(r->suite, "bpf") ? "ns/pair" : "ns/event";
+}
+
 int rg_result_set_lat_hist(struct rg_result *r, const double *lo, const double *hi,
 			   const uint64_t *count, size_t n)
 {

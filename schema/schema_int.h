@@ -15,7 +15,8 @@ static inline void copy_str(char *dst, size_t size, const char *src)
 enum rg_fmt { FMT_CSV, FMT_JSON };
 
 void rg_fmt_write_csv(FILE *f, const struct rg_resultset *rs);
-void rg_fmt_write_json(FILE *f, const struct rg_resultset *rs);
+/* 0, or -ENOMEM / -EIO (jansson could not build or dump a value): the file is then not published. */
+int rg_fmt_write_json(FILE *f, const struct rg_resultset *rs);
 
 /*
  * Close the descriptor the output check kept (output_check.c), so that the first

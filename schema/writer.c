@@ -181,10 +181,13 @@ static int write_tmp(const struct rg_resultset *rs, struct out_at *o, enum rg_fm
 
 	if (!f)
 		return err;
-	if (fmt == FMT_CSV)
+	if (fmt == FMT_CSV) {
 		rg_fmt_write_csv(f, rs);
-	else
-		rg_fmt_write_json(f, rs);
+	} else if ((err = rg_fmt_write_json(f, rs))) {
+		fclose(f);
+		drop_tmp(o);
+		return err;
+	}
 	return close_tmp(f, o);
 }
 

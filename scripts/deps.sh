@@ -7,7 +7,8 @@
 # Purposes (each a set of needs of the table below):
 #   run    build bpf counters plots     scripts/run.sh: build, run every suite, plot, report
 #   test   run + cross vm fleet sshd    scripts/test.sh: + aarch64 cross build, the VM tests,
-#                                       the fleet test (Ansible, sshd in network namespaces)
+#          checks                       the fleet test (Ansible, sshd in network namespaces), and
+#                                       the readers a result file is checked with (pandas, sqlite3)
 #   kmod   build kmod                   rgbench kmod on this machine: the running kernel's
 #                                       headers (linux-headers-$(uname -r), kernel-devel-$(uname -r))
 #   fleet  fleet                        rgbench fleet's control machine: Ansible and ssh
@@ -57,6 +58,8 @@ fleet    apt any   ansible-core openssh-client
 fleet    dnf any   ansible-core openssh-clients
 sshd     apt any   openssh-server iproute2
 sshd     dnf any   openssh-server iproute
+checks   apt any   python3-pandas sqlite3
+checks   dnf any   python3-pandas sqlite
 EOF
 }
 die() { echo "rgbench deps: $2" >&2; exit "$1"; }
@@ -64,7 +67,7 @@ die() { echo "rgbench deps: $2" >&2; exit "$1"; }
 purpose_needs() {
 	case "$1" in
 	run) echo build bpf counters plots ;;
-	test) echo build bpf counters plots cross vm fleet sshd ;;
+	test) echo build bpf counters plots cross vm fleet sshd checks ;;
 	kmod) echo build kmod ;;
 	fleet) echo fleet ;;
 	*) return 1 ;;

@@ -12,6 +12,9 @@
 
 /* ---- values --------------------------------------------------------------- */
 
+/* The first schema version whose CSV writes a missing number as an empty field (1-5: "n/a"). */
+#define RD_CSV_EMPTY_FROM 6
+
 /* Parse a whole string as a decimal integer; no spaces, no '+'. */
 static bool parse_ll(const char *s, long long *v)
 {
@@ -65,11 +68,17 @@ static int set_from_text(struct rd_ctx *c, int line, struct rg_row *r, int col, 
 		r->v[col] = v;
 		break;
 	case K_D:
-		if (!strcmp(text, "n/a")) {
+		/* A missing number: an empty field from schema 6 on, "n/a" before (csv_row() read the version first). */
+		if (r->v[RG_COL_schema_version].i >= RD_CSV_EMPTY_FROM ? !*text : !strcmp(text, "n/a")) {
 			v.d = NAN;
 		} else if (!parse_double(text, &v.d)) {
-			return rd_fail(c, line, "column '%s': '%s' is not a number or n/a", rd_cols[col].name,
-				    rd_frag(text, strlen(text), b, sizeof(b)));
+			if (r->v[RG_COL_schema_version].i < RD_CSV_EMPTY_FROM)
+				return rd_fail(c, line, "column '%s': '%s' is not a number or n/a",
+					       rd_cols[col].name, rd_frag(text, strlen(text), b, sizeof(b)));
+			return rd_fail(c, line, "column '%s': '%s' is not a number (schema version %lld "
+				       "writes a missing number as an empty field)", rd_cols[col].name,
+				       rd_frag(text, strlen(text), b, sizeof(b)),
+				       r->v[RG_COL_schema_version].i);
 		}
 		r->v[col] = v;
 		break;
@@ -134,10 +143,12 @@ static int csv_row(struct rd_ctx *c, const struct rg_csv *s, int start, const in
 	row = rd_row_new(c, start);
 	if (!row)
 		return rd_fail(c, start, "out of memory");
-	for (size_t k = 0; k < nhdr; k++)
-		if (hdr[k] >= 0 && set_from_text(c, start, row, hdr[k], s->f[k]))
-			return -1;
-	/* The header's columns against this row's schema version. */
+	/*
+	 * The version first: the header's columns must be this row's version's, and
+	 * it says how a missing number is written (RD_CSV_EMPTY_FROM).
+	 */
+	if (set_from_text(c, start, row, RG_COL_schema_version, s->f[map[RG_COL_schema_version]]))
+		return -1;
 	v = row->v[RG_COL_schema_version].i;
 	for (int i = 0; i < RG_NCOLS; i++) {
 		if (map[i] < 0 && rd_col_since(i) <= v)
@@ -147,6 +158,10 @@ static int csv_row(struct rd_ctx *c, const struct rg_csv *s, int start, const in
 			return rd_fail(c, start, "column '%s' is not in schema version %lld",
 				       rd_cols[i].name, v);
 	}
+	for (size_t k = 0; k < nhdr; k++)
+		if (hdr[k] >= 0 && hdr[k] != RG_COL_schema_version &&
+		    set_from_text(c, start, row, hdr[k], s->f[k]))
+			return -1;
 	return 0;
 }
 

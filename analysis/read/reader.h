@@ -18,7 +18,7 @@
  *   read_dir.c   a directory: its runs, JSON/CSV twins
  */
 
-/* How a column's text is read: string, signed, unsigned, double (n/a = NAN), boolean 0/1. */
+/* How a column's text is read: string, signed, unsigned, double (missing = NAN: empty, or n/a before schema 6), boolean 0/1. */
 enum kind { K_S, K_I, K_U, K_D, K_B };
 
 struct rd_col {

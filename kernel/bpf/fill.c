@@ -185,6 +185,8 @@ int row_finish(struct ctx *c, struct row_run *rr, struct rg_result *row, int err
 	} else {
 		snprintf(row->pinning, sizeof(row->pinning), "%s", c->pin.how);
 		cpus_string(&c->pin, rr->np, row->cpus, sizeof(row->cpus));
+		snprintf(row->cpus_why, sizeof(row->cpus_why), "%s", o->ncpus ? "--cpus given" :
+			 "default: the first allowed CPUs in placement order, one producer each");
 	}
 	if (err == -ENOMEM)
 		return err;

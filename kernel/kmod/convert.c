@@ -84,6 +84,8 @@ static void set_identity(struct rg_result *r, const struct group *g)
 {
 	snprintf(r->pinning, sizeof(r->pinning), "kthread");
 	snprintf(r->cpus, sizeof(r->cpus), "%s", g->cpus);
+	snprintf(r->cpus_why, sizeof(r->cpus_why), "the module's cpus= list (--cpus, default all online), "
+		 "one kthread per CPU, SMT siblings left out unless --siblings");
 	snprintf(r->role, sizeof(r->role), "%s", g->role);
 	r->threads = g->threads;
 	r->batch = g->batch;

@@ -25,13 +25,22 @@ static const char *names[] = {
 #define RG_XSTR(x) #x
 #define RG_STR(x) RG_XSTR(x)
 
+/* make_csv leaves out every column newer than this schema version (and writes its missing numbers). */
+static int file_version = RG_SCHEMA_VERSION;
+
+/* A missing number in a CSV of file_version: empty from schema 6 on, n/a before. */
+static const char *missing(void)
+{
+	return file_version >= 6 ? "" : "n/a";
+}
+
 /* A valid value for every column of a user row. */
 static const char *default_value(const char *col)
 {
 	static const struct { const char *c, *v; } d[] = {
 		{ "schema_version", RG_STR(RG_SCHEMA_VERSION) }, { "suite", "user" }, { "guard", "tls" },
 		{ "scenario", "pair" }, { "threads", "2" }, { "batch", "1000" }, { "duty_ns", "0" },
-		{ "repetitions", "5" }, { "ns_median", "1.5" }, { "mops_median", "n/a" },
+		{ "repetitions", "5" }, { "ns_median", "1.5" },
 		{ "lse", "0" }, { "rseq", "1" }, { "refusals", "0" }, { "ops", "123" },
 		{ "prog_runs", "0" },
 		{ "status", "ok" }, { "reason", "" }, { "host", "h" }, { "cpu_model", "\"A, B\"" },
@@ -42,8 +51,8 @@ static const char *default_value(const char *col)
 			return d[i].v;
 	if (!strcmp(col, "discarded") || !strcmp(col, "runs"))
 		return !strcmp(col, "runs") ? "1" : "0";
-	if (!strcmp(col, "aa_floor_ns"))
-		return "n/a";
+	if (!strcmp(col, "aa_floor_ns") || !strcmp(col, "mops_median"))
+		return missing();
 	if (strstr(col, "ns_") == col || strstr(col, "mops_") == col || strstr(col, "_per_") ||
 	    strstr(col, "delta_") == col || strstr(col, "lat_") == col || strstr(col, "_ns_median") ||
 	    strstr(col, "ref_") == col || !strcmp(col, "duty_in_ns"))
@@ -53,8 +62,6 @@ static const char *default_value(const char *col)
 
 /* make_csv leaves this column out (a version 1 file has no `events`). */
 static const char *omit_col;
-/* ... and every column newer than this schema version. */
-static int file_version = RG_SCHEMA_VERSION;
 
 /* The version that added a column (the reader's rule, restated). */
 static int col_version(const char *n)
@@ -72,6 +79,8 @@ static int col_version(const char *n)
 
 	if (!strcmp(n, "events"))
 		return 2;
+	if (!strcmp(n, "unit") || !strcmp(n, "cpus_why"))
+		return 6;
 	for (size_t i = 0; i < sizeof(v5) / sizeof(v5[0]); i++)
 		if (!strcmp(n, v5[i]))
 			return 5;
@@ -283,6 +292,41 @@ static void test_versions(void)
 	/* ... and a version 4 row needs every version 4 column. */
 	expect_missing('4', 1,
 		       "v4.csv:2: required column 'duty_in_ns' is missing from the header (schema version 4)");
+
+	/* CSV, version 5: a missing number is n/a (an empty field is not a number there); no unit, no cpus_why. */
+	file_version = 5;
+	s = versioned_csv('5', 2, "ns_median", "n/a");
+	CHECK(!rg_read_buffer("v5.csv", s, strlen(s), &rows, err, sizeof(err)), "v5.csv: %s", err);
+	CHECK(rows.n == 2, "v5.csv: %zu rows", rows.n);
+	for (size_t i = 0; i < rows.n; i++) {
+		CHECK(rg_row_i(&rows.v[i], RG_COL_schema_version) == 5, "v5.csv version");
+		CHECK(isnan(rg_row_d(&rows.v[i], RG_COL_mops_median)), "v5.csv mops_median n/a");
+		CHECK(isnan(rg_row_d(&rows.v[i], RG_COL_aa_floor_ns)), "v5.csv aa_floor_ns n/a");
+		CHECK(rg_row_d(&rows.v[i], RG_COL_cpu_ns_median) == 2.25, "v5.csv cpu_ns_median");
+		CHECK(!strcmp(rg_row_s(&rows.v[i], RG_COL_unit), "") &&
+		      !strcmp(rg_row_s(&rows.v[i], RG_COL_cpus_why), ""), "v5.csv unit, cpus_why read as empty");
+	}
+	CHECK(rows.n == 2 && isnan(rg_row_d(&rows.v[1], RG_COL_ns_median)), "v5.csv ns_median n/a");
+	rg_rows_free(&rows);
+	free(s);
+	s = versioned_csv('5', 2, "ns_median", "");
+	expect_err("v5.csv", s, strlen(s), "v5.csv:3: column 'ns_median': '' is not a number or n/a");
+	free(s);
+
+	/* CSV, version 6: a missing number is an empty field; the unit and cpus_why come through. */
+	file_version = 6;
+	s = versioned_csv('6', 2, "ns_median", "");
+	CHECK(!rg_read_buffer("v6.csv", s, strlen(s), &rows, err, sizeof(err)), "v6.csv: %s", err);
+	CHECK(rows.n == 2 && isnan(rg_row_d(&rows.v[1], RG_COL_ns_median)) &&
+	      rg_row_d(&rows.v[0], RG_COL_ns_median) == 1.5 && isnan(rg_row_d(&rows.v[0], RG_COL_mops_median)) &&
+	      !strcmp(rg_row_s(&rows.v[0], RG_COL_unit), "x") && !strcmp(rg_row_s(&rows.v[0], RG_COL_cpus_why), "x"),
+	      "v6.csv: empty = missing");
+	rg_rows_free(&rows);
+	free(s);
+	omit_col = "cpus_why";
+	expect_missing('6', 1,
+		       "v6.csv:2: required column 'cpus_why' is missing from the header (schema version 6)");
+	omit_col = NULL;
 	file_version = RG_SCHEMA_VERSION;
 
 	/* CSV, version 3: a negative difference is legal, a negative time is not. */
@@ -406,17 +450,19 @@ static void test_reader(void)
 		{ "threads", "0", "must be at least 1" },
 		{ "duty_ns", "-5", "column 'duty_ns': negative value -5" },
 		{ "ns_median", "-1.5", "column 'ns_median': negative value -1.5" },
-		{ "ns_median", "nan", "'nan' is not a number or n/a" },
-		{ "ns_median", "inf", "'inf' is not a number or n/a" },
-		{ "ns_median", "1e999", "is not a number or n/a" },
-		{ "ns_median", "0x10", "is not a number or n/a" },
-		{ "ns_median", " 1", "is not a number or n/a" },
-		{ "schema_version", "6", "b.csv:4: schema version 6 is not supported (this rgbench reads versions 1 to 5)" },
+		{ "ns_median", "nan", "'nan' is not a number (schema version 6 writes a missing number as an empty field)" },
+		{ "ns_median", "inf", "'inf' is not a number (schema version 6" },
+		{ "ns_median", "1e999", "is not a number (schema version 6" },
+		{ "ns_median", "0x10", "is not a number (schema version 6" },
+		{ "ns_median", " 1", "is not a number (schema version 6" },
+		{ "ns_median", "n/a", "b.csv:4: column 'ns_median': 'n/a' is not a number (schema version 6 writes a missing number as an empty field)" },
+		{ "schema_version", "7", "b.csv:4: schema version 7 is not supported (this rgbench reads versions 1 to 6)" },
 		{ "schema_version", "0", "b.csv:4: schema version 0 is not supported" },
 		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
 		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
-		{ "schema_version", "3", "b.csv:4: column 'duty_in_ns' is not in schema version 3" },
-		{ "schema_version", "4", "b.csv:4: column 'runs' is not in schema version 4" },
+		{ "schema_version", "3", "b.csv:4: column 'cpus_why' is not in schema version 3" },
+		{ "schema_version", "4", "b.csv:4: column 'cpus_why' is not in schema version 4" },
+		{ "schema_version", "5", "b.csv:4: column 'cpus_why' is not in schema version 5" },
 		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
 		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
@@ -462,7 +508,7 @@ static void test_reader(void)
 		{ "cr.csv", "a,b\rc\n", 6, "carriage return not followed by a line feed" },
 		/* JSON */
 		{ "j.json", "{\"schema_version\":1,\"results\":[", 31, "j.json:1: invalid JSON:" },
-		{ "j.json", "{\"schema_version\":6,\"results\":[]}", 33, "j.json:1: schema version 6 is not supported" },
+		{ "j.json", "{\"schema_version\":7,\"results\":[]}", 33, "j.json:1: schema version 7 is not supported" },
 		{ "j.json", "{\"results\":[]}", 14, "no 'schema_version'" },
 		{ "j.json", "{\"schema_version\":1,\"schema_version\":1,\"results\":[]}", 52, "duplicate object key" },
 		{ "j.json", "{\"schema_version\":1,\n\"results\":[\n{\"suite\":\"user\"}]}", 51, "j.json:3: results[0]: required field 'schema_version' is missing" },

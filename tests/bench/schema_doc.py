@@ -12,7 +12,7 @@ import difflib
 import re
 import sys
 
-KINDS = {"S": "string", "I": "integer", "U": "integer (u64)", "D": "number or n/a", "B": "0/1"}
+KINDS = {"S": "string", "I": "integer", "U": "integer (u64)", "D": "number (empty when missing)", "B": "0/1"}
 BEGIN, END = "<!-- schema:begin -->", "<!-- schema:end -->"
 
 

@@ -47,7 +47,7 @@ def main():
     else:
         # Paired with driver-empty in alternating windows; never a timing check.
         r = t[0]
-        lo, d, hi = (float(r[k]) if r[k] != "n/a" else None
+        lo, d, hi = (float(r[k]) if r[k] not in ("", "n/a") else None
                      for k in ("delta_ci_lo", "delta_ns", "delta_ci_hi"))
         if (r["baseline"], r["interleave"], r["role"], r["repetitions"]) != \
                 ("driver-empty", "alternating", "prog-active", "3") or None in (lo, d, hi) \

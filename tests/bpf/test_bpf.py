@@ -373,7 +373,7 @@ def case_output(b):
         rows = read_csv(c)
         with open(j) as f:
             doc = json.load(f)
-        check(doc.get("schema_version") == 5, "JSON schema_version 5")
+        check(doc.get("schema_version") == 6, "JSON schema_version 6")
         jrows = doc.get("results", [])
         check(len(jrows) == len(rows), f"JSON and CSV have the same rows ({len(jrows)}/{len(rows)})")
         check(all(x["run_id"] == doc.get("run_id") for x in rows), "CSV run_id == JSON run_id")
@@ -382,6 +382,10 @@ def case_output(b):
             tag = f"{x['guard']}/{x['scenario']}"
             check(x["suite"] == "bpf" and y["suite"] == "bpf", f"{tag}: suite bpf")
             check(x["scenario"] in ("syscall", "driver", "recurse"), f"{tag}: scenario is a mode")
+            check(x["unit"] == "ns/event" == y["unit"], f"{tag}: unit {x['unit']!r}, want ns/event")
+            check(x["pinning"] == "none" or x["cpus_why"] ==
+                  "default: the first allowed CPUs in placement order, one producer each",
+                  f"{tag}: cpus_why {x['cpus_why']!r} (no --cpus given)")
             check(list(y.keys())[:len(COLUMNS)] == COLUMNS, f"{tag}: JSON keys in schema order")
             check((x["guard"], x["scenario"], x["status"], int(x["ops"])) ==
                   (y["guard"], y["scenario"], y["status"], y["ops"]), f"{tag}: CSV == JSON")
@@ -423,6 +427,7 @@ def case_cpus(b):
         if r.returncode == 0:
             rows = read_csv(c)
             check([x["cpus"] for x in rows] == [str(last)], f"cpus column {[x['cpus'] for x in rows]}")
+            check([x["cpus_why"] for x in rows] == ["--cpus given"], f"cpus_why {[x['cpus_why'] for x in rows]}")
         r = run(b, "--mode", "driver", "--attach", "driver-empty", "--cpus", str(last),
                 "--threads", "2", "--allow-shared-cpus", "--duration", "0.05", "--repetitions", "3",
                 "--warmup", "0", "--batch", "100", "--out", c)

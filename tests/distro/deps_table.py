@@ -14,11 +14,11 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import rgtest  # noqa: E402
 
-NEEDS = ["build", "bpf", "counters", "plots", "cross", "vm", "kmod", "fleet", "sshd"]
+NEEDS = ["build", "bpf", "counters", "plots", "cross", "vm", "kmod", "fleet", "sshd", "checks"]
 # What each purpose installs (deps.sh's purpose_needs): run.sh asks for run, test.sh for test.
 PURPOSES = {
     "run": ["build", "bpf", "counters", "plots"],
-    "test": ["build", "bpf", "counters", "plots", "cross", "vm", "fleet", "sshd"],
+    "test": ["build", "bpf", "counters", "plots", "cross", "vm", "fleet", "sshd", "checks"],
     "kmod": ["build", "kmod"],
     "fleet": ["fleet"],
 }

@@ -29,6 +29,10 @@ with tempfile.TemporaryDirectory() as d:
     rows = list(csv.DictReader(open(csvp))) if os.path.exists(csvp) else []
     by = {(r["guard"], r["scenario"]): r for r in rows}
     check(len(rows) == 6, f"good: {len(rows)} rows, want 6")
+    # Schema 6: the unit of the ns columns, and why the kthreads ran where they did.
+    check(all(r["unit"] == "ns/pair" and r["cpus_why"] == "the module's cpus= list (--cpus, default all "
+              "online), one kthread per CPU, SMT siblings left out unless --siblings" for r in rows),
+          f"good: unit and cpus_why {[(r['unit'], r['cpus_why']) for r in rows[:1]]}")
     r = by.get(("noop", "loop"), {})
     # runs: (1+3)/2=2, (2+2)/2=2, (4+6)/2=5 ns; Mpairs/s 1000+333.3, 500+500, 250+166.7
     check(r.get("repetitions") == "3" and close(r.get("ns_median", "nan"), 2.0)
@@ -43,7 +47,7 @@ with tempfile.TemporaryDirectory() as d:
     check(r.get("refusals") == "24" and r.get("ops") == "2000" and close(r.get("ns_median", "nan"), 8.0)
           and close(r.get("mops_median", "nan"), 250.0), f"good: atomic-shared loop {r}")
     r = by.get(("atomic-shared", "irq-recursion"), {})
-    check(r.get("refusals") == "7" and r.get("ops") == "7" and r.get("ns_median") == "n/a"
+    check(r.get("refusals") == "7" and r.get("ops") == "7" and r.get("ns_median") == ""
           and r.get("cpus") == "0" and r.get("status") == "ok", f"good: atomic-shared irq {r}")
     r = by.get(("noop", "irq-recursion"), {})
     check(r.get("refusals") == "0" and r.get("ops") == "7", f"good: noop irq {r}")
@@ -69,7 +73,7 @@ with tempfile.TemporaryDirectory() as d:
     check(len(rows) == 12, f"v3: {len(rows)} rows, want 12")
     r = by.get(("noop", "loop-irqsoff"), {})
     check(r.get("role") == "harness-floor" and r.get("interleave") == "rounds"
-          and r.get("baseline") == "n/a" and r.get("delta_ns") == "n/a"
+          and r.get("baseline") == "n/a" and r.get("delta_ns") == ""
           and close(r.get("ns_median", "nan"), 2.0) and r.get("discarded") == "0"
           and r.get("status") == "ok", f"v3: noop {r}")
     # raw_v3.csv is from a module that called its kernel-form check "rctx": it reads as rctx-kernel
@@ -102,8 +106,8 @@ with tempfile.TemporaryDirectory() as d:
 
     # The trampoline-shaped duty (schema 4 modules): duty_in_ns and the units
     # per call come from the module's columns on the loop rows; a module
-    # without them (raw_good: an older duty shape) leaves duty_in_ns n/a.
-    check(all(r["duty_in_ns"] == "n/a" for r in csv.DictReader(open(csvp))),
+    # without them (raw_good: an older duty shape) leaves duty_in_ns empty (missing).
+    check(all(r["duty_in_ns"] == "" for r in csv.DictReader(open(csvp))),
           "good: an old module's duty rows have a duty_in_ns")
     c4, j4 = os.path.join(d, "v4.csv"), os.path.join(d, "v4.json")
     raw4 = os.path.join(d, "raw_v4.csv")
@@ -124,7 +128,7 @@ with tempfile.TemporaryDirectory() as d:
     loops = [r for r in rows if r["scenario"] == "loop-irqsoff" and r["status"] != "skipped"]
     check(len(loops) >= 2 and all(r["duty_ns"] == "50" and r["duty_in_ns"] == "20" for r in loops),
           f"v4: loop rows' duty split {[(r['guard'], r['duty_ns'], r['duty_in_ns']) for r in loops]}")
-    check(all(r["duty_in_ns"] == "n/a" for r in rows if r["scenario"].endswith("-recursion")),
+    check(all(r["duty_in_ns"] == "" for r in rows if r["scenario"].endswith("-recursion")),
           "v4: a re-entry row has a duty_in_ns")
     try:
         js = json.load(open(j4))
@@ -136,11 +140,11 @@ with tempfile.TemporaryDirectory() as d:
     # The cycle reference (cycle-ref lines, batch in adds): per run the mean
     # over CPUs of ns per add; every timed row gets its median, cv and itself
     # in reference cycles; a move over 10% makes the row noisy. Older files
-    # (raw_v3, raw_v4 above) leave the columns n/a.
+    # (raw_v3, raw_v4 above) leave the columns empty (missing).
     refcols = ("ref_ns_per_cycle", "ref_cv", "ref_cycles_per_pair")
     for name, path in (("v3", c3), ("v4", c4)):
         rows = list(csv.DictReader(open(path))) if os.path.exists(path) else []
-        check(rows and all(r[k] == "n/a" for r in rows for k in refcols),
+        check(rows and all(r[k] == "" for r in rows for k in refcols),
               f"{name}: an old module's rows have reference columns")
 
     def with_ref(name, per_run):
@@ -171,7 +175,7 @@ with tempfile.TemporaryDirectory() as d:
           f"ref: noop {n}")
     check(close(k.get("ref_cycles_per_pair", "nan"), 24.0) and k.get("status") == "noisy"
           and "cycle reference" not in k.get("reason", ""), f"ref: rctx-kernel {k}")
-    check(all(r[c] == "n/a" for r in by.values() if r["status"] == "skipped" or
+    check(all(r[c] == "" for r in by.values() if r["status"] == "skipped" or
               r["scenario"].endswith("-recursion") for c in refcols), "ref: untimed rows got reference columns")
     # per run 0.25, 0.26, 0.30: median 0.26, (0.30 - 0.25) / 0.26 = 19% > 10%
     by = with_ref("refmove", [(16000, 16000), (16000, 17280), (19200, 19200)])

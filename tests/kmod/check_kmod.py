@@ -159,7 +159,7 @@ def num(r, k):
 
 for r in kr:
     g = r["guard"]
-    check(r["suite"] == "kmod" and r["schema_version"] == "5" and r["pinning"] == "kthread",
+    check(r["suite"] == "kmod" and r["schema_version"] == "6" and r["pinning"] == "kthread" and r["unit"] == "ns/pair",
           f"B {g}: identity columns {r}")
     check(g in ALL, f"B: unexpected guard {g}")
     if g in SKIP:
@@ -181,7 +181,7 @@ for r in kr:
               and num(r, "ns_min") <= num(r, "ns_median") <= num(r, "ns_max"),
               f"B {g}: bad aggregates {r}")
         if g == "noop":
-            check(r["baseline"] == "n/a" and r["delta_ns"] == "n/a", f"B noop: delta {r}")
+            check(r["baseline"] == "n/a" and r["delta_ns"] == "", f"B noop: delta {r}")
         else:
             lo, d, hi = num(r, "delta_ci_lo"), num(r, "delta_ns"), num(r, "delta_ci_hi")
             check(r["baseline"] == "noop" and lo <= d <= hi, f"B {g}: delta/interval {r}")

@@ -13,19 +13,20 @@
  * Bump RG_SCHEMA_VERSION whenever a column is added, removed, renamed or
  * changes meaning; tests/bench checks the column list against a copy.
  */
-#define RG_SCHEMA_VERSION 5
+#define RG_SCHEMA_VERSION 6
 
 /*
  * RG_RESULT_COLUMNS(X): X(name, kind, since, "meaning"), in CSV column order.
- * kind: S string, I integer, U unsigned 64-bit, D double ("n/a" in CSV and
- * null in JSON when not measured), B boolean written 0/1.
+ * kind: S string, I integer, U unsigned 64-bit, D double (an empty field in
+ * CSV and null in JSON when not measured; "n/a" in the CSV of versions 1-5,
+ * which the reader still reads), B boolean written 0/1.
  * since: the schema version that added the column (1 .. RG_SCHEMA_VERSION):
  * the reader requires it from files of that version on and refuses it in
  * older ones; the README shows it as "(since version N)" after the meaning.
  * The README's schema section is checked against this list.
  */
 #define RG_RESULT_COLUMNS(X) \
-	X(schema_version, I, 1, "result schema version (this file: 5)") \
+	X(schema_version, I, 1, "result schema version (this file: 6)") \
 	X(rgbench_version, S, 1, "rgbench version that wrote the row") \
 	X(run_id, S, 3, "one id per run, the same in a run's CSV and JSON") \
 	X(timestamp, S, 1, "run start, UTC, ISO 8601") \
@@ -41,6 +42,7 @@
 	X(preempt, S, 1, "kernel preemption model") \
 	X(pinning, S, 1, "how threads were placed: hwloc, kthread or none") \
 	X(cpus, S, 1, "CPUs the threads ran on, e.g. 0,1") \
+	X(cpus_why, S, 6, "why those CPUs: --cpus given, or how the suite chose them; empty when not said") \
 	X(suite, S, 1, "user, bpf or kmod") \
 	X(guard, S, 1, "guard name (bpf: attach type or baseline)") \
 	X(role, S, 3, "what the guard stands for across architectures (guards.def), or n/a") \
@@ -48,9 +50,10 @@
 	X(threads, I, 1, "threads, producers or kthreads") \
 	X(batch, I, 1, "iterations per batch (bpf: driver batch)") \
 	X(duty_ns, I, 1, "work per iteration, ns (0: back to back); from version 4 the trampoline shape: duty_in_ns of it inside the guarded region, the rest after exit") \
-	X(duty_in_ns, D, 4, "duty: ns of work between enter and exit (the traced function); n/a when not the trampoline shape") \
+	X(duty_in_ns, D, 4, "duty: ns of work between enter and exit (the traced function); missing when not the trampoline shape") \
 	X(repetitions, I, 1, "samples aggregated in this row") \
 	X(runs, I, 5, "processes the row was measured in, each a fresh one with its own address layout (rgbench --runs; bpf rows: passes over all rows in one process, layout says so); repetitions counts the rounds of all of them; the JSON keeps each run's value (runs_ns, runs_delta_ns; bpf: producer CPU ns per event)") \
+	X(unit, S, 6, "the unit of ns_median, ns_mean, ns_stddev, ns_min, ns_max, delta_ns and its interval, aa_floor_ns, cpu_ns_median, wall_ns_median and lat_*_ns: ns/pair (user, kmod) or ns/event (bpf)") \
 	X(ns_median, D, 1, "ns per pair (bpf: ns per event per producer, 1e3 / mops_per_thread), median (with runs > 1: the median of the runs' medians)") \
 	X(ns_mean, D, 1, "ns per pair, mean") \
 	X(ns_stddev, D, 1, "ns per pair, sample standard deviation") \
@@ -62,8 +65,8 @@
 	X(delta_ns, D, 3, "ns per pair (bpf: per event, of producer CPU time when the JSON has samples_cpu_ns, as layout says) minus the baseline's, median of paired per-round differences (with runs > 1: the median of the runs' medians of them)") \
 	X(delta_ci_lo, D, 3, "lower end of the interval of delta_ns (its confidence: delta_ci_level; 95% bootstrap before version 4)") \
 	X(delta_ci_hi, D, 3, "upper end of the interval of delta_ns") \
-	X(delta_ci_level, D, 4, "actual confidence of [delta_ci_lo, delta_ci_hi]: the distribution-free order-statistic interval of the median (e.g. 0.961); n/a when too few samples. From version 5, with runs > 1, over the runs' values") \
-	X(aa_floor_ns, D, 5, "the A/A floor measured here: two single runs of this row differ by more than this 5% of the time (t(0.975, runs - 1) * sqrt(2) * the standard deviation of the runs' delta_ns, else of their ns_median); n/a with one run") \
+	X(delta_ci_level, D, 4, "actual confidence of [delta_ci_lo, delta_ci_hi]: the distribution-free order-statistic interval of the median (e.g. 0.961); missing when too few samples. From version 5, with runs > 1, over the runs' values") \
+	X(aa_floor_ns, D, 5, "the A/A floor measured here: two single runs of this row differ by more than this 5% of the time (t(0.975, runs - 1) * sqrt(2) * the standard deviation of the runs' delta_ns, else of their ns_median); missing with one run") \
 	X(layout, S, 5, "what varied between the runs (address randomization, THP) and what the suite held fixed (slot and stack page offsets); bpf: its passes and the time base of delta_ns and runs_*; or n/a") \
 	X(cpu_ns_median, D, 3, "ns per pair from thread CPU time, median (bpf: producers' CPU ns per event, the median of samples_cpu_ns)") \
 	X(wall_ns_median, D, 3, "ns per pair from wall-clock time, median") \
@@ -77,11 +80,11 @@
 	X(mops_mean, D, 1, "million pairs per second, mean") \
 	X(mops_stddev, D, 1, "million pairs per second, sample standard deviation") \
 	X(mops_per_thread, D, 1, "mops_median divided by threads") \
-	X(cycles_per_pair, D, 1, "CPU cycles per pair (libperf), n/a when unavailable") \
-	X(instructions_per_pair, D, 1, "instructions per pair (libperf), n/a when unavailable") \
+	X(cycles_per_pair, D, 1, "CPU cycles per pair (libperf), missing when unavailable") \
+	X(instructions_per_pair, D, 1, "instructions per pair (libperf), missing when unavailable") \
 	X(ref_ns_per_cycle, D, 4, "cycle reference: ns per add of a dependent single-cycle add chain, median over the row's rounds") \
 	X(ref_cv, D, 4, "cycle reference: coefficient of variation over the row's rounds (the core's speed moved)") \
-	X(ref_cycles_per_pair, D, 4, "ns_median in reference cycles (ns_median / ref_ns_per_cycle); n/a without the reference") \
+	X(ref_cycles_per_pair, D, 4, "ns_median in reference cycles (ns_median / ref_ns_per_cycle); missing without the reference") \
 	X(events, S, 2, "extra core-PMU events per pair, name=value;... (named as pmu_table names them: libpfm4 where its tables know the CPU, else sysfs), else n/a: why") \
 	X(pmu_table, S, 5, "the PMU table that encoded the events: libpfm4 <table> or sysfs <pmu>; n/a: why when no event was counted") \
 	X(counters, S, 1, "perf when counted, else why not") \
@@ -100,7 +103,7 @@ struct rg_result {
 	char scenario[48];
 	char pinning[16];
 	char cpus[256];
-	char cpus_why[128];
+	char cpus_why[128];	/* schema 6: why those CPUs ("" when not said) */
 	long threads;
 	long batch;
 	long duty_ns;
@@ -280,6 +283,9 @@ int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
  */
 int rg_result_set_cpu_samples(struct rg_result *r, const double *cpu, const double *base,
 			      size_t n);
+
+/* The unit of r's ns_* figures (the unit column): "ns/event" for bpf rows, else "ns/pair". */
+const char *rg_result_unit(const struct rg_result *r);
 
 /* The CSV header line (no newline), for tests and docs. */
 const char *rg_results_csv_header(void);
