@@ -23,7 +23,7 @@ usage: rgbench ab --kernel LABEL=SPEC --kernel LABEL=SPEC [...] [--rounds N] [--
                   [--out DIR] [--plan]
        rgbench ab --table DIR [--markdown | --commit-log]
 Boots each kernel in a fresh qemu guest, in turn (rounds alternate: A B, B A, A B, ...),
-with rgbench inside: rgbench bpf (short), rgbench kmod --scenarios loop,tramp (the module
+with rgbench inside: rgbench bpf (short), rgbench kmod's loop and tramp scenarios (the module
 built against that kernel's headers) and the user suite; one result file per boot in DIR,
 then per row each kernel's median over its boots with its interval, the change against
 the first kernel with its interval and p (the boot is the unit), and the prediction check:
@@ -196,7 +196,7 @@ wrap_newer_glibc() {
 	[[ $arch == arm64 ]] && ld=$2/ld-linux-aarch64.so.1
 	while IFS= read -r f; do
 		[[ $f == *.bin ]] && continue
-		ldd "$f" 2>&1 | grep -q 'version .* not found' || continue
+		[[ $(ldd "$f" 2>&1) == *"version "*" not found"* ]] || continue
 		mv "$f" "$f.bin"
 		printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" "$@"\n' "$ld" "$2" "$f.bin" >"$f"
 		chmod +x "$f"
@@ -225,7 +225,7 @@ debian_kernel() {
 			sed -i "s|/usr/src/|$root/root/usr/src/|" "$p"
 		done
 		# A newer suite's build tools may need a newer C library than this system's.
-		if [[ -n $suite ]] && find "$root.tmp/root/usr/lib" -path '*kbuild*' -type f -perm -u+x -exec ldd {} + 2>&1 | grep -q 'version .* not found'; then
+		if [[ -n $suite && $(find "$root.tmp/root/usr/lib" -path '*kbuild*' -type f -perm -u+x -exec ldd {} + 2>&1) == *"version "*" not found"* ]]; then
 			(cd "$root.tmp/debs" && apt-get "${apt_opts[@]}" download -q libc6 >>../download.log 2>&1) ||
 				{ say "apt-get download libc6 ($suite) failed"; return 1; }
 			mkdir -p "$root.tmp/glibc" && dpkg-deb -x "$root.tmp"/debs/libc6_*.deb "$root.tmp/glibc"
