@@ -109,7 +109,9 @@ done
 if [[ -n $table ]]; then
 	((${#labels[@]} == 0)) || usage_error "--table reads an earlier ab's folder: no --kernel with it"
 	[[ -f $table/manifest.csv ]] || usage_error "--table: '$table' holds no manifest.csv (not an ab folder)"
-	exec python3 "$here/ab_table.py" --format "$fmt" "$table"
+	python3 "$here/ab_table.py" --format "$fmt" "$table" || exit
+	[[ -f $table/prediction.txt ]] && { echo; cat "$table/prediction.txt"; }
+	exit 0
 fi
 ((${#labels[@]} >= 2)) || usage_error "two or more --kernel LABEL=SPEC are needed (got ${#labels[@]})"
 
@@ -362,11 +364,13 @@ for ((b = 0; b < nboots; b++)); do
 done
 cp "$manifest.tmp" "$manifest" && rm -f "$manifest.tmp"
 trap - INT TERM HUP
-if grep -q ',ok,' "$manifest"; then
+if grep -q ',ok,\|,partial,' "$manifest"; then
 	python3 "$here/ab_table.py" --format text "$out" | tee "$out/table.txt"
 	python3 "$here/ab_table.py" --format markdown "$out" >"$out/table.md"
 	python3 "$here/ab_table.py" --format commit-log "$out" >"$out/commit-log.txt"
-	say "results: $out (manifest.csv, boot-*.json, table.txt, table.md, commit-log.txt)"
+	echo
+	python3 "$here/ab_table.py" --predict "$out" "$rgbench" | tee "$out/prediction.txt"
+	say "results: $out (manifest.csv, boot-*.json, table.txt, table.md, commit-log.txt, prediction.txt)"
 fi
 ((stopped)) && { say "interrupted after $((b)) of $nboots boots"; exit "$stopped"; }
 exit "$failed"

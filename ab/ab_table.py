@@ -7,6 +7,8 @@ the first kernel with its interval and p (the boot is the unit of replication), 
   ab_table.py [--format text|markdown|commit-log] DIR   the tables of DIR
   ab_table.py --merge GUEST_OUT FILE LABEL BOOT           the guest's result files as one boot file
   ab_table.py --why BOOT_DIR VM_EXIT                      one line: why a boot failed (or nothing)
+  ab_table.py --predict DIR RGBENCH                       the prediction check: rgbench report's
+                                                          two-boot check, both ways per pair
 
 Statistics (over boots, never over the samples inside one boot):
   median     the median of the boots' values (each boot's value is its row's median)
@@ -373,7 +375,62 @@ def commit_log(man, labels, specs, emulated, releases, used, rows):
     return "\n".join(x.rstrip() for x in out) + "\n"
 
 
+def predict(d, rgbench):
+    """Each kernel's figure predicted from the other kernel's boot (its tramp rows calibrated on
+    that boot) against its own boot: rgbench report's two-boot check over the first finished
+    boot of the base and of each other kernel, both ways."""
+    import subprocess
+    man = read_manifest(d)
+    labels = []
+    for m in man:
+        if m["label"] not in labels:
+            labels.append(m["label"])
+    first = {}
+    for m in man:
+        if m["status"] in ("ok", "partial") and m["result"] and m["label"] not in first:
+            first[m["label"]] = m["result"]
+    out = ["The prediction check: each kernel's figure predicted from the other kernel's boot",
+           "(its tramp rows calibrated on that boot) against its own boot; rgbench report's",
+           "two-boot check over the first finished boot of each."]
+    if any(m["accel"] != "kvm" for m in man):
+        out.append("EMULATED (qemu TCG): the figures are the emulator's; this shows the flow,")
+        out.append("not the hardware, and its errors say nothing about the model.")
+    for a, b in [(x, y) for x in labels for y in labels if x != y and labels[0] in (x, y)]:
+        fa, fb = first.get(a), first.get(b)
+        out += ["", f"-- {b} predicted from {a} ({fa or 'no boot'} -> {fb or 'no boot'})"]
+        if not fa or not fb:
+            out.append("   not checked: a kernel has no finished boot")
+            continue
+        rep = os.path.join(d, f"report-{a}-{b}.md")
+        r = subprocess.run([rgbench, "report", "--allow-emulated", "--width", "72", "--force",
+                            os.path.join(d, fa), os.path.join(d, fb), "--out", rep],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            out.append("   not checked: " + (r.stderr.strip().splitlines() or ["rgbench report failed"])[0])
+            continue
+        sec, on = [], False
+        for line in open(rep, encoding="utf-8"):
+            if line.startswith("## Two kernels of one machine"):
+                on = True
+                continue
+            if on and line.startswith("## "):
+                break
+            if on:
+                sec.append(line.rstrip("\n"))
+        while sec and not sec[0].strip():
+            sec.pop(0)
+        while sec and not sec[-1].strip():
+            sec.pop()
+        out += sec or [f"   rgbench report printed no two-boot check for these boots ({os.path.basename(rep)})"]
+    return "\n".join(out) + "\n"
+
+
 def main(argv):
+    if len(argv) >= 2 and argv[1] == "--predict":
+        if len(argv) != 4:
+            die("--predict DIR RGBENCH", 2)
+        sys.stdout.write(predict(argv[2], argv[3]))
+        return 0
     if len(argv) >= 2 and argv[1] == "--merge":
         if len(argv) != 6:
             die("--merge GUEST_OUT FILE LABEL BOOT", 2)
