@@ -227,7 +227,9 @@ accel=${RG_VM_ACCEL:-tcg} cpu=${RG_VM_CPU:-max}
 if [[ $arch == amd64 ]]; then
   machine=(-machine q35 -cpu "$cpu" -accel "$accel"); console=ttyS0
 else
-  machine=(-machine virt -cpu "$cpu" -accel "$accel"); console=ttyAMA0
+  # (under KVM the guest's GIC is the host's kind: a GICv3-only host has no GICv2 to give)
+  mt=virt; [[ $accel == kvm ]] && mt=virt,gic-version=max
+  machine=(-machine "$mt" -cpu "$cpu" -accel "$accel"); console=ttyAMA0
 fi
 log=$work/console.log
 read -r -a extra <<<"${RG_VM_QEMU_ARGS:-}"
