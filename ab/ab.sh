@@ -20,7 +20,7 @@ usage() {
 	cat <<'EOF'
 usage: rgbench ab --kernel LABEL=SPEC --kernel LABEL=SPEC [...] [--rounds N] [--shuffle SEED]
                   [--vcpus N] [--memory MiB] [--arch amd64|arm64] [--no-user] [--timeout S]
-                  [--out DIR] [--plan]
+                  [--kbench FILE] [--out DIR] [--plan]
        rgbench ab --table DIR [--markdown | --commit-log]
 Boots each kernel in a fresh qemu guest, in turn (rounds alternate: A B, B A, A B, ...),
 with rgbench inside: rgbench bpf (short), rgbench kmod's loop and tramp scenarios (the module
@@ -38,6 +38,9 @@ each design's figure from the other kernel's tramp rows against its native boot.
   --arch amd64|arm64    the guest's architecture (default this machine's)
   --no-user             not the user suite (bpf and kmod only)
   --timeout S           a boot's limit in seconds (60..86400, default 1800)
+  --kbench FILE         the kernel's own trigger bench (selftests/bpf bench, e.g. made by
+                        tests/bpf/kbench/build.sh) run in every boot too: trig-fentry,
+                        trig-fexit, trig-rawtp, trig-tp, trig-kprobe, trig-fmodret
   --out DIR             where the boots go (default results/ab-<UTC time>; an earlier ab's
                         folder is refused)
   --plan                print the boots in order and stop
@@ -57,7 +60,7 @@ Examples:
 EOF
 }
 
-labels=() specs=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
+kbench= labels=() specs=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
 case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
 # need OPT: the option takes a value.
 need() { (($2 >= 2)) || usage_error "$1 needs a value"; }
@@ -70,7 +73,7 @@ while (($#)); do
 	case "$1" in
 	--kernel) need "$1" $#; kspec=$2; shift ;;
 	--kernel=*) kspec=${1#*=} ;;
-	--rounds|--shuffle|--vcpus|--memory|--arch|--out|--table|--timeout)
+	--rounds|--shuffle|--vcpus|--memory|--arch|--out|--table|--timeout|--kbench)
 		need "$1" $#; set -- "$1=$2" "${@:3}"; continue ;;
 	--rounds=*) rounds=${1#*=}; number --rounds "$rounds" 1 100; shift; continue ;;
 	--shuffle=*) seed=${1#*=}; number --shuffle "$seed" 0 4294967295; shift; continue ;;
@@ -81,6 +84,8 @@ while (($#)); do
 		usage_error "--arch: '$arch' is not amd64 or arm64"; shift; continue ;;
 	--out=*) out=${1#*=}; [[ -n $out ]] || usage_error "--out: an empty folder name"; shift; continue ;;
 	--table=*) table=${1#*=}; [[ -n $table ]] || usage_error "--table: an empty folder name"; shift; continue ;;
+	--kbench=*) kbench=${1#*=}; [[ -f $kbench && -x $kbench ]] ||
+		usage_error "--kbench: '$kbench' is not an executable file"; shift; continue ;;
 	--no-user) user=0; shift; continue ;;
 	--plan) plan=1; shift; continue ;;
 	--markdown) fmt=markdown; shift; continue ;;
@@ -320,15 +325,17 @@ for ((b = 0; b < nboots; b++)); do
 	cp "$rgbench" "$bdir/payload/rgbench"
 	[[ -n ${mods[i]} ]] && cp "${mods[i]}" "$bdir/payload/rgbench_kmod.ko"
 	cp "$here/guest.sh" "$bdir/payload/guest.sh"
+	kb_libs=()
+	[[ -n $kbench ]] && cp "$kbench" "$bdir/payload/bench" && kb_libs=(--libs "$kbench")
 	printf 'RG_AB_USER=%s\nRG_AB_LABEL=%s\nRG_AB_BOOT=%s\n' "$user" "$l" "$n" >"$bdir/payload/ab.env"
 	# the suites' options in the guest, when given (RG_AB_GUEST_ARGS_BPF, _KMOD, _USER)
-	for v in BPF KMOD USER; do
-		eval "x=\${RG_AB_GUEST_ARGS_$v:-}"
-		[[ -n $x ]] && printf 'RG_AB_GUEST_ARGS_%s="%s"\n' "$v" "$x" >>"$bdir/payload/ab.env"
+	for v in GUEST_ARGS_BPF GUEST_ARGS_KMOD GUEST_ARGS_USER KBENCH_TESTS KBENCH_SECONDS; do
+		eval "x=\${RG_AB_$v:-}"
+		[[ -n $x ]] && printf 'RG_AB_%s="%s"\n' "$v" "$x" >>"$bdir/payload/ab.env"
 	done
 	t0=$(date +%s)
 	RG_VM_ACCEL=$accel bash "$here/vm.sh" --arch "$arch" --kernel "${images[i]}" --payload "$bdir/payload" --out "$bdir/out" \
-		--libs "$rgbench" --timeout "$timeout" --mem "$memory" --smp "$vcpus" --console "$bdir/console.log" \
+		--libs "$rgbench" "${kb_libs[@]}" --timeout "$timeout" --mem "$memory" --smp "$vcpus" --console "$bdir/console.log" \
 		-- sh ./guest.sh >"$bdir/guest.log" 2>"$bdir/vm.err" &
 	vpid=$!
 	wait "$vpid"

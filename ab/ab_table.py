@@ -55,6 +55,7 @@ def merge(gout, dest, label, boot):
         if doc is None:
             doc = {k: v for k, v in d.items() if k != "results"}
         rows += d.get("results", [])
+    rows += kbench_rows(gout)
     if doc is None or not rows:
         die(f"boot {boot} ({label}): no result file came back from the guest")
     doc["results"] = rows
@@ -62,6 +63,36 @@ def merge(gout, dest, label, boot):
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(doc, f)
     os.replace(tmp, dest)
+
+
+KB_SUMMARY = re.compile(r"Summary: hits\s+([0-9.]+) \u00b1 ([0-9.]+)M/s")
+
+
+def kbench_rows(gout):
+    """The kernel's own bench (selftests/bpf bench) as rows of suite kbench: its summary's hits
+    M/s (mops_median) and ± (mops_stddev); a trig-* the kernel refused is skipped with the
+    bench's first error line. Only the fields the table reads: these are not schema rows."""
+    rows = []
+    rcs = os.path.join(gout, "kbench.rc")
+    if not os.path.exists(rcs):
+        return rows
+    for line in open(rcs, encoding="utf-8", errors="replace"):
+        parts = line.split()
+        if len(parts) != 2:
+            continue
+        t, rc = parts
+        text = open(os.path.join(gout, f"kbench-{t}.txt"), encoding="utf-8", errors="replace").read() \
+            if os.path.exists(os.path.join(gout, f"kbench-{t}.txt")) else ""
+        m = KB_SUMMARY.search(text)
+        r = {"suite": "kbench", "scenario": "trig", "guard": t, "threads": 1,
+             "mops_median": None, "mops_stddev": None, "ns_median": None}
+        if rc == "0" and m:
+            r.update(status="ok", mops_median=float(m.group(1)), mops_stddev=float(m.group(2)))
+        else:
+            err = next((l.strip() for l in text.splitlines() if re.search(r"fail|error|unknown", l, re.I)), "")
+            r.update(status="skipped", reason=f"bench exit {rc}: {err[:160]}")
+        rows.append(r)
+    return rows
 
 
 def first_line(path):
@@ -120,7 +151,7 @@ def read_manifest(d):
 
 def value(r):
     """The row's figure and unit: events per second for the trigger bench, ns per pair else."""
-    if r.get("suite") == "bpf" and isinstance(r.get("mops_median"), (int, float)):
+    if r.get("suite") in ("bpf", "kbench") and isinstance(r.get("mops_median"), (int, float)):
         return float(r["mops_median"]), "M/s"
     if isinstance(r.get("ns_median"), (int, float)):
         return float(r["ns_median"]), "ns"
@@ -251,7 +282,7 @@ def heading(man, labels, specs, emulated, releases, used):
     for m in man:
         if m["status"] not in ("ok",) and m.get("reason"):
             lines.append(f"  boot {m['boot']} ({m['label']}): {m['status']}: {m['reason']}")
-    n = min(used.values()) if used else 0
+    n = min([v for v in used.values() if v] or [0])
     lines.append(f"Median over boots [lowest, highest boot] (the boot is the unit; with {n} boots a "
                  f"side the range holds the median with probability {level(n):.0%}); change against "
                  f"{labels[0]} [lowest, highest boot ratio], p: exact permutation test over boots.")
@@ -337,9 +368,9 @@ def wrap(text, width=72, indent=""):
 
 
 def commit_log(man, labels, specs, emulated, releases, used, rows):
-    """The seed's form, one small table per trigger bench row (suite bpf), 72 columns."""
+    """The seed's form, one small table per trigger bench row (suites bpf and kbench), 72 columns."""
     out = []
-    n = min(used.values()) if used else 0
+    n = min([v for v in used.values() if v] or [0])
     intro = (f"Base {labels[0]} ({releases.get(labels[0], '') or specs[labels[0]]}) against "
              + ", ".join(f"{l} ({releases.get(l, '') or specs[l]})" for l in labels[1:])
              + f", {n} boots each, alternated (rgbench ab); median over boots with the lowest"
@@ -350,7 +381,7 @@ def commit_log(man, labels, specs, emulated, releases, used, rows):
                     " no change is called.")
     lw = max(len("Configuration"), *(len(l) for l in labels))
     for k, unit, cells, ch, st in rows:
-        if k[0] != "bpf" or not cells:
+        if k[0] not in ("bpf", "kbench") or not cells:
             continue
         col = f"{k[1]}/{k[2]} p={k[3]} ({unit})"
         vals = []
@@ -402,9 +433,11 @@ def predict(d, rgbench):
             out.append("   not checked: a kernel has no finished boot")
             continue
         rep = os.path.join(d, f"report-{a}-{b}.md")
+        # each suite's own file (one run id each; the merged boot file mixes three, which the
+        # report's input policy refuses)
+        files = [f for x in (fa, fb) for f in sorted(glob.glob(os.path.join(d, x[:-5], "out", "*.json")))]
         r = subprocess.run([rgbench, "report", "--allow-emulated", "--width", "72", "--force",
-                            os.path.join(d, fa), os.path.join(d, fb), "--out", rep],
-                           capture_output=True, text=True)
+                            *files, "--out", rep], capture_output=True, text=True)
         if r.returncode != 0:
             out.append("   not checked: " + (r.stderr.strip().splitlines() or ["rgbench report failed"])[0])
             continue

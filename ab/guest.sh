@@ -3,6 +3,7 @@
 # What one boot of rgbench ab runs inside its guest (busybox sh, cwd /payload): rgbench bpf, rgbench kmod --scenarios loop,tramp and the user suite, each its own result file and exit code in /out.
 # ab.env (written by ab.sh): RG_AB_USER (1: the user suite too), RG_AB_LABEL, RG_AB_BOOT.
 # RG_AB_GUEST_ARGS_BPF/_KMOD/_USER there replace each suite's default options (tests make them short).
+# ./bench (the kernel's trigger bench, rgbench ab --kbench), when there, runs its trig-* cases.
 set -u
 . ./ab.env
 uname -r >/out/uname
@@ -26,6 +27,15 @@ if [ "$RG_AB_USER" = 1 ]; then
   ./rgbench --quick --no-bpf ${RG_AB_GUEST_ARGS_USER:---repetitions 3 --duration 2ms} --quiet \
     --out /out/user.csv --json /out/user.json 2>/out/user.err
   echo $? >/out/rc_user
+fi
+if [ -x ./bench ]; then
+  # The kernel's own trigger bench (selftests/bpf bench), when ab was given one
+  # (RG_AB_KBENCH): each trig-* the kernel allows, its "hits X ± Y M/s" summary kept.
+  echo "== the kernel's bench: ${RG_AB_KBENCH_TESTS:-trig-fentry trig-fexit trig-rawtp trig-tp trig-kprobe trig-fmodret}"
+  for t in ${RG_AB_KBENCH_TESTS:-trig-fentry trig-fexit trig-rawtp trig-tp trig-kprobe trig-fmodret}; do
+    ./bench -w1 -d${RG_AB_KBENCH_SECONDS:-3} -p1 -a "$t" >/out/kbench-$t.txt 2>&1
+    echo "$t $?" >>/out/kbench.rc
+  done
 fi
 dmesg >/out/dmesg.txt 2>/dev/null
 true
