@@ -159,12 +159,15 @@ def value(r):
 
 
 def key(r):
-    return (r.get("suite", ""), r.get("scenario", ""), r.get("guard", ""), int(r.get("threads") or 0))
+    """A benchmark: suite, scenario, guard, threads and the duty level (the duty scenario's rows
+    differ by it alone)."""
+    return (r.get("suite", ""), r.get("scenario", ""), r.get("guard", ""), int(r.get("threads") or 0),
+            int(r.get("duty_ns") or 0))
 
 
 def name(k):
-    s, sc, g, t = k
-    return f"{s}/{sc}/{g} p={t}"
+    s, sc, g, t, duty = k
+    return f"{s}/{sc}/{g} p={t}" + (f" duty={duty}" if duty else "")
 
 
 def perm_p(a, b):
