@@ -89,7 +89,9 @@ def kbench_rows(gout):
         if rc == "0" and m:
             r.update(status="ok", mops_median=float(m.group(1)), mops_stddev=float(m.group(2)))
         else:
-            err = next((l.strip() for l in text.splitlines() if re.search(r"fail|error|unknown", l, re.I)), "")
+            lines = [l.strip() for l in text.splitlines() if l.strip()]
+            err = next((l for l in lines if re.search(r"fail|error|unknown|not found|invalid", l, re.I)),
+                       lines[-1] if lines else "no output")
             r.update(status="skipped", reason=f"bench exit {rc}: {err[:160]}")
         rows.append(r)
     return rows
