@@ -20,7 +20,7 @@ usage() {
 	cat <<'EOF'
 usage: rgbench ab --kernel LABEL=SPEC --kernel LABEL=SPEC [...] [--rounds N] [--shuffle SEED]
                   [--vcpus N] [--memory MiB] [--arch amd64|arm64] [--no-user] [--timeout S]
-                  [--kbench FILE] [--out DIR] [--plan]
+                  [--pin CPUS] [--kbench FILE] [--out DIR] [--plan]
        rgbench ab --table DIR [--markdown | --commit-log]
 Boots each kernel in a fresh qemu guest, in turn (rounds alternate: A B, B A, A B, ...),
 with rgbench inside: rgbench bpf (short), rgbench kmod's loop and tramp scenarios (the module
@@ -36,6 +36,8 @@ each design's figure from the other kernel's tramp rows against its native boot.
   --shuffle SEED        boots in a seeded random order instead of alternating
   --vcpus N             guest CPUs (1..64, default 2); --memory MiB (256..65536, default 2048)
   --arch amd64|arm64    the guest's architecture (default this machine's)
+  --pin CPUS            qemu (all its threads) bound to these host CPUs, e.g. 2-9, the same
+                        for every boot (one vCPU per host CPU is not done yet)
   --no-user             not the user suite (bpf and kmod only)
   --timeout S           a boot's limit in seconds (60..86400, default 1800)
   --kbench FILE         the kernel's own trigger bench (selftests/bpf bench, e.g. made by
@@ -60,7 +62,7 @@ Examples:
 EOF
 }
 
-kbench= labels=() specs=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
+pin= kbench= labels=() specs=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
 case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
 # need OPT: the option takes a value.
 need() { (($2 >= 2)) || usage_error "$1 needs a value"; }
@@ -73,7 +75,7 @@ while (($#)); do
 	case "$1" in
 	--kernel) need "$1" $#; kspec=$2; shift ;;
 	--kernel=*) kspec=${1#*=} ;;
-	--rounds|--shuffle|--vcpus|--memory|--arch|--out|--table|--timeout|--kbench)
+	--rounds|--shuffle|--vcpus|--memory|--arch|--out|--table|--timeout|--kbench|--pin)
 		need "$1" $#; set -- "$1=$2" "${@:3}"; continue ;;
 	--rounds=*) rounds=${1#*=}; number --rounds "$rounds" 1 100; shift; continue ;;
 	--shuffle=*) seed=${1#*=}; number --shuffle "$seed" 0 4294967295; shift; continue ;;
@@ -86,6 +88,8 @@ while (($#)); do
 	--table=*) table=${1#*=}; [[ -n $table ]] || usage_error "--table: an empty folder name"; shift; continue ;;
 	--kbench=*) kbench=${1#*=}; [[ -f $kbench && -x $kbench ]] ||
 		usage_error "--kbench: '$kbench' is not an executable file"; shift; continue ;;
+	--pin=*) pin=${1#*=}; [[ $pin =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
+		usage_error "--pin: '$pin' is not a CPU list (e.g. 0-3 or 2,4,6)"; shift; continue ;;
 	--no-user) user=0; shift; continue ;;
 	--plan) plan=1; shift; continue ;;
 	--markdown) fmt=markdown; shift; continue ;;
@@ -334,7 +338,7 @@ for ((b = 0; b < nboots; b++)); do
 		[[ -n $x ]] && printf 'RG_AB_%s="%s"\n' "$v" "$x" >>"$bdir/payload/ab.env"
 	done
 	t0=$(date +%s)
-	RG_VM_ACCEL=$accel bash "$here/vm.sh" --arch "$arch" --kernel "${images[i]}" --payload "$bdir/payload" --out "$bdir/out" \
+	RG_VM_ACCEL=$accel RG_VM_TASKSET=$pin bash "$here/vm.sh" --arch "$arch" --kernel "${images[i]}" --payload "$bdir/payload" --out "$bdir/out" \
 		--libs "$rgbench" "${kb_libs[@]}" --timeout "$timeout" --mem "$memory" --smp "$vcpus" --console "$bdir/console.log" \
 		-- sh ./guest.sh >"$bdir/guest.log" 2>"$bdir/vm.err" &
 	vpid=$!

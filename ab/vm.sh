@@ -32,6 +32,7 @@
 #   RG_VM_CACHE     where kernel packages are unpacked (default ~/.cache/rgbench-vm)
 #   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE)
 #   RG_VM_ACCEL     tcg (default) or kvm (then -cpu host unless RG_VM_CPU says otherwise)
+#   RG_VM_TASKSET   a host CPU list: qemu (all its threads) runs bound to it (taskset -c)
 #   RG_VM_QEMU_ARGS extra qemu arguments, split on blanks (e.g. "-icount shift=0")
 #
 # The guest has proc, sys, devtmpfs, debugfs, tracefs and bpffs mounted, runs CMD
@@ -243,8 +244,10 @@ for i in "${!extra[@]}"; do
 done
 monitor=()
 [[ -n $step_from ]] && monitor=(-monitor "unix:$work/monitor.sock,server=on,wait=off")
+pin=()
+[[ -n ${RG_VM_TASKSET:-} ]] && pin=(taskset -c "$RG_VM_TASKSET")
 set +e
-timeout "$timeout" "$qemu" "${machine[@]}" "${extra[@]}" "${monitor[@]}" -m "$mem" -smp "$smp" \
+timeout "$timeout" "${pin[@]}" "$qemu" "${machine[@]}" "${extra[@]}" "${monitor[@]}" -m "$mem" -smp "$smp" \
   -nographic -no-reboot -nic none -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
   -append "console=$console quiet loglevel=4 panic=-1 oops=panic${append:+ $append}" </dev/null >"$log" 2>&1 &
 qpid=$!
