@@ -36,8 +36,9 @@ each design's figure from the other kernel's tramp rows against its native boot.
   --shuffle SEED        boots in a seeded random order instead of alternating
   --vcpus N             guest CPUs (1..64, default 2); --memory MiB (256..65536, default 2048)
   --arch amd64|arm64    the guest's architecture (default this machine's)
-  --pin CPUS            qemu (all its threads) bound to these host CPUs, e.g. 2-9, the same
-                        for every boot (one vCPU per host CPU is not done yet)
+  --pin CPUS            vCPU i's thread pinned to the i-th of these host CPUs (e.g. 2-9; at
+                        least --vcpus of them), qemu's other threads to the set: the same
+                        CPUs for every boot
   --no-user             not the user suite (bpf and kmod only)
   --timeout S           a boot's limit in seconds (60..86400, default 1800)
   --kbench FILE         the kernel's own trigger bench (selftests/bpf bench, e.g. made by
@@ -123,6 +124,16 @@ if [[ -n $table ]]; then
 	exit 0
 fi
 ((${#labels[@]} >= 2)) || usage_error "two or more --kernel LABEL=SPEC are needed (got ${#labels[@]})"
+if [[ -n $pin ]]; then
+	npin=0
+	IFS=, read -r -a _parts <<<"$pin"
+	for p in "${_parts[@]}"; do
+		lo=${p%-*} hi=${p#*-}
+		((10#$hi >= 10#$lo)) || usage_error "--pin: '$p' runs backwards"
+		npin=$((npin + 10#$hi - 10#$lo + 1))
+	done
+	((npin >= vcpus)) || usage_error "--pin: $npin host CPUs for $vcpus vCPUs (one each is needed)"
+fi
 
 # The order of the boots: rounds alternate (A B, B A, ...), or a seeded shuffle of them all.
 order=()
@@ -338,7 +349,7 @@ for ((b = 0; b < nboots; b++)); do
 		[[ -n $x ]] && printf 'RG_AB_%s="%s"\n' "$v" "$x" >>"$bdir/payload/ab.env"
 	done
 	t0=$(date +%s)
-	RG_VM_ACCEL=$accel RG_VM_TASKSET=$pin bash "$here/vm.sh" --arch "$arch" --kernel "${images[i]}" --payload "$bdir/payload" --out "$bdir/out" \
+	RG_VM_ACCEL=$accel RG_VM_TASKSET=$pin RG_VM_PIN_VCPUS=$pin bash "$here/vm.sh" --arch "$arch" --kernel "${images[i]}" --payload "$bdir/payload" --out "$bdir/out" \
 		--libs "$rgbench" "${kb_libs[@]}" --timeout "$timeout" --mem "$memory" --smp "$vcpus" --console "$bdir/console.log" \
 		-- sh ./guest.sh >"$bdir/guest.log" 2>"$bdir/vm.err" &
 	vpid=$!

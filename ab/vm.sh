@@ -33,6 +33,8 @@
 #   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE)
 #   RG_VM_ACCEL     tcg (default) or kvm (then -cpu host unless RG_VM_CPU says otherwise)
 #   RG_VM_TASKSET   a host CPU list: qemu (all its threads) runs bound to it (taskset -c)
+#   RG_VM_PIN_VCPUS a host CPU list: vCPU i's thread to its i-th CPU (QMP, pin_vcpus.py);
+#                   the run fails when that could not be done
 #   RG_VM_QEMU_ARGS extra qemu arguments, split on blanks (e.g. "-icount shift=0")
 #
 # The guest has proc, sys, devtmpfs, debugfs, tracefs and bpffs mounted, runs CMD
@@ -246,6 +248,7 @@ monitor=()
 [[ -n $step_from ]] && monitor=(-monitor "unix:$work/monitor.sock,server=on,wait=off")
 pin=()
 [[ -n ${RG_VM_TASKSET:-} ]] && pin=(taskset -c "$RG_VM_TASKSET")
+[[ -n ${RG_VM_PIN_VCPUS:-} ]] && monitor+=(-qmp "unix:$work/qmp.sock,server=on,wait=off")
 set +e
 timeout "$timeout" "${pin[@]}" "$qemu" "${machine[@]}" "${extra[@]}" "${monitor[@]}" -m "$mem" -smp "$smp" \
   -nographic -no-reboot -nic none -kernel "$vmlinuz" -initrd "$work/initrd.gz" \
@@ -262,6 +265,10 @@ stop_guest() {
 }
 trap 'stop_guest INT 130' INT
 trap 'stop_guest TERM 143' TERM
+if [[ -n ${RG_VM_PIN_VCPUS:-} ]]; then
+  python3 "$(dirname "$0")/pin_vcpus.py" "$work/qmp.sock" "$RG_VM_PIN_VCPUS" "$work/pin.status" &
+  ppid_=$!
+fi
 if [[ -n $step_from ]]; then
   python3 "$(dirname "$0")/step_from.py" "$step_from" "$log" "$work/monitor.sock" "$work/step.status" &
   wpid=$!
@@ -271,6 +278,16 @@ qrc=$?
 if [[ -n $step_from ]]; then
   kill "$wpid" 2>/dev/null
   wait "$wpid" 2>/dev/null
+fi
+if [[ -n ${RG_VM_PIN_VCPUS:-} ]]; then
+  kill "$ppid_" 2>/dev/null
+  wait "$ppid_" 2>/dev/null
+  pin_status=$(cat "$work/pin.status" 2>/dev/null || echo "fail the pinning did not finish")
+  if [[ $pin_status != ok* ]]; then
+    echo "vm.sh: RG_VM_PIN_VCPUS=$RG_VM_PIN_VCPUS: ${pin_status#fail }" >&2
+    exit 1
+  fi
+  echo "vm.sh: vCPU threads pinned: ${pin_status#ok }" >&2
 fi
 set -e
 trap - INT TERM

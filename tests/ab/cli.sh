@@ -40,6 +40,8 @@ expect_err 2 "rgbench ab: --arch: 'riscv64' is not amd64 or arm64 $H" --arch ris
 expect_err 2 "rgbench ab: --shuffle: '-1' is not a whole number from 0 to 4294967295 $H" --shuffle -1
 expect_err 2 "rgbench ab: --pin: '0-' is not a CPU list (e.g. 0-3 or 2,4,6) $H" --pin 0-
 expect_err 2 "rgbench ab: --kbench: '/nonexistent' is not an executable file $H" --kbench /nonexistent
+expect_err 2 "rgbench ab: --pin: 1 host CPUs for 2 vCPUs (one each is needed) $H" --kernel a=1.0 --kernel b=1.1 --pin 3
+expect_err 2 "rgbench ab: --pin: '5-2' runs backwards $H" --kernel a=1.0 --kernel b=1.1 --pin 5-2
 expect_err 2 "rgbench ab: --rounds needs a value $H" --rounds
 expect_err 2 "rgbench ab: unknown option '--bogus' $H" --bogus
 expect_err 2 "rgbench ab: --out: an empty folder name $H" --out ''

@@ -29,6 +29,7 @@ for f in "$bindir/rgbench" "$bindir/rgbench-report" "$datadir/rgbench/rgplot.py"
 	"$datadir/rgbench/fleet/callback_plugins/rgbench_fleet.py" "$datadir/doc/rgbench/README.md" \
 	"$datadir/rgbench/ab/ab.sh" "$datadir/rgbench/ab/vm.sh" "$datadir/rgbench/ab/guest.sh" \
 	"$datadir/rgbench/ab/module.sh" "$datadir/rgbench/ab/ab_table.py" "$datadir/rgbench/ab/step_from.py" \
+	"$datadir/rgbench/ab/pin_vcpus.py" \
 	"$datadir/bash-completion/completions/rgbench"; do
 	[[ -f $P/$f ]] && ok "installed $f" || fail "$f is not installed"
 done
