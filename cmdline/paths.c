@@ -21,6 +21,7 @@ static const struct {
 	{ "kmod", "kmod" },
 	{ "kmod-gen", "kmod" },
 	{ "fleet", "fleet/fleet.sh" },
+	{ "ab", "ab/ab.sh" },
 };
 
 int rg_self_dir(char *buf, size_t len)

@@ -36,7 +36,7 @@ LAYERS = [
     ["analysis/across"],
     ["analysis/compare", "analysis/report", "analysis/export"],
     ["analysis"],
-    ["plots", "fleet"],
+    ["plots", "fleet", "ab"],
     ["tools"],
 ]
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}

@@ -9,6 +9,7 @@
 #include "rg/writer.h"
 #include "rg/version.h"
 #include "rg/fleet_run.h"
+#include "rg/ab_run.h"
 #include "rg/safe_name.h"
 
 /* Always 0 or 1 (CMake generator expressions), so -Wundef catches a typo. */
@@ -68,6 +69,7 @@ static const struct subcmd subcmds[] = {
 	  "a result file in Google Benchmark's JSON, for its compare.py", NO_ANALYSIS },
 	{ "fleet", rg_fleet_main, "run.sh on every host of an Ansible inventory, fetch, report",
 	  NULL },
+	{ "ab", rg_ab_main, "base against patched kernel: each booted in turn, one table", NULL },
 	{ "help", NULL, "this text, or a subcommand's (rgbench help compare)", NULL },
 };
 

@@ -27,6 +27,9 @@ for f in "$bindir/rgbench" "$bindir/rgbench-report" "$datadir/rgbench/rgplot.py"
 	"$datadir/rgbench/kmod/COPYING" "$datadir/doc/rgbench/LICENSE" \
 	"$datadir/rgbench/fleet/fleet.sh" "$datadir/rgbench/fleet/rgbench.yml" \
 	"$datadir/rgbench/fleet/callback_plugins/rgbench_fleet.py" "$datadir/doc/rgbench/README.md" \
+	"$datadir/rgbench/ab/ab.sh" "$datadir/rgbench/ab/vm.sh" "$datadir/rgbench/ab/guest.sh" \
+	"$datadir/rgbench/ab/module.sh" "$datadir/rgbench/ab/ab_table.py" "$datadir/rgbench/ab/step_from.py" \
+	"$datadir/rgbench/ab/pin_vcpus.py" \
 	"$datadir/bash-completion/completions/rgbench"; do
 	[[ -f $P/$f ]] && ok "installed $f" || fail "$f is not installed"
 done
@@ -38,7 +41,8 @@ if [[ -f $build/docs/man/rgbench.1 ]]; then
 else
 	echo "note: no scdoc, the man pages were not built"
 fi
-for f in "$bindir/rgbench" "$bindir/rgbench-report" "$datadir/rgbench/fleet/fleet.sh"; do
+for f in "$bindir/rgbench" "$bindir/rgbench-report" "$datadir/rgbench/fleet/fleet.sh" \
+	"$datadir/rgbench/ab/ab.sh" "$datadir/rgbench/ab/vm.sh"; do
 	[[ -x $P/$f ]] || fail "$f is not executable"
 done
 
@@ -46,7 +50,7 @@ done
 run() {
 	local name=$1 want=$2 rc
 	shift 2
-	(cd "$T" && env -u RG_PLOT_SCRIPT -u RG_KMOD_SRC -u RG_FLEET_SCRIPT "$@") >"$T/out" 2>"$T/err"
+	(cd "$T" && env -u RG_PLOT_SCRIPT -u RG_KMOD_SRC -u RG_FLEET_SCRIPT -u RG_AB_SCRIPT "$@") >"$T/out" 2>"$T/err"
 	rc=$?
 	if ((rc == want)); then ok "$name (exit $rc)"; else
 		fail "$name: exit $rc, expected $want"; head -5 "$T/err"
@@ -98,6 +102,11 @@ run "rgbench --plan --quick" 0 "$R" --plan --quick --guards tls
 # fleet: the installed command finds its installed script and playbook.
 run "rgbench fleet --help" 0 "$R" fleet --help
 grep -q '^usage: rgbench fleet' "$T/out" || fail "fleet --help: $(head -2 "$T/out")"
+# ab: the installed command finds its installed script (and the guest boot script beside it).
+run "rgbench ab --help" 0 "$R" ab --help
+grep -q '^usage: rgbench ab' "$T/out" || fail "ab --help: $(head -2 "$T/out")"
+run "rgbench ab --plan" 0 "$R" ab --kernel a=6.1.0-57 --kernel b=6.1.0-58 --rounds 2 --plan
+[[ $(awk 'NR > 1 { printf "%s", $2 }' "$T/out") == abba ]] || fail "ab --plan: not A B B A: $(tr '\n' ' ' <"$T/out")"
 
 # Bash completion, installed, completing with the installed rgbench's own tables.
 complete_words() {	# WORDS...: what completing the last word offers, one a line
@@ -123,6 +132,9 @@ expect_completion fentry "$R" bpf --attach fe
 expect_completion rctx-kernel "$R" kmod --guards rctx-k
 expect_completion --from-raw "$R" kmod --from
 expect_completion --across-hosts "$R" compare --across-h
+expect_completion ab "$R" a
+expect_completion --no-user "$R" ab --no-u
+expect_completion arm64 "$R" ab --arch ar
 expect_completion report "$R" help rep
 
 # Nothing installed names the source or build tree.

@@ -11,6 +11,7 @@
  *   kmod      the kernel module's sources (Kbuild, *.c, *.h)
  *   kmod-gen  the module's generated headers (rg_kguards.h, rg_kguards_extra.h)
  *   fleet     fleet.sh, which runs the Ansible playbook beside it
+ *   ab        ab.sh, which boots kernels in turn (rgbench ab; vm.sh and ab_table.py beside it)
  * An installed binary (BINDIR/rgbench) finds them under DATADIR/rgbench, by the path from
  * BINDIR to DATADIR (no absolute path is compiled in: the installed tree can move). A binary
  * of a build tree has a marker file beside it, rgbench-build-tree, written by CMake, with one

@@ -1,0 +1,398 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# rgbench ab: two or more kernels, each booted in turn under qemu with rgbench inside (A B B A ...), one result file per boot and one table. `rgbench ab` runs this script (ab/ab_run.c); docs/ab.md.
+#
+#   rgbench ab --kernel LABEL=SPEC --kernel LABEL=SPEC [...] [--rounds N] [--out DIR] ...
+#   rgbench ab --table DIR [--markdown | --commit-log]
+#
+# Exit: 0 every boot finished; 1 a boot failed (one line each, with the console's tail; the
+# other boots' files and the table are kept), or a tool is missing (qemu, python3), or another
+# ab writes DIR; 2 usage (a bad option or value, fewer than two kernels, a SPEC that is neither a
+# file nor a Debian kernel version, an --out that holds an earlier ab's results); 128+signal
+# interrupted (Ctrl-C: the guest is stopped, the finished boots and their table are kept).
+set -uo pipefail
+me="rgbench ab"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+say() { echo "$me: $*" >&2; }
+usage_error() { say "$* (see $me --help)"; exit 2; }
+
+usage() {
+	cat <<'EOF'
+usage: rgbench ab --kernel LABEL=SPEC --kernel LABEL=SPEC [...] [--rounds N] [--shuffle SEED]
+                  [--vcpus N] [--memory MiB] [--arch amd64|arm64] [--no-user] [--timeout S]
+                  [--pin CPUS] [--kbench FILE] [--out DIR] [--plan]
+       rgbench ab --table DIR [--markdown | --commit-log]
+Boots each kernel in a fresh qemu guest, in turn (rounds alternate: A B, B A, A B, ...),
+with rgbench inside: rgbench bpf (short), rgbench kmod's loop and tramp scenarios (the module
+built against that kernel's headers) and the user suite; one result file per boot in DIR,
+then per row each kernel's median over its boots with its interval, the change against
+the first kernel with its interval and p (the boot is the unit), and the prediction check:
+each design's figure from the other kernel's tramp rows against its native boot.
+  --kernel LABEL=SPEC   a kernel (two or more; the first is the base): SPEC is a kernel image
+                        (bzImage/Image; the build directory found beside it for the module) or
+                        a Debian kernel version, e.g. 6.1.0-57 (this system's apt) or
+                        trixie:6.12.117+deb13 (that suite's, fetched with apt-get download)
+  --rounds N            boots of each kernel (1..100, default 2)
+  --shuffle SEED        boots in a seeded random order instead of alternating
+  --vcpus N             guest CPUs (1..64, default 2); --memory MiB (256..65536, default 2048)
+  --arch amd64|arm64    the guest's architecture (default this machine's)
+  --pin CPUS            vCPU i's thread pinned to the i-th of these host CPUs (e.g. 2-9; at
+                        least --vcpus of them), qemu's other threads to the set: the same
+                        CPUs for every boot
+  --no-user             not the user suite (bpf and kmod only)
+  --timeout S           a boot's limit in seconds (60..86400, default 1800)
+  --kbench FILE         the kernel's own trigger bench (selftests/bpf bench, e.g. made by
+                        tests/bpf/kbench/build.sh) run in every boot too: trig-fentry,
+                        trig-fexit, trig-rawtp, trig-tp, trig-kprobe, trig-fmodret
+  --out DIR             where the boots go (default results/ab-<UTC time>; an earlier ab's
+                        folder is refused)
+  --plan                print the boots in order and stop
+  --table DIR           the tables of an earlier ab's folder (nothing booted)
+  --markdown            the table as Markdown; --commit-log: 72 columns, for a commit message
+KVM is used where /dev/kvm runs a guest (-cpu host), else TCG: every timing is then marked
+emulated and no change is called. Progress on stderr: boot k of N, kernel, elapsed.
+Needs qemu-system-<arch>, busybox-static, python3, make and a compiler for the module.
+Exit: 0 every boot finished, 1 a boot failed (the others kept) or a tool missing, 2 usage,
+128+signal interrupted (the finished boots and their table kept).
+  -V, --version         the release and commit of this build; -h, --help: this text
+Examples:
+  rgbench ab --kernel base=6.1.0-57 --kernel new=trixie:6.12.117+deb13 --rounds 2
+  rgbench ab --kernel base=~/linux-base/arch/arm64/boot/Image \
+             --kernel patched=~/linux/arch/arm64/boot/Image --rounds 5 --vcpus 8
+  rgbench ab --table results/ab-20261203T2100Z --commit-log
+EOF
+}
+
+pin= kbench= labels=() specs=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
+case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
+# need OPT: the option takes a value.
+need() { (($2 >= 2)) || usage_error "$1 needs a value"; }
+# number OPT VALUE LO HI: an integer in [LO, HI].
+number() {
+	[[ $2 =~ ^[0-9]+$ ]] && ((10#$2 >= $3 && 10#$2 <= $4)) ||
+		usage_error "$1: '$2' is not a whole number from $3 to $4"
+}
+while (($#)); do
+	case "$1" in
+	--kernel) need "$1" $#; kspec=$2; shift ;;
+	--kernel=*) kspec=${1#*=} ;;
+	--rounds|--shuffle|--vcpus|--memory|--arch|--out|--table|--timeout|--kbench|--pin)
+		need "$1" $#; set -- "$1=$2" "${@:3}"; continue ;;
+	--rounds=*) rounds=${1#*=}; number --rounds "$rounds" 1 100; shift; continue ;;
+	--shuffle=*) seed=${1#*=}; number --shuffle "$seed" 0 4294967295; shift; continue ;;
+	--vcpus=*) vcpus=${1#*=}; number --vcpus "$vcpus" 1 64; shift; continue ;;
+	--memory=*) memory=${1#*=}; number --memory "$memory" 256 65536; shift; continue ;;
+	--timeout=*) timeout=${1#*=}; number --timeout "$timeout" 60 86400; shift; continue ;;
+	--arch=*) arch=${1#*=}; [[ $arch == amd64 || $arch == arm64 ]] ||
+		usage_error "--arch: '$arch' is not amd64 or arm64"; shift; continue ;;
+	--out=*) out=${1#*=}; [[ -n $out ]] || usage_error "--out: an empty folder name"; shift; continue ;;
+	--table=*) table=${1#*=}; [[ -n $table ]] || usage_error "--table: an empty folder name"; shift; continue ;;
+	--kbench=*) kbench=${1#*=}; [[ -f $kbench && -x $kbench ]] ||
+		usage_error "--kbench: '$kbench' is not an executable file"; shift; continue ;;
+	--pin=*) pin=${1#*=}; [[ $pin =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
+		usage_error "--pin: '$pin' is not a CPU list (e.g. 0-3 or 2,4,6)"; shift; continue ;;
+	--no-user) user=0; shift; continue ;;
+	--plan) plan=1; shift; continue ;;
+	--markdown) fmt=markdown; shift; continue ;;
+	--commit-log) fmt=commit-log; shift; continue ;;
+	-h|--help) usage; exit 0 ;;
+	-V|--version) exec "${RGBENCH:-rgbench}" --version ;;
+	*) usage_error "unknown option '$1'" ;;
+	esac
+	# --kernel LABEL=SPEC
+	[[ $kspec == *=* ]] || usage_error "--kernel: '$kspec' is not LABEL=SPEC"
+	l=${kspec%%=*} s=${kspec#*=}
+	[[ $l =~ ^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$ ]] ||
+		usage_error "--kernel: label '$l' is not 1 to 32 of A-Z a-z 0-9 . _ - (a letter or digit first)"
+	[[ -n $s ]] || usage_error "--kernel $l=: no kernel given"
+	for x in "${labels[@]}"; do [[ $x != "$l" ]] || usage_error "--kernel: label '$l' given twice"; done
+	if [[ -e $s ]]; then
+		[[ -f $s ]] || usage_error "--kernel $l: '$s' is not a regular file (a kernel image)"
+	elif ! [[ $s =~ ^([a-z][a-z0-9-]*:)?[0-9]+\.[0-9]+[0-9A-Za-z.+~-]*$ ]]; then
+		usage_error "--kernel $l: '$s' is neither a file nor a Debian kernel version (e.g. 6.1.0-57)"
+	fi
+	labels+=("$l") specs+=("$s")
+	shift
+	continue
+done
+
+if [[ -n $table ]]; then
+	((${#labels[@]} == 0)) || usage_error "--table reads an earlier ab's folder: no --kernel with it"
+	[[ -f $table/manifest.csv ]] || usage_error "--table: '$table' holds no manifest.csv (not an ab folder)"
+	python3 "$here/ab_table.py" --format "$fmt" "$table" || exit
+	[[ -f $table/prediction.txt ]] && { echo; cat "$table/prediction.txt"; }
+	exit 0
+fi
+((${#labels[@]} >= 2)) || usage_error "two or more --kernel LABEL=SPEC are needed (got ${#labels[@]})"
+if [[ -n $pin ]]; then
+	npin=0
+	IFS=, read -r -a _parts <<<"$pin"
+	for p in "${_parts[@]}"; do
+		lo=${p%-*} hi=${p#*-}
+		((10#$hi >= 10#$lo)) || usage_error "--pin: '$p' runs backwards"
+		npin=$((npin + 10#$hi - 10#$lo + 1))
+	done
+	((npin >= vcpus)) || usage_error "--pin: $npin host CPUs for $vcpus vCPUs (one each is needed)"
+fi
+
+# The order of the boots: rounds alternate (A B, B A, ...), or a seeded shuffle of them all.
+order=()
+if [[ -n $seed ]]; then
+	mapfile -t order < <(python3 -c 'import random, sys
+k, r, s = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+b = [i for _ in range(r) for i in range(k)]
+random.Random(s).shuffle(b)
+print("\n".join(map(str, b)))' "${#labels[@]}" "$rounds" "$seed")
+else
+	for ((r = 0; r < rounds; r++)); do
+		for ((i = 0; i < ${#labels[@]}; i++)); do
+			((r % 2 == 0)) && order+=("$i") || order+=("$((${#labels[@]} - 1 - i))")
+		done
+	done
+fi
+nboots=${#order[@]}
+if ((plan)); then
+	echo "boot label spec"
+	for ((b = 0; b < nboots; b++)); do
+		printf '%d %s %s\n' "$((b + 1))" "${labels[order[b]]}" "${specs[order[b]]}"
+	done
+	exit 0
+fi
+
+# The one output policy: a new folder, or an empty one; never an earlier ab's results, and
+# one ab at a time (the lock).
+[[ -n $out ]] || out=results/ab-$(date -u +%Y%m%dT%H%M%SZ)
+if [[ -e $out && ! -d $out ]]; then usage_error "--out: '$out' exists and is not a folder"; fi
+if [[ -e $out/manifest.csv ]]; then
+	say "--out: '$out' holds an earlier ab's results (manifest.csv): they are not replaced; give another --out"
+	exit 2
+fi
+mkdir -p "$out" 2>/dev/null || usage_error "--out: cannot make '$out'"
+exec 9>"$out/.ab.lock" || usage_error "--out: cannot write in '$out'"
+flock -n 9 || { say "another rgbench ab is writing '$out'"; exit 1; }
+
+for t in python3 make; do command -v "$t" >/dev/null || { say "'$t' is not installed"; exit 1; }; done
+case $arch in amd64) qemu=qemu-system-x86_64 ;; arm64) qemu=qemu-system-aarch64 ;; esac
+command -v "$qemu" >/dev/null || { say "$qemu is not installed (Debian: qemu-system-x86 / qemu-system-arm)"; exit 1; }
+rgbench=${RGBENCH:-$(command -v rgbench)}
+[[ -x $rgbench ]] || { say "no rgbench to put into the guests (RGBENCH)"; exit 1; }
+host_arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+[[ $arch == "$host_arch" ]] || { say "--arch $arch on a $host_arch machine: not yet (the guest's rgbench is this machine's)"; exit 1; }
+
+# KVM where /dev/kvm runs a guest: tried once, and the reason said when not.
+accel=tcg
+if [[ -e /dev/kvm ]]; then
+	# (a guest that starts stopped, -S, runs until the timeout: 124 is KVM working)
+	kvm_err=$(timeout 5 "$qemu" -accel kvm -cpu host -machine none -display none -monitor none \
+		-serial none -S </dev/null 2>&1)
+	(($? == 124)) && accel=kvm
+	[[ $accel == kvm ]] || say "KVM: /dev/kvm is there but does not run a guest ($(head -1 <<<"$kvm_err")): TCG, every timing emulated"
+else
+	say "KVM: no /dev/kvm here: TCG (emulated), every timing marked emulated and no change called"
+fi
+
+cache=${RG_VM_CACHE:-$HOME/.cache/rgbench-vm}
+mkdir -p "$cache"
+kmod_src=${RG_AB_KMOD_SRC:-}
+kmod_gen=${RG_AB_KMOD_GEN:-$kmod_src}
+
+# suite_apt SUITE: apt-get options for SUITE's package lists, kept in the cache (apt-get update
+# once per day); the kernel packages are then fetched with apt-get download.
+suite_apt() {
+	local d=$cache/apt-$1
+	apt_opts=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache")
+	mkdir -p "$d/lists/partial" "$d/cache"
+	if [[ ! -f $d/sources.list ]]; then
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${RG_AB_MIRROR:-http://deb.debian.org/debian} $1 main" >"$d/sources.list"
+	fi
+	if [[ -z $(find "$d/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null) ]]; then
+		apt-get "${apt_opts[@]}" update -q >"$d/update.log" 2>&1 || return 1
+	fi
+}
+
+# wrap_newer_glibc DIR GLIBC: every program under DIR this system's C library cannot run (a
+# newer suite's kbuild tools: objtool, modpost) runs through GLIBC's loader instead.
+wrap_newer_glibc() {
+	local f ld=$2/ld-linux-x86-64.so.2
+	[[ $arch == arm64 ]] && ld=$2/ld-linux-aarch64.so.1
+	while IFS= read -r f; do
+		[[ $f == *.bin ]] && continue
+		[[ $(ldd "$f" 2>&1) == *"version "*" not found"* ]] || continue
+		mv "$f" "$f.bin"
+		printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" "$@"\n' "$ld" "$2" "$f.bin" >"$f"
+		chmod +x "$f"
+	done < <(find "$1" -type f -perm -u+x)
+}
+
+# debian_kernel SPEC: fetch (once, into the cache) the image and headers of a Debian kernel
+# version ([SUITE:]ABI) and set image= and kdir=. Returns 1 with a line on failure.
+debian_kernel() {
+	local spec=$1 suite= abi root pkgs p deb kb
+	[[ $spec == *:* ]] && suite=${spec%%:*}
+	abi=${spec#*:}
+	root=$cache/ab-$abi-$arch
+	apt_opts=()
+	if [[ ! -f $root/.done ]]; then
+		if [[ -n $suite ]]; then suite_apt "$suite" || { say "apt-get update for $suite failed (see $cache/apt-$suite/update.log)"; return 1; }; fi
+		kb=$(apt-cache "${apt_opts[@]}" depends "linux-headers-$abi-$arch" 2>/dev/null | sed -n 's/.*Depends: \(linux-kbuild-[^ ]*\)$/\1/p' | head -1)
+		pkgs=("linux-image-$abi-$arch" "linux-headers-$abi-$arch" "linux-headers-$abi-common" ${kb:+"$kb"})
+		rm -rf "$root.tmp" && mkdir -p "$root.tmp/debs"
+		say "fetching ${pkgs[*]} (once; cached in $root)"
+		(cd "$root.tmp/debs" && apt-get "${apt_opts[@]}" download -q "${pkgs[@]}" >../download.log 2>&1) ||
+			{ say "apt-get download of $spec's packages failed: $(grep -m1 -E '^E:' "$root.tmp/download.log")"; return 1; }
+		for deb in "$root.tmp"/debs/*.deb; do dpkg-deb -x "$deb" "$root.tmp/root"; done
+		# Debian's headers include their common part by absolute path (/usr/src/...).
+		for p in "$root.tmp"/root/usr/src/linux-headers-*-"$arch"/Makefile; do
+			sed -i "s|/usr/src/|$root/root/usr/src/|" "$p"
+		done
+		# A newer suite's build tools may need a newer C library than this system's.
+		if [[ -n $suite && $(find "$root.tmp/root/usr/lib" -path '*kbuild*' -type f -perm -u+x -exec ldd {} + 2>&1) == *"version "*" not found"* ]]; then
+			(cd "$root.tmp/debs" && apt-get "${apt_opts[@]}" download -q libc6 >>../download.log 2>&1) ||
+				{ say "apt-get download libc6 ($suite) failed"; return 1; }
+			mkdir -p "$root.tmp/glibc" && dpkg-deb -x "$root.tmp"/debs/libc6_*.deb "$root.tmp/glibc"
+		fi
+		rm -rf "$root.tmp/debs"
+		rm -rf "$root" && mv "$root.tmp" "$root" && touch "$root/.done"
+		[[ -d $root/glibc ]] && wrap_newer_glibc "$root/root/usr/lib" "$(dirname "$(find "$root/glibc" -name 'ld-linux*' | head -1)")"
+		sed -i "s|$root.tmp/|$root/|" "$root"/root/usr/src/linux-headers-*-"$arch"/Makefile
+	fi
+	image=$(ls "$root"/root/boot/vmlinuz-* "$root"/root/usr/lib/modules/*/vmlinuz 2>/dev/null | head -1)
+	kdir=$(ls -d "$root"/root/usr/src/linux-headers-*-"$arch" 2>/dev/null | head -1)
+	[[ -n $image ]] || { say "no kernel image in $spec's packages"; return 1; }
+}
+
+# image_kernel PATH: a kernel image; its build directory (Makefile and Module.symvers) is
+# looked for beside it and up to three folders above (arch/x86/boot/bzImage of a build tree).
+image_kernel() {
+	local d
+	image=$(realpath "$1") kdir=
+	d=$(dirname "$image")
+	for _ in 1 2 3 4; do
+		[[ -f $d/Makefile && -f $d/Module.symvers ]] && { kdir=$d; break; }
+		d=$(dirname "$d")
+	done
+	[[ -n $kdir ]] || kdir=$(ls -d "$(dirname "$image")"/lib/modules/*/build 2>/dev/null | head -1)
+}
+
+# Every kernel made ready once: the image, and the module built against its headers.
+images=() mods=() kerrs=()
+for ((i = 0; i < ${#labels[@]}; i++)); do
+	image= kdir=
+	if [[ -f ${specs[i]} ]]; then image_kernel "${specs[i]}"; else debian_kernel "${specs[i]}" || { images+=(""); mods+=(""); kerrs+=("fetch"); continue; }; fi
+	mod=
+	if [[ -z $kmod_src ]]; then
+		say "${labels[i]}: the module's sources are not found (RG_AB_KMOD_SRC): no kmod rows"
+	elif [[ -z $kdir ]]; then
+		say "${labels[i]}: no build directory beside ${specs[i]} (Makefile and Module.symvers): no kmod rows"
+	else
+		say "${labels[i]}: building the module against $kdir"
+		if bash "$here/module.sh" "$kdir" "$kmod_src" "$kmod_gen" "$out/module-${labels[i]}" >&2; then
+			mod=$out/module-${labels[i]}/rgbench_kmod.ko
+		else
+			say "${labels[i]}: the module did not build against its headers: no kmod rows (its log: $out/module-${labels[i]}/build.log)"
+		fi
+	fi
+	images+=("$image") mods+=("$mod") kerrs+=("")
+done
+
+manifest=$out/manifest.csv
+echo "boot,label,spec,round,accel,arch,vcpus,memory_mib,status,exit,elapsed_s,kernel_release,result,console,reason" >"$manifest.tmp"
+# row BOOT LABEL SPEC ROUND STATUS EXIT ELAPSED RELEASE RESULT CONSOLE REASON: one manifest line.
+row() {
+	local f out_line= v
+	for v in "$1" "$2" "$3" "$4" "$accel" "$arch" "$vcpus" "$memory" "${@:5}"; do
+		v=${v//\"/\"\"}
+		[[ $v == *[,\"]* ]] && v="\"$v\""
+		out_line+=${out_line:+,}$v
+	done
+	echo "$out_line" >>"$manifest.tmp"
+}
+cp "$manifest.tmp" "$manifest"
+
+stopped=0 vpid=
+on_signal() {
+	stopped=$1
+	[[ -n $vpid ]] && kill -TERM "$vpid" 2>/dev/null
+}
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
+
+t_start=$(date +%s)
+failed=0
+for ((b = 0; b < nboots; b++)); do
+	((stopped)) && break
+	i=${order[b]} l=${labels[i]}
+	n=$(printf '%02d' "$((b + 1))")
+	round=$(( $(printf '%s\n' "${order[@]:0:b+1}" | grep -cx "$i") ))
+	bdir=$out/boot-$n-$l
+	now=$(date +%s)
+	eta=
+	((b > 0)) && eta=", about $(( (now - t_start) * (nboots - b) / b / 60 )) min left"
+	say "boot $((b + 1)) of $nboots: $l (${specs[i]}), round $round; $((now - t_start)) s elapsed$eta"
+	if [[ ${kerrs[i]} == fetch ]]; then
+		row "$n" "$l" "${specs[i]}" "$round" failed "" 0 "" "" "" "the kernel could not be fetched"
+		failed=1
+		continue
+	fi
+	mkdir -p "$bdir/payload" "$bdir/out"
+	cp "$rgbench" "$bdir/payload/rgbench"
+	[[ -n ${mods[i]} ]] && cp "${mods[i]}" "$bdir/payload/rgbench_kmod.ko"
+	cp "$here/guest.sh" "$bdir/payload/guest.sh"
+	kb_libs=()
+	[[ -n $kbench ]] && cp "$kbench" "$bdir/payload/bench" && kb_libs=(--libs "$kbench")
+	printf 'RG_AB_USER=%s\nRG_AB_LABEL=%s\nRG_AB_BOOT=%s\n' "$user" "$l" "$n" >"$bdir/payload/ab.env"
+	# the suites' options in the guest, when given (RG_AB_GUEST_ARGS_BPF, _KMOD, _USER)
+	for v in GUEST_ARGS_BPF GUEST_ARGS_KMOD GUEST_ARGS_USER KBENCH_TESTS KBENCH_SECONDS; do
+		eval "x=\${RG_AB_$v:-}"
+		[[ -n $x ]] && printf 'RG_AB_%s="%s"\n' "$v" "$x" >>"$bdir/payload/ab.env"
+	done
+	t0=$(date +%s)
+	RG_VM_ACCEL=$accel RG_VM_TASKSET=$pin RG_VM_PIN_VCPUS=$pin bash "$here/vm.sh" --arch "$arch" --kernel "${images[i]}" --payload "$bdir/payload" --out "$bdir/out" \
+		--libs "$rgbench" "${kb_libs[@]}" --timeout "$timeout" --mem "$memory" --smp "$vcpus" --console "$bdir/console.log" \
+		-- sh ./guest.sh >"$bdir/guest.log" 2>"$bdir/vm.err" &
+	vpid=$!
+	wait "$vpid"
+	rc=$?
+	# a signal to this script returns wait early: wait again for vm.sh to stop its guest
+	((stopped)) && { wait "$vpid" 2>/dev/null; rc=$stopped; }
+	vpid=
+	el=$(($(date +%s) - t0))
+	rm -rf "$bdir/payload"
+	rel=$(cat "$bdir/out/uname" 2>/dev/null)
+	if ((stopped)); then
+		row "$n" "$l" "${specs[i]}" "$round" interrupted "$rc" "$el" "$rel" "" "boot-$n-$l/console.log" "stopped by a signal"
+		say "boot $((b + 1)): stopped; the guest was stopped, the finished boots are kept"
+		break
+	fi
+	result=
+	if ((rc == 0)) && python3 "$here/ab_table.py" --merge "$bdir/out" "$out/boot-$n-$l.json" "$l" "$n" 2>"$bdir/merge.err"; then
+		result=boot-$n-$l.json
+	fi
+	reason=$(python3 "$here/ab_table.py" --why "$bdir" "$rc" 2>/dev/null)
+	if [[ -n $result && -z $reason ]]; then
+		row "$n" "$l" "${specs[i]}" "$round" ok 0 "$el" "$rel" "$result" "boot-$n-$l/console.log" ""
+		say "boot $((b + 1)): $l done in $el s ($rel)"
+	else
+		[[ -n $reason ]] || reason="no rows came back ($(head -c 200 "$bdir/merge.err" | tr '\n' ' '))"
+		status=failed
+		[[ -n $result ]] && status=partial
+		row "$n" "$l" "${specs[i]}" "$round" "$status" "$rc" "$el" "$rel" "$result" "boot-$n-$l/console.log" "$reason"
+		say "boot $((b + 1)): $l $status: $reason; console tail: $(grep -v '^$' "$bdir/console.log" 2>/dev/null | tail -2 | tr '\n' '|' | cut -c1-240)"
+		failed=1
+	fi
+	cp "$manifest.tmp" "$manifest"
+done
+cp "$manifest.tmp" "$manifest" && rm -f "$manifest.tmp"
+trap - INT TERM HUP
+if grep -q ',ok,\|,partial,' "$manifest"; then
+	python3 "$here/ab_table.py" --format text "$out" | tee "$out/table.txt"
+	python3 "$here/ab_table.py" --format markdown "$out" >"$out/table.md"
+	python3 "$here/ab_table.py" --format commit-log "$out" >"$out/commit-log.txt"
+	echo
+	python3 "$here/ab_table.py" --predict "$out" "$rgbench" | tee "$out/prediction.txt"
+	say "results: $out (manifest.csv, boot-*.json, table.txt, table.md, commit-log.txt, prediction.txt)"
+fi
+((stopped)) && { say "interrupted after $((b)) of $nboots boots"; exit "$stopped"; }
+exit "$failed"

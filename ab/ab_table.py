@@ -1,0 +1,496 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""rgbench ab's tables: per benchmark row each kernel's median over its boots, the change against
+the first kernel with its interval and p (the boot is the unit of replication), from an ab folder
+(manifest.csv and one boot-NN-LABEL.json per boot); also the per-boot merge and failure line.
+
+  ab_table.py [--format text|markdown|commit-log] DIR   the tables of DIR
+  ab_table.py --merge GUEST_OUT FILE LABEL BOOT           the guest's result files as one boot file
+  ab_table.py --why BOOT_DIR VM_EXIT                      one line: why a boot failed (or nothing)
+  ab_table.py --predict DIR RGBENCH                       the prediction check: rgbench report's
+                                                          two-boot check, both ways per pair
+
+Statistics (over boots, never over the samples inside one boot):
+  median     the median of the boots' values (each boot's value is its row's median)
+  interval   the lowest and highest boot; with n boots it holds the median with probability
+             1 - 2 * 0.5**n (n=2: 50%, n=5: 94%), said beside the table
+  change     median(kernel) / median(first) - 1; its interval the lowest and highest ratio of
+             any boot of the kernel to any boot of the first
+  p          exact two-sided permutation test of the boots' means (every split of the pooled
+             boots; n=2 against 2 cannot go below 1/3)
+Under emulation (the manifest's accel is tcg) every timing is marked emulated and no change is
+called: the column says "not called (emulated)".
+Exit: 0, 1 unreadable input (one line), 2 usage."""
+import csv
+import glob
+import itertools
+import json
+import os
+import re
+import statistics
+import sys
+
+ME = "rgbench ab"
+
+
+def die(msg, code=1):
+    print(f"{ME}: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+# ---- one boot: the guest's files merged, and why a boot failed ----
+
+SUITES = ("bpf", "kmod", "user")
+
+
+def merge(gout, dest, label, boot):
+    """The guest's bpf.json, kmod.json, user.json as one result file (the schema's rows, unchanged;
+    the label and the boot are in the file's name and the manifest)."""
+    doc, rows = None, []
+    for s in SUITES:
+        p = os.path.join(gout, s + ".json")
+        if not os.path.exists(p):
+            continue
+        d = json.load(open(p, encoding="utf-8"))
+        if doc is None:
+            doc = {k: v for k, v in d.items() if k != "results"}
+        rows += d.get("results", [])
+    rows += kbench_rows(gout)
+    if doc is None or not rows:
+        die(f"boot {boot} ({label}): no result file came back from the guest")
+    doc["results"] = rows
+    tmp = dest + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    os.replace(tmp, dest)
+
+
+KB_SUMMARY = re.compile(r"Summary: hits\s+([0-9.]+) \u00b1 ([0-9.]+)M/s")
+
+
+def kbench_rows(gout):
+    """The kernel's own bench (selftests/bpf bench) as rows of suite kbench: its summary's hits
+    M/s (mops_median) and ± (mops_stddev); a trig-* the kernel refused is skipped with the
+    bench's first error line. Only the fields the table reads: these are not schema rows."""
+    rows = []
+    rcs = os.path.join(gout, "kbench.rc")
+    if not os.path.exists(rcs):
+        return rows
+    for line in open(rcs, encoding="utf-8", errors="replace"):
+        parts = line.split()
+        if len(parts) != 2:
+            continue
+        t, rc = parts
+        text = open(os.path.join(gout, f"kbench-{t}.txt"), encoding="utf-8", errors="replace").read() \
+            if os.path.exists(os.path.join(gout, f"kbench-{t}.txt")) else ""
+        m = KB_SUMMARY.search(text)
+        r = {"suite": "kbench", "scenario": "trig", "guard": t, "threads": 1,
+             "mops_median": None, "mops_stddev": None, "ns_median": None}
+        if rc == "0" and m:
+            r.update(status="ok", mops_median=float(m.group(1)), mops_stddev=float(m.group(2)))
+        else:
+            lines = [l.strip() for l in text.splitlines() if l.strip()]
+            err = next((l for l in lines if re.search(r"fail|error|unknown|not found|invalid", l, re.I)),
+                       lines[-1] if lines else "no output")
+            r.update(status="skipped", reason=f"bench exit {rc}: {err[:160]}")
+        rows.append(r)
+    return rows
+
+
+def first_line(path):
+    try:
+        for line in open(path, encoding="utf-8", errors="replace"):
+            if line.strip():
+                return line.strip()
+    except OSError:
+        pass
+    return ""
+
+
+def why(bdir, vm_exit):
+    """One line when the boot failed or a suite of it did; nothing when all went well."""
+    out = os.path.join(bdir, "out")
+    con = os.path.join(bdir, "console.log")
+    text = open(con, encoding="utf-8", errors="replace").read() if os.path.exists(con) else ""
+    m = re.search(r"Kernel panic - not syncing:.*", text)
+    if m:
+        return "the kernel panicked: " + m.group(0).strip()[:160]
+    if vm_exit == 124:
+        return "the guest did not finish within --timeout"
+    if "@@RG-BEGIN" not in text:
+        return f"the kernel did not boot to the guest's command (qemu/vm.sh exit {vm_exit})"
+    said = []
+    for s in SUITES:
+        rc = first_line(os.path.join(out, "rc_" + s))
+        if rc and rc != "0":
+            said.append(f"rgbench {s if s != 'user' else '(user suite)'} exit {rc}: "
+                        f"{first_line(os.path.join(out, s + '.err'))[:160]}")
+    if os.path.exists(os.path.join(out, "kmod.err")) and not os.path.exists(os.path.join(out, "rc_kmod")):
+        said.append("no kmod rows: " + first_line(os.path.join(out, "kmod.err")))
+    jit = first_line(os.path.join(out, "bpf_jit"))
+    if jit == "0":
+        said.append("the kernel's BPF JIT is off (net.core.bpf_jit_enable=0)")
+    if not os.path.exists(os.path.join(out, "btf")):
+        said.append("the kernel has no BTF (/sys/kernel/btf/vmlinux)")
+    if vm_exit not in (0,) and not said:
+        said.append(f"the guest's command exited {vm_exit}")
+    return "; ".join(said)
+
+
+# ---- the tables ----
+
+def read_manifest(d):
+    p = os.path.join(d, "manifest.csv")
+    try:
+        rows = list(csv.DictReader(open(p, encoding="utf-8")))
+    except OSError as e:
+        die(f"{p}: {e.strerror}")
+    need = {"boot", "label", "spec", "status", "result", "accel"}
+    if not rows or not need <= set(rows[0]):
+        die(f"{p}: not an ab manifest (columns {', '.join(sorted(need))} needed)")
+    return rows
+
+
+def value(r):
+    """The row's figure and unit: events per second for the trigger bench, ns per pair else."""
+    if r.get("suite") in ("bpf", "kbench") and isinstance(r.get("mops_median"), (int, float)):
+        return float(r["mops_median"]), "M/s"
+    if isinstance(r.get("ns_median"), (int, float)):
+        return float(r["ns_median"]), "ns"
+    return None, None
+
+
+def key(r):
+    """A benchmark: suite, scenario, guard, threads and the duty level (the duty scenario's rows
+    differ by it alone)."""
+    return (r.get("suite", ""), r.get("scenario", ""), r.get("guard", ""), int(r.get("threads") or 0),
+            int(r.get("duty_ns") or 0))
+
+
+def name(k):
+    s, sc, g, t, duty = k
+    return f"{s}/{sc}/{g} p={t}" + (f" duty={duty}" if duty else "")
+
+
+def perm_p(a, b):
+    """Exact two-sided permutation p of the difference of means, over all splits."""
+    pool, na = a + b, len(a)
+    obs = abs(statistics.fmean(a) - statistics.fmean(b))
+    n = hit = 0
+    for idx in itertools.combinations(range(len(pool)), na):
+        s = set(idx)
+        x = [pool[i] for i in s]
+        y = [pool[i] for i in range(len(pool)) if i not in s]
+        n += 1
+        hit += abs(statistics.fmean(x) - statistics.fmean(y)) >= obs - 1e-12 * max(1.0, obs)
+    return hit / n
+
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    a = abs(v)
+    return f"{v:.4g}" if a < 1000 else f"{v:.0f}"
+
+
+def build(d):
+    man = read_manifest(d)
+    labels, specs = [], {}
+    for m in man:
+        if m["label"] not in labels:
+            labels.append(m["label"])
+            specs[m["label"]] = m["spec"]
+    emulated = any(m["accel"] != "kvm" for m in man)
+    data = {}      # key -> label -> [values, one per boot]
+    units = {}
+    statuses = {}  # key -> label -> {status: count}
+    releases = {}
+    boots_used = {l: 0 for l in labels}
+    for m in man:
+        if not m["result"] or m["status"] not in ("ok", "partial"):
+            continue
+        p = os.path.join(d, m["result"])
+        try:
+            doc = json.load(open(p, encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            die(f"{p}: {getattr(e, 'strerror', None) or e}")
+        boots_used[m["label"]] += 1
+        releases.setdefault(m["label"], m.get("kernel_release") or doc.get("machine", {}).get("kernel", ""))
+        for r in doc.get("results", []):
+            k = key(r)
+            st = statuses.setdefault(k, {}).setdefault(m["label"], {})
+            st[r.get("status", "?")] = st.get(r.get("status", "?"), 0) + 1
+            v, u = value(r)
+            if v is None or r.get("status") not in ("ok", "noisy"):
+                continue
+            units[k] = u
+            data.setdefault(k, {}).setdefault(m["label"], []).append(v)
+    return man, labels, specs, emulated, data, units, statuses, releases, boots_used
+
+
+def compare(base, other):
+    mb, mo = statistics.median(base), statistics.median(other)
+    ch = mo / mb - 1 if mb else None
+    ratios = [o / b - 1 for b in base for o in other if b]
+    p = perm_p(base, other) if len(base) + len(other) > 2 else None
+    return ch, (min(ratios), max(ratios)) if ratios else None, p
+
+
+def verdict(ch, p, unit, emulated):
+    if emulated:
+        return "not called (emulated)"
+    if ch is None or p is None or p >= 0.05:
+        return "no change called" + (f" (p={p:.2f})" if p is not None else "")
+    faster = ch > 0 if unit == "M/s" else ch < 0
+    x = 1 + ch if unit == "M/s" else 1 / (1 + ch)
+    return f"{x:.2f}x {'faster' if faster else 'slower'}"
+
+
+def rows_of(d):
+    man, labels, specs, emulated, data, units, statuses, releases, used = build(d)
+    base = labels[0]
+    out = []
+    for k in sorted(set(data) | set(statuses)):
+        cells = {}
+        for l in labels:
+            v = data.get(k, {}).get(l)
+            if v:
+                cells[l] = (statistics.median(v), min(v), max(v), len(v))
+        ch = {}
+        for l in labels[1:]:
+            if base in cells and l in cells:
+                c, iv, p = compare(data[k][base], data[k][l])
+                ch[l] = (c, iv, p, verdict(c, p, units.get(k), emulated))
+        st = "; ".join(f"{l}: " + ",".join(f"{s} {n}" for s, n in sorted(statuses.get(k, {}).get(l, {}).items()))
+                       for l in labels if statuses.get(k, {}).get(l))
+        out.append((k, units.get(k, ""), cells, ch, st))
+    return man, labels, specs, emulated, releases, used, out
+
+
+def level(n):
+    return 1 - 2 * 0.5 ** n if n > 1 else 0.0
+
+
+def heading(man, labels, specs, emulated, releases, used):
+    lines = []
+    acc = sorted({m["accel"] for m in man})
+    arch = sorted({m.get("arch", "") for m in man})
+    lines.append(f"rgbench ab: {len(man)} boots, {'/'.join(arch)} guests, accel {'/'.join(acc)}"
+                 f"{' (qemu-tcg: emulated)' if emulated else ''}")
+    for l in labels:
+        st = {}
+        for m in man:
+            if m["label"] == l:
+                st[m["status"]] = st.get(m["status"], 0) + 1
+        lines.append(f"  {l}: {specs[l]} ({releases.get(l, '?') or '?'}), boots "
+                     + ", ".join(f"{s} {n}" for s, n in sorted(st.items())))
+    for m in man:
+        if m["status"] not in ("ok",) and m.get("reason"):
+            lines.append(f"  boot {m['boot']} ({m['label']}): {m['status']}: {m['reason']}")
+    n = min([v for v in used.values() if v] or [0])
+    lines.append(f"Median over boots [lowest, highest boot] (the boot is the unit; with {n} boots a "
+                 f"side the range holds the median with probability {level(n):.0%}); change against "
+                 f"{labels[0]} [lowest, highest boot ratio], p: exact permutation test over boots.")
+    if emulated:
+        lines.append("EMULATED: the guests ran under qemu TCG: every timing below is the emulator's "
+                     "(virt qemu-tcg), not the hardware's; no change is called.")
+    return lines
+
+
+def cell(c, emulated):
+    if not c:
+        return "n/a"
+    m, lo, hi, n = c
+    return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]" + ("*" if emulated else "")
+
+
+def change_cell(x):
+    if not x or x[0] is None:
+        return "n/a"
+    c, iv, p, _ = x
+    s = f"{c * 100:+.1f}%"
+    if iv:
+        s += f" [{iv[0] * 100:+.1f}, {iv[1] * 100:+.1f}]"
+    return s
+
+
+def table(d, form):
+    man, labels, specs, emulated, releases, used, rows = rows_of(d)
+    lines = heading(man, labels, specs, emulated, releases, used)
+    virt = "qemu-tcg" if emulated else "kvm"
+    head = ["benchmark", "unit", "virt"] + [l for l in labels]
+    for l in labels[1:]:
+        head += [f"{l} vs {labels[0]}", "p", "verdict"]
+    body = []
+    for k, unit, cells, ch, st in rows:
+        if not cells:
+            continue
+        r = [name(k), unit, virt] + [cell(cells.get(l), emulated) for l in labels]
+        for l in labels[1:]:
+            x = ch.get(l)
+            r += [change_cell(x), f"{x[2]:.2f}" if x and x[2] is not None else "n/a",
+                  x[3] if x else "n/a"]
+        body.append(r)
+    skipped = [(k, st) for k, unit, cells, ch, st in rows if not cells]
+    if form == "markdown":
+        out = [l for l in lines] + [""]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(head))) + "|")
+        for r in body:
+            out.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+        if skipped:
+            out += ["", "Rows without a timing (statuses per kernel):", ""]
+            out += [f"- {name(k)}: {st}" for k, st in skipped]
+        if emulated:
+            out += ["", "\\* emulated (qemu TCG): not the hardware's timing."]
+        return "\n".join(out) + "\n"
+    if form == "commit-log":
+        return commit_log(man, labels, specs, emulated, releases, used, rows)
+    w = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    out = lines + [""]
+    out.append("  ".join(h.ljust(w[i]) for i, h in enumerate(head)).rstrip())
+    for r in body:
+        out.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
+    if skipped:
+        out += ["", "Rows without a timing (statuses per kernel):"]
+        out += [f"  {name(k)}: {st}" for k, st in skipped]
+    if emulated:
+        out += ["", "* emulated (qemu TCG): not the hardware's timing."]
+    return "\n".join(out) + "\n"
+
+
+def wrap(text, width=72, indent=""):
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = indent + w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def commit_log(man, labels, specs, emulated, releases, used, rows):
+    """The seed's form, one small table per trigger bench row (suites bpf and kbench), 72 columns."""
+    out = []
+    n = min([v for v in used.values() if v] or [0])
+    intro = (f"Base {labels[0]} ({releases.get(labels[0], '') or specs[labels[0]]}) against "
+             + ", ".join(f"{l} ({releases.get(l, '') or specs[l]})" for l in labels[1:])
+             + f", {n} boots each, alternated (rgbench ab); median over boots with the lowest"
+               " and highest boot; change with p over boots.")
+    out += wrap(intro)
+    if emulated:
+        out += wrap("EMULATED (qemu TCG): these timings are the emulator's, not the hardware's;"
+                    " no change is called.")
+    lw = max(len("Configuration"), *(len(l) for l in labels))
+    for k, unit, cells, ch, st in rows:
+        if k[0] not in ("bpf", "kbench") or not cells:
+            continue
+        col = f"{k[1]}/{k[2]} p={k[3]} ({unit})"
+        vals = []
+        for l in labels:
+            c = cells.get(l)
+            v = "n/a" if not c else f"{fmt(c[0])} [{fmt(c[1])}, {fmt(c[2])}]" + ("*" if emulated else "")
+            x = ch.get(l)
+            if x and x[0] is not None:
+                v += f" {x[0] * 100:+.1f}%"
+                if not emulated and x[2] is not None:
+                    v += f" p={x[2]:.2f}"
+            vals.append(v)
+        vw = max(len(col), *(len(v) for v in vals))
+        if lw + vw + 7 > 72:
+            vw = 72 - lw - 7
+        out.append("")
+        out.append(f"| {'Configuration'.ljust(lw)} | {col[:vw].ljust(vw)} |")
+        for l, v in zip(labels, vals):
+            out.append(f"| {l.ljust(lw)} | {v[:vw].ljust(vw)} |")
+    if emulated:
+        out += ["", "* emulated"]
+    return "\n".join(x.rstrip() for x in out) + "\n"
+
+
+def predict(d, rgbench):
+    """Each kernel's figure predicted from the other kernel's boot (its tramp rows calibrated on
+    that boot) against its own boot: rgbench report's two-boot check over the first finished
+    boot of the base and of each other kernel, both ways."""
+    import subprocess
+    man = read_manifest(d)
+    labels = []
+    for m in man:
+        if m["label"] not in labels:
+            labels.append(m["label"])
+    first = {}
+    for m in man:
+        if m["status"] in ("ok", "partial") and m["result"] and m["label"] not in first:
+            first[m["label"]] = m["result"]
+    out = ["The prediction check: each kernel's figure predicted from the other kernel's boot",
+           "(its tramp rows calibrated on that boot) against its own boot; rgbench report's",
+           "two-boot check over the first finished boot of each."]
+    if any(m["accel"] != "kvm" for m in man):
+        out.append("EMULATED (qemu TCG): the figures are the emulator's; this shows the flow,")
+        out.append("not the hardware, and its errors say nothing about the model.")
+    for a, b in [(x, y) for x in labels for y in labels if x != y and labels[0] in (x, y)]:
+        fa, fb = first.get(a), first.get(b)
+        out += ["", f"-- {b} predicted from {a} ({fa or 'no boot'} -> {fb or 'no boot'})"]
+        if not fa or not fb:
+            out.append("   not checked: a kernel has no finished boot")
+            continue
+        rep = os.path.join(d, f"report-{a}-{b}.md")
+        # each suite's own file (one run id each; the merged boot file mixes three, which the
+        # report's input policy refuses)
+        files = [f for x in (fa, fb) for f in sorted(glob.glob(os.path.join(d, x[:-5], "out", "*.json")))]
+        r = subprocess.run([rgbench, "report", "--allow-emulated", "--width", "72", "--force",
+                            *files, "--out", rep], capture_output=True, text=True)
+        if r.returncode != 0:
+            out.append("   not checked: " + (r.stderr.strip().splitlines() or ["rgbench report failed"])[0])
+            continue
+        sec, on = [], False
+        for line in open(rep, encoding="utf-8"):
+            if line.startswith("## Two kernels of one machine"):
+                on = True
+                continue
+            if on and line.startswith("## "):
+                break
+            if on:
+                sec.append(line.rstrip("\n"))
+        while sec and not sec[0].strip():
+            sec.pop(0)
+        while sec and not sec[-1].strip():
+            sec.pop()
+        out += sec or [f"   rgbench report printed no two-boot check for these boots ({os.path.basename(rep)})"]
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] == "--predict":
+        if len(argv) != 4:
+            die("--predict DIR RGBENCH", 2)
+        sys.stdout.write(predict(argv[2], argv[3]))
+        return 0
+    if len(argv) >= 2 and argv[1] == "--merge":
+        if len(argv) != 6:
+            die("--merge GUEST_OUT FILE LABEL BOOT", 2)
+        merge(*argv[2:6])
+        return 0
+    if len(argv) >= 2 and argv[1] == "--why":
+        if len(argv) != 4:
+            die("--why BOOT_DIR VM_EXIT", 2)
+        w = why(argv[2], int(argv[3]))
+        if w:
+            print(w)
+        return 0
+    form = "text"
+    args = argv[1:]
+    if len(args) >= 2 and args[0] == "--format":
+        form = args[1]
+        args = args[2:]
+    if form not in ("text", "markdown", "commit-log") or len(args) != 1:
+        die("usage: ab_table.py [--format text|markdown|commit-log] DIR", 2)
+    sys.stdout.write(table(args[0], form))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

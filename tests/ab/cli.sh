@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ab.cli: rgbench ab without a guest: argument errors (one line, exit 2, the exact words), the order of the boots (--plan), the output policy, and the tables from the fixture boots in tests/ab/data (every timing marked emulated, no change called; with KVM the change is called).
+# Usage: cli.sh SRC_DIR RGBENCH
+set -uo pipefail
+src=$1 R=$2
+data=$src/tests/ab/data
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect_err RC LINE ARGS...: exit RC, stderr exactly LINE (one line), nothing on stdout.
+expect_err() {
+	local want_rc=$1 want=$2 rc got
+	shift 2
+	(cd "$T" && "$R" ab "$@") >"$T/out" 2>"$T/err"
+	rc=$?
+	got=$(cat "$T/err")
+	if [[ $rc == "$want_rc" && $got == "$want" && ! -s $T/out ]]; then ok "ab $*: exit $rc, one line"
+	else fail "ab $*: exit $rc (want $want_rc), stderr '$got' (want '$want'), stdout $(wc -c <"$T/out") bytes"; fi
+}
+H="(see rgbench ab --help)"
+expect_err 2 "rgbench ab: two or more --kernel LABEL=SPEC are needed (got 0) $H"
+expect_err 2 "rgbench ab: two or more --kernel LABEL=SPEC are needed (got 1) $H" --kernel a=6.1.0-57
+expect_err 2 "rgbench ab: --kernel: label 'a' given twice $H" --kernel a=6.1.0-57 --kernel a=6.1.0-58
+expect_err 2 "rgbench ab: --kernel: '6.1.0-57' is not LABEL=SPEC $H" --kernel 6.1.0-57
+expect_err 2 "rgbench ab: --kernel b: '/no/such/bzImage' is neither a file nor a Debian kernel version (e.g. 6.1.0-57) $H" \
+	--kernel a=6.1.0-57 --kernel b=/no/such/bzImage
+expect_err 2 "rgbench ab: --kernel b: '/' is not a regular file (a kernel image) $H" --kernel a=6.1.0-57 --kernel b=/
+expect_err 2 "rgbench ab: --kernel: label 'a b' is not 1 to 32 of A-Z a-z 0-9 . _ - (a letter or digit first) $H" \
+	--kernel 'a b=6.1.0-57'
+expect_err 2 "rgbench ab: --kernel a=: no kernel given $H" --kernel a=
+expect_err 2 "rgbench ab: --rounds: '0' is not a whole number from 1 to 100 $H" --rounds 0
+expect_err 2 "rgbench ab: --rounds: 'x' is not a whole number from 1 to 100 $H" --rounds=x
+expect_err 2 "rgbench ab: --vcpus: '65' is not a whole number from 1 to 64 $H" --vcpus 65
+expect_err 2 "rgbench ab: --memory: '100' is not a whole number from 256 to 65536 $H" --memory 100
+expect_err 2 "rgbench ab: --timeout: '5' is not a whole number from 60 to 86400 $H" --timeout 5
+expect_err 2 "rgbench ab: --arch: 'riscv64' is not amd64 or arm64 $H" --arch riscv64
+expect_err 2 "rgbench ab: --shuffle: '-1' is not a whole number from 0 to 4294967295 $H" --shuffle -1
+expect_err 2 "rgbench ab: --pin: '0-' is not a CPU list (e.g. 0-3 or 2,4,6) $H" --pin 0-
+expect_err 2 "rgbench ab: --kbench: '/nonexistent' is not an executable file $H" --kbench /nonexistent
+expect_err 2 "rgbench ab: --pin: 1 host CPUs for 2 vCPUs (one each is needed) $H" --kernel a=1.0 --kernel b=1.1 --pin 3
+expect_err 2 "rgbench ab: --pin: '5-2' runs backwards $H" --kernel a=1.0 --kernel b=1.1 --pin 5-2
+expect_err 2 "rgbench ab: --rounds needs a value $H" --rounds
+expect_err 2 "rgbench ab: unknown option '--bogus' $H" --bogus
+expect_err 2 "rgbench ab: --out: an empty folder name $H" --out ''
+expect_err 2 "rgbench ab: --table: '$T' holds no manifest.csv (not an ab folder) $H" --table "$T"
+expect_err 2 "rgbench ab: --table reads an earlier ab's folder: no --kernel with it $H" --table "$data" --kernel a=6.1.0-57
+
+# The order: A B, B A, ... (--rounds 3: A B B A A B), three kernels mirrored likewise; a seeded
+# shuffle is the same for the same seed and holds each kernel --rounds times.
+order() { (cd "$T" && "$R" ab "$@" --plan) | awk 'NR > 1 { printf "%s", $2 }'; }
+[[ $(order --kernel a=6.1.0-57 --kernel b=6.1.0-58 --rounds 3) == abbaab ]] && ok "--rounds 3: a b b a a b" ||
+	fail "--rounds 3: $(order --kernel a=6.1.0-57 --kernel b=6.1.0-58 --rounds 3)"
+[[ $(order --kernel a=1.0 --kernel b=1.1 --kernel c=1.2 --rounds 2) == abccba ]] && ok "three kernels: a b c c b a" ||
+	fail "three kernels: $(order --kernel a=1.0 --kernel b=1.1 --kernel c=1.2 --rounds 2)"
+s1=$(order --kernel a=1.0 --kernel b=1.1 --rounds 4 --shuffle 7)
+s2=$(order --kernel a=1.0 --kernel b=1.1 --rounds 4 --shuffle 7)
+[[ $s1 == "$s2" && $(tr -cd a <<<"$s1" | wc -c) == 4 && ${#s1} == 8 ]] && ok "--shuffle 7: the same order twice ($s1)" ||
+	fail "--shuffle 7: '$s1' then '$s2'"
+[[ $(cd "$T" && "$R" ab --kernel a=1.0 --kernel b=1.1 --plan | head -1) == "boot label spec" ]] && ok "--plan's header" ||
+	fail "--plan's header"
+
+# The output policy: an earlier ab's folder is refused before anything is fetched or booted;
+# a folder another ab writes (its lock held) too.
+mkdir -p "$T/old" && cp "$data/manifest.csv" "$T/old/"
+expect_err 2 "rgbench ab: --out: '$T/old' holds an earlier ab's results (manifest.csv): they are not replaced; give another --out" \
+	--kernel a=1.0 --kernel b=1.1 --out "$T/old"
+cmp -s "$data/manifest.csv" "$T/old/manifest.csv" && ok "the earlier manifest is kept" || fail "the earlier manifest changed"
+mkdir -p "$T/busy"
+exec 7>"$T/busy/.ab.lock"
+flock 7
+expect_err 1 "rgbench ab: another rgbench ab is writing '$T/busy'" --kernel a=1.0 --kernel b=1.1 --out "$T/busy"
+exec 7>&-
+
+# The tables from the fixture boots: exactly the expected text, Markdown and commit log.
+for f in text markdown commit-log; do
+	opt=()
+	[[ $f == text ]] || opt=(--$f)
+	"$R" ab --table "$data" "${opt[@]}" >"$T/$f" 2>"$T/err"
+	rc=$?
+	if [[ $rc == 0 ]] && diff -u "$data/expected.$f" "$T/$f"; then ok "--table $f: as expected"
+	else fail "--table $f: exit $rc, differs (above); stderr: $(head -2 "$T/err")"; fi
+done
+# Every timing of the emulated fixture is marked and no change is called; the commit log fits 72.
+n=$(grep -c '^[a-z]*/.* p=' "$T/text")
+[[ $n == 4 && $(grep '^[a-z]*/.* p=' "$T/text" | grep -c 'qemu-tcg .*\*.*\*.*not called (emulated)$') == 4 ]] &&
+	ok "4 timed rows, each marked emulated, none called" || fail "the emulated marking: $(grep ' p=' "$T/text")"
+grep -qE 'faster|slower' "$T/text" "$T/markdown" "$T/commit-log" && fail "a change is called under emulation" ||
+	ok "no change called under emulation"
+awk 'length > 72 { bad = 1 } END { exit bad }' "$T/commit-log" && ok "the commit log fits 72 columns" ||
+	fail "the commit log has lines over 72 columns"
+grep -q "boot 05 (new): failed: the kernel panicked: Kernel panic - not syncing: VFS: Unable to mount root fs (fixture)" "$T/text" &&
+	ok "the failed boot is one line, the others' rows kept" || fail "the failed boot's line"
+# The same boots under KVM: the change is called (p over boots; 2 against 2 never below 1/3).
+mkdir -p "$T/kvm" && cp "$data"/boot-*.json "$T/kvm/" && sed 's/,tcg,/,kvm,/' "$data/manifest.csv" >"$T/kvm/manifest.csv"
+"$R" ab --table "$T/kvm" >"$T/kvmtext" 2>&1
+grep -q 'EMULATED' "$T/kvmtext" && fail "KVM boots marked emulated" || ok "KVM boots not marked emulated"
+[[ $(grep -c 'no change called (p=0.33)$' "$T/kvmtext") == 3 && $(grep -c 'no change called (p=1.00)$' "$T/kvmtext") == 1 ]] &&
+	ok "KVM: 2 boots a side, p=0.33 at best: no change called" || fail "KVM verdicts: $(grep ' p=' "$T/kvmtext")"
+((fails == 0)) && echo "ab.cli: PASS" || { echo "ab.cli: $fails failed"; exit 1; }
