@@ -45,7 +45,7 @@ for args in "$tmp/a.csv $tmp/e.csv" "$tmp/e.csv $tmp/a.csv" "--baseline noop $tm
 done
 
 # --allow-emulated: the table, with a note saying the timings are the emulator's.
-"$rg" compare --allow-emulated --all "$tmp/a.csv" "$tmp/e.csv" >"$tmp/al.txt" || fail "--allow-emulated failed"
+"$rg" compare --allow-emulated --all --width 400 "$tmp/a.csv" "$tmp/e.csv" >"$tmp/al.txt" || fail "--allow-emulated failed"
 grep -q "note: emulated CPU (virt: emulated (qemu-user))" "$tmp/al.txt" || fail "no emulation note: $(cat "$tmp/al.txt")"
 grep -Eq "tls +pair" "$tmp/al.txt" || fail "no rows with --allow-emulated: $(cat "$tmp/al.txt")"
 
