@@ -29,12 +29,14 @@ volatile sig_atomic_t pl_stop;
 
 static void usage(FILE *f)
 {
-	fputs("usage: rgbench plot FILE|DIR... --out DIR [--format png,svg,pdf]\n"
+	fputs("usage: rgbench plot FILE|DIR... --out DIR [--format png,svg,pdf] [-q|-qq]\n"
 	      "Writes pair-ns, threads, duty, latency-cdf, bpf, fleet, decision and kmod-ns plots\n"
 	      "for the kinds of rows present, in each format (default png,svg); one bar series\n"
 	      "or marker fill per FILE or DIR, one colour and line style per guard.\n"
 	      "Environment: RG_PYTHON (default " RG_PYTHON_DEFAULT "),\n"
 	      "RG_PLOT_SCRIPT (path of rgplot.py).\n"
+	      "Nothing goes to stdout: one 'rgbench plot: wrote DIR/NAME' line per picture and the\n"
+	      "notes go to stderr; -q, --quiet keeps those lines; -qq, --silent drops the 'wrote' ones.\n"
 	      "-V, --version: the release and commit of this build; -h, --help: this text.\n"
 	      "Examples:\n"
 	      "  rgbench plot results/host-20260101T000000Z.json --out plots\n"
@@ -232,6 +234,8 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	static const struct option opts[] = {
 		RG_CL_OPT_OUT('o'),
 		{ "format", required_argument, NULL, 'f' },
+		RG_CL_OPT_QUIET('q'),
+		RG_CL_OPT_SILENT(RG_CL_O_SILENT),
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -240,7 +244,7 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 	rg_cl_getopt_reset();
 	opterr = 0;
 	snprintf(o->formats, sizeof(o->formats), "png,svg");
-	while ((opt = getopt_long(argc, argv, ":o:f:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:f:qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (rg_cl_file("--out", optarg, &o->out))
@@ -251,6 +255,8 @@ static int parse_args(int argc, char **argv, struct plot_opts *o)
 				return rg_cl_usage_error("--format: expected a comma-separated list of "
 							 "png, svg, pdf (got '%s')", optarg);
 			break;
+		case 'q': o->quiet++; break;
+		case RG_CL_O_SILENT: o->quiet = 2; break;
 		case 'h': usage(stdout); return RG_EXIT_OK;
 		default: return rg_cl_option_error(opt, argv);
 		}
@@ -364,7 +370,7 @@ int rg_plot_main(int argc, char **argv)
 		goto fail;
 	if (pl_draw(&o, script, sg.dir, src, nsrc, err, sizeof(err)))
 		goto fail;
-	if (pl_publish(&sg, err, sizeof(err)) < 0)
+	if (pl_publish(&sg, o.quiet >= 2 ? NULL : stderr, err, sizeof(err)) < 0)
 		goto fail;
 	ret = RG_EXIT_OK;
 	goto out;

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "rg/results.h"
 
@@ -24,6 +25,7 @@ struct plot_opts {
 	const char *py;		/* $RG_PYTHON, else RG_PYTHON_DEFAULT */
 	const char *script;	/* $RG_PLOT_SCRIPT, else NULL: looked for */
 	int first;		/* the first FILE|DIR operand */
+	int quiet;		/* -q: 1 (the 'wrote' lines stay on stderr); -qq, --silent: 2 (they go) */
 };
 
 /* One FILE or run of the command line, its label and its rows. */
@@ -63,10 +65,11 @@ struct stage {
 /* The staging directory for DIR (out). 0, or -1 with err set. */
 int pl_make_stage(struct stage *sg, const char *out, char *err, size_t errlen);
 /*
- * Publish the drawn pictures from the stage into DIR and print their names.
- * The number of pictures, or -1 (err set unless stopped).
+ * Publish the drawn pictures from the stage into DIR and name each on
+ * wrote (stderr; NULL: silent). The number of pictures, or -1 (err set
+ * unless stopped).
  */
-int pl_publish(struct stage *sg, char *err, size_t errlen);
+int pl_publish(struct stage *sg, FILE *wrote, char *err, size_t errlen);
 /* Remove the staging directory and everything in it (one level). */
 void pl_remove_dir(const char *dir);
 

@@ -227,7 +227,7 @@ static int publish_into(const struct stage *sg, struct dirent **pic, int n, char
  * rename of the stage; an existing DIR gets them by publish_into(). The
  * number of pictures, or -1 (err set unless stopped).
  */
-int pl_publish(struct stage *sg, char *err, size_t errlen)
+int pl_publish(struct stage *sg, FILE *wrote, char *err, size_t errlen)
 {
 	struct dirent **pic;
 	mode_t mask;
@@ -254,11 +254,11 @@ int pl_publish(struct stage *sg, char *err, size_t errlen)
 		ret = n;
 	}
 	for (int i = 0; i < n; i++) {
-		if (ret > 0) {
+		if (ret > 0 && wrote) {
 			char shown[4200];
 
 			rg_str_printable(shown, sizeof(shown), sg->out);	/* the terminal's sanitizer */
-			printf("wrote %s/%s\n", shown, pic[i]->d_name);
+			fprintf(wrote, "rgbench plot: wrote %s/%s\n", shown, pic[i]->d_name);
 		}
 		free(pic[i]);
 	}

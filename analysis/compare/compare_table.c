@@ -438,6 +438,80 @@ out:
 	return ret;
 }
 
+/* The width of t printed by rg_table_print_text(): its widest line. */
+static size_t text_width(const struct rg_table *t)
+{
+	size_t *w = calloc(t->ncols, sizeof(*w)), max = 0;
+
+	if (!w)
+		return 0;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++)
+			if (rg_utf8_width(t->cells[r * t->ncols + c]) > w[c])
+				w[c] = rg_utf8_width(t->cells[r * t->ncols + c]);
+	for (size_t r = 0; r < t->nrows; r++) {
+		size_t end = t->ncols, lw = 0;
+
+		while (end > 1 && !*t->cells[r * t->ncols + end - 1])
+			end--;
+		for (size_t c = 0; c < end; c++)
+			lw += (c ? 2 : 0) + (c + 1 == end && !t->right[c] ?
+					     rg_utf8_width(t->cells[r * t->ncols + c]) : w[c]);
+		max = lw > max ? lw : max;
+	}
+	free(w);
+	return max;
+}
+
+/*
+ * The text table when its lines would be wider than width: one record per
+ * line of the table, each within width (a name longer than it stands whole,
+ * never cut):
+ *	suite/guard/scenario/tTHREADS/dDUTY  batch B
+ *	  base  new  change  speedup	(right-aligned, as the table's columns)
+ *	  verdict			(wrapped)
+ * When the figures' line would not fit, the speedup (or ratio) opens the
+ * verdict's line instead. t is emit_table()'s 11 columns, its first row the header.
+ */
+static void print_records(FILE *f, const struct rg_table *t, size_t width)
+{
+	size_t w[4] = { 0 };
+	char line[4096], name[4096];
+	size_t nfig = 4;
+
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < 4; c++)
+			if (rg_utf8_width(t->cells[r * t->ncols + 6 + c]) > w[c])
+				w[c] = rg_utf8_width(t->cells[r * t->ncols + 6 + c]);
+	if (2 + w[0] + 2 + w[1] + 2 + w[2] + 2 + w[3] > width)
+		nfig = 3;	/* the speedup goes to the verdict's line */
+	for (size_t r = 0; r < t->nrows; r++) {
+		char *const *k = &t->cells[r * t->ncols];
+		size_t len = 0;
+
+		if (r)
+			snprintf(name, sizeof(name), "%s/%s/%s/t%s/d%s  batch %s", k[0], k[1], k[2], k[3],
+				 k[4], k[5]);
+		else
+			snprintf(name, sizeof(name), "%s/%s/%s/tTHREADS/dDUTY  batch", k[0], k[1], k[2]);
+		rp_wrap_line(f, name, width, "    ", "");
+		/* the figures right-aligned in their columns (UTF-8: pad by columns, not bytes) */
+		line[0] = 0;
+		for (size_t c = 0; c < nfig && len < sizeof(line) - 1; c++) {
+			const char *s = k[6 + c];
+			size_t gap = w[c] - rg_utf8_width(s);
+
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "  %*s%s", (int)gap, "", s);
+		}
+		rp_wrap_line(f, line, width, "    ", "");
+		if (nfig == 4)
+			snprintf(line, sizeof(line), "  %s", k[10]);
+		else
+			snprintf(line, sizeof(line), "  %s  %s", k[9], k[10]);
+		rp_wrap_line(f, line, width, "    ", "");
+	}
+}
+
 /* The text, Markdown or CSV table of the lines shown. */
 static int emit_table(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
 		      const struct res *r, const bool *show, struct rg_table *t)
@@ -510,6 +584,8 @@ static int emit_table(FILE *f, const struct emit_opts *o, const struct cmp *v, s
 		rg_table_print_markdown(t, f);
 	else if (o->fmt == OUT_CSV)
 		rg_table_print_csv(t, f);
+	else if (text_width(t) > o->width)
+		print_records(f, t, o->width);	/* the table fits only a wider --width */
 	else
 		rg_table_print_text(t, f);
 	return 0;

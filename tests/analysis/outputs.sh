@@ -200,9 +200,29 @@ base = top[:[i for i, l in enumerate(top) if l.startswith("new:")][0]]
 assert len(base) >= 2 and "6.18.44-fixture-v1045," in " ".join(base).split(), base
 PY
 # The default shows the lines that decide; --all shows every one (more table rows).
-nd=$("$R" compare ab-base.json ab-new.json | grep -cE '^(user|bpf|kmod) ' || true)
-na=$("$R" compare --all ab-base.json ab-new.json | grep -cE '^(user|bpf|kmod) ' || true)
+# (A record per row when the table is wider than --width: its name "suite/guard/...".)
+nd=$("$R" compare ab-base.json ab-new.json | grep -cE '^(user|bpf|kmod)/' || true)
+na=$("$R" compare --all ab-base.json ab-new.json | grep -cE '^(user|bpf|kmod)/' || true)
 if ! (( nd >= 1 && na > nd )); then echo "FAIL --all: $na table rows, default $nd"; fail=1; fi
+# The text form fits its width (default 72, --width N): every line of two fixture runs'
+# compare, by default, with --all and with --baseline, within it (issue 39: it was 229 wide);
+# a width the whole table fits keeps the one-line table.
+for w in "" 60 100 400; do
+	for args in "ab-base.json ab-new.json" "--all ab-base.json ab-new.json" \
+		    "--all --baseline noop ab-new.json" "--all fleet/vm-x86.json fleet/xeon.json"; do
+		# shellcheck disable=SC2086
+		"$R" compare ${w:+--width $w} $args > fit.txt 2>/dev/null || { echo "FAIL compare ${w:+--width $w} $args: exit $?"; fail=1; }
+		python3 - fit.txt "${w:-72}" "$args" <<'PY' || fail=1
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+w = int(sys.argv[2])
+wide = [l for l in lines if len(l) > w]
+assert lines and not wide, f"compare --width {w} {sys.argv[3]}: {len(wide)} lines wider: {wide[:3]}"
+if w == 400:
+    assert any(l.startswith("suite  guard") for l in lines), f"--width 400 {sys.argv[3]}: no one-line table"
+PY
+	done
+done
 # Usage errors: non-zero, nothing on stdout (their messages: compare-usage, ...-suites-usage).
 for args in "" "ab-base.json" "--baseline tls ab-base.json ab-new.json" \
 	    "--markdown --csv ab-base.json ab-new.json" "--baseline nosuch ab-base.json"; do

@@ -218,7 +218,8 @@ def main():
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1, f"missing file: {p.stderr!r}")
 
     # --- compare --across-hosts pairs by role -------------------------------------------------
-    p = run(r, "compare", arm, x86, "--across-hosts")
+    # (--width 400: the one-line table these lines read; at 72 each row is a record.)
+    p = run(r, "compare", arm, x86, "--across-hosts", "--width", "400")
     check(p.returncode == 0, f"compare across: {p.stderr}")
     c = p.stdout
     check("role this-cpu-pre-6.18: grace=pcpu-stadd-kernel, xeon=pcpu-xadd" in c, "compare names the stand-ins")

@@ -104,12 +104,12 @@ if r.returncode == 0:
     for x in slow["results"]:
         x["host"] = "another-host"
     json.dump(slow, open(other_path, "w"))
-    r = rgtest.run(a, "compare", "--allow-emulated", "--all", base_path, slow_path, cwd=tmp)
+    r = rgtest.run(a, "compare", "--allow-emulated", "--all", "--width", "400", base_path, slow_path, cwd=tmp)
     tls_line = [x for x in r.stdout.splitlines() if re.match(r"user\s+tls\s+pair\s", x)]
     c.check(r.returncode == 0 and tls_line and "no significant change (p=1.000, 3 vs 3 runs, per-run deltas "
             "in reference cycles)" in tls_line[0] and "+50.0%" in tls_line[0],
             f"one machine 50% slower throughout: tested in reference cycles, not called: {tls_line}")
-    r = rgtest.run(a, "compare", "--allow-emulated", "--all", base_path, other_path, cwd=tmp)
+    r = rgtest.run(a, "compare", "--allow-emulated", "--all", "--width", "400", base_path, other_path, cwd=tmp)
     tls_line = [x for x in r.stdout.splitlines() if re.match(r"user\s+tls\s+pair\s", x)]
     c.check(r.returncode == 0 and tls_line and "slower (p" in tls_line[0] and "reference cycles" not in tls_line[0],
             f"another host 50% slower: tested on ns, called slower: {tls_line}")

@@ -29,7 +29,7 @@ for k in pair-ns threads duty latency-cdf bpf kmod-ns fleet decision; do
 			echo "FAIL $k.$ext: $(size "$f") bytes"; fail=1
 		fi
 		if [[ $ext == svg ]] && ! grep -q "<text" "$f"; then echo "FAIL $k.svg: text drawn as paths"; fail=1; fi
-		grep -qx "wrote $f" "$T/out.txt" || { echo "FAIL no 'wrote $f'"; fail=1; }
+		grep -qx "rgbench plot: wrote $f" "$T/err.txt" || { echo "FAIL no 'wrote $f' on stderr"; fail=1; }
 	done
 done
 # PNG dimensions (IHDR) are those of the figure size at 150 dpi, at least 1200x600 (a slide).
@@ -45,12 +45,24 @@ done
 for s in alpha grace "noop itself: 0.300 ns (alpha), 0.250 ns (grace)" "<text"; do
 	grep -q "$s" "$T/all/pair-ns.svg" || { echo "FAIL pair-ns.svg lacks '$s'"; fail=1; }
 done
+# Nothing on stdout (streams: the 'wrote' lines are stderr's, like every command's).
+[[ ! -s $T/out.txt ]] || { echo "FAIL stdout: $(head -c 400 "$T/out.txt")"; fail=1; }
 # The fixtures have no ladder and no tramp rows (tests/plots/drawn.py draws those): two notes.
-[[ $(cat "$T/err.txt") == "note: ladder: skipped, no user 'ladder' rows (rgbench --scenarios ladder)
+[[ $(grep -v '^rgbench plot: wrote ' "$T/err.txt") == "note: ladder: skipped, no user 'ladder' rows (rgbench --scenarios ladder)
 note: tramp: skipped, no kmod tramp-fentry or tramp-rawtp rows (rgbench kmod --scenarios tramp)" ]] ||
 	{ echo "FAIL unexpected stderr: $(cat "$T/err.txt")"; fail=1; }
 # No staging left behind.
 [[ $(ls -A "$T/all" | wc -l) == 16 ]] || { echo "FAIL extra files: $(ls -A "$T/all")"; fail=1; }
+
+# -q keeps the 'wrote' lines on stderr; -qq and --silent drop them (the notes stay).
+for q in -q -qq --silent; do
+	"$R" plot "$FX/ab-base.json" --out "$T/q$q" --format png $q > "$T/out.txt" 2> "$T/err.txt" || { echo "FAIL $q: exit $?"; fail=1; }
+	n=$(grep -c '^rgbench plot: wrote ' "$T/err.txt" || true)
+	want=$(ls "$T/q$q" | wc -l)
+	[[ $q != -q ]] && want=0
+	[[ ! -s $T/out.txt && $n == "$want" && $(ls "$T/q$q" | wc -l) -gt 0 ]] && grep -q '^note: ' "$T/err.txt" ||
+		{ echo "FAIL $q: $n wrote lines (want $want), stdout: $(head -c 200 "$T/out.txt")"; fail=1; }
+done
 
 # --format: PDF too (for papers and slides), in any order; an unknown or repeated format is a
 # usage error (exit 2) that writes nothing.
