@@ -265,7 +265,7 @@ int rg_export_main(int argc, char **argv)
 	};
 	const char *out = NULL;
 	struct rg_rows rows = { 0 };
-	struct ctx c = { 0 };
+	struct ctx c = { .cmd = "export" };
 	json_t *doc = NULL;
 	bool gbench = false;
 	char err[1024] = "";

@@ -50,9 +50,10 @@ int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen)
 		char shown[4200];
 
 		rg_str_printable(shown, sizeof(shown), out);	/* the terminal's sanitizer */
-		printf("wrote %s\n", shown);
+		/* on stderr, as every command names what it wrote: stdout carries only the page */
+		fprintf(stderr, "rgbench %s: wrote %s\n", c->cmd ? c->cmd : "report", shown);
 	}
-	return rg_cl_stdout_status(RG_EXIT_OK);	/* one line when stdout fails */
+	return RG_EXIT_OK;
 }
 
 int rp_page_end(struct ctx *c, int ret, const char *err)

@@ -192,7 +192,7 @@ int rg_report_main(int argc, char **argv)
 	struct opts o = { .width = 72 };
 	size_t nin = 0, nh = 0, nocycle = 0;
 	char err[1200] = "";
-	struct ctx c = { 0 };
+	struct ctx c = { .cmd = "report" };
 	int ret;
 
 	rg_cl_set_prog("rgbench report");

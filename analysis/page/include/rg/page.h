@@ -44,6 +44,7 @@ struct ctx {
 	char *buf;		/* what f holds, once rp_page_emit() closed it */
 	size_t blen;
 	int width;
+	const char *cmd;	/* the command, for the line naming the file written ("report") */
 	bool cycles;		/* --unit cycles: ns figures are reference cycles */
 	char left[MAX_LEFT][240];
 	int nleft;
