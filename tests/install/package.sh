@@ -80,7 +80,7 @@ echo "== build ($release, $arch): pristine root + Build-Depends, dpkg-buildpacka
 	# lintian as nobody too (as root it only warns that it should not be).
 	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		sh -c 'cd /build && lintian --tag-display-limit 0 --info --pedantic --display-experimental *.changes' >"$T/out/lintian.log" 2>&1
-	echo "lintian exit: $?" >>"$T/out/lintian.log"
+	echo "lintian exit: $?, $(in_root lintian --version)" >>"$T/out/lintian.log"
 	cp "$root"/build/*.deb "$root"/build/*.changes "$root"/build/*.buildinfo "$T/out/" || exit 1
 )
 rc=$?
