@@ -144,7 +144,7 @@ export ANSIBLE_INVENTORY_UNPARSED_FAILED=True ANSIBLE_INVENTORY_ANY_UNPARSED_IS_
 export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_NOCOLOR=1
 # One ssh round trip per task instead of four (no requiretty sudoers needed by anything here).
 export ANSIBLE_PIPELINING=${ANSIBLE_PIPELINING:-True}
-# Ansible's input (the archive of the commit, the vars) and the fleet's own records (Ansible's
+# Ansible's input (the vars) and the fleet's own records (Ansible's
 # output, the status lines) live outside DIR until the end: a full disk where the results go
 # must not stop the playbook or lose a host's status. They are copied into DIR at the end.
 # Made before DIR: a temporary folder that cannot be made leaves no DIR behind.
@@ -188,7 +188,7 @@ if [[ -n $commit ]]; then
 		say "git archive of ${commit:0:12} failed: $(shown "$(tail -n 1 "$tmp/build.log")")"; exit 1
 	fi
 	v=$(sed -n '1s/^rgbench (\([^)]*\)).*/\1/p' "$tmp/pkg/rgbench/debian/changelog")
-	v=$v+git$(git -C "$src" show -s --format=%cd --date=format-local:%Y%m%d%H%M%S "$commit").${commit:0:12}
+	v=$v+git$(TZ=UTC git -C "$src" show -s --format=%cd --date=format-local:%Y%m%d%H%M%S "$commit").${commit:0:12}
 	sed -i "1s/^rgbench ([^)]*)/rgbench ($v)/" "$tmp/pkg/rgbench/debian/changelog"
 	if ! (cd "$tmp/pkg/rgbench" && DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$(nproc)} \
 		dpkg-buildpackage -us -uc -b) >>"$tmp/build.log" 2>&1; then
