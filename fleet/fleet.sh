@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# rgbench fleet: the README's first command on every host of an Ansible inventory, through
-# fleet/rgbench.yml; every result file fetched to OUT/<host's folder>/ (its inventory name as a
-# safe file name, rgbench --safe-name, unique), then one report over the hosts that finished. `rgbench fleet` runs this script (fleet/fleet_run.c); docs/fleet-run.md.
+# rgbench fleet: one built rgbench Debian package installed on every host of an Ansible inventory
+# and run there (the README's first command, nothing built on a host), through fleet/rgbench.yml;
+# every result file fetched to OUT/<host's folder>/ (its inventory name as a safe file name,
+# rgbench --safe-name, unique), then one report over the hosts that finished. The package is
+# built here once from this checkout's commit (dpkg-buildpackage), or given: --deb FILE, one per
+# architecture. `rgbench fleet` runs this script (fleet/fleet_run.c); docs/fleet-run.md.
 #
-#   rgbench fleet -i INVENTORY [--forks N] [--out DIR] [--] [run.sh options...]
+#   rgbench fleet -i INVENTORY [--deb FILE]... [--forks N] [--out DIR] [--] [rgbench options...]
 #
 # Exit: 0 every host finished and the report was made; 1 a host failed (each says why in one
 # line; the report is made from the others) or the report could not be made, or the control
-# machine lacks what is needed (Ansible, python3, git, a temporary folder), or the inventory is
-# a FIFO, socket or device; 2 usage (a bad option, a run.sh option rgbench refuses, an
-# inventory that does not exist, does not parse or has no host, an --out that exists, not a
-# git checkout); 128+signal interrupted (Ctrl-C: the playbook stops, every file already
+# machine lacks what is needed (Ansible, python3, dpkg-deb, a temporary folder; to build: git,
+# dpkg-buildpackage and the Build-Depends), or the package build failed, or the inventory is a
+# FIFO, socket or device; 2 usage (a bad option, an rgbench option rgbench refuses, an
+# inventory that does not exist, does not parse or has no host, an --out that exists, a --deb
+# that is not an rgbench package or repeats an architecture, no --deb and no source checkout
+# to build one from); 128+signal interrupted (Ctrl-C: the playbook stops, every file already
 # fetched stays). Before the playbook starts, a failure leaves nothing behind.
 set -uo pipefail
 me="rgbench fleet"
@@ -39,34 +44,44 @@ shown() {
 
 usage() {
 	cat <<'EOF'
-usage: rgbench fleet -i INVENTORY [--forks N] [--out DIR] [--] [run.sh options...]
-Runs scripts/run.sh (the README's first command) with the same options on every host of an
-Ansible inventory, this checkout's commit on each (git archive of HEAD, copied; uncommitted
-changes are not), hosts in parallel; fetches every result file into DIR/<name>/ (the
-inventory name as a safe file name: rgbench --safe-name; -2, -3... when two meet) and writes
-DIR/report.md with rgbench report over the hosts that finished.
+usage: rgbench fleet -i INVENTORY [--deb FILE]... [--forks N] [--out DIR] [--] [rgbench options...]
+Installs one built rgbench Debian package on every host of an Ansible inventory (apt: its
+Depends come from the host's archive) and runs the installed rgbench there with the same
+options, as the README's first command does (CSV, JSON, plots, report), hosts in parallel;
+nothing is built on a host. Fetches every result file into DIR/<name>/ (the inventory name as
+a safe file name: rgbench --safe-name; -2, -3... when two meet) and writes DIR/report.md with
+rgbench report over the hosts that finished. Without --deb the package is built here, once,
+from this checkout's commit (git archive of HEAD; uncommitted changes are not in it) with
+dpkg-buildpackage -us -uc -b, its version the release plus the commit.
   -i, --inventory FILE  Ansible inventory (INI or YAML, Ansible's own formats)
+  --deb FILE            the rgbench .deb to install (built elsewhere: dpkg-buildpackage, or a
+                        cross build); one per architecture, each host gets the one of its
+                        dpkg architecture (amd64, arm64; a host with none fails at copy)
   --forks N             hosts at once (default 5, Ansible's; 1 to 256)
   --out DIR             where the results go (default results/fleet-<UTC time>; must not exist)
-  run.sh options        e.g. --quick, --guards tls,rseq; everything after -- goes to run.sh;
+  rgbench options       e.g. --quick, --guards tls,rseq; everything after -- goes to rgbench;
                         checked here first (rgbench --check-options): a bad one is exit 2
 DIR/ansible.log has Ansible's own output; DIR/status.tsv one line per host.
-Needs ansible-playbook, python3 and git (scripts/deps.sh fleet) and, on every host, ssh and python3.
-Exit: 0 all hosts ok, 1 a host failed, no report or something missing here, 2 usage,
-128+signal interrupted.
+Needs ansible-playbook, python3 and dpkg-deb (scripts/deps.sh fleet), to build the package git,
+dpkg-buildpackage and the Build-Depends (apt-get build-dep .); on every host ssh, python3,
+python3-apt and sudo for a user that is not root (Debian or a derivative).
+Exit: 0 all hosts ok, 1 a host failed, no report, no package or something missing here,
+2 usage, 128+signal interrupted.
   -V, --version         the release and commit of this build; -h, --help: this text
 Examples:
   rgbench fleet -i hosts.ini -- --quick
-  rgbench fleet -i hosts.yml --forks 20 --out results/fleet-arm
+  rgbench fleet -i hosts.yml --deb rgbench_amd64.deb --deb rgbench_arm64.deb --forks 20
 EOF
 }
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-inv= forks=5 out= args=()
+inv= forks=5 out= args=() debs=()
 while (($#)); do
 	case "$1" in
 	-i|--inventory) (($# >= 2)) || usage_error "$1 needs a file"; inv=$2; shift 2 ;;
 	--inventory=*) inv=${1#*=}; shift ;;
+	--deb) (($# >= 2)) || usage_error "--deb needs a file"; debs+=("$2"); shift 2 ;;
+	--deb=*) debs+=("${1#*=}"); shift ;;
 	--forks) (($# >= 2)) || usage_error "--forks needs a number"; forks=$2; shift 2 ;;
 	--forks=*) forks=${1#*=}; shift ;;
 	--out) (($# >= 2)) || usage_error "--out needs a folder"; out=$2; shift 2 ;;
@@ -98,7 +113,7 @@ fi
 [[ $forks =~ ^[1-9][0-9]*$ ]] && ((forks <= 256)) || usage_error "--forks: expected 1 to 256 (got '$(shown "$forks")')"
 for a in "${args[@]}"; do
 	case "$a" in
-	--out|--out=*|--json|--json=*) usage_error "'$(shown "$a")' is for run.sh to choose on each host (the fleet's folder is --out before the run options)" ;;
+	--out|--out=*|--json|--json=*) usage_error "'$(shown "$a")' is for the fleet to choose on each host (the fleet's folder is --out before the rgbench options)" ;;
 	esac
 done
 if [[ -n $out ]]; then
@@ -107,27 +122,21 @@ if [[ -n $out ]]; then
 fi
 rgbench=${RGBENCH:-$src/build/tools/rgbench}
 [[ -x $rgbench ]] || { say "no rgbench to make the report with ($rgbench): build it first (scripts/run.sh)"; exit 1; }
-# The run.sh options: rgbench's own check of a run's options (the hosts run this commit's
+# The run's options: rgbench's own check of a run's options (the hosts run the package's
 # rgbench with them), here, once, before any host: a bad one is one usage line, not a failed
 # run on every host. What only a host can judge (its CPUs, its events) is judged there.
 if ((${#args[@]})) && ! why=$("$rgbench" --check-options "${args[@]}" 2>&1 >/dev/null); then
 	why=${why%%$'\n'*}
-	bad_input "a run.sh option is refused: $(shown "${why#rgbench: }")"
+	bad_input "an rgbench option is refused: $(shown "${why#rgbench: }")"
 fi
 # What the control machine needs, before anything is made.
 command -v ansible-playbook >/dev/null ||
 	{ say "ansible-playbook not found: scripts/deps.sh fleet installs Ansible (ansible-core)"; exit 1; }
 command -v python3 >/dev/null ||
 	{ say "python3 not found: the fleet needs it (Ansible does; scripts/deps.sh fleet installs it)"; exit 1; }
-command -v git >/dev/null ||
-	{ say "git not found: the fleet copies this checkout's commit with git archive"; exit 1; }
+command -v dpkg-deb >/dev/null ||
+	{ say "dpkg-deb not found: the fleet installs a Debian package (dpkg)"; exit 1; }
 
-# The commit every host runs.
-commit=$(git -C "$src" rev-parse --verify -q HEAD 2>/dev/null) ||
-	usage_error "$src is not a git checkout with a commit: the fleet copies a commit (git archive HEAD)"
-dirty=
-[[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] ||
-	dirty=" (uncommitted changes are not copied)"
 
 # The inventory must parse (Ansible only warns by default): the playbook then stops before
 # its play starts, and the callback has listed no host.
@@ -135,12 +144,63 @@ export ANSIBLE_INVENTORY_UNPARSED_FAILED=True ANSIBLE_INVENTORY_ANY_UNPARSED_IS_
 export ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_NOCOLOR=1
 # One ssh round trip per task instead of four (no requiretty sudoers needed by anything here).
 export ANSIBLE_PIPELINING=${ANSIBLE_PIPELINING:-True}
-# Ansible's input (the archive of the commit, the vars) and the fleet's own records (Ansible's
+# Ansible's input (the vars) and the fleet's own records (Ansible's
 # output, the status lines) live outside DIR until the end: a full disk where the results go
 # must not stop the playbook or lose a host's status. They are copied into DIR at the end.
 # Made before DIR: a temporary folder that cannot be made leaves no DIR behind.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rgbench-fleet.XXXXXX" 2>&1) ||
 	{ say "cannot make a temporary folder in $(shown "${TMPDIR:-/tmp}"): ${tmp##*: } (TMPDIR)"; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
+
+# The packages the hosts get: each --deb an rgbench package of its own architecture, read
+# here (architecture and version) before any host; none: the one built below, this checkout's.
+declare -A deb_of=() ver_of=()
+for d in "${debs[@]}"; do
+	[[ -f $d && -r $d ]] || bad_input "--deb '$(shown "$d")': not a readable file"
+	info=$(dpkg-deb -f "$d" Package Architecture Version 2>/dev/null) ||
+		bad_input "--deb '$(shown "$d")': not a Debian package (dpkg-deb cannot read it)"
+	pkg=$(sed -n 's/^Package: //p' <<<"$info") a=$(sed -n 's/^Architecture: //p' <<<"$info")
+	[[ $pkg == rgbench ]] || bad_input "--deb '$(shown "$d")': the package is '$(shown "$pkg")', not rgbench"
+	[[ -z ${deb_of[$a]:-} ]] || bad_input "--deb '$(shown "$d")': a second package for $(shown "$a") (one per architecture)"
+	deb_of[$a]=$(realpath -- "$d") ver_of[$a]=$(sed -n 's/^Version: //p' <<<"$info")
+done
+commit= dirty=
+if ((${#debs[@]} == 0)); then
+	[[ -f $src/debian/control ]] && commit=$(git -C "$src" rev-parse --verify -q HEAD 2>/dev/null) ||
+		usage_error "no --deb FILE, and $(shown "$src") is not a source checkout to build the package from"
+	command -v dpkg-buildpackage >/dev/null ||
+		{ say "dpkg-buildpackage not found: building the package needs dpkg-dev (or give --deb FILE)"; exit 1; }
+	if ! why=$(cd "$src" && dpkg-checkbuilddeps 2>&1); then
+		say "cannot build the package here: $(shown "${why#dpkg-checkbuilddeps: error: }") (apt-get build-dep $(shown "$src"), or give --deb FILE)"
+		exit 1
+	fi
+	[[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] ||
+		dirty=" (uncommitted changes are not in it)"
+fi
+
+# The package, built once here from the commit (git archive: the tree a release tarball has),
+# its Debian version the release plus the commit, so a host's apt never keeps another build.
+if [[ -n $commit ]]; then
+	a=$(dpkg --print-architecture)
+	say "building the package of commit ${commit:0:12}$dirty for $a (dpkg-buildpackage -us -uc -b; minutes)"
+	mkdir -p "$tmp/pkg/rgbench"
+	if ! { git -C "$src" archive "$commit" | tar -x -C "$tmp/pkg/rgbench"; } >"$tmp/build.log" 2>&1; then
+		say "git archive of ${commit:0:12} failed: $(shown "$(tail -n 1 "$tmp/build.log")")"; exit 1
+	fi
+	v=$(sed -n '1s/^rgbench (\([^)]*\)).*/\1/p' "$tmp/pkg/rgbench/debian/changelog")
+	v=$v+git$(TZ=UTC git -C "$src" show -s --format=%cd --date=format-local:%Y%m%d%H%M%S "$commit").${commit:0:12}
+	sed -i "1s/^rgbench ([^)]*)/rgbench ($v)/" "$tmp/pkg/rgbench/debian/changelog"
+	if ! (cd "$tmp/pkg/rgbench" && DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$(nproc)} \
+		dpkg-buildpackage -us -uc -b) >>"$tmp/build.log" 2>&1; then
+		cp "$tmp/build.log" "${TMPDIR:-/tmp}/rgbench-fleet-build.log" 2>/dev/null
+		say "dpkg-buildpackage failed: $(shown "$(grep -v '^[[:space:]]*$' "$tmp/build.log" | tail -n 1)") (the log: ${TMPDIR:-/tmp}/rgbench-fleet-build.log)"
+		exit 1
+	fi
+	deb_of[$a]=$(echo "$tmp"/pkg/rgbench_"$v"_"$a".deb) ver_of[$a]=$v
+	[[ -f ${deb_of[$a]} ]] || { say "dpkg-buildpackage made no ${deb_of[$a]##*/}"; exit 1; }
+	say "built ${deb_of[$a]##*/}"
+fi
+trap - EXIT
 
 # DIR: results/fleet-<UTC>, -2, -3... when it exists; mkdir claims it (never an earlier run's).
 made_results=0 out_made=
@@ -194,20 +254,25 @@ on_signal() {	# before the playbook: stop, nothing made; during: stop it, keep t
 trap 'on_signal 130' INT
 trap 'on_signal 143' TERM
 trap 'on_signal 129' HUP
-err=$(git -C "$src" archive --format=tar.gz -o "$tmp/rgbench.tar.gz" "$commit" 2>&1) ||
-	give_up "git archive of ${commit:0:12} failed: $(shown "${err%%$'\n'*}")"
 # rg_stamp names the run's files on each host: DIR's last part as a safe file name.
 stamp=$("$rgbench" --safe-name "${out##*/}") || give_up "$rgbench --safe-name failed"
+pkgs=()
+for a in "${!deb_of[@]}"; do pkgs+=("$a" "${deb_of[$a]}" "${ver_of[$a]}"); done
 err=$(python3 -c '
 import json, sys
-json.dump({"rg_archive": sys.argv[1], "rg_commit": sys.argv[2], "rg_out": sys.argv[3],
-           "rg_stamp": sys.argv[4], "rg_args": sys.argv[5:]},
-          open(sys.argv[1].rsplit("/", 1)[0] + "/vars.json", "w"))
-' "$tmp/rgbench.tar.gz" "$commit" "$out" "$stamp" "${args[@]}" 2>&1) ||
+n = int(sys.argv[4])
+p = sys.argv[5:5 + 3 * n]
+json.dump({"rg_debs": {p[i]: p[i + 1] for i in range(0, len(p), 3)},
+           "rg_version": {p[i]: p[i + 2] for i in range(0, len(p), 3)},
+           "rg_out": sys.argv[2], "rg_stamp": sys.argv[3], "rg_args": sys.argv[5 + 3 * n:]},
+          open(sys.argv[1], "w"))
+' "$tmp/vars.json" "$out" "$stamp" "${#deb_of[@]}" "${pkgs[@]}" "${args[@]}" 2>&1) ||
 	give_up "cannot write the playbook's variables: $(shown "${err##*$'\n'}")"
 
 # The first progress line, said by the callback once the inventory has parsed ("N hosts ...").
-start="of inventory $(shown "$inv"), $forks at once, commit ${commit:0:12}$dirty, run.sh $(shown "${args[*]:-(no options)}"); results in $(shown "$out")"
+what=
+for a in "${!deb_of[@]}"; do what+="${what:+, }${deb_of[$a]##*/}"; done
+start="of inventory $(shown "$inv"), $forks at once, $(shown "$what"), rgbench $(shown "${args[*]:-(no options)}"); results in $(shown "$out")"
 t0=$(date +%s)
 # The playbook runs in its own session (a Ctrl-C reaches it through on_signal, once). A shell
 # starts background commands with SIGINT ignored, and Python then never turns SIGINT into

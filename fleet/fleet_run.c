@@ -14,7 +14,7 @@
 /*
  * The script: $RG_FLEET_SCRIPT, else this rgbench's fleet.sh (rg/paths.h: the source tree's
  * fleet/fleet.sh for a build tree's binary, the playbook beside it and whose commit the
- * hosts run; installed, DATADIR/rgbench/fleet/). RGBENCH tells it which rgbench makes the
+ * package is built from; installed, DATADIR/rgbench/fleet/). RGBENCH tells it which rgbench makes the
  * report: this one. Returns only on failure (RG_EXIT_FAIL).
  */
 int rg_fleet_main(int argc, char **argv)

@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# One fleet host's run (fleet/rgbench.yml runs it in the unpacked commit): scripts/run.sh with
-# the fleet's options, then the run's result files (the files newer than the run's start, the
-# run's own whether it finished or not) in one tar, for one fetch: "ARCHIVE results/.fleet-
-# STAMP.tar" on stdout (paths inside relative to results/), and "FILE <path>" per file; when
-# run.sh failed, "REASON <its last line on stderr>". Exit: run.sh's status (or 1: no tar).
-#   fleet/host.sh COMMIT STAMP [run.sh options...]
-# run.sh's output stays in results/.fleet-STAMP.log (the host's copy of what it printed).
+# One fleet host's run (fleet/rgbench.yml copies it to the host and runs it in the host's rgbench
+# folder, once the package is installed): the installed rgbench with the fleet's options into
+# results/<host>-<UTC>.csv and .json, its plots and report (what scripts/run.sh makes, with
+# nothing built), then the run's result files (the files newer than the run's start, the run's own
+# whether it finished or not) in one tar, for one fetch: "ARCHIVE results/.fleet-STAMP.tar" on
+# stdout (paths inside relative to results/), and "FILE <path>" per file; when the run failed,
+# "REASON <its last line on stderr>". Exit: the run's status (or 1: no tar).
+#   host.sh RGBENCH STAMP [rgbench options...]     RGBENCH: the installed command (rgbench)
+# The run's output stays in results/.fleet-STAMP.log (the host's copy of what it printed).
 set -uo pipefail
-commit=$1 stamp=$2
+rgbench=$1 stamp=$2
 shift 2
-cd "$(dirname "$0")/.."
-# The unpacked tree is whole (Ansible's unarchive finished): the next run with this commit
-# skips the copy.
-echo "$commit" >.rgbench-commit
+command -v "$rgbench" >/dev/null || { echo "REASON $rgbench: command not found (the package is not installed?)"; exit 1; }
 mkdir -p results
 mark=results/.fleet-$stamp
 log=results/.fleet-$stamp.log
 rm -f results/.fleet-*.tar	# an earlier run's, fetched then
 : >"$mark"
-bash scripts/run.sh "$@" >"$log" 2>"$log.err"
+# run OPTIONS...: what scripts/run.sh does after its build, with the installed rgbench.
+run() {
+	local host base b0 k
+	host=$("$rgbench" --safe-name "$(uname -n)") || return
+	b0=results/$host-$(date -u +%Y%m%dT%H%M%SZ) base=$b0
+	for ((k = 2; k <= 1000; k++)); do
+		[[ -e $base.csv || -e $base.json || -e $base-plots ]] || break
+		base=$b0-$k
+	done
+	"$rgbench" --version
+	"$rgbench" --out "$base.csv" --json "$base.json" "$@" || return
+	"$rgbench" plot "$base.json" --out "$base-plots" || return
+	"$rgbench" report "$base.json" --out "$base.md" >/dev/null
+}
+run "$@" >"$log" 2>"$log.err"
 rc=$?
 # The CSV, JSON and report first, the plots after: a full disk on the control machine keeps the data.
 mapfile -t files < <(cd results && find . -type f -newer "${mark#results/}" ! -name '.*' | sed 's|^\./||' |

@@ -3,8 +3,6 @@
 # The README's first quick-start command: install what running needs (deps.sh run), build, run the default
 # suite into results/<host>-<UTC time>.csv and .json, then plot it.
 # Extra arguments go to rgbench (e.g. --quick, --full, --guards tls,rseq).
-# RG_RUN_PREBUILT=DIR runs DIR/tools/rgbench as it is: no configure, no build (the fleet test's
-# hosts share one machine and its already built tree; rgbench fleet passes it from the inventory).
 set -euo pipefail
 
 # DIR/<host>-<UTC time>, or -2, -3, ... when a result (CSV, JSON, plots or a run in
@@ -24,18 +22,12 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh run
 # The configure log stays in build/; its rgbench lines say what is built and what is off, and why.
 build=build
-if [[ -n ${RG_RUN_PREBUILT:-} ]]; then
-  build=$RG_RUN_PREBUILT
-  [[ -x $build/tools/rgbench ]] || { echo "scripts/run.sh: RG_RUN_PREBUILT=$build has no tools/rgbench" >&2; exit 1; }
-  echo "rgbench: running the build in $build as it is (RG_RUN_PREBUILT)"
-else
-  mkdir -p build
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log ||
-    { cat build/configure.log >&2; exit 1; }
-  grep '^-- rgbench: ' build/configure.log || true
-  # Only what running needs: the rgbench command (and what it links), not the test programs.
-  cmake --build build -j"$(nproc)" --target rgbench
-fi
+mkdir -p build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log ||
+  { cat build/configure.log >&2; exit 1; }
+grep '^-- rgbench: ' build/configure.log || true
+# Only what running needs: the rgbench command (and what it links), not the test programs.
+cmake --build build -j"$(nproc)" --target rgbench
 
 # The host name as a file name: rgbench's one rule (rg/safe_name.h), as its own default name has it.
 host=$("$build"/tools/rgbench --safe-name "$(uname -n)")

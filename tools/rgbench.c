@@ -67,7 +67,7 @@ static const struct subcmd subcmds[] = {
 	  NO_ANALYSIS },
 	{ "export", ANALYSIS_MAIN(rg_export_main),
 	  "a result file in Google Benchmark's JSON, for its compare.py", NO_ANALYSIS },
-	{ "fleet", rg_fleet_main, "run.sh on every host of an Ansible inventory, fetch, report",
+	{ "fleet", rg_fleet_main, "install and run one package on every Ansible host, fetch, report",
 	  NULL },
 	{ "ab", rg_ab_main, "base against patched kernel: each booted in turn, one table", NULL },
 	{ "help", NULL, "this text, or a subcommand's (rgbench help compare)", NULL },

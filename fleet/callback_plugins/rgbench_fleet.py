@@ -11,7 +11,7 @@ one tab-separated line each, flushed at once so that a Ctrl-C keeps what was kno
     NAME<TAB>failed<TAB>STEP<TAB>REASON      (a task failed or the host was unreachable)
     NAME<TAB>ok                              (the play finished on the host without a failure)
 NAME is rg_name; SHOWN the inventory name as the terminal shows it (shown(): no control
-character, so no tab and no line of its own); STEP is the task name (copy, deps, run, fetch);
+character, so no tab and no line of its own); STEP is the task name (copy, install, run, fetch);
 REASON is one line, shown() too. A fetch that failed part way (a full disk) may have left a
 partial tar behind: it is removed ($RG_FLEET_OUT/.NAME.tar), so that only whole tars stay. It
 prints a line per host as it goes (a failure, a finished run) on the file descriptor

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 # rgbench fleet's bad input and faults, over hosts made here (tests/fleet/lib.sh):
 #   options and an inventory that does not parse: exit 2, one line, no folder left; an
-#     inventory that is a FIFO (refused at once, not read), a bad run.sh option (rgbench's own
+#     inventory that is a FIFO (refused at once, not read), a bad rgbench option (rgbench's own
 #     check, once, before any host), a --out that is a dangling link (not followed)
-#   what the control machine lacks (python3, git, a TMPDIR): exit 1, one line, no folder
+#     check, once, before any host), a --out that is a dangling link (not followed), a --deb
+#     that is not a package, not rgbench's, or a second one for an architecture
+#   what the control machine lacks (python3, dpkg-deb, a TMPDIR): exit 1, one line, no folder
+#   a host of an architecture no --deb is for: failed at copy, with its reason
 #   a full disk where the results go (a small tmpfs): every host failed at fetch with the
 #     reason, exit 1, and every file that is there is whole (equal to the host's copy)
 #   Ctrl-C (SIGINT to the command's process group) while one host still runs: exit 130,
@@ -13,7 +16,6 @@
 source "$(dirname "$0")/lib.sh"
 fleet_setup "$1" "$2"
 opts=(--quick --guards tls --scenarios pair --no-bpf)
-commit=$(git -C "$SRC" rev-parse HEAD)
 
 # refused RC ARGS... ::: PATTERN: exit RC, exactly one line on stderr matching PATTERN, nothing
 # on stdout, no fleet folder (neither results/fleet-* nor $T/o).
@@ -39,24 +41,38 @@ usage -i "$T/empty" ::: "inventory '$T/empty' has no host"
 usage -i "$T/nonexistent" ::: "cannot read the inventory '$T/nonexistent'"
 usage --quick ::: "-i INVENTORY is required"
 usage -i "$T/broken" --forks 0 ::: "--forks: expected 1 to 256 \\(got '0'\\)"
-usage -i "$T/broken" -- --out x.csv ::: "'--out' is for run.sh to choose on each host"
+usage -i "$T/broken" -- --out x.csv ::: "'--out' is for the fleet to choose on each host"
 # A FIFO: refused at once (Ansible would block reading it until killed).
 mkfifo "$T/fifo"
 refused 1 -i "$T/fifo" ::: "cannot read the inventory '$T/fifo': not a regular file or folder \\(a FIFO\\)$"
-# A bad run.sh option: rgbench's own check, once, here: no host is contacted (this inventory
+# A bad rgbench option: rgbench's own check, once, here: no host is contacted (this inventory
 # does not even parse), not "failed at run" on every host.
-usage -i "$T/broken" --quick --bogus ::: "a run.sh option is refused: unknown option '--bogus' \\(see rgbench --help\\)$"
-usage -i "$T/broken" --guards nosuch ::: "a run.sh option is refused: --guards: unknown name 'nosuch'"
-usage -i "$T/broken" --repetitions=0 --quick ::: "a run.sh option is refused: --repetitions: "
-usage -i "$T/broken" -- --plan ::: "a run.sh option is refused: '--plan' makes no run"
-usage -i "$T/broken" -- --help ::: "a run.sh option is refused: '--help' makes no run"
+usage -i "$T/broken" --quick --bogus ::: "an rgbench option is refused: unknown option '--bogus' \\(see rgbench --help\\)$"
+usage -i "$T/broken" --guards nosuch ::: "an rgbench option is refused: --guards: unknown name 'nosuch'"
+usage -i "$T/broken" --repetitions=0 --quick ::: "an rgbench option is refused: --repetitions: "
+usage -i "$T/broken" -- --plan ::: "an rgbench option is refused: '--plan' makes no run"
+usage -i "$T/broken" -- --help ::: "an rgbench option is refused: '--help' makes no run"
 # --out a dangling link: refused, not followed (mkdir -p would have made its target).
 ln -s "$T/nowhere/x" "$T/dangling"
 usage -i "$T/broken" --out "$T/dangling" --quick ::: "--out '$T/dangling' exists: every run gets a new folder"
 [[ -L $T/dangling && ! -e $T/nowhere ]] || fail "--out a dangling link: the link or its target changed"
+# --deb: a file that is not a package, another package, two for one architecture.
+usage -i "$T/broken" --deb "$T/broken" ::: "--deb '$T/broken': not a Debian package \\(dpkg-deb cannot read it\\)$"
+usage -i "$T/broken" --deb "$T/nonexistent.deb" ::: "--deb '$T/nonexistent.deb': not a readable file$"
+# fakedeb PACKAGE ARCH: an empty package of that name and architecture, $T/PACKAGE_ARCH.deb.
+fakedeb() {
+	mkdir -p "$T/fake-$1-$2/DEBIAN"
+	printf 'Package: %s\nVersion: 1\nArchitecture: %s\nMaintainer: t <t@invalid.example>\nDescription: t\n' "$1" "$2" \
+		>"$T/fake-$1-$2/DEBIAN/control"
+	dpkg-deb --root-owner-group --build "$T/fake-$1-$2" "$T/$1_$2.deb" >/dev/null || fail "dpkg-deb --build $1 $2"
+}
+fakedeb notrgbench amd64
+fakedeb rgbench arm64
+usage -i "$T/broken" --deb "$T/notrgbench_amd64.deb" ::: "--deb '$T/notrgbench_amd64.deb': the package is 'notrgbench', not rgbench$"
+usage -i "$T/broken" --deb "$FLEET_DEB" ::: "--deb '$FLEET_DEB': a second package for $(dpkg --print-architecture) \\(one per architecture\\)$"
 # What the control machine lacks: one line, exit 1, no --out folder made. PATH without python3,
-# or without git: every other command of /usr/bin, /bin, /usr/sbin, /sbin linked into a folder.
-for miss in python3 git; do
+# or without dpkg-deb: every other command of /usr/bin, /bin, /usr/sbin, /sbin linked into a folder.
+for miss in python3 dpkg-deb; do
 	mkdir -p "$T/no-$miss"
 	for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
 		for f in "$d"/*; do
@@ -75,7 +91,7 @@ fleet_host beta rgfleet-b
 whole() {
 	local f n=0
 	while read -r f; do
-		cmp -s "$2/$f" "$T/remote/$1/${commit:0:12}/results/$f" || fail "$1: $f is not the host's file (partial?)"
+		cmp -s "$2/$f" "$T/remote/$1/results/$f" || fail "$1: $f is not the host's file (partial?)"
 		n=$((n + 1))
 	done < <(cd "$2" 2>/dev/null && find . -type f | sed 's|^\./||')
 	echo "$n"
@@ -92,7 +108,7 @@ mkdir -p "$T/full" "$T/tmp"
 	TMPDIR=$0/tmp "$@"
 	rc=$?
 	mkdir -p "$0/full-copy" && cp -a "$full"/. "$0/full-copy/"
-	exit $rc' "$T" "$T/full" "$BUILD/tools/rgbench" fleet -i "$T/inv" --out "$T/full/run" "${opts[@]}") >"$T/out" 2>"$T/err"
+	exit $rc' "$T" "$T/full" "$BUILD/tools/rgbench" fleet -i "$T/inv" --deb "$FLEET_DEB" --out "$T/full/run" "${opts[@]}") >"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/err" "$T/out"
 ((rc != 99)) || skip "cannot mount a tmpfs in a private mount namespace"
@@ -110,15 +126,27 @@ for name in alpha beta; do
 done
 ! compgen -G "$T/full-copy/run/*/.unpack" >/dev/null || fail "full disk: an .unpack folder was left"
 
-# Ctrl-C: alpha finishes, slow's run.sh waits (its rgbench sleeps); SIGINT to the process
+# A host whose architecture no --deb is for (only an arm64 package given): failed at copy,
+# with the reason; nothing installed, nothing run.
+fleet_inventory "$T/inv-a" "alpha ansible_host=${FLEET_ADDR[alpha]}"
+(cd "$T" && ip netns exec "$FLEET_PREFIX-c" "$BUILD/tools/rgbench" fleet -i "$T/inv-a" --deb "$T/rgbench_arm64.deb" \
+	--out "$T/arch" "${opts[@]}") >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/err" "$T/out"
+a=$(dpkg --print-architecture)
+((rc == 1)) || fail "no package for the host's architecture: exit $rc, want 1"
+grep -qx "rgbench fleet: alpha: failed at copy: no package for this host's architecture $a (given: arm64; rgbench fleet --deb FILE, one per architecture) (0 files kept)" "$T/out" ||
+	fail "no package for the host's architecture: not said"
+echo "ok   a host of architecture $a with only an arm64 package: $(grep '^rgbench fleet: alpha' "$T/out")"
+
+# Ctrl-C: alpha finishes, slow's run waits (its rgbench sleeps); SIGINT to the process
 # group once alpha's tar is in: exit 130, alpha's files are unpacked and stay, slow is interrupted.
-mkdir -p "$T/slow/tools"
-printf '#!/bin/sh\nexec sleep 300\n' >"$T/slow/tools/rgbench"
-chmod +x "$T/slow/tools/rgbench"
+printf '#!/bin/sh\nexec sleep 300\n' >"$T/slow-rgbench"
+chmod +x "$T/slow-rgbench"
 fleet_inventory "$T/inv3" "alpha ansible_host=${FLEET_ADDR[alpha]}" \
-	"slow ansible_host=${FLEET_ADDR[beta]} rgbench_prebuilt=$T/slow"
+	"slow ansible_host=${FLEET_ADDR[beta]} rgbench_command=$T/slow-rgbench"
 set -m
-(cd "$T" && exec ip netns exec "$FLEET_PREFIX-c" "$BUILD/tools/rgbench" fleet -i "$T/inv3" --out "$T/int" "${opts[@]}") \
+(cd "$T" && exec ip netns exec "$FLEET_PREFIX-c" "$BUILD/tools/rgbench" fleet -i "$T/inv3" --deb "$FLEET_DEB" --out "$T/int" "${opts[@]}") \
 	>"$T/out" 2>"$T/err" &
 pg=$!
 set +m

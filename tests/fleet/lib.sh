@@ -3,7 +3,10 @@
 # host a network namespace of its own with its own sshd on its own address and its own host
 # name (UTS namespace), joined to the control namespace by a veth pair; keys made for the test.
 # Nothing outside the namespaces the test makes gets an address or a process; fleet_cleanup
-# (on EXIT) stops every process in them and deletes them.
+# (on EXIT) stops every process in them and deletes them. Each host's sshd runs chrooted in an
+# overlay over this machine's / (its writes, the package it installs, land in a tmpfs of its own;
+# the test's folder $T is the machine's), where every compiler and build tool is a stub that
+# records its call in $T/compiler-calls and fails: a fleet host compiles nothing.
 #
 #   fleet_setup SRC BUILD   checks what is needed (else SKIP, exit 77), makes $T, keys, control ns
 #   fleet_host NAME HOSTNAME   a host: 10.254.<n>.2 in namespace rgf<pid>-<n>, sshd on port 22
@@ -11,7 +14,10 @@
 #   fleet_inventory FILE LINE...   an INI inventory with the test's connection variables
 #   fleet_inventory_yaml FILE NAME HOST...   a YAML inventory: each inventory NAME (any bytes
 #                           but NUL: a tab, a newline, a slash) on the address of fleet_host HOST
-#   fleet_run ARGS...       rgbench fleet in the control namespace (cwd $T), exit status returned
+#   fleet_run ARGS...       rgbench fleet in the control namespace (cwd $T) with --deb $FLEET_DEB,
+#                           exit status returned
+#   fleet_deb               $FLEET_DEB: $RG_FLEET_DEB (a package built by dpkg-buildpackage), else
+#                           an rgbench .deb made here from BUILD (cmake --install, dpkg-deb)
 set -uo pipefail
 FLEET_PREFIX=rgf$$
 FLEET_NS=()		# every namespace made, control first
@@ -38,7 +44,7 @@ fleet_setup() {
 	SRC=$1 BUILD=$2
 	[[ $(id -u) == 0 ]] || skip "needs root (network namespaces, sshd)"
 	local t
-	for t in ip unshare ssh ssh-keygen ansible-playbook ansible-inventory python3; do
+	for t in ip unshare ssh ssh-keygen ansible-playbook ansible-inventory python3 dpkg-deb; do
 		command -v "$t" >/dev/null || skip "$t not found (scripts/deps.sh test installs what the fleet test needs)"
 	done
 	[[ -x /usr/sbin/sshd ]] || skip "/usr/sbin/sshd not found (openssh-server; scripts/deps.sh test installs it)"
@@ -55,6 +61,45 @@ fleet_setup() {
 	FLEET_NS+=("$FLEET_PREFIX-c")
 	ip netns exec "$FLEET_PREFIX-c" ip link set lo up
 	export ANSIBLE_LOCAL_TEMP=$T/ltmp ANSIBLE_HOME=$T/ansible-home
+	/usr/bin/python3 -c 'import apt' 2>/dev/null || skip "python3-apt missing (Ansible's apt module on the hosts)"
+	fleet_deb
+}
+
+# The programs that build: on a host each is a stub that records its call and fails.
+FLEET_COMPILERS="cc c++ gcc g++ clang clang++ cpp ld as make cmake ninja gcc-12 g++-12 clang-14 clang-15 clang-16 gcc-14 x86_64-linux-gnu-gcc x86_64-linux-gnu-gcc-12"
+
+fleet_deb() {
+	FLEET_DEB=${RG_FLEET_DEB:-}
+	if [[ -n $FLEET_DEB ]]; then
+		[[ -f $FLEET_DEB ]] || fail "RG_FLEET_DEB=$FLEET_DEB: no such file"
+		fleet_deb_facts
+		return 0
+	fi
+	local p=$T/deb/rgbench a v
+	a=$(dpkg --print-architecture) v=0.1.0~fleettest$$
+	DESTDIR=$p cmake --install "$BUILD" --prefix /usr >"$T/deb.log" 2>&1 || { cat "$T/deb.log"; fail "cmake --install $BUILD"; }
+	mkdir -p "$p/DEBIAN"
+	cat >"$p/DEBIAN/control" <<CTL
+Package: rgbench
+Version: $v
+Architecture: $a
+Maintainer: rgbench fleet test <rgbench@invalid.example>
+Depends: python3, python3-matplotlib, python3-numpy, libbpf1, libelf1, libjansson4, libhwloc15
+Description: rgbench as the fleet test builds it (cmake --install of the test's build tree)
+CTL
+	dpkg-deb --root-owner-group -Zgzip --build "$p" "$T/deb/rgbench_${v}_$a.deb" >>"$T/deb.log" 2>&1 ||
+		{ cat "$T/deb.log"; fail "dpkg-deb --build"; }
+	FLEET_DEB=$T/deb/rgbench_${v}_$a.deb
+	fleet_deb_facts
+}
+
+# fleet_deb_facts: $FLEET_DEB_VERSION (the package's) and $FLEET_DEB_RGBENCH (its rgbench --version).
+fleet_deb_facts() {
+	FLEET_DEB_VERSION=$(dpkg-deb -f "$FLEET_DEB" Version) || fail "dpkg-deb -f $FLEET_DEB"
+	rm -rf "$T/debx"
+	dpkg-deb -x "$FLEET_DEB" "$T/debx" || fail "dpkg-deb -x $FLEET_DEB"
+	FLEET_DEB_RGBENCH=$("$T/debx/usr/bin/rgbench" --version) || fail "the package's rgbench --version"
+	rm -rf "$T/debx"
 }
 
 # fleet_host NAME HOSTNAME: the next host namespace, its veth pair and sshd.
@@ -95,8 +140,27 @@ CFG
 	# image's pyenv init runs `pyenv rehash` under a lock, seconds per session) made every
 	# Ansible task wait on it; a fleet host's own shell set-up is not what the test is about
 	# (Ansible uses /usr/bin/python3, ansible_python_interpreter below).
+	# Its root: an overlay over / with its writes in a tmpfs (apt and dpkg write there, never
+	# to this machine's system), the kernel's file systems, $T itself, and the compiler stubs.
+	local r=$d/root
+	mkdir -p "$d/ovl" "$r"
+	printf '#!/bin/sh\necho "%s: $0 $*" >>"%s/compiler-calls"\necho "$0: no compiler on a fleet host (tests/fleet)" >&2\nexit 127\n' \
+		"$name" "$T" >"$d/stub"
+	chmod 755 "$d/stub"
 	ip netns exec "$ns" unshare --uts --mount --propagation private sh -c \
-		"hostname '$hn' && mount -t tmpfs -o size=1m,mode=755 rgfleet /run && mkdir -m 755 /run/sshd && { [ ! -f /root/.bashrc ] || mount --bind /dev/null /root/.bashrc; } && /usr/sbin/sshd -t -f '$d/sshd_config' && exec /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
+		"set -e; hostname '$hn'
+		mount -t tmpfs -o size=1g,mode=755 rgfleet-ovl '$d/ovl'; mkdir '$d/ovl/u' '$d/ovl/w'
+		mount -t overlay rgfleet -o 'lowerdir=/,upperdir=$d/ovl/u,workdir=$d/ovl/w' '$r'
+		mount -t proc proc '$r/proc'; mount --rbind /sys '$r/sys'; mount --rbind /dev '$r/dev'
+		mount -t tmpfs -o size=1m,mode=755 rgfleet '$r/run'; mkdir -m 755 '$r/run/sshd'
+		mount --bind '$T' '$r$T'
+		if [ -f '$r/root/.bashrc' ]; then mount --bind /dev/null '$r/root/.bashrc'; fi
+		for c in $FLEET_COMPILERS; do for b in /usr/bin /usr/local/bin; do
+			if [ -e '$r'\$b/\$c ] || [ -L '$r'\$b/\$c ] || [ \$b = /usr/bin ]; then
+				rm -f '$r'\$b/\$c; cp '$d/stub' '$r'\$b/\$c; fi
+		done; done
+		chroot '$r' /usr/sbin/sshd -t -f '$d/sshd_config'
+		exec chroot '$r' /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
 		>"$d/sshd.log" 2>&1 &
 	FLEET_PID[$name]=$!
 	FLEET_ADDR[$name]=10.254.$n.2
@@ -131,7 +195,6 @@ fleet_inventory() {
 		echo "ansible_ssh_common_args='-o UserKnownHostsFile=$T/known_hosts -o StrictHostKeyChecking=accept-new -o ConnectTimeout=5'"
 		echo "ansible_python_interpreter=/usr/bin/python3"
 		echo "ansible_remote_tmp=$T/rtmp"
-		echo "rgbench_prebuilt=$BUILD"
 		echo "rgbench_dir=$T/remote/{{ rg_name }}"
 	} >"$f"
 }
@@ -151,10 +214,10 @@ print(json.dumps({"fleet": {"hosts": hosts, "vars": {
     "ansible_ssh_common_args": f"-o UserKnownHostsFile={t}/known_hosts "
                                "-o StrictHostKeyChecking=accept-new -o ConnectTimeout=5",
     "ansible_python_interpreter": "/usr/bin/python3", "ansible_remote_tmp": f"{t}/rtmp",
-    "rgbench_prebuilt": build, "rgbench_dir": t + "/remote/{{ rg_name }}"}}}, indent=1))
+    "rgbench_dir": t + "/remote/{{ rg_name }}"}}}, indent=1))
 PY
 }
 
 fleet_run() {
-	(cd "$T" && ip netns exec "$FLEET_PREFIX-c" "$BUILD/tools/rgbench" fleet "$@")
+	(cd "$T" && ip netns exec "$FLEET_PREFIX-c" "$BUILD/tools/rgbench" fleet --deb "$FLEET_DEB" "$@")
 }
