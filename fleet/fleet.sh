@@ -62,8 +62,8 @@ dpkg-buildpackage -us -uc -b, its version the release plus the commit.
   rgbench options       e.g. --quick, --guards tls,rseq; everything after -- goes to rgbench;
                         checked here first (rgbench --check-options): a bad one is exit 2
 DIR/ansible.log has Ansible's own output; DIR/status.tsv one line per host.
-Needs ansible-playbook, python3 and dpkg-deb (scripts/deps.sh fleet), to build the package git,
-dpkg-buildpackage and the Build-Depends (apt-get build-dep .); on every host ssh, python3,
+Needs ansible-playbook, python3 and dpkg-deb, to build the package git, dpkg-buildpackage and
+the Build-Depends (scripts/deps.sh fleet installs all of them on Debian); on every host ssh, python3,
 python3-apt and sudo for a user that is not root (Debian or a derivative).
 Exit: 0 all hosts ok, 1 a host failed, no report, no package or something missing here,
 2 usage, 128+signal interrupted.

@@ -11,7 +11,9 @@
 #                                       the readers a result file is checked with (pandas, sqlite3)
 #   kmod   build kmod                   rgbench kmod on this machine: the running kernel's
 #                                       headers (linux-headers-$(uname -r), kernel-devel-$(uname -r))
-#   fleet  fleet                        rgbench fleet's control machine: Ansible and ssh
+#   fleet  fleet build bpf package      rgbench fleet's control machine: Ansible and ssh, and what
+#                                       building the package there takes (debian/control's
+#                                       Build-Depends; not needed with --deb FILE)
 # The table has package names per family: apt (Debian, Ubuntu) and dnf (Fedora, RHEL, Amazon
 # Linux). A row is for every architecture (any) or for amd64 / arm64 only:
 #   amd64  cross: aarch64 cross toolchain and arm64 libraries (incl. libbpf for the arm64 BPF
@@ -59,6 +61,7 @@ fleet    dnf any   ansible-core openssh-clients
 sshd     apt any   openssh-server iproute2 python3-apt
 sshd     dnf any   openssh-server iproute
 checks   apt any   python3-pandas sqlite3
+package  apt any   dpkg-dev debhelper dh-dkms libpfm4-dev
 checks   dnf any   python3-pandas sqlite
 EOF
 }
@@ -69,7 +72,7 @@ purpose_needs() {
 	run) echo build bpf counters plots ;;
 	test) echo build bpf counters plots cross vm fleet sshd checks ;;
 	kmod) echo build kmod ;;
-	fleet) echo fleet ;;
+	fleet) echo fleet build bpf package ;;
 	*) return 1 ;;
 	esac
 }
