@@ -463,7 +463,7 @@ static void test_reader(void)
 		{ "schema_version", "3", "b.csv:4: column 'ab_label' is not in schema version 3" },
 		{ "schema_version", "4", "b.csv:4: column 'ab_label' is not in schema version 4" },
 		{ "schema_version", "5", "b.csv:4: column 'ab_label' is not in schema version 5" },
-		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
+		{ "suite", "usr", "'usr' is not user, bpf, kmod or kbench" },
 		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
 		{ "ops", "-1", "is not an unsigned integer" },

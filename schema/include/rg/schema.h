@@ -45,7 +45,7 @@
 	X(pinning, S, 1, "how threads were placed: hwloc, kthread or none") \
 	X(cpus, S, 1, "CPUs the threads ran on, e.g. 0,1") \
 	X(cpus_why, S, 6, "why those CPUs: --cpus given, or how the suite chose them; empty when not said") \
-	X(suite, S, 1, "user, bpf or kmod") \
+	X(suite, S, 1, "user, bpf or kmod (kbench: the kernel's trigger bench in an rgbench ab boot)") \
 	X(guard, S, 1, "guard name (bpf: attach type or baseline)") \
 	X(role, S, 3, "what the guard stands for across architectures (guards.def), or n/a") \
 	X(scenario, S, 1, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop-irqsoff, loop (irqs on), {irq,softirq,softirq-irq,nmi}-recursion or -deferred") \
