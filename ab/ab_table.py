@@ -248,14 +248,20 @@ def build(d):
         boots_used[m["label"]] += 1
         releases.setdefault(m["label"], m.get("kernel_release") or doc.get("machine", {}).get("kernel", ""))
         for r in doc.get("results", []):
+            # the row's own ab_label and ab_boot (schema 6) when it has them; the manifest's
+            # status decides whether the boot counts, and must name the same boot
+            lab = r.get("ab_label") or m["label"]
+            if lab != m["label"] or (isinstance(r.get("ab_boot"), int) and r["ab_boot"] != int(m["boot"])):
+                die(f"{p}: a row of boot {r.get('ab_boot')} ({lab}), the manifest says boot {m['boot']} "
+                    f"({m['label']})")
             k = key(r)
-            st = statuses.setdefault(k, {}).setdefault(m["label"], {})
+            st = statuses.setdefault(k, {}).setdefault(lab, {})
             st[r.get("status", "?")] = st.get(r.get("status", "?"), 0) + 1
             v, u = value(r)
             if v is None or r.get("status") not in ("ok", "noisy"):
                 continue
             units[k] = u
-            data.setdefault(k, {}).setdefault(m["label"], []).append(v)
+            data.setdefault(k, {}).setdefault(lab, []).append(v)
     return man, labels, specs, emulated, data, units, statuses, releases, boots_used
 
 

@@ -99,4 +99,34 @@ mkdir -p "$T/kvm" && cp "$data"/boot-*.json "$T/kvm/" && sed 's/,tcg,/,kvm,/' "$
 grep -q 'EMULATED' "$T/kvmtext" && fail "KVM boots marked emulated" || ok "KVM boots not marked emulated"
 [[ $(grep -c 'no change called (p=0.33)$' "$T/kvmtext") == 3 && $(grep -c 'no change called (p=1.00)$' "$T/kvmtext") == 1 ]] &&
 	ok "KVM: 2 boots a side, p=0.33 at best: no change called" || fail "KVM verdicts: $(grep ' p=' "$T/kvmtext")"
+# The boot files are schema rows of one run: rgbench report and compare read them, and the
+# rows say their boot and label (ab_label, ab_boot).
+for b in 01-base 02-new 03-new 04-base; do
+	"$R" report "$data/boot-$b.json" >"$T/rep" 2>"$T/err" && ok "report reads boot-$b.json" ||
+		fail "report boot-$b.json: $(head -c 300 "$T/err")"
+done
+"$R" compare "$data/boot-01-base.json" "$data/boot-02-new.json" >"$T/cmp" 2>"$T/err"; rc=$?
+if [[ $rc == 0 ]] && grep -q '^base: rgbench ab boot 1, label base$' "$T/cmp" &&
+	grep -q '^new:  rgbench ab boot 2, label new$' "$T/cmp" && [[ $(grep -c ' 5 rows$' "$T/cmp") == 2 ]]; then
+	ok "compare reads two boot files: 5 rows each, boot 1 base and boot 2 new read back"
+else
+	fail "compare of two boot files: exit $rc: $(cat "$T/cmp" "$T/err" | head -c 600)"
+fi
+python3 - "$data" <<'PY' && ok "every boot file: one run id, ab_label and ab_boot as the manifest says" || fail "boot files' run ids or labels"
+import csv, json, os, sys
+d = sys.argv[1]
+ids = set()
+for m in csv.DictReader(open(os.path.join(d, "manifest.csv"))):
+    if not m["result"]:
+        continue
+    rows = json.load(open(os.path.join(d, m["result"])))["results"]
+    assert len(rows) == 5 and {(r["ab_label"], r["ab_boot"]) for r in rows} == {(m["label"], int(m["boot"]))}, m["result"]
+    ids |= {r["run_id"] for r in rows}
+assert len(ids) == 1, ids
+PY
+# A boot file whose rows name another boot than the manifest: one line, exit 1.
+mkdir -p "$T/mis" && cp "$data"/boot-*.json "$data/manifest.csv" "$T/mis/" && cp "$data/boot-02-new.json" "$T/mis/boot-03-new.json"
+"$R" ab --table "$T/mis" >/dev/null 2>"$T/err"; rc=$?
+[[ $rc == 1 && $(wc -l <"$T/err") == 1 ]] && grep -q "boot-03-new.json: a row of boot 2 (new), the manifest says boot 03 (new)" "$T/err" &&
+	ok "a boot file of another boot: one line, exit 1" || fail "mislabelled boot file: exit $rc: $(cat "$T/err")"
 ((fails == 0)) && echo "ab.cli: PASS" || { echo "ab.cli: $fails failed"; exit 1; }
