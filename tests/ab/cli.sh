@@ -129,4 +129,22 @@ mkdir -p "$T/mis" && cp "$data"/boot-*.json "$data/manifest.csv" "$T/mis/" && cp
 "$R" ab --table "$T/mis" >/dev/null 2>"$T/err"; rc=$?
 [[ $rc == 1 && $(wc -l <"$T/err") == 1 ]] && grep -q "boot-03-new.json: a row of boot 2 (new), the manifest says boot 03 (new)" "$T/err" &&
 	ok "a boot file of another boot: one line, exit 1" || fail "mislabelled boot file: exit $rc: $(cat "$T/err")"
+# The merge: a boot's suites and the kernel bench's summaries as one file of schema rows
+# (suite kbench: a refused case skipped with the bench's error line), which report reads.
+mkdir -p "$T/g" && cp "$data/boot-01-base.json" "$T/g/bpf.json"
+printf 'trig-fentry 0\ntrig-fexit 1\n' >"$T/g/kbench.rc"
+printf 'Summary: hits   12.500 \302\261 0.100M/s (12.500M/prod)\n' >"$T/g/kbench-trig-fentry.txt"
+printf 'benchmark not found: trig-fexit\n' >"$T/g/kbench-trig-fexit.txt"
+if python3 "$src/ab/ab_table.py" --merge "$T/g" "$T/merged.json" base 01 2>"$T/err" &&
+	"$R" report "$T/merged.json" >/dev/null 2>>"$T/err" &&
+	python3 - "$T/merged.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+kb = [(r["guard"], r["status"], r["mops_median"], r["ns_median"], r["ab_label"], r["ab_boot"], r["reason"]) for r in rows if r["suite"] == "kbench"]
+assert len(rows) == 7 and len({r["run_id"] for r in rows}) == 1, rows
+assert kb == [("trig-fentry", "ok", 12.5, 80.0, "base", 1, ""),
+              ("trig-fexit", "skipped", None, None, "base", 1, "bench exit 1: benchmark not found: trig-fexit")], kb
+PY
+then ok "merge: 5 rows and 2 kbench rows (12.5 M/s; trig-fexit skipped), one run, report reads it"
+else fail "merge with kbench rows: $(head -c 400 "$T/err")"; fi
 ((fails == 0)) && echo "ab.cli: PASS" || { echo "ab.cli: $fails failed"; exit 1; }
