@@ -147,4 +147,29 @@ assert kb == [("trig-fentry", "ok", 12.5, 80.0, "base", 1, ""),
 PY
 then ok "merge: 5 rows and 2 kbench rows (12.5 M/s; trig-fexit skipped), one run, report reads it"
 else fail "merge with kbench rows: $(head -c 400 "$T/err")"; fi
+# What the guest sets: RG_RUN_ID, RG_AB_LABEL and RG_AB_BOOT become the rows' run_id, ab_label
+# and ab_boot (CSV and JSON, read back by compare); a bad value is one line, exit 2.
+u=(--guards noop --scenarios pair --duration 1ms --repetitions 1 --runs 1 --quiet)
+id=20261203T210000Z-00000000000000cd
+if (cd "$T" && RG_RUN_ID=$id RG_AB_LABEL=p.1 RG_AB_BOOT=7 "$R" "${u[@]}" --out env.csv --json env.json) 2>"$T/err" &&
+	"$R" compare "$T/env.csv" "$T/env.json" >"$T/cmp" 2>>"$T/err" &&
+	[[ $(grep -c '^\(base:\|new: \) rgbench ab boot 7, label p.1$' "$T/cmp") == 2 ]] &&
+	[[ $(awk -F, 'NR > 1 { print $3 "," $4 "," $5 }' "$T/env.csv" | sort -u) == "$id,p.1,7" ]]; then
+	ok "RG_RUN_ID, RG_AB_LABEL, RG_AB_BOOT: the rows' run_id, ab_label, ab_boot, read back from CSV and JSON"
+else
+	fail "the ab environment in the rows: $(head -c 400 "$T/err") $(head -c 400 "$T/cmp")"
+fi
+(cd "$T" && "$R" "${u[@]}" --out noenv.csv) 2>/dev/null
+[[ $(awk -F, 'NR > 1 { print $4 "," $5 }' "$T/noenv.csv" | sort -u) == "," ]] &&
+	ok "outside ab: ab_label and ab_boot empty" || fail "outside ab: $(cut -d, -f4,5 "$T/noenv.csv" | head -3)"
+badenv() {
+	local want=$1; shift
+	(cd "$T" && env "$@" "$R" "${u[@]}" --out bad.csv) >/dev/null 2>"$T/err"; local rc=$?
+	[[ $rc == 2 && $(cat "$T/err") == "$want" && ! -e $T/bad.csv ]] && ok "$*: one line, exit 2" ||
+		fail "$*: exit $rc: $(cat "$T/err")"
+}
+badenv "rgbench: RG_AB_BOOT '0' is not a boot index (1 to 100000)" RG_AB_BOOT=0
+badenv "rgbench: RG_AB_BOOT '08x' is not a boot index (1 to 100000)" RG_AB_BOOT=08x
+badenv "rgbench: RG_AB_LABEL '-a' is not 1 to 32 of A-Z a-z 0-9 . _ - (a letter or digit first)" RG_AB_LABEL=-a
+badenv "rgbench: RG_RUN_ID 'x' is not a run id (YYYYMMDDTHHMMSSZ-16 lowercase hex digits)" RG_RUN_ID=x
 ((fails == 0)) && echo "ab.cli: PASS" || { echo "ab.cli: $fails failed"; exit 1; }
