@@ -320,6 +320,9 @@ trap 'on_signal 143' TERM
 trap 'on_signal 129' HUP
 
 t_start=$(date +%s)
+# One run id for the whole command: every suite of every boot writes it (RG_RUN_ID), so a
+# boot's merged file is one run that rgbench report and compare read.
+run_id=$(date -u +%Y%m%dT%H%M%SZ)-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 failed=0
 for ((b = 0; b < nboots; b++)); do
 	((stopped)) && break
@@ -342,7 +345,8 @@ for ((b = 0; b < nboots; b++)); do
 	cp "$here/guest.sh" "$bdir/payload/guest.sh"
 	kb_libs=()
 	[[ -n $kbench ]] && cp "$kbench" "$bdir/payload/bench" && kb_libs=(--libs "$kbench")
-	printf 'RG_AB_USER=%s\nRG_AB_LABEL=%s\nRG_AB_BOOT=%s\n' "$user" "$l" "$n" >"$bdir/payload/ab.env"
+	# RG_AB_BOOT: the boot's index as a number (10#: "08" is not octal)
+	printf 'RG_AB_USER=%s\nRG_AB_LABEL=%s\nRG_AB_BOOT=%s\nRG_RUN_ID=%s\n' "$user" "$l" "$((10#$n))" "$run_id" >"$bdir/payload/ab.env"
 	# the suites' options in the guest, when given (RG_AB_GUEST_ARGS_BPF, _KMOD, _USER)
 	for v in GUEST_ARGS_BPF GUEST_ARGS_KMOD GUEST_ARGS_USER KBENCH_TESTS KBENCH_SECONDS; do
 		eval "x=\${RG_AB_$v:-}"

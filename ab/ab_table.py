@@ -44,8 +44,9 @@ SUITES = ("bpf", "kmod", "user")
 
 
 def merge(gout, dest, label, boot):
-    """The guest's bpf.json, kmod.json, user.json as one result file (the schema's rows, unchanged;
-    the label and the boot are in the file's name and the manifest)."""
+    """The guest's bpf.json, kmod.json, user.json and the kernel bench's rows as one result file:
+    one run (the guest gave every suite the ab command's RG_RUN_ID), each row carrying its
+    ab_label and ab_boot, so that rgbench report and compare read it."""
     doc, rows = None, []
     for s in SUITES:
         p = os.path.join(gout, s + ".json")
@@ -54,10 +55,13 @@ def merge(gout, dest, label, boot):
         d = json.load(open(p, encoding="utf-8"))
         if doc is None:
             doc = {k: v for k, v in d.items() if k != "results"}
+        elif d.get("run_id") != doc.get("run_id"):
+            die(f"boot {boot} ({label}): {s}.json is run {d.get('run_id')}, not {doc.get('run_id')} "
+                "(the guest did not give every suite RG_RUN_ID)")
         rows += d.get("results", [])
-    rows += kbench_rows(gout)
     if doc is None or not rows:
         die(f"boot {boot} ({label}): no result file came back from the guest")
+    rows += kbench_rows(gout, rows[0])
     doc["results"] = rows
     tmp = dest + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -67,11 +71,37 @@ def merge(gout, dest, label, boot):
 
 KB_SUMMARY = re.compile(r"Summary: hits\s+([0-9.]+) \u00b1 ([0-9.]+)M/s")
 
+# The columns a kbench row takes from the boot's other rows: the run and the machine.
+KB_KEEP = ("schema_version", "rgbench_version", "run_id", "ab_label", "ab_boot", "timestamp", "host",
+           "arch", "cpu_vendor", "cpu_model", "cpu_part", "kernel", "virt", "lse", "rseq", "preempt")
 
-def kbench_rows(gout):
-    """The kernel's own bench (selftests/bpf bench) as rows of suite kbench: its summary's hits
-    M/s (mops_median) and ± (mops_stddev); a trig-* the kernel refused is skipped with the
-    bench's first error line. Only the fields the table reads: these are not schema rows."""
+
+def kbench_row(like, t):
+    """A schema row of suite kbench for trigger bench t, its columns from `like` (a row of the
+    same boot) where they are the run's and the machine's, else not measured."""
+    r = {}
+    for k, v in like.items():
+        if k in KB_KEEP:
+            r[k] = v
+        elif isinstance(v, list):
+            continue
+        elif isinstance(v, bool) or isinstance(v, int):
+            r[k] = 0
+        elif isinstance(v, float) or v is None:
+            r[k] = None
+        elif isinstance(v, str):
+            r[k] = ""
+    na = "n/a: the kernel's bench (selftests/bpf bench)"
+    r.update(suite="kbench", guard=t, role="n/a", scenario="trig", threads=1, batch=1, repetitions=1,
+             runs=1, unit="ns/event", pinning="none", baseline="n/a", interleave="none", layout="n/a",
+             events=na, pmu_table=na, counters=na)
+    return r
+
+
+def kbench_rows(gout, like):
+    """The kernel's own bench (selftests/bpf bench) as schema rows of suite kbench: its summary's
+    hits M/s (mops_median, mops_per_thread; ns_median = 1e3 / M/s) and ± (mops_stddev); a trig-*
+    the kernel refused is skipped with the bench's first error line."""
     rows = []
     rcs = os.path.join(gout, "kbench.rc")
     if not os.path.exists(rcs):
@@ -84,15 +114,16 @@ def kbench_rows(gout):
         text = open(os.path.join(gout, f"kbench-{t}.txt"), encoding="utf-8", errors="replace").read() \
             if os.path.exists(os.path.join(gout, f"kbench-{t}.txt")) else ""
         m = KB_SUMMARY.search(text)
-        r = {"suite": "kbench", "scenario": "trig", "guard": t, "threads": 1,
-             "mops_median": None, "mops_stddev": None, "ns_median": None}
-        if rc == "0" and m:
-            r.update(status="ok", mops_median=float(m.group(1)), mops_stddev=float(m.group(2)))
+        r = kbench_row(like, t)
+        if rc == "0" and m and float(m.group(1)) > 0:
+            hits = float(m.group(1))
+            r.update(status="ok", mops_median=hits, mops_per_thread=hits, mops_stddev=float(m.group(2)),
+                     ns_median=1e3 / hits, reason="")
         else:
             lines = [l.strip() for l in text.splitlines() if l.strip()]
             err = next((l for l in lines if re.search(r"fail|error|unknown|not found|invalid", l, re.I)),
                        lines[-1] if lines else "no output")
-            r.update(status="skipped", reason=f"bench exit {rc}: {err[:160]}")
+            r.update(status="skipped", reason=f"bench exit {rc}: {err[:160]}", repetitions=0)
         rows.append(r)
     return rows
 
@@ -217,14 +248,20 @@ def build(d):
         boots_used[m["label"]] += 1
         releases.setdefault(m["label"], m.get("kernel_release") or doc.get("machine", {}).get("kernel", ""))
         for r in doc.get("results", []):
+            # the row's own ab_label and ab_boot (schema 6) when it has them; the manifest's
+            # status decides whether the boot counts, and must name the same boot
+            lab = r.get("ab_label") or m["label"]
+            if lab != m["label"] or (isinstance(r.get("ab_boot"), int) and r["ab_boot"] != int(m["boot"])):
+                die(f"{p}: a row of boot {r.get('ab_boot')} ({lab}), the manifest says boot {m['boot']} "
+                    f"({m['label']})")
             k = key(r)
-            st = statuses.setdefault(k, {}).setdefault(m["label"], {})
+            st = statuses.setdefault(k, {}).setdefault(lab, {})
             st[r.get("status", "?")] = st.get(r.get("status", "?"), 0) + 1
             v, u = value(r)
             if v is None or r.get("status") not in ("ok", "noisy"):
                 continue
             units[k] = u
-            data.setdefault(k, {}).setdefault(m["label"], []).append(v)
+            data.setdefault(k, {}).setdefault(lab, []).append(v)
     return man, labels, specs, emulated, data, units, statuses, releases, boots_used
 
 

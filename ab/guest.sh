@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # What one boot of rgbench ab runs inside its guest (busybox sh, cwd /payload): rgbench bpf, rgbench kmod --scenarios loop,tramp and the user suite, each its own result file and exit code in /out.
-# ab.env (written by ab.sh): RG_AB_USER (1: the user suite too), RG_AB_LABEL, RG_AB_BOOT.
+# ab.env (written by ab.sh): RG_AB_USER (1: the user suite too), RG_AB_LABEL, RG_AB_BOOT, RG_RUN_ID:
+# the last three are exported, so every suite's rows carry ab_label, ab_boot and the command's one run id.
 # RG_AB_GUEST_ARGS_BPF/_KMOD/_USER there replace each suite's default options (tests make them short).
 # ./bench (the kernel's trigger bench, rgbench ab --kbench), when there, runs its trig-* cases.
 set -u
 . ./ab.env
+export RG_AB_LABEL RG_AB_BOOT RG_RUN_ID
 uname -r >/out/uname
 grep -q . /proc/sys/net/core/bpf_jit_enable 2>/dev/null && cat /proc/sys/net/core/bpf_jit_enable >/out/bpf_jit
 [ -r /sys/kernel/btf/vmlinux ] && echo yes >/out/btf

@@ -78,6 +78,8 @@ static json_t *j_doubles(const double *v, size_t n)
 #define COL_schema_version(r, rs)	(long)RG_SCHEMA_VERSION
 #define COL_rgbench_version(r, rs)	rg_version()
 #define COL_run_id(r, rs)		(rs)->run_id
+#define COL_ab_label(r, rs)		(rs)->ab_label
+#define COL_ab_boot(r, rs)		(rs)->ab_boot
 #define COL_timestamp(r, rs)		(rs)->timestamp
 #define COL_host(r, rs)			(rs)->env.host
 #define COL_arch(r, rs)			(rs)->env.arch
@@ -145,12 +147,13 @@ static json_t *j_doubles(const double *v, size_t n)
 
 /* One column's value: CSV text, or a jansson value (NULL when out of memory). */
 #define CSV_S(f, v)	csv_str(f, v)
-#define CSV_I(f, v)	fprintf(f, "%ld", (long)(v))
+/* A negative integer is a missing one (only ab_boot is ever missing): an empty field, null. */
+#define CSV_I(f, v)	((long)(v) < 0 ? 0 : fprintf(f, "%ld", (long)(v)))
 #define CSV_U(f, v)	fprintf(f, "%llu", (unsigned long long)(v))
 #define CSV_D(f, v)	csv_double(f, v)
 #define CSV_B(f, v)	fputs((v) ? "1" : "0", f)
 #define JSON_S(v)	j_str(v)
-#define JSON_I(v)	json_integer((json_int_t)(v))
+#define JSON_I(v)	((long)(v) < 0 ? json_null() : json_integer((json_int_t)(v)))
 #define JSON_U(v)	json_integer((json_int_t)(v))
 #define JSON_D(v)	j_double(v)
 #define JSON_B(v)	json_integer((v) ? 1 : 0)

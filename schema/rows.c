@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Result rows: a run's set of rows, its id, and appending ok or skipped rows. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +14,68 @@
 
 #include "schema_int.h"
 
+static bool ab_label_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > 32 || !isalnum((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return false;
+	return true;
+}
+
+/* YYYYMMDDTHHMMSSZ-<16 lowercase hex digits>, as rg_results_new_run_id() writes. */
+static bool run_id_ok(const char *s)
+{
+	if (strlen(s) != 33 || s[8] != 'T' || s[15] != 'Z' || s[16] != '-')
+		return false;
+	for (int i = 0; i < 33; i++) {
+		if (i == 8 || i == 15 || i == 16)
+			continue;
+		if (i < 15 ? !isdigit((unsigned char)s[i]) : !strchr("0123456789abcdef", s[i]))
+			return false;
+	}
+	return true;
+}
+
+/* $RG_RUN_ID, $RG_AB_LABEL and $RG_AB_BOOT (rgbench ab's guests set them); a bad one exits 2. */
+static void ab_from_env(struct rg_resultset *rs)
+{
+	const char *id = getenv("RG_RUN_ID"), *label = getenv("RG_AB_LABEL");
+	const char *boot = getenv("RG_AB_BOOT");
+	char *end;
+	long b;
+
+	rs->ab_boot = -1;
+	if (id && *id) {
+		if (!run_id_ok(id)) {
+			fprintf(stderr, "rgbench: RG_RUN_ID '%.40s' is not a run id "
+				"(YYYYMMDDTHHMMSSZ-16 lowercase hex digits)\n", id);
+			exit(2);
+		}
+		snprintf(rs->run_id, sizeof(rs->run_id), "%s", id);
+	}
+	if (label && *label) {
+		if (!ab_label_ok(label)) {
+			fprintf(stderr, "rgbench: RG_AB_LABEL '%.40s' is not 1 to 32 of A-Z a-z 0-9 . _ - "
+				"(a letter or digit first)\n", label);
+			exit(2);
+		}
+		snprintf(rs->ab_label, sizeof(rs->ab_label), "%s", label);
+	}
+	if (boot && *boot) {
+		errno = 0;
+		b = strtol(boot, &end, 10);
+		if (*end || errno || b < 1 || b > 100000 || !isdigit((unsigned char)boot[0])) {
+			fprintf(stderr, "rgbench: RG_AB_BOOT '%.40s' is not a boot index (1 to 100000)\n", boot);
+			exit(2);
+		}
+		rs->ab_boot = b;
+	}
+}
+
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env)
 {
 	time_t now = time(NULL);
@@ -23,6 +86,7 @@ void rg_results_init(struct rg_resultset *rs, const struct rg_env *env)
 	gmtime_r(&now, &tm);
 	strftime(rs->timestamp, sizeof(rs->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	rg_results_new_run_id(rs);
+	ab_from_env(rs);
 }
 
 void rg_results_new_run_id(struct rg_resultset *rs)

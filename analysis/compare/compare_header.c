@@ -118,6 +118,17 @@ void cmp_header_lines(struct lines *l, const struct side *A, const struct side *
 		cmp_addl(l, "%s %s: %s, %s, kernel %s, rgbench %s, %zu rows",
 			 B ? (i ? "new: " : "base:") : "file:", s[i]->path, host, cpu, kern, ver,
 			 s[i]->rows.n);
+		/* a file of rgbench ab says which boot and --kernel label its rows were measured in */
+		bool ab = false;
+
+		for (size_t r = 0; r < s[i]->rows.n && !ab; r++)
+			ab = rg_row_s(&s[i]->rows.v[r], RG_COL_ab_label)[0] != 0;
+		if (ab) {
+			distinct(s[i], RG_COL_ab_label, kern, sizeof(kern));
+			distinct_int(s[i], RG_COL_ab_boot, ver, sizeof(ver));
+			cmp_addl(l, "%s rgbench ab boot %s, label %s", B ? (i ? "new: " : "base:") : "file:",
+				 ver, kern);
+		}
 	}
 	if (!B)
 		return;

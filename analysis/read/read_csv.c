@@ -56,6 +56,11 @@ static int set_from_text(struct rd_ctx *c, int line, struct rg_row *r, int col, 
 		break;
 	case K_I:
 	case K_B:
+		if (col == RG_COL_ab_boot && !*text) {
+			v.i = -1;	/* missing: not an ab boot */
+			r->v[col] = v;
+			return 0;
+		}
 		if (!parse_ll(text, &v.i))
 			return rd_fail(c, line, "column '%s': '%s' is not an integer", rd_cols[col].name,
 				    rd_frag(text, strlen(text), b, sizeof(b)));

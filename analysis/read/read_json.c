@@ -174,6 +174,10 @@ static int json_column(struct rd_ctx *c, int line, struct rg_row *r, int col, js
 		}
 		__attribute__((fallthrough));	/* 0/1 */
 	case K_I:
+		if (col == RG_COL_ab_boot && json_is_null(v)) {
+			r->v[col].i = -1;	/* missing: not an ab boot */
+			return 0;
+		}
 		if (!json_is_integer(v))
 			return rd_fail(c, line, "'%s' is not an integer", rd_cols[col].name);
 		r->v[col].i = json_integer_value(v);

@@ -79,6 +79,7 @@ struct rg_row *rd_row_new(struct rd_ctx *c, int line)
 			r->v[i].d = NAN;
 		}
 	}
+	r->v[RG_COL_ab_boot].i = -1;	/* missing (older versions, or not an ab boot) */
 	r->file = c->file;
 	r->line = line;
 	o->n++;

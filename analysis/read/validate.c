@@ -96,6 +96,8 @@ int rd_check_value(struct rd_ctx *c, int line, int col, const union rg_val *v, c
 				    v->i, RG_SCHEMA_VERSION);
 		if (v->i < 0)
 			return rd_fail(c, line, "column '%s': negative value %lld", rd_cols[col].name, v->i);
+		if (col == RG_COL_ab_boot && v->i < 1)
+			return rd_fail(c, line, "column 'ab_boot': must be at least 1 (or missing), not %lld", v->i);
 		if (col == RG_COL_threads && v->i < 1)
 			return rd_fail(c, line, "column 'threads': must be at least 1, not %lld", v->i);
 		break;
@@ -116,9 +118,9 @@ int rd_check_value(struct rd_ctx *c, int line, int col, const union rg_val *v, c
 				    rd_frag(text, strlen(text), b, sizeof(b)));
 		break;
 	case K_S:
-		if (col == RG_COL_suite && strcmp(v->s, "user") && strcmp(v->s, "bpf") &&
+		if (col == RG_COL_suite && strcmp(v->s, "user") && strcmp(v->s, "bpf") && strcmp(v->s, "kbench") &&
 		    strcmp(v->s, "kmod"))
-			return rd_fail(c, line, "column 'suite': '%s' is not user, bpf or kmod",
+			return rd_fail(c, line, "column 'suite': '%s' is not user, bpf, kmod or kbench",
 				    rd_frag(v->s, strlen(v->s), b, sizeof(b)));
 		if (col == RG_COL_status && strcmp(v->s, "ok") && strcmp(v->s, "skipped") &&
 		    strcmp(v->s, "error") && strcmp(v->s, "noisy"))

@@ -99,4 +99,77 @@ mkdir -p "$T/kvm" && cp "$data"/boot-*.json "$T/kvm/" && sed 's/,tcg,/,kvm,/' "$
 grep -q 'EMULATED' "$T/kvmtext" && fail "KVM boots marked emulated" || ok "KVM boots not marked emulated"
 [[ $(grep -c 'no change called (p=0.33)$' "$T/kvmtext") == 3 && $(grep -c 'no change called (p=1.00)$' "$T/kvmtext") == 1 ]] &&
 	ok "KVM: 2 boots a side, p=0.33 at best: no change called" || fail "KVM verdicts: $(grep ' p=' "$T/kvmtext")"
+# The boot files are schema rows of one run: rgbench report and compare read them, and the
+# rows say their boot and label (ab_label, ab_boot).
+for b in 01-base 02-new 03-new 04-base; do
+	"$R" report "$data/boot-$b.json" >"$T/rep" 2>"$T/err" && ok "report reads boot-$b.json" ||
+		fail "report boot-$b.json: $(head -c 300 "$T/err")"
+done
+"$R" compare "$data/boot-01-base.json" "$data/boot-02-new.json" >"$T/cmp" 2>"$T/err"; rc=$?
+if [[ $rc == 0 ]] && grep -q '^base: rgbench ab boot 1, label base$' "$T/cmp" &&
+	grep -q '^new:  rgbench ab boot 2, label new$' "$T/cmp" && [[ $(grep -c ' 5 rows$' "$T/cmp") == 2 ]]; then
+	ok "compare reads two boot files: 5 rows each, boot 1 base and boot 2 new read back"
+else
+	fail "compare of two boot files: exit $rc: $(cat "$T/cmp" "$T/err" | head -c 600)"
+fi
+python3 - "$data" <<'PY' && ok "every boot file: one run id, ab_label and ab_boot as the manifest says" || fail "boot files' run ids or labels"
+import csv, json, os, sys
+d = sys.argv[1]
+ids = set()
+for m in csv.DictReader(open(os.path.join(d, "manifest.csv"))):
+    if not m["result"]:
+        continue
+    rows = json.load(open(os.path.join(d, m["result"])))["results"]
+    assert len(rows) == 5 and {(r["ab_label"], r["ab_boot"]) for r in rows} == {(m["label"], int(m["boot"]))}, m["result"]
+    ids |= {r["run_id"] for r in rows}
+assert len(ids) == 1, ids
+PY
+# A boot file whose rows name another boot than the manifest: one line, exit 1.
+mkdir -p "$T/mis" && cp "$data"/boot-*.json "$data/manifest.csv" "$T/mis/" && cp "$data/boot-02-new.json" "$T/mis/boot-03-new.json"
+"$R" ab --table "$T/mis" >/dev/null 2>"$T/err"; rc=$?
+[[ $rc == 1 && $(wc -l <"$T/err") == 1 ]] && grep -q "boot-03-new.json: a row of boot 2 (new), the manifest says boot 03 (new)" "$T/err" &&
+	ok "a boot file of another boot: one line, exit 1" || fail "mislabelled boot file: exit $rc: $(cat "$T/err")"
+# The merge: a boot's suites and the kernel bench's summaries as one file of schema rows
+# (suite kbench: a refused case skipped with the bench's error line), which report reads.
+mkdir -p "$T/g" && cp "$data/boot-01-base.json" "$T/g/bpf.json"
+printf 'trig-fentry 0\ntrig-fexit 1\n' >"$T/g/kbench.rc"
+printf 'Summary: hits   12.500 \302\261 0.100M/s (12.500M/prod)\n' >"$T/g/kbench-trig-fentry.txt"
+printf 'benchmark not found: trig-fexit\n' >"$T/g/kbench-trig-fexit.txt"
+if python3 "$src/ab/ab_table.py" --merge "$T/g" "$T/merged.json" base 01 2>"$T/err" &&
+	"$R" report "$T/merged.json" >/dev/null 2>>"$T/err" &&
+	python3 - "$T/merged.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+kb = [(r["guard"], r["status"], r["mops_median"], r["ns_median"], r["ab_label"], r["ab_boot"], r["reason"]) for r in rows if r["suite"] == "kbench"]
+assert len(rows) == 7 and len({r["run_id"] for r in rows}) == 1, rows
+assert kb == [("trig-fentry", "ok", 12.5, 80.0, "base", 1, ""),
+              ("trig-fexit", "skipped", None, None, "base", 1, "bench exit 1: benchmark not found: trig-fexit")], kb
+PY
+then ok "merge: 5 rows and 2 kbench rows (12.5 M/s; trig-fexit skipped), one run, report reads it"
+else fail "merge with kbench rows: $(head -c 400 "$T/err")"; fi
+# What the guest sets: RG_RUN_ID, RG_AB_LABEL and RG_AB_BOOT become the rows' run_id, ab_label
+# and ab_boot (CSV and JSON, read back by compare); a bad value is one line, exit 2.
+u=(--guards noop --scenarios pair --duration 1ms --repetitions 1 --runs 1 --quiet)
+id=20261203T210000Z-00000000000000cd
+if (cd "$T" && RG_RUN_ID=$id RG_AB_LABEL=p.1 RG_AB_BOOT=7 "$R" "${u[@]}" --out env.csv --json env.json) 2>"$T/err" &&
+	"$R" compare "$T/env.csv" "$T/env.json" >"$T/cmp" 2>>"$T/err" &&
+	[[ $(grep -c '^\(base:\|new: \) rgbench ab boot 7, label p.1$' "$T/cmp") == 2 ]] &&
+	[[ $(awk -F, 'NR > 1 { print $3 "," $4 "," $5 }' "$T/env.csv" | sort -u) == "$id,p.1,7" ]]; then
+	ok "RG_RUN_ID, RG_AB_LABEL, RG_AB_BOOT: the rows' run_id, ab_label, ab_boot, read back from CSV and JSON"
+else
+	fail "the ab environment in the rows: $(head -c 400 "$T/err") $(head -c 400 "$T/cmp")"
+fi
+(cd "$T" && "$R" "${u[@]}" --out noenv.csv) 2>/dev/null
+[[ $(awk -F, 'NR > 1 { print $4 "," $5 }' "$T/noenv.csv" | sort -u) == "," ]] &&
+	ok "outside ab: ab_label and ab_boot empty" || fail "outside ab: $(cut -d, -f4,5 "$T/noenv.csv" | head -3)"
+badenv() {
+	local want=$1; shift
+	(cd "$T" && env "$@" "$R" "${u[@]}" --out bad.csv) >/dev/null 2>"$T/err"; local rc=$?
+	[[ $rc == 2 && $(cat "$T/err") == "$want" && ! -e $T/bad.csv ]] && ok "$*: one line, exit 2" ||
+		fail "$*: exit $rc: $(cat "$T/err")"
+}
+badenv "rgbench: RG_AB_BOOT '0' is not a boot index (1 to 100000)" RG_AB_BOOT=0
+badenv "rgbench: RG_AB_BOOT '08x' is not a boot index (1 to 100000)" RG_AB_BOOT=08x
+badenv "rgbench: RG_AB_LABEL '-a' is not 1 to 32 of A-Z a-z 0-9 . _ - (a letter or digit first)" RG_AB_LABEL=-a
+badenv "rgbench: RG_RUN_ID 'x' is not a run id (YYYYMMDDTHHMMSSZ-16 lowercase hex digits)" RG_RUN_ID=x
 ((fails == 0)) && echo "ab.cli: PASS" || { echo "ab.cli: $fails failed"; exit 1; }

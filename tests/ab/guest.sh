@@ -34,6 +34,23 @@ print(sys.argv[1], len(rows), "rows;", "missing: %s" % sorted(missing) if missin
 sys.exit(1 if missing else 0)
 PY
 done
+# The boot files are one run (the command's run id), their rows say boot and label, and
+# rgbench report and compare read them.
+python3 - "$T/ab" <<'PY' || fail "boot files: run ids or ab columns"
+import csv, json, os, sys
+ids = set()
+for m in csv.DictReader(open(os.path.join(sys.argv[1], "manifest.csv"))):
+    rows = json.load(open(os.path.join(sys.argv[1], m["result"])))["results"]
+    ids |= {r["run_id"] for r in rows}
+    bad = [r for r in rows if (r["ab_label"], r["ab_boot"]) != (m["label"], int(m["boot"]))]
+    print(m["result"], len(rows), "rows,", len(bad), "with another ab_label/ab_boot")
+    assert not bad
+assert len(ids) == 1, ids
+PY
+b1=$(ls "$T"/ab/boot-01-*.json) b2=$(ls "$T"/ab/boot-02-*.json)
+"$R" report "$b1" >/dev/null 2>"$T/rerr" || fail "report $(basename "$b1"): $(head -c 300 "$T/rerr")"
+"$R" compare --allow-emulated "$b1" "$b2" >"$T/cmp" 2>"$T/rerr" || fail "compare: $(head -c 300 "$T/rerr")"
+grep -q '^base: rgbench ab boot 1, label ' "$T/cmp" || fail "compare's header names no ab boot: $(head -c 400 "$T/cmp")"
 grep -q '^EMULATED: the guests ran under qemu TCG' "$T/out" || fail "the table is not marked emulated"
 grep -qE 'faster|slower' "$T/out" && fail "a change was called under emulation"
 echo "ab.guest: PASS"

@@ -95,7 +95,7 @@ expect v7.csv 'v7.csv:4: schema version 7 is not supported \(this rgbench reads 
 V3COLS=" run_id virt role baseline interleave delta_ns delta_ci_lo delta_ci_hi cpu_ns_median wall_ns_median discarded lat_p50_ns lat_p90_ns lat_p99_ns lat_p999_ns lat_max_ns "
 V4COLS=" duty_in_ns delta_ci_level ref_ns_per_cycle ref_cv ref_cycles_per_pair "
 V5COLS=" runs aa_floor_ns layout pmu_table prog_runs "
-V6COLS=" unit cpus_why "
+V6COLS=" unit cpus_why ab_label ab_boot "
 col v1row.csv schema_version 1
 expect v1row.csv "v1row.csv:4: column 'run_id' is not in schema version 1"
 drop_cols() { # IN OUT VERSION DROP: the file without the columns in DROP (" a b "), rows set to VERSION
@@ -112,7 +112,7 @@ expect nov4.csv "nov4.csv:2: required column 'duty_in_ns' is missing from the he
 drop_cols "$csv" nov5.csv 5 "$V5COLS$V6COLS"
 expect nov5.csv "nov5.csv:2: required column 'runs' is missing from the header \\(schema version 5\\)"
 drop_cols "$csv" nov6.csv 6 "$V6COLS"
-expect nov6.csv "nov6.csv:2: required column 'cpus_why' is missing from the header \\(schema version 6\\)"
+expect nov6.csv "nov6.csv:2: required column 'ab_label' is missing from the header \\(schema version 6\\)"
 # A version 5 file writes a missing number as n/a: an empty field there is not a number.
 drop_cols "$csv" v5empty.csv 5 "$V6COLS"
 awk -F, -v OFS=, 'NR==1{for(i=1;i<=NF;i++) if($i=="ns_median") k=i} NR==4{$k=""} {print}' v5empty.csv > v5e.csv

@@ -167,7 +167,7 @@ def main():
         v3 = ("run_id", "virt", "role", "baseline", "interleave", "delta_ns", "delta_ci_lo", "delta_ci_hi",
               "cpu_ns_median", "wall_ns_median", "discarded", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns",
               "lat_p999_ns", "lat_max_ns", "duty_in_ns", "delta_ci_level", "ref_ns_per_cycle", "ref_cv",
-              "ref_cycles_per_pair", "runs", "aa_floor_ns", "layout", "pmu_table", "prog_runs", "unit", "cpus_why")
+              "ref_cycles_per_pair", "runs", "aa_floor_ns", "layout", "pmu_table", "prog_runs", "unit", "cpus_why", "ab_label", "ab_boot")
         doc["schema_version"] = 2
         doc.pop("timer", None)
         doc["results"] = [dict({k: v for k, v in x.items() if k not in v3 and k != "lat_hist"},

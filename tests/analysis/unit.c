@@ -42,7 +42,7 @@ static const char *default_value(const char *col)
 		{ "scenario", "pair" }, { "threads", "2" }, { "batch", "1000" }, { "duty_ns", "0" },
 		{ "repetitions", "5" }, { "ns_median", "1.5" },
 		{ "lse", "0" }, { "rseq", "1" }, { "refusals", "0" }, { "ops", "123" },
-		{ "prog_runs", "0" },
+		{ "prog_runs", "0" }, { "ab_label", "base" }, { "ab_boot", "3" },
 		{ "status", "ok" }, { "reason", "" }, { "host", "h" }, { "cpu_model", "\"A, B\"" },
 	};
 
@@ -79,7 +79,7 @@ static int col_version(const char *n)
 
 	if (!strcmp(n, "events"))
 		return 2;
-	if (!strcmp(n, "unit") || !strcmp(n, "cpus_why"))
+	if (!strcmp(n, "unit") || !strcmp(n, "cpus_why") || !strcmp(n, "ab_label") || !strcmp(n, "ab_boot"))
 		return 6;
 	for (size_t i = 0; i < sizeof(v5) / sizeof(v5[0]); i++)
 		if (!strcmp(n, v5[i]))
@@ -460,10 +460,10 @@ static void test_reader(void)
 		{ "schema_version", "0", "b.csv:4: schema version 0 is not supported" },
 		{ "schema_version", "1", "b.csv:4: column 'run_id' is not in schema version 1" },
 		{ "schema_version", "2", "b.csv:4: column 'run_id' is not in schema version 2" },
-		{ "schema_version", "3", "b.csv:4: column 'cpus_why' is not in schema version 3" },
-		{ "schema_version", "4", "b.csv:4: column 'cpus_why' is not in schema version 4" },
-		{ "schema_version", "5", "b.csv:4: column 'cpus_why' is not in schema version 5" },
-		{ "suite", "usr", "'usr' is not user, bpf or kmod" },
+		{ "schema_version", "3", "b.csv:4: column 'ab_label' is not in schema version 3" },
+		{ "schema_version", "4", "b.csv:4: column 'ab_label' is not in schema version 4" },
+		{ "schema_version", "5", "b.csv:4: column 'ab_label' is not in schema version 5" },
+		{ "suite", "usr", "'usr' is not user, bpf, kmod or kbench" },
 		{ "status", "fine", "is not ok, noisy, skipped or error" },
 		{ "lse", "2", "column 'lse': '2' is not 0 or 1" },
 		{ "ops", "-1", "is not an unsigned integer" },

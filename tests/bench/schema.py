@@ -43,8 +43,9 @@ EXPECTED[5] = [x for c in EXPECTED[4] for x in ([c, "runs"] if c == "repetitions
                                                 [c, "aa_floor_ns", "layout"] if c == "delta_ci_level" else
                                                 [c, "pmu_table"] if c == "events" else
                                                 [c, "prog_runs"] if c == "ops" else [c])]
-# Version 6: cpus_why after cpus, unit before ns_median.
-EXPECTED[6] = [x for c in EXPECTED[5] for x in ([c, "cpus_why"] if c == "cpus" else
+# Version 6: ab_label and ab_boot after run_id, cpus_why after cpus, unit before ns_median.
+EXPECTED[6] = [x for c in EXPECTED[5] for x in ([c, "ab_label", "ab_boot"] if c == "run_id" else
+                                                [c, "cpus_why"] if c == "cpus" else
                                                 ["unit", c] if c == "ns_median" else [c])]
 
 a = rgtest.args()

@@ -81,8 +81,8 @@ for i, (row, jrow) in enumerate(zip(rows, jrows)):
     for col in columns:
         c.check(col in jrow, f"{where}: JSON lacks {col}")
         # A missing number is an empty CSV field and null in the JSON (schema 6), and only that;
-        # cpus_why stays empty until the user suite says why it chose its CPUs.
-        c.check(row[col] != "" or col in ("reason", "cpus_why") or jrow.get(col, 0) is None or
+        # cpus_why stays empty until the user suite says why it chose its CPUs; ab_label outside rgbench ab.
+        c.check(row[col] != "" or col in ("reason", "cpus_why", "ab_label") or jrow.get(col, 0) is None or
                 row["status"] == "skipped" and col == "cpus", f"{where}: empty {col}")
         c.check(jrow.get(col, 0) is not None or row[col] == "",
                 f"{where}: {col} null in the JSON, {row[col]!r} in the CSV")

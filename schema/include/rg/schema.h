@@ -28,7 +28,9 @@
 #define RG_RESULT_COLUMNS(X) \
 	X(schema_version, I, 1, "result schema version (this file: 6)") \
 	X(rgbench_version, S, 1, "rgbench version that wrote the row") \
-	X(run_id, S, 3, "one id per run, the same in a run's CSV and JSON") \
+	X(run_id, S, 3, "one id per run, the same in a run's CSV and JSON (rgbench ab: one id for every suite of every boot of one ab command, given in RG_RUN_ID)") \
+	X(ab_label, S, 6, "rgbench ab: the --kernel label of the boot the row was measured in (RG_AB_LABEL); empty outside ab") \
+	X(ab_boot, I, 6, "rgbench ab: the boot's index within one ab command, 1..N (RG_AB_BOOT); missing outside ab") \
 	X(timestamp, S, 1, "run start, UTC, ISO 8601") \
 	X(host, S, 1, "host name") \
 	X(arch, S, 1, "x86_64 or aarch64") \
@@ -43,7 +45,7 @@
 	X(pinning, S, 1, "how threads were placed: hwloc, kthread or none") \
 	X(cpus, S, 1, "CPUs the threads ran on, e.g. 0,1") \
 	X(cpus_why, S, 6, "why those CPUs: --cpus given, or how the suite chose them; empty when not said") \
-	X(suite, S, 1, "user, bpf or kmod") \
+	X(suite, S, 1, "user, bpf or kmod (kbench: the kernel's trigger bench in an rgbench ab boot)") \
 	X(guard, S, 1, "guard name (bpf: attach type or baseline)") \
 	X(role, S, 3, "what the guard stands for across architectures (guards.def), or n/a") \
 	X(scenario, S, 1, "user: pair/duty/nested/threads/falseshare-*; bpf: trigger mode; kmod: loop-irqsoff, loop (irqs on), {irq,softirq,softirq-irq,nmi}-recursion or -deferred") \
@@ -186,6 +188,8 @@ struct rg_resultset {
 	struct rg_env env;
 	char timestamp[32];
 	char run_id[40];	/* timestamp + random: ties a run's CSV to its JSON */
+	char ab_label[40];	/* rgbench ab: the boot's --kernel label ($RG_AB_LABEL), "" outside ab */
+	long ab_boot;		/* rgbench ab: the boot's index 1..N ($RG_AB_BOOT), -1 (missing) outside ab */
 	struct rg_result *rows;
 	size_t n, cap;
 	struct rg_timer_info timer;
@@ -198,6 +202,13 @@ struct rg_resultset {
  */
 void *rg_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
 
+/*
+ * A fresh set: timestamp, run id and the ab columns. $RG_RUN_ID (the form
+ * rgbench writes, YYYYMMDDTHHMMSSZ-16 hex digits), $RG_AB_LABEL (1 to 32 of
+ * A-Z a-z 0-9 . _ -, a letter or digit first) and $RG_AB_BOOT (1 to 100000),
+ * when set, are the run id, ab_label and ab_boot: rgbench ab sets them in its
+ * guests. A bad value is one line on stderr and exit RG_EXIT_USAGE (2).
+ */
 void rg_results_init(struct rg_resultset *rs, const struct rg_env *env);
 void rg_results_free(struct rg_resultset *rs);
 /* Keep the rows keep(row, arg) is true for, in their order; free the others. Returns the rows left. */
