@@ -105,7 +105,7 @@ for b in 01-base 02-new 03-new 04-base; do
 	"$R" report "$data/boot-$b.json" >"$T/rep" 2>"$T/err" && ok "report reads boot-$b.json" ||
 		fail "report boot-$b.json: $(head -c 300 "$T/err")"
 done
-"$R" compare "$data/boot-01-base.json" "$data/boot-02-new.json" >"$T/cmp" 2>"$T/err"; rc=$?
+"$R" compare --width 400 "$data/boot-01-base.json" "$data/boot-02-new.json" >"$T/cmp" 2>"$T/err"; rc=$?
 if [[ $rc == 0 ]] && grep -q '^base: rgbench ab boot 1, label base$' "$T/cmp" &&
 	grep -q '^new:  rgbench ab boot 2, label new$' "$T/cmp" && [[ $(grep -c ' 5 rows$' "$T/cmp") == 2 ]]; then
 	ok "compare reads two boot files: 5 rows each, boot 1 base and boot 2 new read back"
