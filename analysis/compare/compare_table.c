@@ -208,6 +208,21 @@ static void fold_unique(struct fold *fo)
 	free(dup);
 }
 
+/* A commit log's one line for every folded line: "148 rows with nothing measured to compare (...)". */
+static void fold_count(FILE *f, const struct folds *fs, size_t width)
+{
+	size_t n = 0;
+	char line[160];
+
+	for (size_t k = 0; k < fs->n; k++)
+		n += fs->v[k].nrows;
+	if (!n)
+		return;
+	snprintf(line, sizeof(line), "%zu row%s with nothing measured to compare (skipped or failed: the text form names them)",
+		 n, n == 1 ? "" : "s");
+	rp_wrap_line(f, line, width, "  ", "");
+}
+
 /* "Skipped on both sides (arm64 only), 11 rows: a, b, c." wrapped at width, never cut. */
 static void fold_lines(FILE *f, struct folds *fs, bool ratio_mode, bool markdown, size_t width)
 {
@@ -265,15 +280,27 @@ static bool kernel_role(const struct cmp *c, bool ratio_mode)
  * the verdict's test allows), and the kernel designs on the rows the report
  * decides on (one-thread pair rows of the user suite, loop rows of the module).
  */
-static bool decides(const struct cmp *c, const struct res *r, bool ratio_mode)
+static bool decision_row(const struct cmp *c, bool ratio_mode)
 {
 	const struct rg_row *k = c->b ? c->b : c->a;
 	const char *suite = rg_row_s(k, RG_COL_suite), *sc = rg_row_s(k, RG_COL_scenario);
-	bool decision_row = (!strcmp(suite, "user") && !strcmp(sc, "pair") &&
+	bool decision = (!strcmp(suite, "user") && !strcmp(sc, "pair") &&
 			     rg_row_i(k, RG_COL_threads) <= 1 && rg_row_i(k, RG_COL_duty_ns) == 0) ||
 			    (!strcmp(suite, "kmod") && !strcmp(sc, "loop"));
 
-	return r->called || (decision_row && kernel_role(c, ratio_mode));
+	return decision && kernel_role(c, ratio_mode);
+}
+
+/*
+ * The lines shown without --all: the decision rows, and in the text and
+ * Markdown forms every change called too. A commit log of two files that
+ * have decision rows holds those alone (what a patch's claim rests on: the
+ * lines under it say how many called rows --all adds); with none (a BPF-only
+ * run, --baseline), the changes called, as the other forms.
+ */
+static bool decides(const struct cmp *c, const struct res *r, bool ratio_mode, bool commit)
+{
+	return decision_row(c, ratio_mode) || (!commit && r->called);
 }
 
 /* "guard/scenario t4 d100" (or "role/scenario ..."), the name part cut to fit budget columns. */
@@ -598,12 +625,16 @@ int cmp_emit(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
 	bool *show = calloc(n ? n : 1, sizeof(*show));
 	struct folds fs = { calloc(n ? n : 1, sizeof(struct fold)), 0 };
 	bool csv = o->fmt == OUT_CSV, md = o->fmt == OUT_MARKDOWN, with_factor = false;
-	size_t nleft = 0;
+	bool commit_decisions = false;	/* a commit log of the decision rows alone */
+	size_t nleft = 0, ncalled_left = 0;
 	struct rg_table t = { 0 };
 	int ret = -1;
 
 	if (!r || !show || !fs.v)
 		goto out;
+	for (size_t i = 0; i < n && o->fmt == OUT_COMMIT && !o->ratio_mode; i++)
+		commit_decisions = commit_decisions ||
+				   (!unmeasured(&v[i], false) && decision_row(&v[i], false));
 	for (size_t i = 0; i < n; i++) {
 		const struct rg_row *un = unmeasured(&v[i], o->ratio_mode);
 
@@ -614,8 +645,9 @@ int cmp_emit(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
 				goto out;
 			continue;
 		}
-		show[i] = csv || o->all || decides(&v[i], &r[i], o->ratio_mode);
+		show[i] = csv || o->all || decides(&v[i], &r[i], o->ratio_mode, commit_decisions);
 		nleft += !show[i];
+		ncalled_left += !show[i] && r[i].called;
 	}
 	cmp_print_lines(f, o->fmt, o->width, hl);
 	if (o->fmt == OUT_COMMIT ? emit_commit(f, o, v, n, r, show, &with_factor) :
@@ -627,13 +659,20 @@ int cmp_emit(FILE *f, const struct emit_opts *o, const struct cmp *v, size_t n,
 	}
 	if (fs.n || nleft || o->fmt == OUT_COMMIT)
 		fputc('\n', f);
-	fold_lines(f, &fs, o->ratio_mode, md, o->width);
+	if (o->fmt == OUT_COMMIT && !o->all)
+		fold_count(f, &fs, o->width);	/* a commit log: how many, the text form names them */
+	else
+		fold_lines(f, &fs, o->ratio_mode, md, o->width);
 	if (nleft) {
 		char line[160];
 
 		/* one line at any width (60 at least) */
-		snprintf(line, sizeof(line), "--all shows %zu more row%s (no kernel design, none called)",
-			 nleft, nleft == 1 ? "" : "s");
+		if (ncalled_left)
+			snprintf(line, sizeof(line), "--all shows %zu more row%s (%zu called, no kernel design)",
+				 nleft, nleft == 1 ? "" : "s", ncalled_left);
+		else
+			snprintf(line, sizeof(line), "--all shows %zu more row%s (no kernel design, none called)",
+				 nleft, nleft == 1 ? "" : "s");
 		rp_wrap_line(f, line, o->width, md ? "    " : "  ", md ? "  " : "");
 	}
 	if (o->fmt == OUT_COMMIT)

@@ -168,25 +168,31 @@ for args in "ab-base.json ab-new.json" "--across-hosts ab-base.json hostb.json" 
 	if (( w > 72 )); then echo "FAIL commit-log $args: $w columns"; fail=1; fi
 done
 # A commit-log table of two default runs (the fleet's two real runs of this VM) fits a commit
-# message as it is: at most 72 columns and 20 lines, its arm64-only rows folded into one line
-# that names every one of them (the guards the x86-64 file skipped, read from its JSON).
+# message as it is: at most 72 columns and 20 lines, its decision rows alone (the kernel
+# designs' one-thread pair rows), the rows measured on neither side (the arm64-only guards the
+# x86-64 file skipped, read from its JSON) counted in one line. The text form names each of
+# them once in its folded line.
 "$R" compare --commit-log fleet/vm-x86.json fleet/xeon.json > log.txt
-python3 - fleet/vm-x86.json log.txt <<'PY' || fail=1
+"$R" compare fleet/vm-x86.json fleet/xeon.json > text.txt
+python3 - fleet/vm-x86.json log.txt text.txt <<'PY' || fail=1
 import json, sys
 rows = json.load(open(sys.argv[1], encoding="utf-8"))["results"]
 lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
 skipped = [r["guard"] for r in rows if r["status"] == "skipped" and r["reason"] == "arm64 only"]
 assert len(lines) <= 20 and max(map(len, lines)) <= 72, (len(lines), max(map(len, lines)))
-head = [i for i, l in enumerate(lines) if l.startswith("Skipped on both sides (arm64 only), %d rows:" % len(skipped))]
-assert len(head) == 1, lines
-fold, i = lines[head[0]], head[0] + 1
-while i < len(lines) and lines[i].startswith("  "):
-    fold += lines[i]
+assert sum(l.startswith("%d rows with nothing measured to compare" % len(skipped)) for l in lines) == 1, lines
+table = [l for l in lines if "->" in l][1:]
+assert table and all(l.split()[0].endswith("/pair") for l in table), table
+assert not any(l.split("/")[0] in skipped for l in table), table
+text = open(sys.argv[3], encoding="utf-8").read().splitlines()
+head = [i for i, l in enumerate(text) if l.startswith("Skipped on both sides (arm64 only), %d rows:" % len(skipped))]
+assert len(head) == 1, text
+fold, i = text[head[0]], head[0] + 1
+while i < len(text) and text[i].startswith("  "):
+    fold += text[i]
     i += 1
 named = fold.split(":", 1)[1].replace(" ", "").rstrip(".").split(",")
 assert sorted(named) == sorted(set(skipped)) and len(skipped) >= 10, (named, skipped)
-table = [l for l in lines if "->" in l]
-assert not any(l.split("/")[0] in skipped for l in table), table
 PY
 # --width: an identification line longer than the width wraps at spaces, every line within it,
 # the kernel release whole on one line (never cut with '~').
