@@ -15,7 +15,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: rgbench export --gbench FILE [--out OUT.json]\n"
+	fputs("usage: rgbench export --gbench FILE [--out OUT.json] [-q|-qq]\n"
 	      "\n"
 	      "Writes one rgbench result (CSV or JSON) as Google Benchmark's JSON, so that\n"
 	      "its tools read it: `compare.py benchmarks a.json b.json` (Debian's\n"
@@ -30,7 +30,10 @@ static void usage(FILE *f)
 	      "Without --out the JSON goes to stdout.\n"
 	      "\n"
 	      "  --gbench   Google Benchmark JSON (the one format so far; required)\n"
-	      "  --out F    write F whole or not at all (the one output policy)\n"
+	      "  --out F    write F whole or not at all (the one output policy); the line\n"
+	      "             naming it goes to stderr\n"
+	      "  -q, --quiet  no progress (export prints none; that line stays);\n"
+	      "  -qq, --silent  not that line either\n"
 	      "  -V, --version: the release and commit of this build; -h, --help: this text.\n"
 	      "\n"
 	      "example: rgbench export --gbench base.json --out base-gb.json\n"
@@ -260,6 +263,8 @@ int rg_export_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "gbench", no_argument, NULL, 'g' },
 		RG_CL_OPT_OUT('o'),
+		RG_CL_OPT_QUIET('q'),
+		RG_CL_OPT_SILENT(RG_CL_O_SILENT),
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -274,10 +279,12 @@ int rg_export_main(int argc, char **argv)
 	rg_cl_set_prog("rgbench export");
 	rg_cl_getopt_reset();
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'g': gbench = true; break;
 		case 'o': out = optarg; break;
+		case 'q': c.quiet++; break;
+		case RG_CL_O_SILENT: c.quiet = 2; break;
 		case 'h': usage(stdout); return rg_cl_stdout_status(RG_EXIT_OK);
 		default: return rg_cl_option_error(opt, argv);
 		}

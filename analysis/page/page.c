@@ -46,7 +46,7 @@ int rp_page_emit(struct ctx *c, const char *out, char *err, size_t errlen)
 		return rg_cl_stdout_write(c->buf, c->blen);
 	if (rg_output_write(out, c->buf, c->blen, err, errlen))
 		return RG_EXIT_FAIL;
-	{
+	if (c->quiet < 2) {
 		char shown[4200];
 
 		rg_str_printable(shown, sizeof(shown), out);	/* the terminal's sanitizer */

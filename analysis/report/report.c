@@ -16,7 +16,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: rgbench report FILE|DIR... [--out report.md] [--width N] [--across-hosts]\n"
 	      "                     [--allow-emulated] [--unit ns|cycles] [--include-noisy]\n"
-	      "                     [--force]\n"
+	      "                     [--force] [-q|-qq]\n"
 	      "One page for a mail or a commit message: the machine, guards ranked by their\n"
 	      "difference against noop, the headline ratios, duty, threads, latency tail,\n"
 	      "BPF and module costs, plots beside it; for every host (a machine: name, arch,\n"
@@ -30,6 +30,8 @@ static void usage(FILE *f)
 	      "(they are marked, and left out by default).\n"
 	      "--force: let --out replace a file that holds measured results (a run's\n"
 	      "CSV or JSON, a module file); without it that is refused (exit 2).\n"
+	      "-q, --quiet: no progress (report prints none; the line naming the --out file\n"
+	      "stays on stderr); -qq, --silent: not that line either.\n"
 	      "-V, --version: the release and commit of this build; -h, --help: this text.\n"
 	      "Examples:\n"
 	      "  rgbench report results/host-20260101T000000Z.json --out report.md\n"
@@ -43,6 +45,7 @@ struct opts {
 	const char *unit;	/* --unit ns|cycles, else NULL (ns) */
 	bool include_noisy;	/* --include-noisy */
 	bool force;		/* --force: --out may replace a file of measured results */
+	int quiet;		/* -q: kept for symmetry (report prints no progress); -qq, --silent: no 'wrote' line */
 	long width;
 	int first;		/* argv index of the first FILE|DIR */
 };
@@ -55,6 +58,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		RP_OPTS_PAGE,
 		{ "include-noisy", no_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'F' },
+		RG_CL_OPT_QUIET('q'),
+		RG_CL_OPT_SILENT(RG_CL_O_SILENT),
 		RG_CL_OPT_HELP('h'),
 		{ 0 },
 	};
@@ -63,13 +68,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	rg_cl_getopt_reset();
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:w:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:w:qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (rg_cl_file("--out", optarg, &o->out))
 				return RG_EXIT_USAGE;
 			break;
 		case 'F': o->force = true; break;
+		case 'q': o->quiet++; break;
+		case RG_CL_O_SILENT: o->quiet = 2; break;
 		case 'w':
 			if (rp_opt_width(optarg, &o->width))
 				return RG_EXIT_USAGE;
@@ -199,6 +206,7 @@ int rg_report_main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	c.quiet = o.quiet;
 	/*
 	 * SIGINT, SIGTERM, SIGHUP, SIGQUIT: checked between the steps; then one
 	 * line, 128+signal, nothing written (the --out lock goes at exit).

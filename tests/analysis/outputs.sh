@@ -114,6 +114,7 @@ case_ report-fleet-emulated "$R" report --allow-emulated fleet
 case_ report-dirs "$R" report dir-base dir-new
 case_ report-csv "$R" report ab-base.csv
 case_ report-out "$R" report ab-base.json --out out/page.md
+case_ report-out-silent "$R" report -qq ab-base.json --out out/page.md
 case_ report-missing "$R" report nosuch.json
 # compare: every form.
 ok_ compare-text "$R" compare ab-base.json ab-new.json

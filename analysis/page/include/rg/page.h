@@ -45,6 +45,7 @@ struct ctx {
 	size_t blen;
 	int width;
 	const char *cmd;	/* the command, for the line naming the file written ("report") */
+	int quiet;		/* -q 1, -qq/--silent 2: no line naming the file written */
 	bool cycles;		/* --unit cycles: ns figures are reference cycles */
 	char left[MAX_LEFT][240];
 	int nleft;
