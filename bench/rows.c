@@ -23,17 +23,6 @@ static void cpu_list(const struct bcase *c, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, t ? ",%d" : "%d", c->seen_cpu[t]);
 }
 
-/* A duration for a progress line: "42 s", "3m05s". */
-static void say_seconds(char *buf, size_t len, double sec)
-{
-	if (!(sec >= 0))
-		sec = 0;
-	if (sec < 100)
-		snprintf(buf, len, "%.0f s", sec);
-	else
-		snprintf(buf, len, "%dm%02ds", (int)(sec / 60), (int)fmod(sec, 60));
-}
-
 void suite_progress_clock(const struct suite *s, char *buf, size_t len)
 {
 	double el = rg_now_s() - s->t0, left = s->est_total - s->est_done;
@@ -42,9 +31,10 @@ void suite_progress_clock(const struct suite *s, char *buf, size_t len)
 	/* The plan's estimate, corrected by the rate measured so far. */
 	if (s->est_done > 0)
 		left *= el / s->est_done;
-	say_seconds(a, sizeof(a), el);
-	say_seconds(b, sizeof(b), left);
-	snprintf(buf, len, " (%s, ~%s left)", a, b);
+	rg_cl_say_seconds(a, sizeof(a), el);
+	rg_cl_say_seconds(b, sizeof(b), left);
+	if (snprintf(buf, len, " (%s, ~%s left)", a, b) >= (int)len && len)
+		buf[len - 1] = '\0';	/* cut, as snprintf left it: the line stays one line */
 }
 
 void suite_progress_done(struct suite *s, int group, int pass)

@@ -393,3 +393,13 @@ int rg_cl_stdout_status(int rc)
 				 e ? strerror(e) : "a write failed");
 	return rc;
 }
+
+void rg_cl_say_seconds(char *buf, size_t len, double sec)
+{
+	if (!(sec >= 0))
+		sec = 0;
+	if (sec < 100)
+		snprintf(buf, len, "%.0f s", sec);
+	else
+		snprintf(buf, len, "%dm%02ds", (int)(sec / 60), (int)(sec - 60 * (long)(sec / 60)));
+}

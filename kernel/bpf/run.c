@@ -379,17 +379,6 @@ static void drop_unfinished(struct ctx *c, const struct row_run *rows, int n)
 	c->rs->n = out;
 }
 
-/* A duration for a progress line: "42 s", "3m05s". */
-static void say_seconds(char *buf, size_t len, double sec)
-{
-	if (!(sec >= 0))
-		sec = 0;
-	if (sec < 100)
-		snprintf(buf, len, "%.0f s", sec);
-	else
-		snprintf(buf, len, "%dm%02ds", (int)(sec / 60), (int)fmod(sec, 60));
-}
-
 /*
  * After pass p (not the last): each row still measuring, with its figures so
  * far (medians of its samples, and over its baseline's), then the time taken
@@ -419,8 +408,8 @@ static void say_pass(struct ctx *c, const struct row_run *rows, int p, double t0
 			 rg_stat_median(rr->sa.ns, rr->sa.n), rg_stat_median(rr->sa.cpu_ns, rr->sa.n),
 			 over);
 	}
-	say_seconds(a, sizeof(a), el);
-	say_seconds(b, sizeof(b), left);
+	rg_cl_say_seconds(a, sizeof(a), el);
+	rg_cl_say_seconds(b, sizeof(b), left);
 	trig_say(c, "rgbench bpf: pass %d of %d done (%s, ~%s left)\n", p + 1, o->passes, a, b);
 }
 

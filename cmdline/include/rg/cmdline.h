@@ -75,6 +75,8 @@ int rg_cl_double(const char *flag, const char *s, double lo, double hi, double *
  * seconds.
  */
 int rg_cl_duration(const char *flag, const char *s, double lo, double hi, double *out_s);
+/* A duration for a progress line into buf: "42 s" under 100 s, else "3m05s"; negative or NaN as 0. */
+void rg_cl_say_seconds(char *buf, size_t len, double sec);
 
 /*
  * A file name (an input or an output): stores s and returns 0; an empty s is
