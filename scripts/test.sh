@@ -19,6 +19,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# The labels the ASan+UBSan build runs (its stage below).
+asan_labels='^(unit|stress|analysis|plots|smoke|badinput)$'
+# stage_time NAME START: how long a stage took, so a slow run says where its time went.
+stage_time() { echo "== $1: $((SECONDS - $2)) s (run so far: $SECONDS s)"; }
 quick=0
 case "${1:-}" in
   --quick) quick=1 ;;
@@ -90,37 +94,62 @@ done
 
 echo "== native build ($(uname -m))"
 grep '^-- rgbench: ' build/configure.log || true
+t0=$SECONDS
 cmake --build build -j"$jobs"
+stage_time "native build" "$t0"
 if [[ $quick == 1 ]]; then
   (cd build && ctest --output-on-failure -j"$jobs" -L '^(unit|smoke)$')
   echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
   exit 0
 fi
-(cd build && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
+# A test the sanitizer build runs below runs there only: the same assertions on the same
+# Release code, with ASan and UBSan watching (running it here as well repeated its work).
+# Tests labelled 'native' run here too: in a sanitizer build they do less (fewer pairs,
+# fewer rows, a case a sanitizer runtime cannot run).
+native_skip=()
+if [[ $sanitize == 1 ]]; then
+	mapfile -t twice < <(cd build && ctest -N -L "$asan_labels" -LE '^native$' |
+		sed -n 's/^ *Test *#[0-9]*: //p' | sed 's/[.]/[.]/g')
+	((${#twice[@]} == 0)) || native_skip=(-E "^($(IFS='|'; echo "${twice[*]}"))\$")
+	echo "== native tests: all but ${#twice[@]} that run in the sanitizer build only (labels $asan_labels, not native)"
+fi
+t0=$SECONDS
+(cd build && ctest --output-on-failure -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-})
+stage_time "native tests" "$t0"
 
 if [[ "$sanitize" == 1 ]]; then
 	# ASan + UBSan over everything the user, analysis and plots code does with its input;
 	# any finding aborts the test that hit it.
 	echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
+	t0=$SECONDS
 	cmake --build build-asan -j"$jobs"
+	stage_time "sanitizer build" "$t0"
+	t0=$SECONDS
 	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
 	(cd build-asan &&
 	 ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	 LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	 ctest --output-on-failure -j"$jobs" -L '^(unit|stress|analysis|plots|smoke|badinput)$')
+	 ctest --output-on-failure -j"$jobs" -L "$asan_labels")
+	stage_time "sanitizer tests" "$t0"
+	t0=$SECONDS
 	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
 	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
 	# is a real race. Fewer iterations: TSan is ~10x slower.
 	echo "== sanitizer build (build-tsan: thread): the stress test"
 	cmake --build build-tsan -j"$jobs" --target test_stress
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
+	stage_time "thread sanitizer build and stress test" "$t0"
 fi
 
 if [[ $cross == 1 ]]; then
   echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
   grep '^-- rgbench: ' build-aarch64/configure.log || true
+  t0=$SECONDS
   cmake --build build-aarch64 -j"$jobs"
+  stage_time "aarch64 build" "$t0"
+  t0=$SECONDS
   (cd build-aarch64 && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
+  stage_time "aarch64 tests" "$t0"
 fi
-echo "== all tests passed"
+echo "== all tests passed in $SECONDS s"
