@@ -277,7 +277,7 @@ static void on_run(const struct rg_gb_run *run, bool last, void *ctx)
 	a->instructions = rg_gb_run_counter(run, "instructions", 0);
 	a->ev_all = rg_gb_run_counter(run, "events_threads", 0) >= (double)run->threads;
 	for (size_t i = 0; i < rg_events_list()->n; i++) {
-		char name[8];
+		char name[24];	/* "ev" and any size_t */
 
 		snprintf(name, sizeof(name), "ev%zu", i);
 		a->ev[i] = rg_gb_run_counter(run, name, 0);
