@@ -172,18 +172,6 @@ double rg_lat_hist_hi(int bin)
 					   : RG_LAT_HIST_MIN_NS * exp2((double)bin / RG_LAT_HIST_PER_OCTAVE);
 }
 
-double rg_lat_percentile(const double *sorted, size_t n, double p)
-{
-	double rank;
-	size_t i;
-
-	if (!n)
-		return NAN;
-	rank = ceil(p / 100.0 * (double)n);
-	i = rank < 1 ? 0 : (size_t)rank - 1;
-	return sorted[i < n ? i : n - 1];
-}
-
 /* ---- the scenario -------------------------------------------------------- */
 
 /* ns per pair of batch b: (ticks - overhead) / batch, never below 0. */
@@ -229,45 +217,22 @@ static uint64_t choose_batch(const struct rg_lat_timer *t, uint64_t (*loop)(stru
 	return b;
 }
 
-/* A row from the case's per-batch values of every round: the shared statistics, percentiles, histogram. 0, or -ENOMEM. */
-int lat_fill_row(struct rg_result *r, const struct bcase *c)
+/* The case's per-batch values of every round binned: the non-empty bins, in order. Returns their number. */
+size_t lat_hist_bins(const struct bcase *c, double *lo, double *hi, uint64_t *count)
 {
-	double lo[RG_LAT_HIST_BINS], hi[RG_LAT_HIST_BINS];
-	uint64_t cnt[RG_LAT_HIST_BINS] = { 0 }, outc[RG_LAT_HIST_BINS];
-	size_t nb = 0, n = c->ndist;
-	double *v = malloc((n ? n : 1) * sizeof(*v));
-	int rc;
+	uint64_t cnt[RG_LAT_HIST_BINS] = { 0 };
+	size_t nb = 0;
 
-	if (!v)
-		return -ENOMEM;
-	memcpy(v, c->dist, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_double);
-	for (size_t i = 0; i < n; i++)
-		cnt[rg_lat_hist_bin(v[i])]++;
-	r->repetitions = (long)n;
-	r->ns_mean = rg_stat_mean(v, n);
-	r->ns_stddev = rg_stat_stddev(v, n);
-	r->ns_min = v[0];
-	r->ns_max = v[n - 1];
-	r->ns_cv = r->ns_mean > 0 ? r->ns_stddev / r->ns_mean : NAN;
-	r->lat_p50_ns = r->ns_median = rg_lat_percentile(v, n, 50);
-	r->lat_p90_ns = rg_lat_percentile(v, n, 90);
-	r->lat_p99_ns = rg_lat_percentile(v, n, 99);
-	r->lat_p999_ns = rg_lat_percentile(v, n, 99.9);
-	r->lat_max_ns = v[n - 1];
-	r->mops_median = r->ns_median > 0 ? 1e3 / r->ns_median : NAN;
-	r->mops_mean = r->ns_mean > 0 ? 1e3 / r->ns_mean : NAN;
-	r->mops_per_thread = r->mops_median;
-	free(v);
+	for (size_t i = 0; i < c->ndist; i++)
+		cnt[rg_lat_hist_bin(c->dist[i])]++;
 	for (int k = 0; k < RG_LAT_HIST_BINS; k++) {
 		if (!cnt[k])
 			continue;
 		lo[nb] = rg_lat_hist_lo(k);
 		hi[nb] = rg_lat_hist_hi(k);
-		outc[nb++] = cnt[k];
+		count[nb++] = cnt[k];
 	}
-	rc = rg_result_set_lat_hist(r, lo, hi, outc, nb);
-	return rc;
+	return nb;
 }
 
 /* Batches per round and in the warm-up. */

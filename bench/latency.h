@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The latency loop kind's parts: the per-guard timed loops, the cheap counter, percentiles and the histogram. */
+/* The latency loop kind's parts: the per-guard timed loops, the cheap counter and the histogram's bins (the percentiles: rg_stat_percentile()). */
 #ifndef RG_BENCH_LATENCY_H
 #define RG_BENCH_LATENCY_H
 
@@ -56,8 +56,5 @@ bool rg_lat_timer_probe(struct rg_lat_timer *t, const char *force);
 int rg_lat_hist_bin(double ns);
 double rg_lat_hist_lo(int bin);
 double rg_lat_hist_hi(int bin);		/* INFINITY for the last bin */
-
-/* p in [0, 100] of sorted v[0..n-1], nearest rank (a value that occurred). NAN when n == 0. */
-double rg_lat_percentile(const double *sorted, size_t n, double p);
 
 #endif /* RG_BENCH_LATENCY_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The one row producer: what every measured case becomes (samples with the shared statistics, paired delta, cycle reference, counters) and its progress line. */
+/* The one row producer: what every measured case becomes (its measured set described once for rg_result_fill(), its counters and text columns) and its progress line. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "cases.h"
 #include "counters.h"
 #include "disturb.h"
+#include "latency.h"
 #include "rounds.h"
 #include "rows.h"
 
@@ -124,17 +125,6 @@ static void progress_line(struct suite *s, const struct bcase *c, const struct r
 	fflush(f);
 }
 
-/*
- * The cycle reference over the row's rounds: its median ns per add, its cv,
- * the row in reference cycles, and `noisy` when it moved by more than
- * RG_REF_MAX_MOVE across the rounds.
- */
-static void ref_columns(struct rg_result *r, const struct bcase *ref)
-{
-	if (ref && !ref->error)
-		rg_result_set_ref(r, ref->ns, ref->nrep);
-}
-
 /* Counters and events per pair, or why not. */
 static void counter_columns(struct rg_result *r, const struct bcase *c)
 {
@@ -173,33 +163,26 @@ static void counter_columns(struct rg_result *r, const struct bcase *c)
 }
 
 /*
- * A case measured in runs: each run's median, each run's median paired
- * difference against the baseline's rounds of the same run (when every run
- * has them), where each run's slots, stack and loop were, and what varied.
+ * A case measured in runs: where each run's rounds end in the case's rounds
+ * (concatenated run after run) and where its slots, stack and loop were;
+ * whether the baseline's rounds fall into the same runs (every run with
+ * rounds, as many as the case's), so that each run has its paired delta.
  */
-static int run_columns(struct rg_result *r, const struct bcase *c,
-		       const struct bcase *base)
+static bool describe_runs(const struct bcase *c, const struct bcase *base, size_t *end,
+			  char (*where)[RG_RUN_WHERE_LEN])
 {
-	size_t n = c->nruns;
-	double ns[RG_MAX_RUNS], d[RG_MAX_RUNS];
-	char where[RG_MAX_RUNS][RG_RUN_WHERE_LEN];
-	bool paired = base && base != c && base->nruns == n;
+	bool paired = base && base != c && base->nruns == c->nruns;
+	size_t o = 0;
 
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < c->nruns; k++) {
 		const struct case_run *x = &c->run[k];
 
-		ns[k] = rg_stat_median(x->ns, x->nrep);
+		o += x->nrep;
+		end[k] = o;
 		snprintf(where[k], sizeof(where[k]), "%s", x->where);
-		if (paired && base->run[k].nrep == x->nrep && x->nrep) {
-			double lo, hi;
-
-			if (rg_stat_paired_delta(x->ns, base->run[k].ns, x->nrep, &d[k], &lo, &hi, NULL))
-				return -ENOMEM;
-		} else {
-			paired = false;
-		}
+		paired = paired && base->run[k].nrep == x->nrep && x->nrep;
 	}
-	return rg_result_set_runs(r, ns, paired ? d : NULL, where, n);
+	return paired;
 }
 
 /*
@@ -245,7 +228,11 @@ static const struct bcase *baseline(struct suite *s, const struct bcase *c, cons
 int suite_add_row(struct suite *s, struct bcase *c)
 {
 	const char *gname = c->part ? rg_parts[c->part - 1].name : c->gi->name, *bname = NULL;
-	const struct bcase *base;
+	double hlo[RG_LAT_HIST_BINS], hhi[RG_LAT_HIST_BINS];
+	uint64_t hcount[RG_LAT_HIST_BINS];
+	size_t run_end[RG_MAX_RUNS];
+	char where[RG_MAX_RUNS][RG_RUN_WHERE_LEN];
+	const struct bcase *base, *ref;
 	struct rg_result *r;
 
 	if (c->skipped)
@@ -281,19 +268,7 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		progress_line(s, c, r, false);
 		return 0;
 	}
-	if (kind_of(c)->distribution ? lat_fill_row(r, c) : rg_result_set_samples(r, c->ns, c->mops, c->nrep))
-		return -ENOMEM;
 	snprintf(r->interleave, sizeof(r->interleave), "rounds");
-	r->cpu_ns_median = r->ns_median;
-	base = baseline(s, c, &bname);
-	if (base) {
-		if (rg_result_set_delta(r, bname, c->ns, base->ns, c->nrep) ||
-		    rg_result_set_round_samples(r, c->wall, c->ns, base->ns, c->nrep))
-			return -ENOMEM;
-	} else if (!kind_of(c)->distribution &&
-		   rg_result_set_round_samples(r, c->wall, NULL, NULL, c->nrep)) {
-		return -ENOMEM;
-	}
 	disturbance(r, c);
 	snprintf(r->layout, sizeof(r->layout),
 		 "%zu run(s); aslr %s, thp %s; fixed: slots page-aligned%s",
@@ -304,19 +279,44 @@ int suite_add_row(struct suite *s, struct bcase *c)
 		snprintf(r->layout, sizeof(r->layout),
 			 "%zu runs forked, not re-executed (no exec here): one address layout; aslr %s",
 			 c->nruns, s->cfg->aslr);
-	if (c->nruns > 1 && run_columns(r, c, base))
-		return -ENOMEM;
-	/* Too little measured work per round to trust: the row says so (RG_SUITE_MIN_ROUND_NS). */
-	if (!kind_of(c)->distribution && c->chunk && r->ns_median * (double)c->chunk < RG_SUITE_MIN_ROUND_NS) {
-		size_t l = strcmp(r->status, "noisy") ? 0 : strlen(r->reason);
-
-		snprintf(r->status, sizeof(r->status), "noisy");
-		snprintf(r->reason + l, sizeof(r->reason) - l,
-			 "%seach round measured only %llu pairs (%.0f ns), under the %.0f us minimum: raise --duration",
-			 l ? "; " : "", (unsigned long long)c->chunk, r->ns_median * (double)c->chunk,
-			 RG_SUITE_MIN_ROUND_NS / 1e3);
+	/* What the case measured, in one description: the row's numbers in one call. */
+	struct rg_measured m = {
+		.n = c->nrep, .ns = c->ns, .ns_is_cpu = true,
+		.round_pairs = c->chunk, .min_round_ns = RG_SUITE_MIN_ROUND_NS,
+	};
+	base = baseline(s, c, &bname);
+	if (kind_of(c)->distribution) {
+		/* The batches, not the rounds; the rounds' ns only for the runs. */
+		m.dist = c->dist;
+		m.ndist = c->ndist;
+		m.nhist = lat_hist_bins(c, hlo, hhi, hcount);
+		m.hist_lo = hlo;
+		m.hist_hi = hhi;
+		m.hist_count = hcount;
+		m.round_pairs = 0;
+	} else {
+		m.mops = c->mops;
+		m.wall_ns = c->wall;
 	}
-	ref_columns(r, suite_group_ref(s, c->group));
+	if (base) {
+		m.baseline = bname;
+		m.base = base->ns;
+		m.nbase = base->nrep;
+		m.keep_diffs = true;
+	}
+	if (c->nruns > 1) {
+		m.nruns = c->nruns;
+		m.run_end = run_end;
+		m.run_where = (const char (*)[RG_RUN_WHERE_LEN])where;
+		m.runs_paired = describe_runs(c, base, run_end, where);
+	}
+	ref = suite_group_ref(s, c->group);
+	if (ref && !ref->error) {
+		m.ref_ns = ref->ns;
+		m.nref = ref->nrep;
+	}
+	if (rg_result_fill(r, &m))
+		return -ENOMEM;
 	r->refusals = c->refusals;
 	r->ops = c->ops;
 	counter_columns(r, c);

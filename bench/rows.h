@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A case's result row (rows.c; a latency case's from its distribution, latency.c). */
+/* A case's result row (rows.c; a latency case's histogram bins, latency.c). */
 #ifndef RG_BENCH_ROWS_H
 #define RG_BENCH_ROWS_H
 
@@ -21,7 +21,10 @@ void suite_progress_clock(const struct suite *s, char *buf, size_t len);
  * 0, or -1 (out of memory, printed).
  */
 int suite_rows_upto(struct suite *s, int upto);
-/* latency.c: a row's figures from the case's per-batch values. */
-int lat_fill_row(struct rg_result *r, const struct bcase *c);
+/*
+ * latency.c: the histogram of the case's per-batch values, its non-empty bins
+ * in order (at most RG_LAT_HIST_BINS, latency.h). Returns their number.
+ */
+size_t lat_hist_bins(const struct bcase *c, double *lo, double *hi, uint64_t *count);
 
 #endif /* RG_BENCH_ROWS_H */

@@ -80,7 +80,7 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
 #define RG_SUITE_MIN_ROUND_NS 10000.0
 /* A run that lost more than 1 % of its wall time (100 us of a 10 ms round) is disturbed. */
 #define RG_SUITE_MIN_CPU_WALL 0.99
-/* RG_REF_MAX_MOVE: rg/schema.h (rg_result_set_ref(), shared with the module's rows). */
+/* RG_REF_MAX_MOVE: rg/schema.h (rg_result_fill()'s cycle reference rule, shared with the module's rows). */
 
 /* RG_TEST_DISTURB (tests): fake disturbances, see rg_suite_cfg.test_disturb. */
 enum rg_test_disturb { RG_DISTURB_NONE, RG_DISTURB_FIRST, RG_DISTURB_EVERY, RG_DISTURB_REF };

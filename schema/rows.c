@@ -228,22 +228,3 @@ const char *rg_result_unit(const struct rg_result *r)
 {
 	return strcmp(r->suite, "bpf") ? "ns/pair" : "ns/event";
 }
-
-int rg_result_set_lat_hist(struct rg_result *r, const double *lo, const double *hi,
-			   const uint64_t *count, size_t n)
-{
-	free(r->lat_hist_lo);
-	free(r->lat_hist_hi);
-	free(r->lat_hist_count);
-	r->lat_hist_n = 0;
-	r->lat_hist_lo = malloc((n ? n : 1) * sizeof(double));
-	r->lat_hist_hi = malloc((n ? n : 1) * sizeof(double));
-	r->lat_hist_count = malloc((n ? n : 1) * sizeof(uint64_t));
-	if (!r->lat_hist_lo || !r->lat_hist_hi || !r->lat_hist_count)
-		return -ENOMEM;
-	memcpy(r->lat_hist_lo, lo, n * sizeof(double));
-	memcpy(r->lat_hist_hi, hi, n * sizeof(double));
-	memcpy(r->lat_hist_count, count, n * sizeof(uint64_t));
-	r->lat_hist_n = n;
-	return 0;
-}

@@ -124,6 +124,18 @@ int rg_stat_paired_delta(const double *x, const double *base, size_t n,
 	return 0;
 }
 
+double rg_stat_percentile(const double *sorted, size_t n, double p)
+{
+	double rank;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	rank = ceil(p / 100.0 * (double)n);
+	i = rank < 1 ? 0 : (size_t)rank - 1;
+	return sorted[i < n ? i : n - 1];
+}
+
 const char *rg_ci_level_tag(double level, char *buf, size_t len)
 {
 	if (isnan(level) || level >= RG_CI_NOMINAL)
@@ -131,183 +143,6 @@ const char *rg_ci_level_tag(double level, char *buf, size_t len)
 	else
 		snprintf(buf, len, " %.1f%%", 100.0 * level);
 	return buf;
-}
-
-int rg_result_set_delta(struct rg_result *r, const char *baseline,
-			const double *x, const double *base, size_t n)
-{
-	copy_str(r->baseline, sizeof(r->baseline), baseline);
-	return rg_stat_paired_delta(x, base, n, &r->delta_ns, &r->delta_ci_lo, &r->delta_ci_hi,
-				    &r->delta_ci_level);
-}
-
-static double *dup_samples(const double *v, size_t n)
-{
-	double *d;
-
-	if (!v || !n)
-		return NULL;
-	d = malloc(n * sizeof(*d));
-	if (d)
-		memcpy(d, v, n * sizeof(*d));
-	return d;
-}
-
-/* x[i] - base[i] for n samples into a new array (*d NULL when x or base is); 0 or -ENOMEM. */
-static int diff_samples(const double *x, const double *base, size_t n, double **d)
-{
-	*d = NULL;
-	if (!x || !base || !n)
-		return 0;
-	*d = malloc(n * sizeof(**d));
-	if (!*d)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		(*d)[i] = x[i] - base[i];
-	return 0;
-}
-
-int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
-				const double *x, const double *base, size_t n)
-{
-	double *w = dup_samples(wall_ns, n), *d;
-
-	if ((wall_ns && n && !w) || diff_samples(x, base, n, &d)) {
-		free(w);
-		return -ENOMEM;
-	}
-	free(r->samples_wall_ns);
-	free(r->samples_delta_ns);
-	r->samples_wall_ns = w;
-	r->samples_delta_ns = d;
-	if (w)
-		r->wall_ns_median = rg_stat_median(w, n);
-	return 0;
-}
-
-int rg_result_set_cpu_samples(struct rg_result *r, const double *cpu, const double *base,
-			      size_t n)
-{
-	double *c = dup_samples(cpu, n), *d;
-
-	if ((cpu && n && !c) || diff_samples(c, base, n, &d)) {
-		free(c);
-		return -ENOMEM;
-	}
-	free(r->samples_cpu_ns);
-	free(r->samples_cpu_delta_ns);
-	r->samples_cpu_ns = c;
-	r->samples_cpu_delta_ns = d;
-	if (c)
-		r->cpu_ns_median = rg_stat_median(c, n);
-	return 0;
-}
-
-int rg_result_set_samples(struct rg_result *r, const double *ns,
-			  const double *mops, size_t n)
-{
-	double *sns = dup_samples(ns, n), *smops = dup_samples(mops, n);
-
-	if ((ns && n && !sns) || (mops && n && !smops)) {
-		free(sns);
-		free(smops);
-		return -ENOMEM;
-	}
-	free(r->samples_ns);
-	free(r->samples_mops);
-	r->samples_ns = sns;
-	r->samples_mops = smops;
-	r->nsamples = n;
-	r->repetitions = (long)n;
-	if (sns) {
-		r->ns_median = rg_stat_median(sns, n);
-		r->ns_mean = rg_stat_mean(sns, n);
-		r->ns_stddev = rg_stat_stddev(sns, n);
-		r->ns_min = r->ns_max = sns[0];
-		for (size_t i = 1; i < n; i++) {
-			r->ns_min = fmin(r->ns_min, sns[i]);
-			r->ns_max = fmax(r->ns_max, sns[i]);
-		}
-		r->ns_cv = r->ns_mean > 0 ? r->ns_stddev / r->ns_mean : NAN;
-	}
-	if (smops) {
-		r->mops_median = rg_stat_median(smops, n);
-		r->mops_mean = rg_stat_mean(smops, n);
-		r->mops_stddev = rg_stat_stddev(smops, n);
-		r->mops_per_thread = r->threads > 0 ? r->mops_median / (double)r->threads : NAN;
-	}
-	return 0;
-}
-
-void rg_result_set_ref(struct rg_result *r, const double *ns, size_t n)
-{
-	double lo, hi, move;
-	size_t off;
-
-	if (!n)
-		return;
-	r->ref_ns_per_cycle = rg_stat_median(ns, n);
-	r->ref_cv = rg_stat_stddev(ns, n) / rg_stat_mean(ns, n);
-	r->ref_cycles_per_pair = r->ns_median / r->ref_ns_per_cycle;
-	lo = hi = ns[0];
-	for (size_t i = 1; i < n; i++) {
-		lo = fmin(lo, ns[i]);
-		hi = fmax(hi, ns[i]);
-	}
-	move = (hi - lo) / r->ref_ns_per_cycle;
-	if (!(move > RG_REF_MAX_MOVE))
-		return;
-	off = strlen(r->reason);
-	snprintf(r->status, sizeof(r->status), "noisy");
-	snprintf(r->reason + off, sizeof(r->reason) - off,
-		 "%sthe cycle reference moved %.0f%% across the rounds (more than %.0f%%)",
-		 off ? "; " : "", move * 100, RG_REF_MAX_MOVE * 100);
-}
-
-int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *run_delta,
-		       const char (*where)[RG_RUN_WHERE_LEN], size_t nruns)
-{
-	double *ns = dup_samples(run_ns, nruns), *d = dup_samples(run_delta, nruns);
-	char (*w)[RG_RUN_WHERE_LEN] = where && nruns ? malloc(nruns * sizeof(*w)) : NULL;
-	const double *spread;
-
-	if ((run_ns && nruns && !ns) || (run_delta && nruns && !d) || (where && nruns && !w)) {
-		free(ns);
-		free(d);
-		free(w);
-		return -ENOMEM;
-	}
-	if (w)
-		memcpy(w, where, nruns * sizeof(*w));
-	free(r->runs_ns);
-	free(r->runs_delta_ns);
-	free(r->runs_where);
-	r->runs_ns = ns;
-	r->runs_delta_ns = d;
-	r->runs_where = w;
-	r->nruns = nruns;
-	r->runs = (long)nruns;
-	if (nruns < 2)
-		return 0;
-	/* The runs are the unit: each run's median counts once, whatever its rounds. */
-	if (ns)
-		r->ns_median = rg_stat_median(ns, nruns);
-	if (d) {
-		double *zero = calloc(nruns, sizeof(*zero));
-		int rc;
-
-		if (!zero)
-			return -ENOMEM;
-		rc = rg_stat_paired_delta(d, zero, nruns, &r->delta_ns, &r->delta_ci_lo,
-					  &r->delta_ci_hi, &r->delta_ci_level);
-		free(zero);
-		if (rc)
-			return rc;
-	}
-	spread = d ? d : ns;
-	if (spread)
-		r->aa_floor_ns = rg_stat_aa_floor(spread, nruns);
-	return 0;
 }
 
 /*

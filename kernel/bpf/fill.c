@@ -51,34 +51,21 @@ static bool all_finite(const double *v, size_t n)
 }
 
 /*
- * The passes as runs (rows interleaved pass by pass in one process): each
- * pass's median of the tested values xa, and of the paired differences
- * against xb, one value per pass however many samples it holds; then the
- * run-level interval and A/A floor as the user suite has them over its runs.
+ * The passes as runs (rows interleaved pass by pass in one process): where
+ * each pass's samples end and when it began. rg_result_fill() takes each
+ * pass's median and paired difference, one value per pass however many
+ * samples it holds, and the run-level interval and A/A floor as the user
+ * suite has them over its runs.
  */
-static int pass_columns(struct rg_result *row, const struct row_run *rr, const double *xa,
-			const double *xb)
+static void describe_passes(const struct row_run *rr, char (*where)[RG_RUN_WHERE_LEN])
 {
-	double v[MAX_PASSES], d[MAX_PASSES], wall = row->ns_median;
-	char where[MAX_PASSES][RG_RUN_WHERE_LEN];
 	size_t lo = 0;
-	int err;
 
 	for (int p = 0; p < rr->npass; p++) {
-		size_t n = rr->pass_end[p] - lo;
-		double l, h;
-
-		v[p] = rg_stat_median(xa + lo, n);
-		if (xb && rg_stat_paired_delta(xa + lo, xb + lo, n, &d[p], &l, &h, NULL))
-			return -ENOMEM;
 		snprintf(where[p], sizeof(where[p]), "pass %d of %d: %zu sample(s) from +%.2f s",
-			 p + 1, rr->npass, n, rr->pass_at[p]);
+			 p + 1, rr->npass, rr->pass_end[p] - lo, rr->pass_at[p]);
 		lo = rr->pass_end[p];
 	}
-	err = rg_result_set_runs(row, v, xb ? d : NULL, where, (size_t)rr->npass);
-	/* ns_median stays the wall clock's 1e3 / mops_per_thread; runs_ns holds the tested values. */
-	row->ns_median = wall;
-	return err;
 }
 
 int row_fill(struct ctx *c, struct rg_result *row, const struct row_run *rr)
@@ -86,25 +73,33 @@ int row_fill(struct ctx *c, struct rg_result *row, const struct row_run *rr)
 	const struct series *a = &rr->sa, *b = rr->bk >= 0 ? &rr->sb : NULL;
 	/* Producer CPU time where every window has it: what the delta and the passes are on. */
 	bool cpu = all_finite(a->cpu_ns, a->n) && (!b || all_finite(b->cpu_ns, b->n));
-	const double *xa = cpu ? a->cpu_ns : a->ns, *xb = b ? (cpu ? b->cpu_ns : b->ns) : NULL;
+	const double *xb = b ? (cpu ? b->cpu_ns : b->ns) : NULL;
 	const char *on = cpu ? "producer CPU ns per event" : "wall ns per event per producer";
+	char where[MAX_PASSES][RG_RUN_WHERE_LEN];
+	/* The windows, each side's; ns_median exactly 1e3 / (M/s per producer), also for an even number. */
+	struct rg_measured m = {
+		.n = a->n, .ns = a->ns, .mops = a->mops, .cpu_ns = cpu ? a->cpu_ns : NULL,
+		.ns_from_rate = true, .on_cpu = cpu,
+	};
 
-	if (rg_result_set_samples(row, a->ns, a->mops, a->n))
-		return -ENOMEM;
-	/* Exactly 1e3 / (M/s per producer), also for an even number of samples. */
-	row->ns_median = 1e3 / row->mops_per_thread;
-	row->wall_ns_median = row->ns_median;
-	if (cpu && rg_result_set_cpu_samples(row, a->cpu_ns, b ? b->cpu_ns : NULL, a->n))
+	if (b) {
+		m.baseline = trig_kinds[rr->bk].name;
+		m.base = xb;
+		m.nbase = b->n;
+		m.keep_diffs = cpu;	/* samples_cpu_delta_ns */
+		snprintf(row->interleave, sizeof(row->interleave), "alternating");
+	}
+	if (rr->npass > 1) {
+		describe_passes(rr, where);
+		m.nruns = (size_t)rr->npass;
+		m.run_end = rr->pass_end;
+		m.run_where = (const char (*)[RG_RUN_WHERE_LEN])where;
+		m.runs_paired = true;
+	}
+	if (rg_result_fill(row, &m))
 		return -ENOMEM;
 	row->refusals = a->misses;
 	row->ops = a->events;
-	if (b) {
-		snprintf(row->interleave, sizeof(row->interleave), "alternating");
-		if (rg_result_set_delta(row, trig_kinds[rr->bk].name, xa, xb, a->n))
-			return -ENOMEM;
-	}
-	if (rr->npass > 1 && pass_columns(row, rr, xa, xb))
-		return -ENOMEM;
 	if (rr->npass > 1)
 		snprintf(row->layout, sizeof(row->layout),
 			 "%d passes over all rows in one process (not fresh processes); "

@@ -62,10 +62,10 @@ static int run_fixed(struct ctx *c, struct run *r, struct producer *prod, const 
 	row->ops = bpf_counted ? trig_hits(t) : user_hits(r);
 	row->refusals = trig_misses(t) - m0;
 	mops = (double)row->ops / (t1 - t0) / 1e6;
-	if (row->ops && rg_result_set_samples(row, NULL, &mops, 1))
+	/* One figure, the rate: ns_median and wall_ns_median 1e3 / (M/s per producer). */
+	if (row->ops && rg_result_fill(row, &(struct rg_measured){ .n = 1, .mops = &mops,
+								   .ns_from_rate = true }))
 		return -ENOMEM;
-	if (row->ops)
-		row->ns_median = row->wall_ns_median = 1e3 / row->mops_per_thread;
 	(void)c;
 	return atomic_load(&r->errors) ? -EIO : 0;
 }

@@ -44,10 +44,10 @@ struct group {
 	bool timed;
 };
 
-/* A timed row's per-round values, kept to pair it with its round's noop. */
+/* A timed row's per-round values, kept until the file's end: its numbers are filled then, paired with its baseline's rounds. */
 struct timed {
 	size_t row;
-	double *ns;
+	double *ns, *mops;
 	size_t n;
 };
 
@@ -94,38 +94,36 @@ static void set_identity(struct rg_result *r, const struct group *g)
 	r->work_units = g->units;
 }
 
-/* Keep a timed row's per-round ns (n of them) for set_deltas(). 0 or -1 (ENOMEM). */
-static int keep_timed(struct timed_list *tl, size_t row, const double *ns, long n)
+/* Keep a timed row's per-round ns and Mpairs/s (n of each, taken over) until the file's end. 0 or -1 (ENOMEM). */
+static int keep_timed(struct timed_list *tl, size_t row, double *ns, double *mops, long n)
 {
 	struct timed *t = realloc(tl->v, (tl->n + 1) * sizeof(*t));
 
-	if (!t)
+	if (!t) {
+		free(ns);
+		free(mops);
 		return -1;
+	}
 	tl->v = t;
-	t = &tl->v[tl->n];
-	t->row = row;
-	t->n = (size_t)n;
-	t->ns = malloc((n ? n : 1) * sizeof(double));
-	if (!t->ns)
-		return -1;
-	memcpy(t->ns, ns, n * sizeof(double));
-	tl->n++;
+	tl->v[tl->n++] = (struct timed){ .row = row, .ns = ns, .mops = mops, .n = (size_t)n };
 	return 0;
 }
 
-/* A timed group's samples: per run, the mean over CPUs of ns per pair and the sum of Mpairs/s. */
+/* A timed group's rounds: per run, the mean over CPUs of ns per pair and the sum of Mpairs/s. */
 static int set_timed(struct rg_resultset *rs, struct rg_result *r, const struct group *g,
 		     struct timed_list *tl)
 {
 	double *ns, *mops;
 	long n = 0;
-	int ret = -1;
 
 	/* On the heap: the run index comes from the input (up to 1e6 runs). */
 	ns = malloc((g->nruns ? g->nruns : 1) * sizeof(double));
 	mops = malloc((g->nruns ? g->nruns : 1) * sizeof(double));
-	if (!ns || !mops)
-		goto out;
+	if (!ns || !mops) {
+		free(ns);
+		free(mops);
+		return -1;
+	}
 	for (long i = 0; i < g->nruns; i++) {
 		if (!g->ncpu[i])
 			continue;
@@ -133,8 +131,6 @@ static int set_timed(struct rg_resultset *rs, struct rg_result *r, const struct 
 		mops[n] = g->mops_sum[i];
 		n++;
 	}
-	if (n && rg_result_set_samples(r, ns, mops, (size_t)n))
-		goto out;
 	snprintf(r->interleave, sizeof(r->interleave), "rounds");
 	r->discarded = g->discarded;
 	if (g->disturbed && !strcmp(r->status, "ok")) {
@@ -143,11 +139,7 @@ static int set_timed(struct rg_resultset *rs, struct rg_result *r, const struct 
 			 "%ld run(s) on a kthread still saw an interrupt or context switch "
 			 "after the retries", g->disturbed);
 	}
-	ret = keep_timed(tl, rs->n - 1, ns, n);
-out:
-	free(ns);
-	free(mops);
-	return ret;
+	return keep_timed(tl, rs->n - 1, ns, mops, n);
 }
 
 /* The group as one row. 0, or -1 with "out of memory" in c->err. */
@@ -200,39 +192,34 @@ static const char *baseline_of(const struct rg_result *r)
 }
 
 /*
- * Every timed row's delta against its baseline row (baseline_of()) of the
- * same scenario, threads and duty from the same file: round i of the guard
- * minus round i of the baseline (the module ran them in the same shuffled
- * round), median, order-statistic interval and its level (delta_ci_level)
- * by rg_result_set_delta().
+ * The timed row whose rounds row t is paired with: its baseline row
+ * (baseline_of()) of the same scenario, threads and duty from the same file
+ * (round i of the guard against round i of the baseline: the module ran them
+ * in the same shuffled round). NULL for noop and when there is none.
  */
-static int set_deltas(struct rg_resultset *rs, const struct timed_list *tl)
+static const struct timed *paired_of(const struct rg_resultset *rs, const struct timed_list *tl,
+				     const struct rg_result *r)
 {
-	for (size_t i = 0; i < tl->n; i++) {
-		struct rg_result *r = &rs->rows[tl->v[i].row];
-		const char *base = baseline_of(r);
+	const char *base = baseline_of(r);
 
-		if (!strcmp(r->guard, "noop"))
-			continue;
-		for (size_t j = 0; j < tl->n; j++) {
-			const struct rg_result *b = &rs->rows[tl->v[j].row];
-			size_t n = tl->v[i].n < tl->v[j].n ? tl->v[i].n : tl->v[j].n;
+	if (!strcmp(r->guard, "noop"))
+		return NULL;
+	for (size_t j = 0; j < tl->n; j++) {
+		const struct rg_result *b = &rs->rows[tl->v[j].row];
 
-			if (strcmp(b->guard, base) || strcmp(b->scenario, r->scenario) ||
-			    b->threads != r->threads || b->duty_ns != r->duty_ns)
-				continue;
-			if (n && rg_result_set_delta(r, base, tl->v[i].ns, tl->v[j].ns, n))
-				return -1;
-			break;
-		}
+		if (!strcmp(b->guard, base) && !strcmp(b->scenario, r->scenario) &&
+		    b->threads == r->threads && b->duty_ns == r->duty_ns)
+			return &tl->v[j];
 	}
-	return 0;
+	return NULL;
 }
 
 static void timed_free(struct timed_list *tl)
 {
-	for (size_t i = 0; i < tl->n; i++)
+	for (size_t i = 0; i < tl->n; i++) {
 		free(tl->v[i].ns);
+		free(tl->v[i].mops);
+	}
 	free(tl->v);
 	tl->v = NULL;
 	tl->n = 0;
@@ -393,23 +380,39 @@ static int add_ref(struct conv *c, char **f, int line, unsigned long long adds)
 }
 
 /*
- * Every timed row of the file (the module ran the reference in each of their
- * rounds): the reference columns and the noisy rule, rg_result_set_ref().
+ * Every timed row of the file, in one rg_result_fill() each: its rounds, its
+ * delta against its baseline's rounds (paired_of(); over the rounds both
+ * have: median, order-statistic interval and its level), and for an ok or
+ * noisy row the cycle reference the module ran in each of the file's rounds
+ * (its columns and the noisy rule). 0 or -1 (ENOMEM).
  */
-static void set_refs(struct conv *c)
+static int fill_timed(struct conv *c)
 {
 	double *ref = c->ref_sum;	/* per-run means, in place */
-	size_t n = 0;
+	size_t nref = 0;
 
 	for (long i = 0; i < c->ref_nruns; i++)
 		if (c->ref_ncpu[i])
-			ref[n++] = c->ref_sum[i] / (double)c->ref_ncpu[i];
-	for (size_t i = 0; n && i < c->tl.n; i++) {
-		struct rg_result *r = &c->rs->rows[c->tl.v[i].row];
+			ref[nref++] = c->ref_sum[i] / (double)c->ref_ncpu[i];
+	for (size_t i = 0; i < c->tl.n; i++) {
+		const struct timed *t = &c->tl.v[i];
+		struct rg_result *r = &c->rs->rows[t->row];
+		const struct timed *b = paired_of(c->rs, &c->tl, r);
+		struct rg_measured m = { .n = t->n, .ns = t->ns, .mops = t->mops };
 
-		if (!strcmp(r->status, "ok") || !strcmp(r->status, "noisy"))
-			rg_result_set_ref(r, ref, n);
+		if (b && t->n && b->n) {
+			m.baseline = baseline_of(r);
+			m.base = b->ns;
+			m.nbase = b->n;
+		}
+		if (!strcmp(r->status, "ok") || !strcmp(r->status, "noisy")) {
+			m.ref_ns = ref;
+			m.nref = nref;
+		}
+		if (rg_result_fill(r, &m))
+			return -1;
 	}
+	return 0;
 }
 
 /*
@@ -543,11 +546,10 @@ static int convert(struct conv *c, const char *csv)
 			goto out;
 		c->added++;
 	}
-	if (set_deltas(c->rs, &c->tl)) {
+	if (fill_timed(c)) {
 		snprintf(c->err, c->errlen, "out of memory");
 		goto out;
 	}
-	set_refs(c);
 	ret = 0;
 out:
 	rg_csv_free(&s);

@@ -30,10 +30,10 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* One row with ns and/or Mops/s samples (n values each; NULL for none). */
-static void row(struct rg_resultset *rs, const char *suite, const char *guard,
-		const char *scenario, long threads, long duty, long batch, const double *ns,
-		const double *mops, size_t n)
+/* One row whose numbers are what m describes (rg_result_fill()). */
+static struct rg_result *row_m(struct rg_resultset *rs, const char *suite, const char *guard,
+			       const char *scenario, long threads, long duty, long batch,
+			       const struct rg_measured *m)
 {
 	struct rg_result *r = rg_results_add(rs, suite, guard, scenario);
 
@@ -43,8 +43,18 @@ static void row(struct rg_resultset *rs, const char *suite, const char *guard,
 	r->duty_ns = duty;
 	r->batch = batch;
 	r->ops = 1000000;
-	if (rg_result_set_samples(r, ns, mops, n))
+	if (rg_result_fill(r, m))
 		die("out of memory");
+	return r;
+}
+
+/* One row with ns and/or Mops/s samples (n values each; NULL for none). */
+static void row(struct rg_resultset *rs, const char *suite, const char *guard,
+		const char *scenario, long threads, long duty, long batch, const double *ns,
+		const double *mops, size_t n)
+{
+	row_m(rs, suite, guard, scenario, threads, duty, batch,
+	      &(struct rg_measured){ .n = n, .ns = ns, .mops = mops });
 }
 
 static void skip(struct rg_resultset *rs, const char *suite, const char *guard,
@@ -218,12 +228,11 @@ static struct rg_result *role_row(struct rg_resultset *rs, const char *guard, co
 		x[i] = ns * (1.0 + 0.01 * (i - 2)) + (noop ? noop[i] : 0);
 		mops[i] = 1000.0 / x[i] * (double)threads;
 	}
-	row(rs, "user", guard, scenario, threads, duty, 1000, x, mops, 5);
-	r = &rs->rows[rs->n - 1];
+	r = row_m(rs, "user", guard, scenario, threads, duty, 1000,
+		  &(struct rg_measured){ .n = 5, .ns = x, .mops = mops, .baseline = noop ? "noop" : NULL,
+					 .base = noop, .nbase = 5 });
 	snprintf(r->role, sizeof(r->role), "%s", role);
 	snprintf(r->interleave, sizeof(r->interleave), "rounds");
-	if (noop && rg_result_set_delta(r, "noop", x, noop, 5))
-		die("out of memory");
 	return r;
 }
 
@@ -245,7 +254,8 @@ static void lat_row(struct rg_resultset *rs, const char *guard, const char *role
 	r->lat_p99_ns = p50 * 1.2;
 	r->lat_p999_ns = p50 * 8.5;
 	r->lat_max_ns = p50 * 9;
-	if (rg_result_set_lat_hist(r, lo, hi, cnt, 3))
+	if (rg_result_fill(r, &(struct rg_measured){ .hist_lo = lo, .hist_hi = hi, .hist_count = cnt,
+						     .nhist = 3 }))
 		die("out of memory");
 }
 

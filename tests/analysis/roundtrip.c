@@ -155,20 +155,33 @@ int main(void)
 			cpu[i] = awk(i + k + 2, false);
 			cpud[i] = awk(i + k + 4, i % 3 == 0);
 		}
-		CHECK(!rg_result_set_samples(r, ns, mops, NS), "samples");
-		CHECK(!rg_result_set_round_samples(r, wall, ns, ns, NS), "round samples");
-		/* Negative paired differences: set the arrays by hand after the helpers. */
+		/*
+		 * The row's arrays through the one setter (runs of 2, 3 and 2 rounds, paired
+		 * against the rounds themselves), then the awkward values (negative
+		 * differences, runs of any value) set by hand over what it computed.
+		 */
+		struct rg_measured m = {
+			.n = NS, .ns = ns, .mops = mops, .wall_ns = wall,
+			.cpu_ns = k == 2 ? cpu : NULL,
+			.baseline = "noop", .base = ns, .nbase = NS, .keep_diffs = true,
+			.nruns = NRUNS, .run_end = (const size_t[NRUNS]){ 2, 5, NS },
+			.run_where = (const char (*)[RG_RUN_WHERE_LEN])where, .runs_paired = true,
+			.hist_lo = lo, .hist_hi = hi, .hist_count = cnt, .nhist = NLAT,
+		};
+		CHECK(!rg_result_fill(r, &m), "fill");
 		memcpy(r->samples_delta_ns, delta, sizeof(delta));
-		if (k == 2)
-			CHECK(!rg_result_set_cpu_samples(r, cpu, cpu, NS) &&
-			      (memcpy(r->samples_cpu_delta_ns, cpud, sizeof(cpud)), 1), "cpu samples");
+		if (k == 2) {
+			r->samples_cpu_delta_ns = malloc(sizeof(cpud));
+			CHECK(r->samples_cpu_delta_ns != NULL, "cpu delta samples");
+			if (r->samples_cpu_delta_ns)
+				memcpy(r->samples_cpu_delta_ns, cpud, sizeof(cpud));
+		}
 		for (size_t i = 0; i < NRUNS; i++) {
 			run_ns[i] = awk(i + k + 6, false);
 			run_delta[i] = awk(i + k + 7, true);
 		}
-		CHECK(!rg_result_set_runs(r, run_ns, run_delta, (const char (*)[RG_RUN_WHERE_LEN])where,
-					  NRUNS), "runs");
-		CHECK(!rg_result_set_lat_hist(r, lo, hi, cnt, NLAT), "lat hist");
+		memcpy(r->runs_ns, run_ns, sizeof(run_ns));
+		memcpy(r->runs_delta_ns, run_delta, sizeof(run_delta));
 		/* Every aggregate column awkward (differences negative); one left missing per row. */
 		for (size_t d = 0; d < NDCOLS; d++)
 			*dptr(r, &dcols[d]) = d == 3 + k ? NAN : awk(d + 5 * k, dcols[d].neg);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The paired difference and its order-statistic interval: exact k and levels, exact intervals, n/a below the floor. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rg/schema.h"
@@ -89,15 +91,39 @@ int main(void)
 	CHECK(!rg_stat_paired_delta(NULL, NULL, 0, &m, &lo, &hi, &lvl), "n=0");
 	CHECK(isnan(m) && isnan(lo) && isnan(hi) && isnan(lvl), "n=0: %g [%g, %g]", m, lo, hi);
 
-	/* The row helper names the baseline and fills the four columns. */
+	/* The one setter names the baseline and fills the four columns. */
 	for (int i = 0; i < 9; i++) {
 		b[i] = 100.0 + 10.0 * i;
 		x[i] = b[i] + d[i];
 	}
-	CHECK(!rg_result_set_delta(&r, "noop", x, b, 9), "set_delta failed");
+	CHECK(!rg_result_fill(&r, &(struct rg_measured){ .n = 9, .ns = x, .baseline = "noop",
+							  .base = b, .nbase = 9 }), "fill failed");
 	CHECK(!strcmp(r.baseline, "noop") && r.delta_ns == 5.0 && r.delta_ci_lo == 2.0 &&
-	      r.delta_ci_hi == 8.0 && r.delta_ci_level == 123.0 / 128,
+	      r.delta_ci_hi == 8.0 && r.delta_ci_level == 123.0 / 128 && r.repetitions == 9,
 	      "row: %s %g [%g, %g] %g", r.baseline, r.delta_ns, r.delta_ci_lo, r.delta_ci_hi,
 	      r.delta_ci_level);
+	free(r.samples_ns);
+
+	/*
+	 * Runs, then the two noisy rules after a reason the suite set: 3 runs of 2
+	 * rounds, medians 2, 3 and 6 (ns_median 3); 10 pairs a round of 3 ns are
+	 * under 100 ns; the reference moved 50% (1.0 .. 1.5 ns per add).
+	 */
+	memset(&r, 0, sizeof(r));
+	snprintf(r.status, sizeof(r.status), "noisy");
+	snprintf(r.reason, sizeof(r.reason), "disturbed");
+	CHECK(!rg_result_fill(&r, &(struct rg_measured){
+		.n = 6, .ns = (double[]){ 1, 3, 2, 4, 5, 7 }, .nruns = 3,
+		.run_end = (size_t[]){ 2, 4, 6 }, .round_pairs = 10, .min_round_ns = 100,
+		.ref_ns = (double[]){ 1.0, 1.5, 1.0 }, .nref = 3 }), "fill failed");
+	CHECK(r.runs == 3 && r.ns_median == 3.0 && r.runs_ns && r.runs_ns[2] == 6.0 &&
+	      !r.runs_delta_ns && r.ref_ns_per_cycle == 1.0 && r.ref_cycles_per_pair == 3.0,
+	      "runs %ld ns_median %g ref %g", r.runs, r.ns_median, r.ref_ns_per_cycle);
+	CHECK(!strcmp(r.status, "noisy") &&
+	      !strcmp(r.reason, "disturbed; each round measured only 10 pairs (30 ns), under the 0 us "
+		      "minimum: raise --duration; the cycle reference moved 50% across the rounds "
+		      "(more than 10%)"), "status %s reason '%s'", r.status, r.reason);
+	free(r.samples_ns);
+	free(r.runs_ns);
 	return rg_test_done("bench stats");
 }

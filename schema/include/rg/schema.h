@@ -109,7 +109,7 @@ struct rg_result {
 	long threads;
 	long batch;
 	long duty_ns;
-	/* Aggregates; NAN means not measured. rg_result_set_samples() fills them. */
+	/* Aggregates; NAN means not measured. rg_result_fill() fills them and what follows. */
 	long repetitions;
 	double ns_median, ns_mean, ns_stddev, ns_min, ns_max, ns_cv;
 	/* Schema 3: the paired difference against a baseline, and the time bases. */
@@ -146,7 +146,7 @@ struct rg_result {
 	double *samples_wall_ns;
 	double *samples_delta_ns;
 	/*
-	 * JSON only, bpf rows (rg_result_set_cpu_samples()): each sample's
+	 * JSON only, bpf rows (rg_measured's cpu_ns): each sample's
 	 * producer CPU ns per event, same length and order as samples_ns, and
 	 * for a row paired with a baseline its difference against the
 	 * baseline's window of the same sample (NULL when not measured).
@@ -155,7 +155,7 @@ struct rg_result {
 	double *samples_cpu_delta_ns;
 	long work_units;	/* JSON only: rg_work() units per pair (duty), else 0 */
 	/*
-	 * Schema 5, runs (rg_result_set_runs()): how many processes, the A/A
+	 * Schema 5, runs (rg_measured's runs): how many processes, the A/A
 	 * floor, what varied; JSON only: each run's median ns and median paired
 	 * delta (NULL when not measured) and where its slots, stack and loop
 	 * were ("runs_where", one string per run).
@@ -169,7 +169,7 @@ struct rg_result {
 	/*
 	 * Latency scenario, JSON only ("lat_hist": [[lo_ns, hi_ns, count], ...]):
 	 * the non-empty bins of the per-batch ns-per-pair histogram, hi_ns null
-	 * for the open last bin. rg_result_set_lat_hist() copies them.
+	 * for the open last bin. rg_result_fill() copies them.
 	 */
 	double *lat_hist_lo, *lat_hist_hi;
 	uint64_t *lat_hist_count;
@@ -234,66 +234,87 @@ struct rg_result *rg_results_skip(struct rg_resultset *rs, const char *suite,
 				  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /*
- * Copy n per-repetition samples (ns per pair; Mops/s, either may be NULL) and
- * compute median/mean/stddev/min/max/cv and mops_per_thread. 0 or -ENOMEM.
+ * What one row measured, described by the suite from its own data, for
+ * rg_result_fill(). A field left 0, NULL or false was not measured: its
+ * columns keep what rg_results_add() gave them. Arrays are copied.
  */
-int rg_result_set_samples(struct rg_result *r, const double *ns,
-			  const double *mops, size_t n);
-
-/* Copy n histogram bins (hi may hold INFINITY for the open last bin). 0 or -ENOMEM. */
-int rg_result_set_lat_hist(struct rg_result *r, const double *lo, const double *hi,
-			   const uint64_t *count, size_t n);
+struct rg_measured {
+	/* The rounds (bpf: samples), n values of each array, in round order. */
+	size_t n;
+	const double *ns;	/* ns per pair (bpf: per event per producer): ns_*, samples_ns */
+	const double *mops;	/* Mpairs/s, all threads: mops_*, mops_per_thread, samples_mops */
+	const double *wall_ns;	/* wall-clock ns per pair: wall_ns_median, samples_wall_ns */
+	const double *cpu_ns;	/* bpf: producer CPU ns per event: cpu_ns_median, samples_cpu_ns */
+	bool ns_is_cpu;		/* ns is thread CPU time (user): cpu_ns_median is ns_median of the rounds */
+	bool ns_from_rate;	/* bpf: ns_median = wall_ns_median = 1e3 / mops_per_thread, whatever the runs */
+	bool on_cpu;		/* the delta and the runs are of cpu_ns (bpf: producer CPU time), else of ns */
+	/*
+	 * The paired baseline (none when baseline is NULL): its name (the baseline
+	 * column) and its nbase values of what the delta is of, round i against
+	 * round i over the first min(n, nbase). keep_diffs: the JSON keeps each
+	 * round's difference too (nbase must then be n), as samples_cpu_delta_ns
+	 * (on_cpu) or beside wall_ns as samples_delta_ns.
+	 */
+	const char *baseline;
+	const double *base;
+	size_t nbase;
+	bool keep_diffs;
+	/*
+	 * Runs (processes; bpf: passes), used when nruns >= 2: run k holds the
+	 * rounds [run_end[k - 1], run_end[k]) (run 0 from 0); run_where[k] (may be
+	 * NULL) is what its addresses were. runs_paired: the baseline's rounds fall
+	 * into the same runs, so each run has its own paired delta.
+	 */
+	size_t nruns;
+	const size_t *run_end;
+	const char (*run_where)[RG_RUN_WHERE_LEN];
+	bool runs_paired;
+	/*
+	 * A distribution (the latency scenario): ndist values, ns per pair of each
+	 * batch. When dist is not NULL the row's ns_*, mops_*, lat_* and
+	 * repetitions are its (no per-round samples are kept; ns then feeds only
+	 * the runs). The histogram's nhist bins are copied when hist_count is not
+	 * NULL (hi may hold INFINITY for the open last bin).
+	 */
+	const double *dist;
+	size_t ndist;
+	const double *hist_lo, *hist_hi;
+	const uint64_t *hist_count;
+	size_t nhist;
+	/* round_pairs pairs per thread per round (0: no rule): under min_round_ns of measured work the row is noisy. */
+	uint64_t round_pairs;
+	double min_round_ns;
+	/* The cycle reference that ran beside the row in each of its rounds: nref ns per add. */
+	const double *ref_ns;
+	size_t nref;
+};
 
 /*
- * Fill r's baseline, delta_ns, delta_ci_lo, delta_ci_hi and delta_ci_level from per-round
- * values of the row (x) and of its baseline (base), round i against round i.
- * 0 or -ENOMEM.
- */
-int rg_result_set_delta(struct rg_result *r, const char *baseline,
-			const double *x, const double *base, size_t n);
-
-/*
- * The cycle reference that ran beside the row in each of its rounds (a
- * dependent chain of single-cycle adds; ns holds its n per-round ns per add):
- * fill ref_ns_per_cycle (their median), ref_cv and ref_cycles_per_pair
- * (ns_median / ref_ns_per_cycle), and make r `noisy`, reason appended, when
- * they moved by more than RG_REF_MAX_MOVE ((max - min) / median). Used by the
- * user suite and the module's converter alike; nothing when n is 0.
+ * Fill every numeric and statistical column of r from m, in one pass and in
+ * this order (a later step may use what an earlier one set):
+ * 1. the samples: median/mean/stddev/min/max/cv of ns, median/mean/stddev of
+ *    mops and mops_per_thread; for a distribution its figures and
+ *    percentiles; the histogram; ns_from_rate, ns_is_cpu; the CPU samples;
+ * 2. the baseline's paired delta: median of the per-round differences with
+ *    its order-statistic interval and level (rg_stat_paired_delta());
+ * 3. the wall-clock samples (and the kept differences);
+ * 4. the runs: runs, each run's median and paired delta (runs_ns,
+ *    runs_delta_ns, runs_where), ns_median the median of the runs' medians
+ *    (not with ns_from_rate), delta_ns with its interval over the runs'
+ *    deltas (each run counts once, whatever its rounds) and aa_floor_ns
+ *    (rg_stat_aa_floor()) of the runs' deltas, of their values when unpaired;
+ * 5. the round-work rule: ns_median * round_pairs under min_round_ns makes r
+ *    `noisy`, its reason appended to a noisy row's;
+ * 6. the cycle reference: ref_ns_per_cycle (the median), ref_cv and
+ *    ref_cycles_per_pair (ns_median / ref_ns_per_cycle); r becomes `noisy`,
+ *    reason appended, when it moved by more than RG_REF_MAX_MOVE
+ *    ((max - min) / median) across the rounds.
+ * The text columns a suite alone knows (interleave, layout, counters, a
+ * disturbance's status and reason) stay the suite's: a reason set before
+ * the call comes first. 0 or -ENOMEM.
  */
 #define RG_REF_MAX_MOVE 0.10
-void rg_result_set_ref(struct rg_result *r, const double *ns, size_t n);
-
-/*
- * The row measured in nruns processes (runs >= 2): run_ns[i] and run_delta[i]
- * (either may be NULL) are run i's median ns per pair and median paired
- * difference against the baseline, where[i] (may be NULL) what run i's
- * addresses were. Sets runs and the JSON's per-run arrays, then ns_median to
- * the median of the runs' medians, delta_ns with its order-statistic interval
- * and level over the runs' deltas (rounds nested in runs: each run counts
- * once, whatever its rounds), and aa_floor_ns (rg_stat_aa_floor()) of the
- * runs' deltas (of their ns when there is no delta). Call after rg_result_set_samples() and
- * rg_result_set_delta(). 0 or -ENOMEM.
- */
-int rg_result_set_runs(struct rg_result *r, const double *run_ns, const double *run_delta,
-		       const char (*where)[RG_RUN_WHERE_LEN], size_t nruns);
-
-/*
- * Keep n per-round wall-clock samples (fills wall_ns_median) and the per-round
- * differences x[i] - base[i] against the baseline (either may be NULL) for
- * the JSON keys samples_wall_ns and samples_delta_ns. n must be the row's
- * nsamples. 0 or -ENOMEM.
- */
-int rg_result_set_round_samples(struct rg_result *r, const double *wall_ns,
-				const double *x, const double *base, size_t n);
-
-/*
- * Keep n per-sample producer CPU ns per event (cpu) and, when base is not
- * NULL, the differences cpu[i] - base[i] against the baseline's samples for
- * the JSON keys samples_cpu_ns and samples_cpu_delta_ns; cpu_ns_median
- * becomes the median of cpu. n must be the row's nsamples. 0 or -ENOMEM.
- */
-int rg_result_set_cpu_samples(struct rg_result *r, const double *cpu, const double *base,
-			      size_t n);
+int rg_result_fill(struct rg_result *r, const struct rg_measured *m);
 
 /* The unit of r's ns_* figures (the unit column): "ns/event" for bpf rows, else "ns/pair". */
 const char *rg_result_unit(const struct rg_result *r);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Statistics of the result schema: median, mean, standard deviation, the distribution-free interval of a median and the paired difference against a baseline (also used by the suites). */
+/* Statistics of the result schema: median, mean, standard deviation, percentiles, the distribution-free interval of a median and the paired difference against a baseline (also used by the suites). */
 #ifndef RG_STATS_H
 #define RG_STATS_H
 
@@ -8,6 +8,8 @@
 double rg_stat_median(const double *v, size_t n);
 double rg_stat_mean(const double *v, size_t n);
 double rg_stat_stddev(const double *v, size_t n);	/* sample (n-1); NAN when n < 2 */
+/* p in [0, 100] of sorted v[0..n-1], nearest rank (a value that occurred). NAN when n == 0. */
+double rg_stat_percentile(const double *sorted, size_t n, double p);
 
 /*
  * The interval of a median of n samples: the exact distribution-free
