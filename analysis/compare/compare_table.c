@@ -314,7 +314,7 @@ static void name_lines(FILE *f, const char *name, size_t width)
 		while (*q && ((unsigned char)*q & 0xc0) == 0x80)	/* the rest of the last character */
 			q++;
 		cut = !*q ? (size_t)(q - p) : brk ? brk : (size_t)(q - p);
-		fprintf(f, "%*s%.*s\n", (int)indent, "", (int)cut, p);
+		fprintf(f, "%*s%.*s\n", (int)indent, "", (int)(cut - (p[cut - 1] == ' ')), p);
 		p += cut;
 		while (*p == ' ')
 			p++;
