@@ -29,8 +29,10 @@ static void usage(FILE *f)
 	      "(--commit-log) gives the test's p.\n"
 	      "--width N: the lines above and under the table wrap at N columns (default 72,\n"
 	      "never cut); the text table is one line a row when it fits N, else one record a\n"
-	      "row (name and batch, figures, verdict) within N; --commit-log fits its table in\n"
-	      "72 (or N, when less); with --across-hosts over several hosts, the width of the page.\n"
+	      "row (name and batch, figures, verdict) within N (--across-suites: one record a\n"
+	      "guard); --commit-log fits its table in 72 (or N, when less), a name too long for\n"
+	      "its column on a line of its own (never cut); with --across-hosts over several\n"
+	      "hosts, the width of the page.\n"
 	      "--across-hosts with other than two files, or files of more than two machines: the\n"
 	      "role matrix, decision table and prediction of rgbench report, fitted to --width\n"
 	      "(default 72); --csv: the matrix, one line per role and host.\n"
@@ -250,9 +252,9 @@ out:
 	return ret;
 }
 
-/* The column labels: long (table heads) and short (commit log, role lines). */
+/* The column labels: long (table heads) and short (commit log, CSV, role lines, verdicts). */
 struct labels {
-	char la[160], lb[160], las[24], lbs[24];
+	char la[160], lb[160], las[160], lbs[160];
 };
 
 /* Which lines to compare, and how to label their sides. NULL when out of memory or no baseline rows (err set). */
@@ -273,7 +275,6 @@ static struct cmp *pair_lines(const struct opts *o, const struct side *A, const 
 		snprintf(l->lb, sizeof(l->lb), "value");
 		snprintf(l->las, sizeof(l->las), "%s", o->baseline);
 		snprintf(l->lbs, sizeof(l->lbs), "value");
-		cmp_clip(l->las, 9);
 	} else {
 		v = cmp_pair_ab(A, B, o->across, n);
 		if (v && o->across)
@@ -283,8 +284,6 @@ static struct cmp *pair_lines(const struct opts *o, const struct side *A, const 
 			cmp_host_label(B, l->lb, sizeof(l->lb), true);
 			cmp_host_label(A, l->las, sizeof(l->las), false);
 			cmp_host_label(B, l->lbs, sizeof(l->lbs), false);
-			cmp_clip(l->las, 9);
-			cmp_clip(l->lbs, 9);
 		} else {
 			snprintf(l->la, sizeof(l->la), "base");
 			snprintf(l->lb, sizeof(l->lb), "new");

@@ -114,12 +114,12 @@ void cmp_aa_lines(struct lines *l, const struct side *A, const struct side *B,
 		  const struct cmp *v, size_t n, bool cycles);
 
 /* compare_table.c */
-/* Truncate s to at most w display columns, marking the cut with '~'. */
-void cmp_clip(char *s, size_t w);
 /* The lines above a table, each wrapped at width (never cut), then a blank line; nothing in CSV. */
 void cmp_print_lines(FILE *f, enum out_fmt fmt, size_t width, const struct lines *hl);
 void cmp_print_table(FILE *f, enum out_fmt fmt, size_t width, const struct lines *hl,
 		     struct rg_table *t);
+/* The width of t printed by rg_table_print_text(): its widest line (0 when out of memory). */
+size_t cmp_text_width(const struct rg_table *t);
 /* How cmp_emit() prints (compare.c fills it from the command line). */
 struct emit_opts {
 	enum out_fmt fmt;

@@ -188,6 +188,45 @@ static int suites_line(struct rg_table *t, enum out_fmt fmt, bool cycles, const 
 }
 
 /*
+ * The text table when its lines would be wider than width, as compare's
+ * default text: one record per line of the table, each within width (a name
+ * longer than it stands whole, never cut):
+ *	guard  role  dDUTY  note	(wrapped; the note when the line has one)
+ *	  metric  user  kmod  kmod/user	(right-aligned, as the table's columns)
+ * t is the 8 columns of cmp_emit_across_suites(), its first row the header.
+ */
+static void suite_records(FILE *f, const struct rg_table *t, size_t width)
+{
+	size_t w[4] = { 0 };
+	char line[1024];
+
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < 4; c++)
+			if (rg_utf8_width(t->cells[r * t->ncols + 3 + c]) > w[c])
+				w[c] = rg_utf8_width(t->cells[r * t->ncols + 3 + c]);
+	for (size_t r = 0; r < t->nrows; r++) {
+		char *const *k = &t->cells[r * t->ncols];
+		size_t len = 0;
+
+		snprintf(line, sizeof(line), "%s  %s  d%s%s%s", k[0], k[1], r ? k[2] : "DUTY",
+			 *k[7] ? "  " : "", k[7]);
+		rp_wrap_line(f, line, width, "    ", "");
+		/* the metric left-aligned, the figures right-aligned (UTF-8: pad by columns, not bytes) */
+		line[0] = 0;
+		for (size_t c = 0; c < 4 && len < sizeof(line) - 1; c++) {
+			const char *s = k[3 + c];
+			int gap = (int)(w[c] - rg_utf8_width(s));
+
+			if (!c)
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "  %s%*s", s, gap, "");
+			else
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "  %*s%s", gap, "", s);
+		}
+		rp_wrap_line(f, line, width, "    ", "");
+	}
+}
+
+/*
  * One line per guard (and duty) measured by the user suite, the module or
  * both: each side's cost over its own noop (delta_ns with its interval, and
  * the interval's level when below 95%)
@@ -238,16 +277,27 @@ int cmp_emit_across_suites(FILE *f, enum out_fmt fmt, size_t width, const struct
 			}
 		}
 	}
-	cmp_print_table(f, fmt, width, hl, &t);
-	if (fmt != OUT_CSV)
-		fprintf(f, "\ndelta: ns per pair over the same suite's noop, median of paired per-round\n"
-			   "differences [95%% interval, or the lower level printed after it]; ns/pair\n"
-			   "(median ± stddev) where a side has no delta. kmod/user: the in-kernel\n"
-			   "value over the userspace one.\n");
-	if (fmt != OUT_CSV && nunpaired)
-		fprintf(f, "note: %zu duty line%s not paired: duty rows are paired only when both suites\n"
-			   "ran the trampoline shape (duty_in_ns set) with the same in/out split.\n",
-			nunpaired, nunpaired == 1 ? "" : "s");
+	if (fmt == OUT_TEXT && cmp_text_width(&t) > width) {
+		cmp_print_lines(f, fmt, width, hl);
+		suite_records(f, &t, width);	/* the table fits only a wider --width */
+	} else {
+		cmp_print_table(f, fmt, width, hl, &t);
+	}
+	if (fmt != OUT_CSV) {
+		char line[320];
+
+		fputc('\n', f);
+		rp_wrap_line(f, "delta: ns per pair over the same suite's noop, median of paired per-round "
+			     "differences [95% interval, or the lower level printed after it]; ns/pair "
+			     "(median ± stddev) where a side has no delta. kmod/user: the in-kernel "
+			     "value over the userspace one.", width, "", "");
+		if (nunpaired) {
+			snprintf(line, sizeof(line), "note: %zu duty line%s not paired: duty rows are paired "
+				 "only when both suites ran the trampoline shape (duty_in_ns set) with the "
+				 "same in/out split.", nunpaired, nunpaired == 1 ? "" : "s");
+			rp_wrap_line(f, line, width, "", "");
+		}
+	}
 	rg_table_free(&t);
 	return nrows ? 0 : 1;
 oom:

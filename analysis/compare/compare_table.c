@@ -10,46 +10,6 @@
 
 /* ---- output --------------------------------------------------------------- */
 
-/* Truncate s to at most w display columns, marking the cut with '~'. */
-void cmp_clip(char *s, size_t w)
-{
-	size_t cols = 0;
-
-	for (char *p = s; *p; p++) {
-		if (((unsigned char)*p & 0xc0) == 0x80)
-			continue;
-		if (++cols > w) {
-			/* back up so the '~' is the w-th column */
-			char *q = p - 1;
-
-			while (q > s && ((unsigned char)*q & 0xc0) == 0x80)
-				q--;
-			*q = '~';
-			q[1] = 0;
-			return;
-		}
-	}
-}
-
-/*
- * Cut s to w columns by replacing its middle with '~', keeping the last 8
- * characters: "pcpu-lock-xadd/fals~e-packed" stays distinct from "...padded".
- */
-static void clip_mid(char *s, size_t w)
-{
-	size_t len = strlen(s), tail = 8;
-
-	for (const char *p = s; *p; p++)
-		if ((unsigned char)*p >= 0x80) {
-			cmp_clip(s, w);	/* not ASCII: cut at the end */
-			return;
-		}
-	if (len <= w || w < tail + 2)
-		return;
-	s[w - tail - 1] = '~';
-	memmove(s + w - tail, s + len - tail, tail + 1);
-}
-
 /* The guard cell: the guard, or "role: base-guard / new-guard" for a pair by role. */
 static const char *guard_cell(const struct cmp *c, char *buf, size_t size)
 {
@@ -303,28 +263,101 @@ static bool decides(const struct cmp *c, const struct res *r, bool ratio_mode, b
 	return decision_row(c, ratio_mode) || (!commit && r->called);
 }
 
-/* "guard/scenario t4 d100" (or "role/scenario ..."), the name part cut to fit budget columns. */
-static void commit_name(const struct cmp *c, size_t budget, char *name, size_t size)
+#define NAME_HEAD "guard/scenario"	/* the commit log's name column */
+#define SHORT_LABEL 9			/* its value columns' labels: longer ones give way */
+
+/* "guard/scenario t4 d100" (or "role/scenario ..."): the line's whole name (malloc'ed, NULL when out of memory). */
+static char *commit_name(const struct cmp *c)
 {
 	const struct rg_row *k = c->b ? c->b : c->a;
-	char sfx[48] = "";
-	size_t sl;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
 
-	if (c->role[0])	/* by role: the header lines say which guards */
-		snprintf(name, size, "%s/%s", c->role, rg_row_s(k, RG_COL_scenario));
-	else
-		snprintf(name, size, "%s/%s", rg_row_s(k, RG_COL_guard), rg_row_s(k, RG_COL_scenario));
+	if (!m)
+		return NULL;
+	/* by role: the header lines say which guards */
+	fprintf(m, "%s/%s", c->role[0] ? c->role : rg_row_s(k, RG_COL_guard), rg_row_s(k, RG_COL_scenario));
 	if (rg_row_i(k, RG_COL_threads) > 1)
-		snprintf(sfx, sizeof(sfx), " t%lld", rg_row_i(k, RG_COL_threads));
-	if (rg_row_i(k, RG_COL_duty_ns) > 0) {
-		sl = strlen(sfx);
-		snprintf(sfx + sl, sizeof(sfx) - sl, " d%lld", rg_row_i(k, RG_COL_duty_ns));
+		fprintf(m, " t%lld", rg_row_i(k, RG_COL_threads));
+	if (rg_row_i(k, RG_COL_duty_ns) > 0)
+		fprintf(m, " d%lld", rg_row_i(k, RG_COL_duty_ns));
+	if (fclose(m)) {
+		free(s);
+		return NULL;
 	}
-	/* Cut the guard/scenario part, never the thread and duty suffix. */
-	sl = strlen(sfx);
-	if (rg_utf8_width(name) + sl > budget)
-		clip_mid(name, budget > sl + 12 ? budget - sl : 12);
-	strncat(name, sfx, size - strlen(name) - 1);
+	return s;
+}
+
+/*
+ * A name wider than its column, on lines of its own above its figures: whole
+ * on one line when it fits width, else broken after a '/', '-' or ' ' (or, with
+ * none, at width) onto lines indented 2 columns: every character kept.
+ */
+static void name_lines(FILE *f, const char *name, size_t width)
+{
+	const char *p = name;
+	size_t indent = 0;
+
+	while (*p) {
+		size_t room = width > indent + 8 ? width - indent : 8, cols = 0, cut = 0, brk = 0;
+		const char *q = p;
+
+		/* the bytes of the first room columns, and the last break within them */
+		for (; *q && cols < room; q++) {
+			if (((unsigned char)*q & 0xc0) == 0x80)
+				continue;
+			cols++;
+			if (strchr("/- ", *q))
+				brk = (size_t)(q - p) + 1;
+		}
+		while (*q && ((unsigned char)*q & 0xc0) == 0x80)	/* the rest of the last character */
+			q++;
+		cut = !*q ? (size_t)(q - p) : brk ? brk : (size_t)(q - p);
+		fprintf(f, "%*s%.*s\n", (int)indent, "", (int)(cut - (p[cut - 1] == ' ')), p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		indent = 2;
+	}
+}
+
+/*
+ * t's lines as rg_table_print_text() prints them, the first column at most
+ * budget wide: a row whose name (names[r]) is wider stands on lines of its
+ * own (name_lines()), its figures under it with that cell blank.
+ */
+static int print_commit(FILE *f, struct rg_table *t, char **names, size_t budget, size_t width)
+{
+	char *buf = NULL, *line;
+	size_t len = 0, r = 0;
+	FILE *m;
+
+	for (size_t i = 0; i < t->nrows; i++)
+		if (rg_utf8_width(names[i]) > budget)
+			t->cells[i * t->ncols][0] = 0;	/* the cell holds names[i]: now blank */
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -1;
+	rg_table_print_text(t, m);
+	if (fclose(m)) {
+		free(buf);
+		return -1;
+	}
+	/* one line of buf per row of t */
+	for (char *p = buf; *p; p = line + 1, r++) {
+		line = strchr(p, '\n');
+		if (!line)
+			line = p + strlen(p);
+		if (r < t->nrows && rg_utf8_width(names[r]) > budget)
+			name_lines(f, names[r], width);
+		fwrite(p, 1, (size_t)(line - p), f);
+		fputc('\n', f);
+		if (!*line)
+			break;
+	}
+	free(buf);
+	return 0;
 }
 
 /* s padded on the left to w columns into buf. */
@@ -401,12 +434,19 @@ static int emit_commit(FILE *f, const struct emit_opts *o, const struct cmp *v, 
 		       const struct res *r, const bool *show, bool *with_factor_out)
 {
 	const char *fac_h = o->ratio_mode ? "ratio" : "speedup";
-	size_t wa = rg_utf8_width(o->las), wb = rg_utf8_width(o->lbs), wc = strlen("change"),
-	       wf = strlen(fac_h), wp = 1, budget;
+	/* a label too long for a narrow column gives way, never cut: the header lines name the sides */
+	bool narrow = rg_utf8_width(o->las) <= SHORT_LABEL && rg_utf8_width(o->lbs) <= SHORT_LABEL;
+	const char *la = narrow ? o->las : o->ratio_mode ? "baseline" : "base",
+		   *lb = narrow ? o->lbs : o->ratio_mode ? "value" : "new";
+	size_t wa = rg_utf8_width(la), wb = rg_utf8_width(lb), wc = strlen("change"),
+	       wf = strlen(fac_h), wp = 1, wn = 0, budget, nrows = 1, nnames = 0;
 	bool with_factor;
-	struct rg_table t;
+	struct rg_table t = { 0 };
+	char **names = calloc(n + 1, sizeof(*names));	/* per row of t: the line's whole name */
 	int ret = -1;
 
+	if (!names)
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		char c[96];
 
@@ -419,23 +459,51 @@ static int emit_commit(FILE *f, const struct emit_opts *o, const struct cmp *v, 
 		wf = rg_utf8_width(r[i].fac) > wf ? rg_utf8_width(r[i].fac) : wf;
 		wp = rg_utf8_width(r[i].pv) > wp ? rg_utf8_width(r[i].pv) : wp;
 	}
-	/* the name gets what the numbers and 2 columns between cells leave, the speedup too when the name keeps 16 */
+	for (size_t i = 0; i < n; i++) {
+		if (!show[i])
+			continue;
+		names[++nnames] = commit_name(&v[i]);
+		if (!names[nnames])
+			goto out;
+		wn = rg_utf8_width(names[nnames]) > wn ? rg_utf8_width(names[nnames]) : wn;
+	}
+	/*
+	 * The name gets what the numbers and 2 columns between cells leave, the
+	 * speedup too when every name fits beside it (or, when some name fits
+	 * nowhere, the column keeps 16); else the speedup is left out so that
+	 * the names fit. A name wider than its column stands on lines of its
+	 * own; when the figures leave no 14 columns (the head "guard/scenario"),
+	 * every name does, the head too, and the figures start at column 3.
+	 */
 	{
 		long rest = (long)o->width - (long)(wa + 4 + wb) - (long)wc - (long)wp - 2 * 3;
+		long wfac = rest - 2 - (long)wf, head = (long)strlen(NAME_HEAD);
 
-		with_factor = rest - 2 - (long)wf >= 16;
-		budget = (size_t)(with_factor ? rest - 2 - (long)wf : rest < 12 ? 12 : rest);
+		if (wfac >= 16 && wfac >= (long)wn) {
+			with_factor = true;
+			budget = (size_t)wfac;
+		} else if (rest >= (long)wn && rest >= head) {
+			with_factor = false;
+			budget = (size_t)rest;
+		} else if (rest >= head) {
+			with_factor = wfac >= 16;
+			budget = (size_t)(with_factor ? wfac : rest);
+		} else {
+			with_factor = wfac >= 0;
+			budget = 0;
+		}
 	}
 	*with_factor_out = with_factor;
 	rg_table_init(&t, with_factor ? 5 : 4);
+	names[0] = (char *)NAME_HEAD;
 	{
 		char ha[64], hb[64], hab[160];
 
-		pad_left(ha, sizeof(ha), o->las, wa);
-		pad_left(hb, sizeof(hb), o->lbs, wb);
+		pad_left(ha, sizeof(ha), la, wa);
+		pad_left(hb, sizeof(hb), lb, wb);
 		snprintf(hab, sizeof(hab), "%s -> %s", ha, hb);
-		const char *h5[] = { "guard/scenario", hab, "change", fac_h, "p" };
-		const char *h4[] = { "guard/scenario", hab, "change", "p" };
+		const char *h5[] = { NAME_HEAD, hab, "change", fac_h, "p" };
+		const char *h4[] = { NAME_HEAD, hab, "change", "p" };
 
 		if (rg_table_add(&t, with_factor ? h5 : h4))
 			goto out;
@@ -443,11 +511,12 @@ static int emit_commit(FILE *f, const struct emit_opts *o, const struct cmp *v, 
 	for (size_t c = 1; c < t.ncols; c++)
 		t.right[c] = true;
 	for (size_t i = 0; i < n; i++) {
-		char name[160], ca[64], cb[64], ab[160], chg[96];
+		char ca[64], cb[64], ab[160], chg[96];
+		const char *name;
 
 		if (!show[i])
 			continue;
-		commit_name(&v[i], budget, name, sizeof(name));
+		name = names[nrows++];
 		pad_left(ca, sizeof(ca), r[i].a_short, wa);
 		pad_left(cb, sizeof(cb), r[i].b_short, wb);
 		snprintf(ab, sizeof(ab), "%s -> %s", ca, cb);
@@ -458,15 +527,16 @@ static int emit_commit(FILE *f, const struct emit_opts *o, const struct cmp *v, 
 		if (rg_table_add(&t, with_factor ? r5 : r4))
 			goto out;
 	}
-	rg_table_print_text(&t, f);
-	ret = 0;
+	ret = print_commit(f, &t, names, budget, o->width);
 out:
 	rg_table_free(&t);
+	for (size_t i = 1; i <= nnames; i++)
+		free(names[i]);
+	free(names);
 	return ret;
 }
 
-/* The width of t printed by rg_table_print_text(): its widest line. */
-static size_t text_width(const struct rg_table *t)
+size_t cmp_text_width(const struct rg_table *t)
 {
 	size_t *w = calloc(t->ncols, sizeof(*w)), max = 0;
 
@@ -611,7 +681,7 @@ static int emit_table(FILE *f, const struct emit_opts *o, const struct cmp *v, s
 		rg_table_print_markdown(t, f);
 	else if (o->fmt == OUT_CSV)
 		rg_table_print_csv(t, f);
-	else if (text_width(t) > o->width)
+	else if (cmp_text_width(t) > o->width)
 		print_records(f, t, o->width);	/* the table fits only a wider --width */
 	else
 		rg_table_print_text(t, f);

@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: MIT
 """A schema 6 CSV as databases read it: pandas types every numeric column as numbers, sqlite3's .import averages ns_median right.
 
-  dbimport.py SRC_DIR CSV...
+  dbimport.py SRC_DIR RGBENCH-REPORT CSV...
 
 For each CSV (written by rgbench's own writer: the fixtures of mkfixtures.c), with Debian's
 python3-pandas: pandas.read_csv() gives every column of kind I, U, B or D in
 schema/include/rg/schema.h an int64 or float64 dtype, never object, and a missing number reads
 as NaN. With sqlite3: `.import --csv` then `avg(NULLIF(ns_median,''))` over the file's rows
 (and over its user rows) equals the mean that python's csv module computes over the non-empty
-values. Either part is skipped, saying why, when its program is absent; exit 77 when both are.
+values, and docs/schema.md's per-guard one-liner (`avg(NULLIF(ns_median,''))` over each guard's
+one-thread pair row of a run) gives the figure `rgbench report` prints for that guard in its
+"Guards ranked by cost over noop" table, to the digits the report shows, for every guard it
+ranks (and NULL, never 0, for a guard the run skipped). Either part is skipped, saying why, when
+its program is absent; exit 77 when both are.
 """
 import csv
 import math
@@ -19,7 +23,7 @@ import shutil
 import subprocess
 import sys
 
-SRC, FILES = sys.argv[1], sys.argv[2:]
+SRC, REPORT, FILES = sys.argv[1], sys.argv[2], sys.argv[3:]
 fails = []
 ran = []
 
@@ -101,6 +105,59 @@ else:
               f"{name}: sqlite3 user rows {lines[1]}, csv module {umean}")
         print(f"sqlite3 {name}: avg(NULLIF(ns_median,'')) {float(avg):.6g} over {cnt} of {total} rows "
               f"= the csv module's {mean:.6g}")
+
+
+# docs/schema.md's per-guard one-liner, word for word but for the file name.
+PER_GUARD = ("select host, guard, avg(NULLIF(ns_median,'')), avg(ns_median) from r where suite = 'user' "
+             "and scenario = 'pair' and threads = '1' and duty_ns = '0' group by host, guard order by 3")
+
+
+def report_ranking(path):
+    """{(host, guard): ns/pair text} of each "Guards ranked by cost over noop (HOST)" table of rgbench report."""
+    p = subprocess.run([REPORT, "report", "--width", "400", path], capture_output=True, text=True)
+    check(p.returncode == 0, f"{os.path.basename(path)}: rgbench report exited {p.returncode}: {p.stderr[:300]}")
+    got, host = {}, None
+    for line in p.stdout.splitlines():
+        m = re.match(r"## (?:Guards ranked by cost over noop \((.*)\))?", line)
+        if m:
+            host = m.group(1)	# None under any other heading
+            continue
+        # "10  pcpu-llsc-kernel (noisy)     9.74      +9.50  [+9.31, +9.69] 93.8%"
+        m = re.match(r"\s*\d+\s+(\S+)(?: \(noisy\))?\s+(\S+)\s", line)
+        if host and m:
+            got[(host, m.group(1))] = m.group(2)
+    return got
+
+
+def report_fmt(v):
+    """The report's ns figure (rp_fmt_ns): 2 decimals under 10, 1 under 100, none from 100."""
+    return f"{v:.{2 if abs(v) < 10 else 1 if abs(v) < 100 else 0}f}"
+
+
+if sqlite is not None:
+    for path in FILES:
+        name = os.path.basename(path)
+        p = subprocess.run([sqlite, ":memory:", "-cmd", f".import --csv {path} r", PER_GUARD],
+                           capture_output=True, text=True)
+        if not check(p.returncode == 0 and not p.stderr, f"{name}: sqlite3 exited {p.returncode}: {p.stderr}"):
+            continue
+        sql = {}
+        for line in p.stdout.splitlines():
+            host, guard, avg, plain = line.split("|")
+            sql[(host, guard)] = (avg, plain)
+        ranked = report_ranking(path)
+        check(ranked, f"{name}: no 'Guards ranked by cost over noop' table in rgbench report's output")
+        for key, shown in ranked.items():
+            avg = sql.get(key, ("", ""))[0]
+            check(avg != "" and report_fmt(float(avg)) == shown,
+                  f"{name}: {key}: sqlite3 avg(NULLIF(ns_median,'')) {avg!r}, rgbench report shows {shown}")
+        # a guard the run did not measure: NULL with NULLIF (the report does not rank it), 0 without
+        for key, (avg, plain) in sql.items():
+            check(key in ranked or avg == "", f"{name}: {key}: sqlite3 gives {avg!r}, the report does not rank it")
+        unmeasured = [k for k, (avg, plain) in sql.items() if avg == ""]
+        check(all(float(sql[k][1]) == 0 for k in unmeasured), f"{name}: avg(ns_median) of {unmeasured}")
+        print(f"sqlite3 {name}: the per-guard avg(NULLIF(ns_median,'')) of {len(ranked)} guards = rgbench "
+              f"report's ranking figures; {len(unmeasured)} unmeasured guard(s) NULL (0 without NULLIF)")
 
 if not ran:
     sys.exit(77)

@@ -155,6 +155,23 @@ if [[ -n $RGBENCH ]] && RG_ENV_FILE=$IDENTITY "$RGBENCH" kmod --from-raw "$KRAW"
 	for form in "" --markdown --csv --commit-log; do
 		case_ "compare-across-suites${form:+-}${form#--}" "$R" compare $form --across-suites ab-base.json kmod.json
 	done
+	# Its text fits --width as the default text does (one record a guard when the table is
+	# wider: issue 39), the guard names whole; a width the table fits keeps the table.
+	for w in "" 60 100 400; do
+		"$R" compare ${w:+--width $w} --across-suites ab-base.json kmod.json > fit.txt 2>/dev/null ||
+			{ echo "FAIL compare ${w:+--width $w} --across-suites: exit $?"; fail=1; }
+		python3 - fit.txt "${w:-72}" <<'PY' || fail=1
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+lines, w = text.splitlines(), int(sys.argv[2])
+wide = [l for l in lines if len(l) > w]
+assert lines and not wide and "~" not in text, f"--across-suites --width {w}: {wide[:3]}"
+heads = [l.split()[0] for l in lines if l and not l[0].isspace() and ":" not in l.split()[0]]
+assert all(g in heads for g in ("noop", "pcpu-lock-xadd", "pcpu-lock-inc", "rctx-kernel")), heads
+table = any(l.startswith("guard ") and "kmod/user" in l for l in lines)
+assert table == (w == 400), f"--across-suites --width {w}: one-line table {table}"
+PY
+	done
 else
 	echo "skipped compare --across-suites: no rgbench kmod --from-raw to convert a module CSV"
 fi
@@ -195,6 +212,41 @@ while i < len(text) and text[i].startswith("  "):
 named = fold.split(":", 1)[1].replace(" ", "").rstrip(".").split(",")
 assert sorted(named) == sorted(set(skipped)) and len(skipped) >= 10, (named, skipped)
 PY
+# Names are never cut (issue 39): with --all at --width 72 (and 60) every line's name stands
+# whole (pcpu-lock-xadd/falseshare-packed t2 on a line of its own above its figures), and host
+# names too long for the commit log's narrow columns give way to base/new: no '~' anywhere.
+python3 - hostb.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+long = "build-server-with-a-long-name.example.org"
+d["machine"]["host"] = long
+for r in d["results"]:
+    r["host"] = long
+json.dump(d, open("hostlong.json", "w", encoding="utf-8"))
+PY
+for args in "--width 72 ab-base.json ab-new.json" "--width 60 ab-base.json ab-new.json" \
+	    "--baseline pcpu-lock-xadd ab-base.json" "--across-hosts ab-base.json hostlong.json"; do
+	# shellcheck disable=SC2086
+	"$R" compare --commit-log --all $args > names.txt 2>/dev/null || { echo "FAIL --commit-log --all $args: exit $?"; fail=1; }
+	python3 - names.txt "$args" <<'PY' || fail=1
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+lines, args = text.splitlines(), sys.argv[2]
+w = 60 if "--width 60" in args else 72
+assert "~" not in text, f"{args}: a '~' in\n{text}"
+assert all(len(l) <= w for l in lines), f"{args}: lines wider than {w}: {[l for l in lines if len(l) > w]}"
+names = [l.split("  ")[0] for l in lines if l and not l.startswith(" ")]
+if "--across-hosts" in args:
+    assert any(l.startswith("guard/scenario") and "base ->" in l and l.split()[3] == "new" for l in lines), text
+    assert "pcpu-ldadd/pair" in names, text
+elif "--baseline" in args:
+    assert "noop/pair" in names and "global-atomic/pair" in names, text
+else:
+    for n in ("pcpu-lock-xadd/falseshare-packed t2", "pcpu-lock-xadd/falseshare-padded t2",
+              "global-atomic/pair", "pcpu-stadd/pair", "raw_tp/driver"):
+        assert n in names, f"{args}: {n} not whole on a line of its own or the table's:\n{text}"
+PY
+done
 # --width: an identification line longer than the width wraps at spaces, every line within it,
 # the kernel release whole on one line (never cut with '~').
 "$R" compare --width 60 fleet/vm-x86.json fleet/xeon.json > wide.txt
