@@ -142,7 +142,15 @@ CFG
 	# (Ansible uses /usr/bin/python3, ansible_python_interpreter below).
 	# Its root: an overlay over / with its writes in a tmpfs (apt and dpkg write there, never
 	# to this machine's system), the kernel's file systems, $T itself, and the compiler stubs.
+	# Two settings of this machine's that a fleet host does not share, made in the host's own
+	# root (what the test checks, apt installing the package, is unchanged): man-db's
+	# auto-update (Debian's debconf choice man-db/auto-update=false, as on build machines and
+	# containers): with it, every dpkg run rebuilt the whole manual index (mandb, 40-60 s a
+	# host on a busy VM); and apt's binary cache, which this container's apt.conf.d turns off
+	# (Dir::Cache::pkgcache ""): Ansible's apt module then parsed every package list three
+	# times a host (2-3 s of CPU each); a Debian host keeps the cache, as apt's defaults say.
 	local r=$d/root
+	printf 'Dir::Cache::pkgcache "pkgcache.bin";\nDir::Cache::srcpkgcache "srcpkgcache.bin";\n' >"$d/apt.conf"
 	mkdir -p "$d/ovl" "$r"
 	printf '#!/bin/sh\necho "%s: $0 $*" >>"%s/compiler-calls"\necho "$0: no compiler on a fleet host (tests/fleet)" >&2\nexit 127\n' \
 		"$name" "$T" >"$d/stub"
@@ -155,6 +163,8 @@ CFG
 		mount -t tmpfs -o size=1m,mode=755 rgfleet '$r/run'; mkdir -m 755 '$r/run/sshd'
 		mount --bind '$T' '$r$T'
 		if [ -f '$r/root/.bashrc' ]; then mount --bind /dev/null '$r/root/.bashrc'; fi
+		rm -f '$r/var/lib/man-db/auto-update'
+		cp '$d/apt.conf' '$r/etc/apt/apt.conf.d/zz-rgbench-fleet-test'
 		for c in $FLEET_COMPILERS; do for b in /usr/bin /usr/local/bin; do
 			if [ -e '$r'\$b/\$c ] || [ -L '$r'\$b/\$c ] || [ \$b = /usr/bin ]; then
 				rm -f '$r'\$b/\$c; cp '$d/stub' '$r'\$b/\$c; fi
