@@ -4,7 +4,8 @@
 # Usage: check_asm.py amd64|arm64 SRC_DIR GEN_DIR [--keep DIR | --reuse DIR]
 #   (builds the module with build_module.sh; 77 when it cannot; --keep leaves the object and the
 #   headers' ABI in DIR, --reuse checks DIR's instead of building again: the expectations of
-#   GEN_DIR/kmod_asm.def against a module already built, as guards.addguard does)
+#   GEN_DIR/kmod_asm.def against a module already built, as guards.addguard does and kmod.asm
+#   does with the kmod.module fixture's build; 77 when DIR holds none, i.e. the fixture skipped)
 # The loops expected are the generated guard list's (GEN_DIR/rg_kguards.h) for the headers' kernel.
 import os, re, subprocess, sys, tempfile
 
@@ -20,6 +21,9 @@ errors = []
 def build_and_disassemble(d):
     """The module built into d (or d's, with --reuse): (build_module.sh's ABI line, disassembly)."""
     if reuse:
+        if not os.path.isfile(os.path.join(d, "abi")):
+            print(f"check_asm: SKIP: no module built in {d} (the build that makes it skipped)", file=sys.stderr)
+            sys.exit(77)
         abi = open(os.path.join(d, "abi")).read()
     else:
         b = subprocess.run(["bash", os.path.join(src, "tests/kmod/build_module.sh"), arch, src, gen, d],

@@ -3,7 +3,7 @@
 # Functional test of rgbench_kmod.ko: build it against Debian's linux-headers, boot the matching kernel under qemu, load, run, check, unload.
 #
 # Usage: qemu_kmod.sh [--arch amd64|arm64] --progfd RG_PROGFD [--bpf RGBENCH_BPF_STATIC
-#                     --report RGBENCH...] SRC_DIR GEN_DIR RGBENCH_KMOD_STATIC [WORKDIR]
+#                     --report RGBENCH... [--vm-fentry DIR]] [--prebuilt DIR] SRC_DIR GEN_DIR RGBENCH_KMOD_STATIC [WORKDIR]
 #   SRC_DIR               the repository root (kernel/kmod/module, tests/vm/vm.sh)
 #   GEN_DIR               the build's generated module files (rg_kguards.h)
 #   RGBENCH_KMOD_STATIC   statically linked rgbench-kmod for the guest's arch (or a dynamic
@@ -13,9 +13,15 @@
 #   --bpf, --report       the trigger bench for the guest's arch (static, or dynamic with
 #                         its libraries), and the command that runs rgbench on this host
 #                         (with its emulator for a cross build): case K's calibration
+#   --vm-fentry DIR       also run bpf.vm_fentry's payload in this boot (case V, after everything
+#                         else; same kernel, same CPU model): its files (v_*) are left in DIR,
+#                         emptied first, for tests/bpf/vm_fentry.sh --from DIR to check
+#   --prebuilt DIR        the two modules already built by module_fixture.sh (DIR/mod, DIR/mod_nojit,
+#                         the ABI in DIR/mod/abi: the tests' fixture kmod.module[_arm64]) instead
+#                         of building them here; skipped (77) when DIR has none
 # The module is built by build_module.sh (amd64: installed linux-headers;
 # arm64: fetched linux-headers-<abi>-arm64, cross-compiled), twice: as it is,
-# and with RG_FORCE_NO_JIT=1 (tramp.c's path for a kernel without BPF JIT).
+# and with RG_FORCE_NO_JIT=1 (tramp.c's path for a kernel without BPF JIT), unless --prebuilt.
 # bpftool (tests/vm/bpftool.sh) lists the loaded programs after every case;
 # without one only the BPF_PROG_GET_NEXT_ID listing of rg-progfd does. RG_VM_CPU picks
 # the guest CPU (arm64: max has LSE, cortex-a72 has not; the check then
@@ -23,13 +29,15 @@
 # Exit: 0 pass, 1 fail, 77 skipped (no headers, compiler, qemu or kernel package).
 # Timings measured under TCG are meaningless: only counts and statuses are checked.
 set -euo pipefail
-arch=amd64 progfd= bpf= report=()
+arch=amd64 progfd= bpf= report=() prebuilt= vm_fentry=
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --arch) arch=$2; shift 2 ;;
     --progfd) progfd=$2; shift 2 ;;
     --bpf) bpf=$2; shift 2 ;;
     --report) report=($2); shift 2 ;;
+    --prebuilt) prebuilt=$2; shift 2 ;;
+    --vm-fentry) vm_fentry=$2; shift 2 ;;
     *) echo "qemu_kmod: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -41,21 +49,32 @@ fail() { echo "qemu_kmod: FAIL: $*" >&2; exit 1; }
 [[ -x $tool ]] || fail "no $tool"
 [[ -x $progfd ]] || fail "--progfd RG_PROGFD is required (cases U and the listings)"
 [[ $arch == amd64 || $arch == arm64 ]] || fail "--arch must be amd64 or arm64"
+[[ -z $vm_fentry || -n $bpf ]] || fail "--vm-fentry needs --bpf (its payload is the trigger bench)"
+# (emptied now: a skip or a failed boot leaves nothing of an earlier run to check)
+[[ -z $vm_fentry ]] || { rm -rf "$vm_fentry"; mkdir -p "$vm_fentry"; }
 
 if [[ -z $work ]]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 rm -rf "$work/mod" "$work/payload" "$work/out"
 mkdir -p "$work/payload" "$work/out"
-set +e
-kver=$(bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$gen" "$work/mod")
-rc=$?
-set -e
-((rc == 77)) && skip "cannot build the module here (see above)"
-((rc == 0)) || fail "module build failed"
-bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$gen" "$work/mod_nojit" RG_FORCE_NO_JIT=1 >/dev/null ||
-  fail "module build with RG_FORCE_NO_JIT=1 failed"
+if [[ -n $prebuilt ]]; then
+  mods=$prebuilt
+  [[ -f $mods/mod/abi && -f $mods/mod/rgbench_kmod.ko && -f $mods/mod_nojit/rgbench_kmod.ko ]] ||
+    skip "no module built in $mods (the build that makes it skipped: see kmod.module's output)"
+  kver=$(cat "$mods/mod/abi")
+else
+  mods=$work
+  set +e
+  kver=$(bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$gen" "$work/mod")
+  rc=$?
+  set -e
+  ((rc == 77)) && skip "cannot build the module here (see above)"
+  ((rc == 0)) || fail "module build failed"
+  bash "$src/tests/kmod/build_module.sh" "$arch" "$src" "$gen" "$work/mod_nojit" RG_FORCE_NO_JIT=1 >/dev/null ||
+    fail "module build with RG_FORCE_NO_JIT=1 failed"
+fi
 mkdir -p "$work/payload/nojit"
-cp "$work/mod/rgbench_kmod.ko" "$tool" "$work/payload/"
-cp "$work/mod_nojit/rgbench_kmod.ko" "$work/payload/nojit/"
+cp "$mods/mod/rgbench_kmod.ko" "$tool" "$work/payload/"
+cp "$mods/mod_nojit/rgbench_kmod.ko" "$work/payload/nojit/"
 tool_name=$(basename "$tool")
 cp "$progfd" "$work/payload/rg-progfd"
 [[ -n $bpf ]] && cp "$bpf" "$work/payload/rgbench-bpf"
@@ -205,6 +224,15 @@ if [ -x ./rgbench-bpf ]; then
   bp K
 fi
 dmesg >/out/dmesg.txt
+if [ -n "$vm_fentry" ]; then
+  echo '== V: bpf.vm_fentry (its files v_*; checked by tests/bpf/vm_fentry.sh)'
+  # (after dmesg and the last listing: the module's checks see only their own cases)
+  uname -r >/out/v_release
+  ./rgbench-bpf --mode all --triggers 2000 --batch 100 -p 2 --out /out/v_bpf.csv --json /out/v_bpf.json >/out/v_run.txt 2>&1
+  echo "rgbench-bpf exit \$?" >>/out/v_run.txt
+  ./rgbench-bpf --mode driver --attach fentry --duration 0.2 --repetitions 3 --warmup 0.1 --out /out/v_timed.csv >>/out/v_run.txt 2>&1
+  echo "rgbench-bpf timed exit \$?" >>/out/v_run.txt
+fi
 true
 GUEST
 
@@ -220,6 +248,10 @@ rc=$?
 set -e
 ((rc == 77)) && skip "vm.sh could not boot a guest"
 ((rc == 0)) || fail "guest run failed (vm.sh exit $rc)"
+if [[ -n $vm_fentry ]]; then
+  cp "$work"/out/v_* "$vm_fentry/" 2>/dev/null || true
+  echo "qemu_kmod: case V's files (bpf.vm_fentry) in $vm_fentry"
+fi
 
 # (a dynamic arm64 tool runs against the cross glibc, as the cross build's ctest runs it)
 conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib "$tool")
