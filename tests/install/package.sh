@@ -42,11 +42,9 @@ roots() {
 	archives=${RG_ARM64_CACHE:-$HOME/.cache/rgbench}/apt-archives-$rg_rname
 	mkdir -p "$archives/partial"
 }
-# The build's root (amd64: native, or the cross build), then the run's (ARCH: under qemu-user).
+# The build's root (amd64: native, or the cross build); the run's (ARCH: under qemu-user) below.
 roots amd64
 build_root=$pristine build_archives=$archives build_rname=$rg_rname
-roots "$arch"
-run_root=$pristine run_archives=$archives run_rname=$rg_rname
 T=$(mktemp -d "${TMPDIR:-/tmp}/rg-package.XXXXXX")
 # RG_PACKAGE_KEEP=DIR: the .debs and every log stay there, whatever the outcome.
 keep() { [[ -z ${RG_PACKAGE_KEEP:-} ]] || { mkdir -p "$RG_PACKAGE_KEEP" && cp -r "$T"/. "$RG_PACKAGE_KEEP/"; }; }
@@ -121,6 +119,8 @@ if [[ $arch != amd64 ]]; then
 	rm -rf "$T/x"
 fi
 
+roots "$arch"
+run_root=$pristine run_archives=$archives run_rname=$rg_rname
 echo "== run ($release, $arch${cross:+, under qemu-user}): the .debs with their declared Depends, linux-headers-$arch"
 (
 	rg_overlay_root "$run_root" "$run_rname-run"
