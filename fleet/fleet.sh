@@ -3,20 +3,23 @@
 # rgbench fleet: one built rgbench Debian package installed on every host of an Ansible inventory
 # and run there (the README's first command, nothing built on a host), through fleet/rgbench.yml;
 # every result file fetched to OUT/<host's folder>/ (its inventory name as a safe file name,
-# rgbench --safe-name, unique), then one report over the hosts that finished. The package is
-# built here once from this checkout's commit (dpkg-buildpackage), or given: --deb FILE, one per
-# architecture. `rgbench fleet` runs this script (fleet/fleet_run.c); docs/fleet-run.md.
+# rgbench --safe-name, unique), then one report over the hosts that finished. The packages are
+# given (--deb FILE, one per architecture) or built here, once per architecture the hosts have
+# that no --deb is for (each host asked first): this checkout's commit, dpkg-buildpackage, with
+# -a ARCH (Debian's cross build) for another architecture than this machine's. `rgbench fleet`
+# runs this script (fleet/fleet_run.c); docs/fleet-run.md.
 #
-#   rgbench fleet -i INVENTORY [--deb FILE]... [--forks N] [--out DIR] [--] [rgbench options...]
+#   rgbench fleet -i INVENTORY [--deb FILE]... [--no-build] [--forks N] [--out DIR] [--] [rgbench options...]
 #
 # Exit: 0 every host finished and the report was made; 1 a host failed (each says why in one
 # line; the report is made from the others) or the report could not be made, or the control
 # machine lacks what is needed (Ansible, python3, dpkg-deb, a temporary folder; to build: git,
-# dpkg-buildpackage and the Build-Depends), or the package build failed, or the inventory is a
-# FIFO, socket or device; 2 usage (a bad option, an rgbench option rgbench refuses, an
-# inventory that does not exist, does not parse or has no host, an --out that exists, a --deb
-# that is not an rgbench package or repeats an architecture, no --deb and no source checkout
-# to build one from); 128+signal interrupted (Ctrl-C: the playbook stops, every file already
+# dpkg-buildpackage and the Build-Depends, of the hosts' architecture for a cross build), or
+# the package build failed, or the inventory is a FIFO, socket or device; 2 usage (a bad
+# option, an rgbench option rgbench refuses, an inventory that does not exist, does not parse
+# or has no host, an --out that exists, a --deb that is not an rgbench package or repeats an
+# architecture, no --deb and no source checkout to build one from, --no-build without --deb);
+# 128+signal interrupted (Ctrl-C: the playbook stops, every file already
 # fetched stays). Before the playbook starts, a failure leaves nothing behind.
 set -uo pipefail
 me="rgbench fleet"
@@ -44,26 +47,32 @@ shown() {
 
 usage() {
 	cat <<'EOF'
-usage: rgbench fleet -i INVENTORY [--deb FILE]... [--forks N] [--out DIR] [--] [rgbench options...]
+usage: rgbench fleet -i INVENTORY [--deb FILE]... [--no-build] [--forks N] [--out DIR] [--] [rgbench options...]
 Installs one built rgbench Debian package on every host of an Ansible inventory (apt: its
 Depends come from the host's archive) and runs the installed rgbench there with the same
 options, as the README's first command does (CSV, JSON, plots, report), hosts in parallel;
 nothing is built on a host. Fetches every result file into DIR/<name>/ (the inventory name as
 a safe file name: rgbench --safe-name; -2, -3... when two meet) and writes DIR/report.md with
-rgbench report over the hosts that finished. Without --deb the package is built here, once,
+rgbench report over the hosts that finished. Each host is asked its dpkg architecture first;
+for each architecture the hosts have that no --deb is for, the package is built here, once,
 from this checkout's commit (git archive of HEAD; uncommitted changes are not in it) with
-dpkg-buildpackage -us -uc -b, its version the release plus the commit.
+dpkg-buildpackage -us -uc -b (-a ARCH, Debian's cross build, for another architecture than
+this machine's: arm64 on amd64), its version the release plus the commit, and shared by
+every host of that architecture.
   -i, --inventory FILE  Ansible inventory (INI or YAML, Ansible's own formats)
   --deb FILE            the rgbench .deb to install (built elsewhere: dpkg-buildpackage, or a
                         cross build); one per architecture, each host gets the one of its
-                        dpkg architecture (amd64, arm64; a host with none fails at copy)
+                        dpkg architecture (amd64, arm64)
+  --no-build            build nothing: only the --deb packages (a host of another
+                        architecture fails at copy)
   --forks N             hosts at once (default 5, Ansible's; 1 to 256)
   --out DIR             where the results go (default results/fleet-<UTC time>; must not exist)
   rgbench options       e.g. --quick, --guards tls,rseq; everything after -- goes to rgbench;
                         checked here first (rgbench --check-options): a bad one is exit 2
 DIR/ansible.log has Ansible's own output; DIR/status.tsv one line per host.
 Needs ansible-playbook, python3 and dpkg-deb, to build the package git, dpkg-buildpackage and
-the Build-Depends (scripts/deps.sh fleet installs all of them on Debian); on every host ssh, python3,
+the Build-Depends, for arm64 on amd64 crossbuild-essential-arm64 and the :arm64 libraries
+(scripts/deps.sh fleet installs all of them on Debian); on every host ssh, python3,
 python3-apt and sudo for a user that is not root (Debian or a derivative).
 Exit: 0 all hosts ok, 1 a host failed, no report, no package or something missing here,
 2 usage, 128+signal interrupted.
@@ -71,17 +80,19 @@ Exit: 0 all hosts ok, 1 a host failed, no report, no package or something missin
 Examples:
   rgbench fleet -i hosts.ini -- --quick
   rgbench fleet -i hosts.yml --deb rgbench_amd64.deb --deb rgbench_arm64.deb --forks 20
+  rgbench fleet -i mixed.ini --no-build --deb rgbench_amd64.deb -- --quick
 EOF
 }
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-inv= forks=5 out= args=() debs=()
+inv= forks=5 out= args=() debs=() build=1
 while (($#)); do
 	case "$1" in
 	-i|--inventory) (($# >= 2)) || usage_error "$1 needs a file"; inv=$2; shift 2 ;;
 	--inventory=*) inv=${1#*=}; shift ;;
 	--deb) (($# >= 2)) || usage_error "--deb needs a file"; debs+=("$2"); shift 2 ;;
 	--deb=*) debs+=("${1#*=}"); shift ;;
+	--no-build) build=0; shift ;;
 	--forks) (($# >= 2)) || usage_error "--forks needs a number"; forks=$2; shift 2 ;;
 	--forks=*) forks=${1#*=}; shift ;;
 	--out) (($# >= 2)) || usage_error "--out needs a folder"; out=$2; shift 2 ;;
@@ -165,41 +176,89 @@ for d in "${debs[@]}"; do
 	deb_of[$a]=$(realpath -- "$d") ver_of[$a]=$(sed -n 's/^Version: //p' <<<"$info")
 done
 commit= dirty=
-if ((${#debs[@]} == 0)); then
-	[[ -f $src/debian/control ]] && commit=$(git -C "$src" rev-parse --verify -q HEAD 2>/dev/null) ||
+((build || ${#debs[@]})) || usage_error "--no-build needs --deb FILE (the packages to install)"
+if ((build)) && ! { [[ -f $src/debian/control ]] && commit=$(git -C "$src" rev-parse --verify -q HEAD 2>/dev/null); }; then
+	# No checkout (an installed rgbench): only the given packages.
+	((${#debs[@]})) ||
 		usage_error "no --deb FILE, and $(shown "$src") is not a source checkout to build the package from"
-	command -v dpkg-buildpackage >/dev/null ||
-		{ say "dpkg-buildpackage not found: building the package needs dpkg-dev (or give --deb FILE)"; exit 1; }
-	if ! why=$(cd "$src" && dpkg-checkbuilddeps 2>&1); then
-		say "cannot build the package here: $(shown "${why#dpkg-checkbuilddeps: error: }") (apt-get build-dep $(shown "$src"), or give --deb FILE)"
-		exit 1
-	fi
+	build=0
+fi
+if ((build)); then
 	[[ -z $(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null) ]] ||
 		dirty=" (uncommitted changes are not in it)"
 fi
 
-# The package, built once here from the commit (git archive: the tree a release tarball has),
-# its Debian version the release plus the commit, so a host's apt never keeps another build.
-if [[ -n $commit ]]; then
-	a=$(dpkg --print-architecture)
-	say "building the package of commit ${commit:0:12}$dirty for $a (dpkg-buildpackage -us -uc -b; minutes)"
-	mkdir -p "$tmp/pkg/rgbench"
-	if ! { git -C "$src" archive "$commit" | tar -x -C "$tmp/pkg/rgbench"; } >"$tmp/build.log" 2>&1; then
-		say "git archive of ${commit:0:12} failed: $(shown "$(tail -n 1 "$tmp/build.log")")"; exit 1
-	fi
-	v=$(sed -n '1s/^rgbench (\([^)]*\)).*/\1/p' "$tmp/pkg/rgbench/debian/changelog")
-	v=$v+git$(TZ=UTC git -C "$src" show -s --format=%cd --date=format-local:%Y%m%d%H%M%S "$commit").${commit:0:12}
-	sed -i "1s/^rgbench ([^)]*)/rgbench ($v)/" "$tmp/pkg/rgbench/debian/changelog"
-	if ! (cd "$tmp/pkg/rgbench" && DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$(nproc)} \
-		dpkg-buildpackage -us -uc -b) >>"$tmp/build.log" 2>&1; then
-		cp "$tmp/build.log" "${TMPDIR:-/tmp}/rgbench-fleet-build.log" 2>/dev/null
-		say "dpkg-buildpackage failed: $(shown "$(grep -v '^[[:space:]]*$' "$tmp/build.log" | tail -n 1)") (the log: ${TMPDIR:-/tmp}/rgbench-fleet-build.log)"
+# ssh connections are shared within this run only (the hosts are asked their architecture
+# before the playbook runs): a master left from an earlier run to a host whose sshd has gone
+# since would answer for it. end_masters: Ansible's ssh masters (ControlPersist) would linger a
+# minute after the run: end them.
+export ANSIBLE_SSH_CONTROL_PATH_DIR=${ANSIBLE_SSH_CONTROL_PATH_DIR:-$tmp/cp}
+end_masters() {
+	local s
+	for s in "$ANSIBLE_SSH_CONTROL_PATH_DIR"/*; do
+		[[ -S $s ]] && ssh -O exit -o ControlPath="$s" rgbench-fleet >/dev/null 2>&1
+	done
+}
+trap 'end_masters; rm -rf "$tmp"' EXIT
+
+# The architectures to build for: each host's `dpkg --print-architecture` (one raw task, in
+# parallel), less those a --deb is for, and only those debian/control builds (amd64, arm64): a
+# host of another architecture, or one that does not answer, fails at copy in the playbook,
+# with its reason, as does an inventory that does not parse.
+want=()
+if ((build)); then
+	answered=$(ANSIBLE_STDOUT_CALLBACK=minimal ansible all -i "$inv" -f "$forks" -m raw \
+		-a 'echo "rgbench-arch: $(dpkg --print-architecture)"' </dev/null 2>/dev/null |
+		sed -n 's/^rgbench-arch: \([a-z0-9][a-z0-9-]*\)\r\{0,1\}$/\1/p' | sort -u)
+	buildable=" $(sed -n 's/^Architecture: *//p' "$src/debian/control" | grep -v '^all$' | head -n 1) "
+	for a in $answered; do
+		[[ -z ${deb_of[$a]:-} && $buildable == *" $a "* ]] && want+=("$a")
+	done
+fi
+# Before anything is built: what each build needs is here (Debian's tools, the Build-Depends
+# of that architecture; a cross build: its compiler and the :ARCH libraries).
+here=$(dpkg --print-architecture 2>/dev/null)
+for a in "${want[@]}"; do
+	if [[ $a == "$here" ]]; then cross=() how="dpkg-buildpackage -us -uc -b"
+	else cross=(-a "$a") how="cross: dpkg-buildpackage -a $a -us -uc -b"; fi
+	command -v dpkg-buildpackage >/dev/null ||
+		{ say "dpkg-buildpackage not found: building the package for $a needs dpkg-dev (or give --deb FILE for $a)"; exit 1; }
+	if ! why=$(cd "$src" && dpkg-checkbuilddeps "${cross[@]}" 2>&1); then
+		why=$(shown "${why#dpkg-checkbuilddeps: error: }")
+		if ((${#cross[@]})); then
+			say "cannot cross-build the package for $a here ($how): $why (scripts/deps.sh fleet on amd64 installs them for arm64; or give --deb FILE for $a)"
+		else
+			say "cannot build the package here: $why (apt-get build-dep $(shown "$src"), or give --deb FILE for $a)"
+		fi
 		exit 1
 	fi
-	deb_of[$a]=$(echo "$tmp"/pkg/rgbench_"$v"_"$a".deb) ver_of[$a]=$v
+done
+
+# The packages, built once here per architecture from the commit (git archive: the tree a
+# release tarball has), their Debian version the release plus the commit, so a host's apt never
+# keeps another build; each in a tree of its own.
+v=
+for a in "${want[@]}"; do
+	if [[ $a == "$here" ]]; then cross=() how="dpkg-buildpackage -us -uc -b"
+	else cross=(-a "$a") how="cross: dpkg-buildpackage -a $a -us -uc -b"; fi
+	say "building the package of commit ${commit:0:12}$dirty for $a ($how; minutes)"
+	mkdir -p "$tmp/pkg-$a/rgbench"
+	if ! { git -C "$src" archive "$commit" | tar -x -C "$tmp/pkg-$a/rgbench"; } >"$tmp/build.log" 2>&1; then
+		say "git archive of ${commit:0:12} failed: $(shown "$(tail -n 1 "$tmp/build.log")")"; exit 1
+	fi
+	v=$(sed -n '1s/^rgbench (\([^)]*\)).*/\1/p' "$tmp/pkg-$a/rgbench/debian/changelog")
+	v=$v+git$(TZ=UTC git -C "$src" show -s --format=%cd --date=format-local:%Y%m%d%H%M%S "$commit").${commit:0:12}
+	sed -i "1s/^rgbench ([^)]*)/rgbench ($v)/" "$tmp/pkg-$a/rgbench/debian/changelog"
+	if ! (cd "$tmp/pkg-$a/rgbench" && DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$(nproc)} \
+		dpkg-buildpackage "${cross[@]}" -us -uc -b) >>"$tmp/build.log" 2>&1; then
+		cp "$tmp/build.log" "${TMPDIR:-/tmp}/rgbench-fleet-build.log" 2>/dev/null
+		say "dpkg-buildpackage ${cross[*]}${cross:+ }failed: $(shown "$(grep -v '^[[:space:]]*$' "$tmp/build.log" | tail -n 1)") (the log: ${TMPDIR:-/tmp}/rgbench-fleet-build.log)"
+		exit 1
+	fi
+	deb_of[$a]=$(echo "$tmp/pkg-$a"/rgbench_"$v"_"$a".deb) ver_of[$a]=$v
 	[[ -f ${deb_of[$a]} ]] || { say "dpkg-buildpackage made no ${deb_of[$a]##*/}"; exit 1; }
 	say "built ${deb_of[$a]##*/}"
-fi
+done
 trap - EXIT
 
 # DIR: results/fleet-<UTC>, -2, -3... when it exists; mkdir claims it (never an earlier run's).
@@ -235,11 +294,7 @@ play= phase=before
 interrupted=0
 keep_tmp=0
 cleanup() {
-	local s
-	# Ansible's ssh masters (ControlPersist) would linger a minute after the run: end them.
-	for s in "$tmp"/cp/*; do
-		[[ -S $s ]] && ssh -O exit -o ControlPath="$s" rgbench-fleet >/dev/null 2>&1
-	done
+	end_masters
 	((keep_tmp)) || rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -278,9 +333,6 @@ t0=$(date +%s)
 # starts background commands with SIGINT ignored, and Python then never turns SIGINT into
 # Ansible's "User interrupted execution": it gets SIGINT back to default before it starts.
 sigint_default='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])'
-# ssh connections are shared within this run only: a master left from an earlier run to a host
-# whose sshd has gone since would answer for it.
-export ANSIBLE_SSH_CONTROL_PATH_DIR=${ANSIBLE_SSH_CONTROL_PATH_DIR:-$tmp/cp}
 exec 3>&2
 phase=play	# (a signal from here on is passed to the playbook, once it has a pid)
 RG_FLEET_STATUS=$status RG_FLEET_OUT=$out RG_FLEET_PROGRESS_FD=3 RG_FLEET_RGBENCH=$rgbench RG_FLEET_START=$start \

@@ -12,8 +12,10 @@
 #   kmod   build kmod                   rgbench kmod on this machine: the running kernel's
 #                                       headers (linux-headers-$(uname -r), kernel-devel-$(uname -r))
 #   fleet  fleet build bpf package      rgbench fleet's control machine: Ansible and ssh, and what
-#                                       building the package there takes (debian/control's
-#                                       Build-Depends; not needed with --deb FILE)
+#          crosspkg                     building the package there takes (debian/control's
+#                                       Build-Depends; not needed with --deb FILE); on amd64 also
+#                                       the arm64 package's cross build (crossbuild-essential-arm64,
+#                                       the :arm64 Build-Depends) for arm64 hosts
 # The table has package names per family: apt (Debian, Ubuntu) and dnf (Fedora, RHEL, Amazon
 # Linux). A row is for every architecture (any) or for amd64 / arm64 only:
 #   amd64  cross: aarch64 cross toolchain and arm64 libraries (incl. libbpf for the arm64 BPF
@@ -62,6 +64,7 @@ sshd     apt any   openssh-server iproute2 python3-apt
 sshd     dnf any   openssh-server iproute
 checks   apt any   python3-pandas sqlite3
 package  apt any   dpkg-dev debhelper dh-dkms libpfm4-dev
+crosspkg apt amd64 crossbuild-essential-arm64 libbenchmark-dev:arm64 libhwloc-dev:arm64 libjansson-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libpfm4-dev:arm64
 checks   dnf any   python3-pandas sqlite
 EOF
 }
@@ -72,7 +75,7 @@ purpose_needs() {
 	run) echo build bpf counters plots ;;
 	test) echo build bpf counters plots cross vm fleet sshd checks ;;
 	kmod) echo build kmod ;;
-	fleet) echo fleet build bpf package ;;
+	fleet) echo fleet build bpf package crosspkg ;;
 	*) return 1 ;;
 	esac
 }
@@ -141,9 +144,10 @@ if [[ $mode == install && -n ${RG_DEPS_ARCH:-} ]]; then
 fi
 
 # Ubuntu's amd64 archive has no arm64 packages (they are on its ports mirror): the cross
-# need is left out there unless arm64 is already a dpkg architecture; test.sh then skips it.
+# needs (cross, crosspkg) are left out there unless arm64 is already a dpkg architecture;
+# test.sh then skips the cross build, and rgbench fleet says the arm64 Build-Depends are missing.
 cross=${RG_DEPS_CROSS:-1}
-[[ " $(purpose_needs "$purpose") " == *" cross "* ]] || cross=0
+[[ " $(purpose_needs "$purpose") " == *" cross "* || " $(purpose_needs "$purpose") " == *" crosspkg "* ]] || cross=0
 if [[ $cross == 1 && $family == apt && $arch == amd64 && " $ID " == *" ubuntu "* && $mode == install ]] &&
    [[ $'\n'$(dpkg --print-foreign-architectures)$'\n' != *$'\narm64\n'* ]]; then
 	echo "rgbench deps: cross left out: Ubuntu's archive has no arm64 packages (add the ports sources and 'dpkg --add-architecture arm64', then run again)"
@@ -151,7 +155,7 @@ if [[ $cross == 1 && $family == apt && $arch == amd64 && " $ID " == *" ubuntu "*
 fi
 needs=()
 for need in $(purpose_needs "$purpose"); do
-	[[ $need == cross && $cross != 1 ]] && continue
+	[[ ($need == cross || $need == crosspkg) && $cross != 1 ]] && continue
 	[[ $need == vm && ${RG_DEPS_VM:-1} != 1 ]] && continue
 	needs+=("$need")
 done

@@ -14,15 +14,16 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import rgtest  # noqa: E402
 
-# Needs of one family only: building the rgbench .deb (rgbench fleet without --deb).
-APT_ONLY = {"package"}
-NEEDS = ["build", "bpf", "counters", "plots", "cross", "vm", "kmod", "fleet", "sshd", "checks", "package"]
+# Needs of one family only: building the rgbench .deb (rgbench fleet without --deb), and
+# cross-building it for arm64 hosts (amd64 only).
+APT_ONLY = {"package", "crosspkg"}
+NEEDS = ["build", "bpf", "counters", "plots", "cross", "vm", "kmod", "fleet", "sshd", "checks", "package", "crosspkg"]
 # What each purpose installs (deps.sh's purpose_needs): run.sh asks for run, test.sh for test.
 PURPOSES = {
     "run": ["build", "bpf", "counters", "plots"],
     "test": ["build", "bpf", "counters", "plots", "cross", "vm", "fleet", "sshd", "checks"],
     "kmod": ["build", "kmod"],
-    "fleet": ["fleet", "build", "bpf", "package"],
+    "fleet": ["fleet", "build", "bpf", "package", "crosspkg"],
 }
 UNAME = "6.1.0-99-rgbench"
 FAMILIES = ["apt", "dnf"]

@@ -9,7 +9,11 @@
 # records its call in $T/compiler-calls and fails: a fleet host compiles nothing.
 #
 #   fleet_setup SRC BUILD   checks what is needed (else SKIP, exit 77), makes $T, keys, control ns
-#   fleet_host NAME HOSTNAME   a host: 10.254.<n>.2 in namespace rgf<pid>-<n>, sshd on port 22
+#   fleet_host NAME HOSTNAME [ARCH]   a host: 10.254.<n>.2 in namespace rgf<pid>-<n>, sshd on
+#                           port 22; ARCH: its `dpkg --print-architecture` says ARCH (a dpkg in
+#                           /usr/local/bin that answers that and runs the real one otherwise),
+#                           and dpkg takes packages of ARCH: a host of another architecture as far
+#                           as the fleet can tell (its programs are still this machine's)
 #   fleet_stop_sshd NAME    stops that host's sshd (the host stays: an unreachable host)
 #   fleet_inventory FILE LINE...   an INI inventory with the test's connection variables
 #   fleet_inventory_yaml FILE NAME HOST...   a YAML inventory: each inventory NAME (any bytes
@@ -102,9 +106,9 @@ fleet_deb_facts() {
 	rm -rf "$T/debx"
 }
 
-# fleet_host NAME HOSTNAME: the next host namespace, its veth pair and sshd.
+# fleet_host NAME HOSTNAME [ARCH]: the next host namespace, its veth pair and sshd.
 fleet_host() {
-	local name=$1 hn=$2 n=$((${#FLEET_NS[@]})) ns d
+	local name=$1 hn=$2 arch=${3:-} n=$((${#FLEET_NS[@]})) ns d
 	ns=$FLEET_PREFIX-$n
 	ip netns add "$ns" || fail "ip netns add $ns"
 	FLEET_NS+=("$ns")
@@ -155,6 +159,11 @@ CFG
 	printf '#!/bin/sh\necho "%s: $0 $*" >>"%s/compiler-calls"\necho "$0: no compiler on a fleet host (tests/fleet)" >&2\nexit 127\n' \
 		"$name" "$T" >"$d/stub"
 	chmod 755 "$d/stub"
+	rm -f "$d/dpkg"
+	if [[ -n $arch ]]; then
+		printf '#!/bin/sh\n[ "$*" = --print-architecture ] && { echo %s; exit 0; }\nexec /usr/bin/dpkg "$@"\n' "$arch" >"$d/dpkg"
+		chmod 755 "$d/dpkg"
+	fi
 	ip netns exec "$ns" unshare --uts --mount --propagation private sh -c \
 		"set -e; hostname '$hn'
 		mount -t tmpfs -o size=1g,mode=755 rgfleet-ovl '$d/ovl'; mkdir '$d/ovl/u' '$d/ovl/w'
@@ -169,6 +178,8 @@ CFG
 			if [ -e '$r'\$b/\$c ] || [ -L '$r'\$b/\$c ] || [ \$b = /usr/bin ]; then
 				rm -f '$r'\$b/\$c; cp '$d/stub' '$r'\$b/\$c; fi
 		done; done
+		if [ -e '$d/dpkg' ]; then cp '$d/dpkg' '$r/usr/local/bin/dpkg'
+			chroot '$r' /usr/bin/dpkg --add-architecture '$arch'; fi
 		chroot '$r' /usr/sbin/sshd -t -f '$d/sshd_config'
 		exec chroot '$r' /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
 		>"$d/sshd.log" 2>&1 &

@@ -11,26 +11,40 @@
 #           rgbench --version, --quick --no-bpf, report, plot, man rgbench-compare, the completion,
 #           dkms build of rgbench-dkms against the chroot's headers, and the installed rgbench bpf
 #           on this machine's kernel (the chroot sees the host's /sys)
-#   package.sh SRC [RELEASE]      RELEASE: bookworm (default) or trixie; exit 0, 1 failed, 77 skipped
+#   package.sh SRC [RELEASE] [ARCH]   RELEASE: bookworm (default) or trixie; ARCH: amd64 (default)
+#                                     or arm64; exit 0, 1 failed, 77 skipped
+# ARCH arm64: the build is Debian's cross build on this amd64 machine (the same pristine amd64 root
+# with arm64 added as a dpkg architecture, crossbuild-essential-arm64, apt-get build-dep -a arm64,
+# dpkg-buildpackage -a arm64); the run is in a pristine arm64 root of RELEASE (mmdebstrap through
+# qemu-user-static, binfmt_misc) with linux-headers-arm64. qemu-user runs no BPF program (and the
+# kernel under it is this machine's): the installed rgbench bpf is not run there.
 # RG_PACKAGE_KEEP=DIR copies the .debs, the logs and lintian's output to DIR; RG_PACKAGE_DEBS=DIR
 # skips the build and lintian and installs DIR's rgbench*.deb (a kept build: the run half again).
 set -uo pipefail
-src=$(cd "$1" && pwd) release=${2:-bookworm}
+src=$(cd "$1" && pwd) release=${2:-bookworm} arch=${3:-amd64}
+[[ $arch == amd64 || $arch == arm64 ]] || { echo "package.sh: ARCH '$arch': amd64 or arm64" >&2; exit 2; }
 [[ ${RG_TEST_PACKAGE:-0} == 1 ]] || { echo "SKIP: opt-in, set RG_TEST_PACKAGE=1 (15 to 30 minutes, Debian's archive)"; exit 77; }
 ((EUID == 0)) || { echo "SKIP: needs root (chroots)"; exit 77; }
 command -v mmdebstrap >/dev/null || { echo "SKIP: mmdebstrap missing"; exit 77; }
 command -v unshare >/dev/null || { echo "SKIP: unshare missing (util-linux)"; exit 77; }
 [[ $(dpkg --print-architecture 2>/dev/null) == amd64 ]] || { echo "SKIP: the package test runs on amd64"; exit 77; }
-arch=amd64
-export RG_ROOTFS_PRISTINE=1 RG_ROOTFS_ARCH=$arch RG_ROOTFS_RELEASE=$release
+export RG_ROOTFS_PRISTINE=1 RG_ROOTFS_ARCH=amd64 RG_ROOTFS_RELEASE=$release
 . "$src/tests/arm64/lib.sh"
-rg_rootfs_params || exit 1
 skip() { echo "SKIP: $*"; exit 77; }
-pristine=$(bash "$src/tests/arm64/rootfs.sh" "$src")
-rc=$?
-((rc == 0)) || exit "$rc"
-archives=${RG_ARM64_CACHE:-$HOME/.cache/rgbench}/apt-archives-$rg_rname
-mkdir -p "$archives/partial"
+# roots ARCH: $pristine, the cached pristine root of RELEASE for ARCH, and $archives, its apt cache.
+roots() {
+	local rc
+	RG_ROOTFS_ARCH=$1
+	rg_rootfs_params || exit 1
+	pristine=$(bash "$src/tests/arm64/rootfs.sh" "$src")
+	rc=$?
+	((rc == 0)) || exit "$rc"
+	archives=${RG_ARM64_CACHE:-$HOME/.cache/rgbench}/apt-archives-$rg_rname
+	mkdir -p "$archives/partial"
+}
+# The build's root (amd64: native, or the cross build); the run's (ARCH: under qemu-user) below.
+roots amd64
+build_root=$pristine build_archives=$archives build_rname=$rg_rname
 T=$(mktemp -d "${TMPDIR:-/tmp}/rg-package.XXXXXX")
 # RG_PACKAGE_KEEP=DIR: the .debs and every log stay there, whatever the outcome.
 keep() { [[ -z ${RG_PACKAGE_KEEP:-} ]] || { mkdir -p "$RG_PACKAGE_KEEP" && cp -r "$T"/. "$RG_PACKAGE_KEEP/"; }; }
@@ -44,26 +58,33 @@ in_root() {	# CMD...: CMD in $root with a clean environment and no HOME
 # prepare: the overlay's apt shares the cache of downloaded packages and the host's resolver, and
 # dpkg installs documentation and man pages (the cached root excludes them to stay small).
 prepare() {
-	mount --bind "$archives" "$root/var/cache/apt/archives"
+	mount --bind "$1" "$root/var/cache/apt/archives"
 	[[ -e $root/etc/resolv.conf ]] || touch "$root/etc/resolv.conf"
 	mount --bind /etc/resolv.conf "$root/etc/resolv.conf"
 	rm -f "$root/etc/dpkg/dpkg.cfg.d/99mmdebstrap"
 }
-apt_in() { in_root env DEBIAN_FRONTEND=noninteractive apt-get -o APT::Sandbox::User=root "$@"; }
+# INITRD=No: the kernel image linux-headers-* pulls in is never booted here, and its initramfs
+# (dracut-install, gzip) took over ten minutes under qemu-user.
+apt_in() { in_root env DEBIAN_FRONTEND=noninteractive INITRD=No apt-get -o APT::Sandbox::User=root "$@"; }
 
 mkdir -p "$T/out"
+# Native: nothing more. Cross (arm64): Debian's cross build, the Build-Depends of the host
+# architecture (:native ones, clang, llvm and bpftool, of this machine's).
+cross=() cross_pkgs=()
+[[ $arch == amd64 ]] || cross=(-a "$arch") cross_pkgs=("crossbuild-essential-$arch")
 if [[ -n ${RG_PACKAGE_DEBS:-} ]]; then
 	echo "== build: skipped, the packages of $RG_PACKAGE_DEBS (RG_PACKAGE_DEBS)"
 	cp "$RG_PACKAGE_DEBS"/rgbench*.deb "$T/out/" || exit 1
 else
-echo "== build ($release, $arch): pristine root + Build-Depends, dpkg-buildpackage -us -uc -b offline"
+echo "== build ($release, $arch${cross:+, cross-built on amd64}): pristine root + Build-Depends, dpkg-buildpackage ${cross[*]}${cross:+ }-us -uc -b offline"
 (
-	rg_overlay_root "$pristine" "$rg_rname-build"
-	prepare
+	rg_overlay_root "$build_root" "$build_rname-build"
+	prepare "$build_archives"
 	mkdir -p "$root/build/rgbench"
 	git -C "$src" archive HEAD | tar -x -C "$root/build/rgbench" || { echo "FAIL: git archive"; exit 1; }
-	{ apt_in update && apt_in install -y --no-install-recommends build-essential lintian &&
-		apt_in build-dep -y /build/rgbench; } >"$T/out/build-deps.log" 2>&1 ||
+	[[ -z ${cross[*]} ]] || in_root dpkg --add-architecture "$arch" || { echo "FAIL: dpkg --add-architecture $arch"; exit 1; }
+	{ apt_in update && apt_in install -y --no-install-recommends build-essential lintian "${cross_pkgs[@]}" &&
+		apt_in build-dep -y "${cross[@]}" /build/rgbench; } >"$T/out/build-deps.log" 2>&1 ||
 		{ tail -20 "$T/out/build-deps.log"; echo "FAIL: installing the Build-Depends"; exit 1; }
 	# User nobody (base-passwd; home /nonexistent): nothing of the build may land outside its folder.
 	chown -R 65534:65534 "$root/build"
@@ -71,8 +92,8 @@ echo "== build ($release, $arch): pristine root + Build-Depends, dpkg-buildpacka
 	mount -t tmpfs -o size=1m rg-nosys "$root/sys"
 	if unshare -n chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
-		sh -c 'cd /build/rgbench && dpkg-buildpackage -us -uc -b -j2' >"$T/out/dpkg-buildpackage.log" 2>&1; then
-		echo "ok: dpkg-buildpackage (offline, no HOME, empty /sys, user nobody)"
+		sh -c 'cd /build/rgbench && dpkg-buildpackage "$@" -us -uc -b -j2' sh "${cross[@]}" >"$T/out/dpkg-buildpackage.log" 2>&1; then
+		echo "ok: dpkg-buildpackage ${cross[*]}${cross:+ }(offline, no HOME, empty /sys, user nobody)"
 	else
 		tail -40 "$T/out/dpkg-buildpackage.log"; echo "FAIL: dpkg-buildpackage"; exit 1
 	fi
@@ -92,10 +113,20 @@ fi
 debs=("$T"/out/rgbench_*_"$arch".deb "$T"/out/rgbench-dkms_*_all.deb)
 for d in "${debs[@]}"; do [[ -f $d ]] && ok "built ${d##*/}" || { echo "FAIL: no $d"; exit 1; }; done
 
-echo "== run ($release): the .debs with their declared Depends, linux-headers-$arch"
+# The cross-built programs are arm64's (file(1) of this machine, on the package's rgbench).
+if [[ $arch != amd64 ]]; then
+	mkdir -p "$T/x" && dpkg-deb -x "${debs[0]}" "$T/x" || { echo "FAIL: dpkg-deb -x ${debs[0]##*/}"; exit 1; }
+	what=$(file -b "$T/x/usr/bin/rgbench" 2>&1)
+	[[ $what == *"ARM aarch64"* ]] && ok "the package's /usr/bin/rgbench: ${what%%, BuildID*}" || fail "the package's rgbench is not aarch64: $what"
+	rm -rf "$T/x"
+fi
+
+roots "$arch"
+run_root=$pristine run_archives=$archives run_rname=$rg_rname
+echo "== run ($release, $arch${cross:+, under qemu-user}): the .debs with their declared Depends, linux-headers-$arch"
 (
-	rg_overlay_root "$pristine" "$rg_rname-run"
-	prepare
+	rg_overlay_root "$run_root" "$run_rname-run"
+	prepare "$run_archives"
 	mkdir -p "$root/debs"
 	cp "${debs[@]}" "$root/debs/"
 	if { apt_in update && apt_in install -y --no-install-recommends man-db "linux-headers-$arch" &&
@@ -141,7 +172,9 @@ echo "== run ($release): the .debs with their declared Depends, linux-headers-$a
 	fi
 
 	# The packaged BPF objects (built offline with an empty /sys, CO-RE) on this machine's kernel.
-	if [[ -r /sys/kernel/btf/vmlinux ]]; then
+	if [[ $arch != amd64 ]]; then
+		echo "note: rgbench bpf not run: qemu-user runs no BPF program, and the kernel here is amd64's"
+	elif [[ -r /sys/kernel/btf/vmlinux ]]; then
 		in_root rgbench bpf --attach raw_tp --mode driver --duration 0.05 --repetitions 2 --passes 1 >"$T/bpf.log" 2>&1
 		brc=$?
 		if ((brc == 0)) && grep -qE '\] raw_tp +driver +p=1 hits' "$T/bpf.log"; then
@@ -152,6 +185,6 @@ echo "== run ($release): the .debs with their declared Depends, linux-headers-$a
 	exit $((fails > 0))
 )
 (($? == 0)) || fails=$((fails + 1))
-((fails == 0)) && { echo "install.package ($release): all passed"; exit 0; }
-echo "install.package ($release): failed"
+((fails == 0)) && { echo "install.package ($release, $arch): all passed"; exit 0; }
+echo "install.package ($release, $arch): failed"
 exit 1
