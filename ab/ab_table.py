@@ -161,6 +161,17 @@ def why(bdir, vm_exit):
     jit = first_line(os.path.join(out, "bpf_jit"))
     if jit == "0":
         said.append("the kernel's BPF JIT is off (net.core.bpf_jit_enable=0)")
+    elif not jit and os.path.exists(os.path.join(out, "uname")):
+        said.append("the kernel has no BPF JIT (no net.core.bpf_jit_enable)")
+    # the trigger bench's own case: no fentry row measured (the attach refused) is said
+    try:
+        rows = json.load(open(os.path.join(out, "bpf.json"), encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError, TypeError):
+        rows = []
+    fentry = [r for r in rows if r.get("guard") == "fentry"]
+    if fentry and not any(r.get("status") in ("ok", "noisy") for r in fentry):
+        said.append("the trigger bench could not attach fentry: " +
+                    (next((r.get("reason") for r in fentry if r.get("reason")), "") or "no reason given")[:160])
     if not os.path.exists(os.path.join(out, "btf")):
         said.append("the kernel has no BTF (/sys/kernel/btf/vmlinux)")
     if vm_exit not in (0,) and not said:
