@@ -365,6 +365,11 @@ def change_cell(x):
 def table(d, form):
     man, labels, specs, emulated, releases, used, rows = rows_of(d)
     lines = heading(man, labels, specs, emulated, releases, used)
+    # a kernel other than the base with no finished boot has no column (its line says why)
+    gone = [l for l in labels[1:] if not used[l]]
+    if gone:
+        labels = [l for l in labels if l not in gone]
+        lines.append(f"No finished boot, so no column: {', '.join(gone)}.")
     virt = "qemu-tcg" if emulated else "kvm"
     head = ["benchmark", "unit", "virt"] + [l for l in labels]
     for l in labels[1:]:
@@ -393,7 +398,10 @@ def table(d, form):
             out += ["", "\\* emulated (qemu TCG): not the hardware's timing."]
         return "\n".join(out) + "\n"
     if form == "commit-log":
-        return commit_log(man, labels, specs, emulated, releases, used, rows)
+        import textwrap
+        return commit_log(man, labels, specs, emulated, releases, used, rows) + (
+            "\n" + textwrap.fill(f"No finished boot: {', '.join(gone)} (not in the tables).", 72) + "\n"
+            if gone else "")
     w = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     out = lines + [""]
     out.append("  ".join(h.ljust(w[i]) for i, h in enumerate(head)).rstrip())

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# ab.guest_failures (opt-in, RG_TEST_AB=1): rgbench ab under qemu TCG with three failing kernels beside a good one: a panic at boot, an image without its headers (no module), a kernel that refuses the module (lockdown): one line each (manifest and stderr, with the console's tail), the good boot and the table kept, exit 1. Statuses only, never a timing.
+# ab.guest_failures (opt-in, RG_TEST_AB=1): rgbench ab under qemu TCG with four failing kernels beside a good one: a panic at boot, an image without its headers (no module), a kernel that refuses the module (lockdown), a truncated image: one line each (manifest and stderr, with the console's tail), the good boot and the table kept, exit 1. Statuses only, never a timing.
 # Usage: guest_failures.sh SRC_DIR RGBENCH   (RG_AB_TEST_ABI: the Debian 12 kernel ABI booted,
 # default 6.1.0-57; RG_VM_CACHE: see ab/vm.sh)
 set -uo pipefail
@@ -21,11 +21,14 @@ if [[ -z $img ]]; then
 	dpkg-deb -x "$T"/linux-image-*.deb "$T/img" && img=$(ls "$T"/img/boot/vmlinuz-* | head -1)
 fi
 mkdir -p "$T/alone" && cp "$img" "$T/alone/bzImage"
+# trunc: its first 60% (the header intact, so ab takes it): the decompressor gives up.
+head -c $(($(stat -c %s "$img") * 6 / 10)) "$img" >"$T/trunc.bzImage"
 # panic: no initramfs init (rdinit), so the kernel looks for a root it has not: VFS panic.
 # locked: lockdown=confidentiality refuses the unsigned module (and debugfs).
 RG_AB_GUEST_ARGS_BPF="--attach fentry,raw_tp --duration 10ms --warmup 5ms --repetitions 3 --passes 1" \
 RG_AB_GUEST_ARGS_KMOD="--guards noop,rctx-kernel --batch 1000 --repetitions 3 --irq-iters 50" \
 	"$R" ab --kernel base="$abi" --kernel panic="$abi" --kernel nomod="$T/alone/bzImage" --kernel locked="$abi" \
+	--kernel trunc="$T/trunc.bzImage" \
 	--append panic=rdinit=/nonexistent --append locked=lockdown=confidentiality \
 	--rounds 1 --no-user --out "$T/ab" >"$T/out" 2>"$T/err"
 rc=$?
@@ -39,6 +42,7 @@ want = {
     "panic": ("failed", "the kernel panicked: Kernel panic - not syncing: VFS: Unable to mount root fs"),
     "nomod": ("partial", "no kmod rows: no build directory beside "),
     "locked": ("partial", "rgbench kmod exit "),
+    "trunc": ("failed", "the kernel did not boot to the guest's command"),
 }
 for label, (status, reason) in want.items():
     r = m[label]
@@ -46,7 +50,7 @@ for label, (status, reason) in want.items():
     assert r["status"] == status and r["reason"].startswith(reason), label
     assert status == "ok" or r["console_tail"], label + ": no console tail"
 PY
-for l in panic nomod locked; do
+for l in panic nomod locked trunc; do
 	[[ $(grep -c "^rgbench ab: boot [0-9]: $l \(failed\|partial\): .*; console tail: " "$T/err") == 1 ]] ||
 		fail "$l: not one line on stderr"
 done
