@@ -469,8 +469,10 @@ for ((b = 0; b < nboots; b++)); do
 		status=failed
 		[[ -n $result ]] && status=partial
 		# the console's last two lines with something printable, escapes and controls dropped
+		# (the guest's files, base64 between @@RG-FILE and @@RG-EOF, are not the console's words)
 		tail=$(sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[A-Za-z]//g' -e 's/[[:cntrl:]]//g' -e 's/^ *//' \
-			"$bdir/console.log" 2>/dev/null | grep -v '^@@RG-\|^$' | tail -2 | paste -sd'|' | sed 's/|/ | /' | cut -c1-240)
+			"$bdir/console.log" 2>/dev/null | awk '/^@@RG-FILE /{f=1} /^@@RG-EOF/{f=0; next} !f && !/^@@RG-/ && NF' |
+			tail -2 | paste -sd'|' | sed 's/|/ | /' | cut -c1-240)
 		row "$n" "$l" "${specs[i]}" "$round" "$status" "$rc" "$el" "$rel" "$result" "boot-$n-$l/console.log" "$reason" "${tail:-(empty)}"
 		say "boot $((b + 1)): $l $status: $reason; console tail: ${tail:-(empty)}"
 		failed=1
