@@ -67,6 +67,8 @@ Examples:
   rgbench ab --kernel base=6.1.0-57 --kernel new=trixie:6.12.117+deb13 --rounds 2
   rgbench ab --kernel base=~/linux-base/arch/arm64/boot/Image \
              --kernel patched=~/linux/arch/arm64/boot/Image --rounds 5 --vcpus 8
+  rgbench ab --arch arm64 --guest-rgbench build-aarch64 --kernel old=trixie:6.12.117+deb13 \
+             --kernel new=trixie-backports:7.3.4+deb13 --rounds 2
   rgbench ab --table results/ab-20261203T2100Z --commit-log
 EOF
 }
