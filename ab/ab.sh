@@ -471,10 +471,13 @@ for ((b = 0; b < nboots; b++)); do
 		status=failed
 		[[ -n $result ]] && status=partial
 		# the console's last two lines with something printable, escapes and controls dropped
-		# (the guest's files, base64 between @@RG-FILE and @@RG-EOF, are not the console's words)
+		# (the guest's files, base64 between @@RG-FILE and @@RG-EOF, are not the console's words;
+		# a panic's tail is its line and the next, which names the task, not its stack's end)
 		tail=$(sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[A-Za-z]//g' -e 's/[[:cntrl:]]//g' -e 's/^ *//' \
 			"$bdir/console.log" 2>/dev/null | awk '/^@@RG-FILE /{f=1} /^@@RG-EOF/{f=0; next} !f && !/^@@RG-/ && NF' |
-			tail -2 | paste -sd'|' | sed 's/|/ | /' | cut -c1-240)
+			awk '/Kernel panic - not syncing/ && !p { p = NR } { l[NR] = $0 }
+				END { a = p ? p : NR - 1; for (i = a; i <= a + 1 && i <= NR; i++) if (i > 0) print l[i] }' |
+			paste -sd'|' | sed 's/|/ | /' | cut -c1-240)
 		row "$n" "$l" "${specs[i]}" "$round" "$status" "$rc" "$el" "$rel" "$result" "boot-$n-$l/console.log" "$reason" "${tail:-(empty)}"
 		say "boot $((b + 1)): $l $status: $reason; console tail: ${tail:-(empty)}"
 		failed=1

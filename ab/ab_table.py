@@ -496,10 +496,11 @@ def predict(d, rgbench):
     for m in man:
         if m["label"] not in labels:
             labels.append(m["label"])
-    first = {}
+    first, rel = {}, {}
     for m in man:
         if m["status"] in ("ok", "partial") and m["result"] and m["label"] not in first:
             first[m["label"]] = m["result"]
+            rel[m["label"]] = m.get("kernel_release") or ""
     out = ["The prediction check: each kernel's figure predicted from the other kernel's boot",
            "(its tramp rows calibrated on that boot) against its own boot; rgbench report's",
            "two-boot check over the first finished boot of each."]
@@ -512,6 +513,9 @@ def predict(d, rgbench):
         out += ["", f"-- {b} predicted from {a} ({fa or 'no boot'} -> {fb or 'no boot'})"]
         if not fa or not fb:
             out.append("   not checked: a kernel has no finished boot")
+            continue
+        if rel.get(a) and rel.get(a) == rel.get(b):
+            out.append(f"   both boots run kernel {rel[a]}: one design, nothing to predict")
             continue
         rep = os.path.join(d, f"report-{a}-{b}.md")
         # each suite's own file (one run id each; the merged boot file mixes three, which the
