@@ -166,6 +166,13 @@ for ((i = 0; i < ${#labels[@]}; i++)); do
 	esac
 done
 host_arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+# elf_machine FILE: readelf's Machine of FILE, if it is --arch's (else 1, with what it is).
+elf_machine() {
+	local want=AArch64 m
+	[[ $arch == amd64 ]] && want=X86-64
+	m=$(LC_ALL=C readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+	[[ $m == *"$want" ]] || { echo "${m:-not an ELF file}"; return 1; }
+}
 # The guest's rgbench: this one for this machine's architecture, else --guest-rgbench (a cross
 # build's folder, the binary, or a .deb: its usr/bin/rgbench), which must be of --arch.
 guest_deb=
@@ -180,9 +187,7 @@ if [[ -n $guest_rgbench ]]; then
 	elif [[ ! -f $g || ! -x $g ]]; then
 		usage_error "--guest-rgbench: no rgbench program at '$g'"
 	else
-		want=AArch64; [[ $arch == amd64 ]] && want=X86-64
-		m=$(LC_ALL=C readelf -h "$g" 2>/dev/null | sed -n 's/^ *Machine: *//p')
-		[[ $m == *"$want" ]] || usage_error "--guest-rgbench: '$g' is not an $arch program (${m:-not an ELF file})"
+		m=$(elf_machine "$g") || usage_error "--guest-rgbench: '$g' is not an $arch program ($m)"
 		g=$(realpath "$g")
 	fi
 	guest_rgbench=$g
@@ -245,6 +250,8 @@ if [[ -n $guest_deb ]]; then
 	mkdir -p "$out/guest-rgbench" && dpkg-deb -x "$guest_deb" "$out/guest-rgbench" ||
 		{ say "--guest-rgbench: cannot unpack '$guest_deb'"; exit 1; }
 	guest_rgbench=$out/guest-rgbench/usr/bin/rgbench
+	m=$(elf_machine "$guest_rgbench") ||
+		{ say "--guest-rgbench: '$guest_deb' holds an rgbench that is not an $arch program ($m)"; exit 2; }
 fi
 guest=${guest_rgbench:-$rgbench}
 # The module for another architecture: cross-compiled (module.sh: RG_AB_CROSS, RG_AB_KARCH).
