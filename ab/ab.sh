@@ -20,7 +20,8 @@ usage() {
 	cat <<'EOF'
 usage: rgbench ab --kernel LABEL=SPEC --kernel LABEL=SPEC [...] [--rounds N] [--shuffle SEED]
                   [--vcpus N] [--memory MiB] [--arch amd64|arm64] [--no-user] [--timeout S]
-                  [--pin CPUS] [--kbench FILE] [--out DIR] [--plan]
+                  [--pin CPUS] [--kbench FILE] [--headers LABEL=DIR] [--append LABEL=ARGS]
+                  [--guest-rgbench DIR|FILE|FILE.deb] [--out DIR] [--plan]
        rgbench ab --table DIR [--markdown | --commit-log]
 Boots each kernel in a fresh qemu guest, in turn (rounds alternate: A B, B A, A B, ...),
 with rgbench inside: rgbench bpf (short), rgbench kmod's loop and tramp scenarios (the module
@@ -35,7 +36,14 @@ each design's figure from the other kernel's tramp rows against its native boot.
   --rounds N            boots of each kernel (1..100, default 2)
   --shuffle SEED        boots in a seeded random order instead of alternating
   --vcpus N             guest CPUs (1..64, default 2); --memory MiB (256..65536, default 2048)
-  --arch amd64|arm64    the guest's architecture (default this machine's)
+  --arch amd64|arm64    the guest's architecture (default this machine's); another than this
+                        machine's boots under TCG and needs --guest-rgbench
+  --guest-rgbench X     the rgbench that runs in the guests when --arch is not this
+                        machine's: a cross build's folder (its rgbench), the binary itself,
+                        or an rgbench .deb of that architecture (usr/bin/rgbench is taken)
+  --headers LABEL=DIR   that kernel's build directory (Makefile, Module.symvers) when it is
+                        not beside its image: the module is built against it
+  --append LABEL=ARGS   more words on that kernel's command line (repeatable)
   --pin CPUS            vCPU i's thread pinned to the i-th of these host CPUs (e.g. 2-9; at
                         least --vcpus of them), qemu's other threads to the set: the same
                         CPUs for every boot
@@ -59,11 +67,13 @@ Examples:
   rgbench ab --kernel base=6.1.0-57 --kernel new=trixie:6.12.117+deb13 --rounds 2
   rgbench ab --kernel base=~/linux-base/arch/arm64/boot/Image \
              --kernel patched=~/linux/arch/arm64/boot/Image --rounds 5 --vcpus 8
+  rgbench ab --arch arm64 --guest-rgbench build-aarch64 --kernel old=trixie:6.12.117+deb13 \
+             --kernel new=trixie-backports:7.3.4+deb13 --rounds 2
   rgbench ab --table results/ab-20261203T2100Z --commit-log
 EOF
 }
 
-pin= kbench= labels=() specs=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
+pin= kbench= guest_rgbench= labels=() specs=() hdr_opts=() app_opts=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
 case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
 # need OPT: the option takes a value.
 need() { (($2 >= 2)) || usage_error "$1 needs a value"; }
@@ -76,7 +86,7 @@ while (($#)); do
 	case "$1" in
 	--kernel) need "$1" $#; kspec=$2; shift ;;
 	--kernel=*) kspec=${1#*=} ;;
-	--rounds|--shuffle|--vcpus|--memory|--arch|--out|--table|--timeout|--kbench|--pin)
+	--rounds|--shuffle|--vcpus|--memory|--arch|--out|--table|--timeout|--kbench|--pin|--headers|--append|--guest-rgbench)
 		need "$1" $#; set -- "$1=$2" "${@:3}"; continue ;;
 	--rounds=*) rounds=${1#*=}; number --rounds "$rounds" 1 100; shift; continue ;;
 	--shuffle=*) seed=${1#*=}; number --shuffle "$seed" 0 4294967295; shift; continue ;;
@@ -91,6 +101,16 @@ while (($#)); do
 		usage_error "--kbench: '$kbench' is not an executable file"; shift; continue ;;
 	--pin=*) pin=${1#*=}; [[ $pin =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
 		usage_error "--pin: '$pin' is not a CPU list (e.g. 0-3 or 2,4,6)"; shift; continue ;;
+	--headers=*|--append=*) x=${1#*=} o=${1%%=*}
+		[[ $x == *=* && -n ${x%%=*} ]] || usage_error "$o: '$x' is not LABEL=VALUE"
+		if [[ $o == --headers ]]; then
+			[[ -d ${x#*=} ]] || usage_error "--headers ${x%%=*}: '${x#*=}' is not a folder"
+			[[ -f ${x#*=}/Makefile ]] || usage_error "--headers ${x%%=*}: '${x#*=}' has no Makefile (not a kernel build directory)"
+			hdr_opts+=("$x")
+		else app_opts+=("$x"); fi
+		shift; continue ;;
+	--guest-rgbench=*) guest_rgbench=${1#*=}; [[ -f $guest_rgbench || -d $guest_rgbench ]] ||
+		usage_error "--guest-rgbench: '$guest_rgbench' is neither a folder nor a file"; shift; continue ;;
 	--no-user) user=0; shift; continue ;;
 	--plan) plan=1; shift; continue ;;
 	--markdown) fmt=markdown; shift; continue ;;
@@ -124,6 +144,56 @@ if [[ -n $table ]]; then
 	exit 0
 fi
 ((${#labels[@]} >= 2)) || usage_error "two or more --kernel LABEL=SPEC are needed (got ${#labels[@]})"
+# label_index OPT LABEL: the kernel LABEL names (--headers, --append), else a usage error.
+label_index() {
+	local j
+	for ((j = 0; j < ${#labels[@]}; j++)); do [[ ${labels[j]} == "$2" ]] && { echo "$j"; return; }; done
+	usage_error "$1 $2: no --kernel $2=... is given"
+}
+headers=() appends=()
+for x in "${hdr_opts[@]}"; do j=$(label_index --headers "${x%%=*}") || exit; headers[j]=$(realpath "${x#*=}"); done
+for x in "${app_opts[@]}"; do j=$(label_index --append "${x%%=*}") || exit; appends[j]+=${appends[j]:+ }${x#*=}; done
+# A kernel image is of --arch's kind before anything is fetched or booted: amd64 a bzImage
+# ("HdrS" at byte 514), arm64 an Image ("ARMd" at 56), its EFI zboot form ("zimg" at 4) or gzip'd.
+at() { od -An -c -j"$2" -N"$3" "$1" 2>/dev/null | tr -d ' '; }
+for ((i = 0; i < ${#labels[@]}; i++)); do
+	[[ -f ${specs[i]} ]] || continue
+	case $arch in
+	amd64) [[ $(at "${specs[i]}" 514 4) == HdrS ]] ||
+		usage_error "--kernel ${labels[i]}: '${specs[i]}' is not an amd64 kernel image (a bzImage has 'HdrS' at byte 514)" ;;
+	arm64) [[ $(at "${specs[i]}" 56 4) == ARMd || $(at "${specs[i]}" 4 4) == zimg || $(at "${specs[i]}" 0 2) == '037213' ]] ||
+		usage_error "--kernel ${labels[i]}: '${specs[i]}' is not an arm64 kernel image (an Image has 'ARMd' at byte 56)" ;;
+	esac
+done
+host_arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+# elf_machine FILE: readelf's Machine of FILE, if it is --arch's (else 1, with what it is).
+elf_machine() {
+	local want=AArch64 m
+	[[ $arch == amd64 ]] && want=X86-64
+	m=$(LC_ALL=C readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+	[[ $m == *"$want" ]] || { echo "${m:-not an ELF file}"; return 1; }
+}
+# The guest's rgbench: this one for this machine's architecture, else --guest-rgbench (a cross
+# build's folder, the binary, or a .deb: its usr/bin/rgbench), which must be of --arch.
+guest_deb=
+if [[ -n $guest_rgbench ]]; then
+	g=$guest_rgbench
+	# (a build folder has it in tools/)
+	if [[ -d $g ]]; then [[ -f $g/rgbench ]] && g=$g/rgbench || g=$g/tools/rgbench; fi
+	if [[ $g == *.deb ]]; then
+		dpkg-deb --contents "$g" 2>/dev/null | grep -q ' \./usr/bin/rgbench$' ||
+			usage_error "--guest-rgbench: '$g' is not a .deb holding usr/bin/rgbench"
+		guest_deb=$(realpath "$g") g=
+	elif [[ ! -f $g || ! -x $g ]]; then
+		usage_error "--guest-rgbench: no rgbench program at '$g'"
+	else
+		m=$(elf_machine "$g") || usage_error "--guest-rgbench: '$g' is not an $arch program ($m)"
+		g=$(realpath "$g")
+	fi
+	guest_rgbench=$g
+elif [[ $arch != "$host_arch" ]]; then
+	usage_error "--arch $arch on an $host_arch machine needs --guest-rgbench: an $arch rgbench (a cross build's folder, e.g. build-aarch64, or an rgbench .deb)"
+fi
 if [[ -n $pin ]]; then
 	npin=0
 	IFS=, read -r -a _parts <<<"$pin"
@@ -176,8 +246,19 @@ case $arch in amd64) qemu=qemu-system-x86_64 ;; arm64) qemu=qemu-system-aarch64 
 command -v "$qemu" >/dev/null || { say "$qemu is not installed (Debian: qemu-system-x86 / qemu-system-arm)"; exit 1; }
 rgbench=${RGBENCH:-$(command -v rgbench)}
 [[ -x $rgbench ]] || { say "no rgbench to put into the guests (RGBENCH)"; exit 1; }
-host_arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
-[[ $arch == "$host_arch" ]] || { say "--arch $arch on a $host_arch machine: not yet (the guest's rgbench is this machine's)"; exit 1; }
+if [[ -n $guest_deb ]]; then
+	mkdir -p "$out/guest-rgbench" && dpkg-deb -x "$guest_deb" "$out/guest-rgbench" ||
+		{ say "--guest-rgbench: cannot unpack '$guest_deb'"; exit 1; }
+	guest_rgbench=$out/guest-rgbench/usr/bin/rgbench
+	m=$(elf_machine "$guest_rgbench") ||
+		{ say "--guest-rgbench: '$guest_deb' holds an rgbench that is not an $arch program ($m)"; exit 2; }
+fi
+guest=${guest_rgbench:-$rgbench}
+# The module for another architecture: cross-compiled (module.sh: RG_AB_CROSS, RG_AB_KARCH).
+if [[ $arch != "$host_arch" ]]; then
+	export RG_AB_KARCH=$arch RG_AB_CROSS=${RG_AB_CROSS:-aarch64-linux-gnu-}
+	[[ $arch == amd64 ]] && RG_AB_CROSS=${RG_AB_CROSS/aarch64-linux-gnu-/x86_64-linux-gnu-} RG_AB_KARCH=x86
+fi
 
 # KVM where /dev/kvm runs a guest: tried once, and the reason said when not.
 accel=tcg
@@ -204,7 +285,10 @@ suite_apt() {
 		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache")
 	mkdir -p "$d/lists/partial" "$d/cache"
 	if [[ ! -f $d/sources.list ]]; then
-		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${RG_AB_MIRROR:-http://deb.debian.org/debian} $1 main" >"$d/sources.list"
+		# (a backports suite with its base suite: the newer C library its tools may need)
+		for x in "$1" ${1%-backports}; do
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${RG_AB_MIRROR:-http://deb.debian.org/debian} $x main"
+		done | uniq >"$d/sources.list"
 	fi
 	if [[ -z $(find "$d/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null) ]]; then
 		apt-get "${apt_opts[@]}" update -q >"$d/update.log" 2>&1 || return 1
@@ -214,8 +298,9 @@ suite_apt() {
 # wrap_newer_glibc DIR GLIBC: every program under DIR this system's C library cannot run (a
 # newer suite's kbuild tools: objtool, modpost) runs through GLIBC's loader instead.
 wrap_newer_glibc() {
+	# (the build tools are this machine's, whatever the guest's architecture)
 	local f ld=$2/ld-linux-x86-64.so.2
-	[[ $arch == arm64 ]] && ld=$2/ld-linux-aarch64.so.1
+	[[ $host_arch == arm64 ]] && ld=$2/ld-linux-aarch64.so.1
 	while IFS= read -r f; do
 		[[ $f == *.bin ]] && continue
 		[[ $(ldd "$f" 2>&1) == *"version "*" not found"* ]] || continue
@@ -228,15 +313,20 @@ wrap_newer_glibc() {
 # debian_kernel SPEC: fetch (once, into the cache) the image and headers of a Debian kernel
 # version ([SUITE:]ABI) and set image= and kdir=. Returns 1 with a line on failure.
 debian_kernel() {
-	local spec=$1 suite= abi root pkgs p deb kb
+	local spec=$1 suite= abi root pkgs p deb kb q=
+	# another architecture's packages are named with it (the build tools stay this machine's)
+	[[ $arch == "$host_arch" ]] || q=:$arch
 	[[ $spec == *:* ]] && suite=${spec%%:*}
 	abi=${spec#*:}
 	root=$cache/ab-$abi-$arch
 	apt_opts=()
 	if [[ ! -f $root/.done ]]; then
 		if [[ -n $suite ]]; then suite_apt "$suite" || { say "apt-get update for $suite failed (see $cache/apt-$suite/update.log)"; return 1; }; fi
-		kb=$(apt-cache "${apt_opts[@]}" depends "linux-headers-$abi-$arch" 2>/dev/null | sed -n 's/.*Depends: \(linux-kbuild-[^ ]*\)$/\1/p' | head -1)
-		pkgs=("linux-image-$abi-$arch" "linux-headers-$abi-$arch" "linux-headers-$abi-common" ${kb:+"$kb"})
+		kb=$(apt-cache "${apt_opts[@]}" depends "linux-headers-$abi-$arch$q" 2>/dev/null | sed -n 's/.*Depends: \(linux-kbuild-[^ :]*\)\(:[a-z0-9]*\)\?$/\1/p' | head -1)
+		pkgs=("linux-image-$abi-$arch$q" "linux-headers-$abi-$arch$q" "linux-headers-$abi-common" ${kb:+"$kb"})
+		# Debian's 7.x kernels split the image: linux-image-* is a metapackage, the kernel is
+		# linux-binary-*'s usr/lib/modules/<release>/vmlinuz.
+		apt-cache "${apt_opts[@]}" show "linux-binary-$abi-$arch$q" >/dev/null 2>&1 && pkgs+=("linux-binary-$abi-$arch$q")
 		rm -rf "$root.tmp" && mkdir -p "$root.tmp/debs"
 		say "fetching ${pkgs[*]} (once; cached in $root)"
 		(cd "$root.tmp/debs" && apt-get "${apt_opts[@]}" download -q "${pkgs[@]}" >../download.log 2>&1) ||
@@ -276,29 +366,32 @@ image_kernel() {
 }
 
 # Every kernel made ready once: the image, and the module built against its headers.
-images=() mods=() kerrs=()
+# nomods[i]: why kernel i has no module (the guest puts it into kmod.err: the manifest's reason).
+images=() mods=() kerrs=() nomods=()
 for ((i = 0; i < ${#labels[@]}; i++)); do
 	image= kdir=
-	if [[ -f ${specs[i]} ]]; then image_kernel "${specs[i]}"; else debian_kernel "${specs[i]}" || { images+=(""); mods+=(""); kerrs+=("fetch"); continue; }; fi
-	mod=
+	if [[ -f ${specs[i]} ]]; then image_kernel "${specs[i]}"; else debian_kernel "${specs[i]}" || { images+=(""); mods+=(""); kerrs+=("fetch"); nomods+=(""); continue; }; fi
+	[[ -n ${headers[i]:-} ]] && kdir=${headers[i]}
+	mod= why=
 	if [[ -z $kmod_src ]]; then
-		say "${labels[i]}: the module's sources are not found (RG_AB_KMOD_SRC): no kmod rows"
+		why="the module's sources are not found (RG_AB_KMOD_SRC)"
 	elif [[ -z $kdir ]]; then
-		say "${labels[i]}: no build directory beside ${specs[i]} (Makefile and Module.symvers): no kmod rows"
+		why="no build directory beside ${specs[i]} (Makefile and Module.symvers; --headers ${labels[i]}=DIR names one)"
 	else
 		say "${labels[i]}: building the module against $kdir"
 		if bash "$here/module.sh" "$kdir" "$kmod_src" "$kmod_gen" "$out/module-${labels[i]}" >&2; then
 			mod=$out/module-${labels[i]}/rgbench_kmod.ko
 		else
-			say "${labels[i]}: the module did not build against its headers: no kmod rows (its log: $out/module-${labels[i]}/build.log)"
+			why="the module did not build against $kdir (module-${labels[i]}/build.log)"
 		fi
 	fi
-	images+=("$image") mods+=("$mod") kerrs+=("")
+	[[ -n $why ]] && say "${labels[i]}: $why: no kmod rows"
+	images+=("$image") mods+=("$mod") kerrs+=("") nomods+=("$why")
 done
 
 manifest=$out/manifest.csv
-echo "boot,label,spec,round,accel,arch,vcpus,memory_mib,status,exit,elapsed_s,kernel_release,result,console,reason" >"$manifest.tmp"
-# row BOOT LABEL SPEC ROUND STATUS EXIT ELAPSED RELEASE RESULT CONSOLE REASON: one manifest line.
+echo "boot,label,spec,round,accel,arch,vcpus,memory_mib,status,exit,elapsed_s,kernel_release,result,console,reason,console_tail" >"$manifest.tmp"
+# row BOOT LABEL SPEC ROUND STATUS EXIT ELAPSED RELEASE RESULT CONSOLE REASON [TAIL]: one manifest line.
 row() {
 	local f out_line= v
 	for v in "$1" "$2" "$3" "$4" "$accel" "$arch" "$vcpus" "$memory" "${@:5}"; do
@@ -335,18 +428,19 @@ for ((b = 0; b < nboots; b++)); do
 	((b > 0)) && eta=", about $(( (now - t_start) * (nboots - b) / b / 60 )) min left"
 	say "boot $((b + 1)) of $nboots: $l (${specs[i]}), round $round; $((now - t_start)) s elapsed$eta"
 	if [[ ${kerrs[i]} == fetch ]]; then
-		row "$n" "$l" "${specs[i]}" "$round" failed "" 0 "" "" "" "the kernel could not be fetched"
+		row "$n" "$l" "${specs[i]}" "$round" failed "" 0 "" "" "" "the kernel could not be fetched" ""
 		failed=1
 		continue
 	fi
 	mkdir -p "$bdir/payload" "$bdir/out"
-	cp "$rgbench" "$bdir/payload/rgbench"
+	cp "$guest" "$bdir/payload/rgbench"
 	[[ -n ${mods[i]} ]] && cp "${mods[i]}" "$bdir/payload/rgbench_kmod.ko"
 	cp "$here/guest.sh" "$bdir/payload/guest.sh"
 	kb_libs=()
 	[[ -n $kbench ]] && cp "$kbench" "$bdir/payload/bench" && kb_libs=(--libs "$kbench")
 	# RG_AB_BOOT: the boot's index as a number (10#: "08" is not octal)
 	printf 'RG_AB_USER=%s\nRG_AB_LABEL=%s\nRG_AB_BOOT=%s\nRG_RUN_ID=%s\n' "$user" "$l" "$((10#$n))" "$run_id" >"$bdir/payload/ab.env"
+	[[ -n ${nomods[i]} ]] && printf 'RG_AB_NOMOD="%s"\n' "${nomods[i]//[\"\$\`\\]/}" >>"$bdir/payload/ab.env"
 	# the suites' options in the guest, when given (RG_AB_GUEST_ARGS_BPF, _KMOD, _USER)
 	for v in GUEST_ARGS_BPF GUEST_ARGS_KMOD GUEST_ARGS_USER KBENCH_TESTS KBENCH_SECONDS; do
 		eval "x=\${RG_AB_$v:-}"
@@ -354,7 +448,8 @@ for ((b = 0; b < nboots; b++)); do
 	done
 	t0=$(date +%s)
 	RG_VM_ACCEL=$accel RG_VM_TASKSET=$pin RG_VM_PIN_VCPUS=$pin bash "$here/vm.sh" --arch "$arch" --kernel "${images[i]}" --payload "$bdir/payload" --out "$bdir/out" \
-		--libs "$rgbench" "${kb_libs[@]}" --timeout "$timeout" --mem "$memory" --smp "$vcpus" --console "$bdir/console.log" \
+		--libs "$guest" "${kb_libs[@]}" --timeout "$timeout" --mem "$memory" --smp "$vcpus" --console "$bdir/console.log" \
+		${appends[i]:+--append "${appends[i]}"} \
 		-- sh ./guest.sh >"$bdir/guest.log" 2>"$bdir/vm.err" &
 	vpid=$!
 	wait "$vpid"
@@ -366,7 +461,7 @@ for ((b = 0; b < nboots; b++)); do
 	rm -rf "$bdir/payload"
 	rel=$(cat "$bdir/out/uname" 2>/dev/null)
 	if ((stopped)); then
-		row "$n" "$l" "${specs[i]}" "$round" interrupted "$rc" "$el" "$rel" "" "boot-$n-$l/console.log" "stopped by a signal"
+		row "$n" "$l" "${specs[i]}" "$round" interrupted "$rc" "$el" "$rel" "" "boot-$n-$l/console.log" "stopped by a signal" ""
 		say "boot $((b + 1)): stopped; the guest was stopped, the finished boots are kept"
 		break
 	fi
@@ -376,14 +471,22 @@ for ((b = 0; b < nboots; b++)); do
 	fi
 	reason=$(python3 "$here/ab_table.py" --why "$bdir" "$rc" 2>/dev/null)
 	if [[ -n $result && -z $reason ]]; then
-		row "$n" "$l" "${specs[i]}" "$round" ok 0 "$el" "$rel" "$result" "boot-$n-$l/console.log" ""
+		row "$n" "$l" "${specs[i]}" "$round" ok 0 "$el" "$rel" "$result" "boot-$n-$l/console.log" "" ""
 		say "boot $((b + 1)): $l done in $el s ($rel)"
 	else
 		[[ -n $reason ]] || reason="no rows came back ($(head -c 200 "$bdir/merge.err" | tr '\n' ' '))"
 		status=failed
 		[[ -n $result ]] && status=partial
-		row "$n" "$l" "${specs[i]}" "$round" "$status" "$rc" "$el" "$rel" "$result" "boot-$n-$l/console.log" "$reason"
-		say "boot $((b + 1)): $l $status: $reason; console tail: $(grep -v '^$' "$bdir/console.log" 2>/dev/null | tail -2 | tr '\n' '|' | cut -c1-240)"
+		# the console's last two lines with something printable, escapes and controls dropped
+		# (the guest's files, base64 between @@RG-FILE and @@RG-EOF, are not the console's words;
+		# a panic's tail is its line and the next, which names the task, not its stack's end)
+		tail=$(sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[A-Za-z]//g' -e 's/[[:cntrl:]]//g' -e 's/^ *//' \
+			"$bdir/console.log" 2>/dev/null | awk '/^@@RG-FILE /{f=1} /^@@RG-EOF/{f=0; next} !f && !/^@@RG-/ && NF' |
+			awk '/Kernel panic - not syncing/ && !p { p = NR } { l[NR] = $0 }
+				END { a = p ? p : NR - 1; for (i = a; i <= a + 1 && i <= NR; i++) if (i > 0) print l[i] }' |
+			paste -sd'|' | sed 's/|/ | /' | cut -c1-240)
+		row "$n" "$l" "${specs[i]}" "$round" "$status" "$rc" "$el" "$rel" "$result" "boot-$n-$l/console.log" "$reason" "${tail:-(empty)}"
+		say "boot $((b + 1)): $l $status: $reason; console tail: ${tail:-(empty)}"
 		failed=1
 	fi
 	cp "$manifest.tmp" "$manifest"

@@ -138,6 +138,26 @@ def first_line(path):
     return ""
 
 
+def suite_error(out, s):
+    """What a suite that failed said: its first row in error (suite/scenario/guard: reason), else
+    the first line of its error output that is not a 'wrote FILE' line."""
+    try:
+        rows = json.load(open(os.path.join(out, s + ".json"), encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError, TypeError):
+        rows = []
+    bad = [r for r in rows if r.get("status") == "error"]
+    if bad:
+        r = bad[0]
+        more = f" (and {len(bad) - 1} more rows in error)" if len(bad) > 1 else ""
+        return f"{r.get('suite')}/{r.get('scenario')}/{r.get('guard')}: {r.get('reason') or 'error'}{more}"
+    try:
+        lines = open(os.path.join(out, s + ".err"), encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        lines = []
+    said = [l.strip() for l in lines if l.strip() and not re.search(r": wrote ", l)]
+    return said[0] if said else (lines[0].strip() if lines else "")
+
+
 def why(bdir, vm_exit):
     """One line when the boot failed or a suite of it did; nothing when all went well."""
     out = os.path.join(bdir, "out")
@@ -154,13 +174,23 @@ def why(bdir, vm_exit):
     for s in SUITES:
         rc = first_line(os.path.join(out, "rc_" + s))
         if rc and rc != "0":
-            said.append(f"rgbench {s if s != 'user' else '(user suite)'} exit {rc}: "
-                        f"{first_line(os.path.join(out, s + '.err'))[:160]}")
+            said.append(f"rgbench {s if s != 'user' else '(user suite)'} exit {rc}: {suite_error(out, s)[:200]}")
     if os.path.exists(os.path.join(out, "kmod.err")) and not os.path.exists(os.path.join(out, "rc_kmod")):
         said.append("no kmod rows: " + first_line(os.path.join(out, "kmod.err")))
     jit = first_line(os.path.join(out, "bpf_jit"))
     if jit == "0":
         said.append("the kernel's BPF JIT is off (net.core.bpf_jit_enable=0)")
+    elif not jit and os.path.exists(os.path.join(out, "uname")):
+        said.append("the kernel has no BPF JIT (no net.core.bpf_jit_enable)")
+    # the trigger bench's own case: no fentry row measured (the attach refused) is said
+    try:
+        rows = json.load(open(os.path.join(out, "bpf.json"), encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError, TypeError):
+        rows = []
+    fentry = [r for r in rows if r.get("guard") == "fentry"]
+    if fentry and not any(r.get("status") in ("ok", "noisy") for r in fentry):
+        said.append("the trigger bench could not attach fentry: " +
+                    (next((r.get("reason") for r in fentry if r.get("reason")), "") or "no reason given")[:160])
     if not os.path.exists(os.path.join(out, "btf")):
         said.append("the kernel has no BTF (/sys/kernel/btf/vmlinux)")
     if vm_exit not in (0,) and not said:
@@ -354,6 +384,11 @@ def change_cell(x):
 def table(d, form):
     man, labels, specs, emulated, releases, used, rows = rows_of(d)
     lines = heading(man, labels, specs, emulated, releases, used)
+    # a kernel other than the base with no finished boot has no column (its line says why)
+    gone = [l for l in labels[1:] if not used[l]]
+    if gone:
+        labels = [l for l in labels if l not in gone]
+        lines.append(f"No finished boot, so no column: {', '.join(gone)}.")
     virt = "qemu-tcg" if emulated else "kvm"
     head = ["benchmark", "unit", "virt"] + [l for l in labels]
     for l in labels[1:]:
@@ -382,7 +417,10 @@ def table(d, form):
             out += ["", "\\* emulated (qemu TCG): not the hardware's timing."]
         return "\n".join(out) + "\n"
     if form == "commit-log":
-        return commit_log(man, labels, specs, emulated, releases, used, rows)
+        import textwrap
+        return commit_log(man, labels, specs, emulated, releases, used, rows) + (
+            "\n" + textwrap.fill(f"No finished boot: {', '.join(gone)} (not in the tables).", 72) + "\n"
+            if gone else "")
     w = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     out = lines + [""]
     out.append("  ".join(h.ljust(w[i]) for i, h in enumerate(head)).rstrip())
@@ -458,27 +496,32 @@ def predict(d, rgbench):
     for m in man:
         if m["label"] not in labels:
             labels.append(m["label"])
-    first = {}
+    first, rel = {}, {}
     for m in man:
         if m["status"] in ("ok", "partial") and m["result"] and m["label"] not in first:
             first[m["label"]] = m["result"]
+            rel[m["label"]] = m.get("kernel_release") or ""
     out = ["The prediction check: each kernel's figure predicted from the other kernel's boot",
            "(its tramp rows calibrated on that boot) against its own boot; rgbench report's",
            "two-boot check over the first finished boot of each."]
     if any(m["accel"] != "kvm" for m in man):
         out.append("EMULATED (qemu TCG): the figures are the emulator's; this shows the flow,")
         out.append("not the hardware, and its errors say nothing about the model.")
+    summaries = []
     for a, b in [(x, y) for x in labels for y in labels if x != y and labels[0] in (x, y)]:
         fa, fb = first.get(a), first.get(b)
         out += ["", f"-- {b} predicted from {a} ({fa or 'no boot'} -> {fb or 'no boot'})"]
         if not fa or not fb:
             out.append("   not checked: a kernel has no finished boot")
             continue
+        if rel.get(a) and rel.get(a) == rel.get(b):
+            out.append(f"   both boots run kernel {rel[a]}: one design, nothing to predict")
+            continue
         rep = os.path.join(d, f"report-{a}-{b}.md")
         # each suite's own file (one run id each; the merged boot file mixes three, which the
         # report's input policy refuses)
         files = [f for x in (fa, fb) for f in sorted(glob.glob(os.path.join(d, x[:-5], "out", "*.json")))]
-        r = subprocess.run([rgbench, "report", "--allow-emulated", "--width", "72", "--force",
+        r = subprocess.run([rgbench, "report", "--allow-emulated", "--width", "110", "--force",
                             *files, "--out", rep], capture_output=True, text=True)
         if r.returncode != 0:
             out.append("   not checked: " + (r.stderr.strip().splitlines() or ["rgbench report failed"])[0])
@@ -497,7 +540,41 @@ def predict(d, rgbench):
         while sec and not sec[-1].strip():
             sec.pop()
         out += sec or [f"   rgbench report printed no two-boot check for these boots ({os.path.basename(rep)})"]
+        line = summary(sec, a)
+        if line:
+            out += ["", line]
+            summaries.append(line)
+    if summaries:
+        out += ["", "Summary (per design, from the other kernel's boot against its own):"] + summaries
     return "\n".join(out) + "\n"
+
+
+def summary(sec, source):
+    """One line from a two-boot check: the patched kernel's design, predicted from the base's boot,
+    against its own measurement: the events, the median error and its range (rgbench report's
+    table: event, base, pred., interval, patched, error)."""
+    text = " ".join(sec)
+    m = re.search(r"base kernel (\S+) \(runs (\S+)\), patched kernel (\S+) \(runs (\S+)\)", text)
+    if not m:
+        same = re.search(r"kernels (\S+) and (\S+): both run (\S+), nothing to predict", text)
+        return (f"- {same.group(3)}: both kernels run it ({same.group(1)}, {same.group(2)}), nothing to predict"
+                if same else "")
+    errs, code = [], False
+    for line in sec:
+        if line.startswith("```"):
+            code = not code
+            continue
+        f = line.split()
+        if code and f and f[-1].endswith("%"):
+            try:
+                errs.append(float(f[-1][:-1]))
+            except ValueError:
+                pass
+    if not errs:
+        return f"- {m.group(4)} ({m.group(3)}) from {source}'s boot: no event measured on both"
+    return (f"- {m.group(4)} ({m.group(3)}) predicted from {source}'s boot ({m.group(2)}): "
+            f"{len(errs)} events, error median {statistics.median(errs):+.1f}% "
+            f"(from {min(errs):+.1f}% to {max(errs):+.1f}%)")
 
 
 def main(argv):

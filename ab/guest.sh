@@ -22,7 +22,7 @@ if [ -f ./rgbench_kmod.ko ]; then
     --out /out/kmod.csv --json /out/kmod.json 2>/out/kmod.err
   echo $? >/out/rc_kmod
 else
-  echo "no module for this kernel" >/out/kmod.err
+  echo "${RG_AB_NOMOD:-no module for this kernel}" >/out/kmod.err
 fi
 if [ "$RG_AB_USER" = 1 ]; then
   echo "== rgbench (the user suite)"

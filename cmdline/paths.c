@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* rg_path(): rgbench's own files, found beside the binary (installed tree or build tree's marker). */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rg/cmdline.h"
 #include "rg/paths.h"
 
 /* The path from BINDIR to DATADIR/rgbench, e.g. "../share/rgbench" (CMake passes it). */
@@ -105,4 +107,33 @@ int rg_path(const char *name, char *buf, size_t len)
 		return 0;
 	}
 	return -1;
+}
+
+int rg_run_script(const char *name, const char *env_var, int argc, char **argv)
+{
+	char found[PATH_MAX] = "", self[PATH_MAX];
+	const char *script = getenv(env_var) ? getenv(env_var) : rg_path(name, found, sizeof(found)) ? "" : found;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct stat st;
+	char **args;
+
+	if (!*script || stat(script, &st) || !S_ISREG(st.st_mode))
+		return rg_cl_error("cannot find %s.sh ('%s'): it is installed beside rgbench "
+				   "(share/rgbench/%s/) or in its source checkout (%s/); or set %s",
+				   name, script, name, name, env_var);
+	if (n > 0) {
+		self[n] = '\0';
+		if (setenv("RGBENCH", self, 1))
+			return rg_cl_error("setenv: %s", strerror(errno));
+	}
+	args = calloc((size_t)argc + 2, sizeof(*args));
+	if (!args)
+		return rg_cl_error("out of memory");
+	args[0] = "bash";
+	args[1] = (char *)script;
+	for (int i = 1; i < argc; i++)
+		args[i + 1] = argv[i];
+	execvp("bash", args);
+	free(args);
+	return rg_cl_error("cannot run bash %s: %s", script, strerror(errno));
 }

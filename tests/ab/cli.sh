@@ -47,6 +47,30 @@ expect_err 2 "rgbench ab: unknown option '--bogus' $H" --bogus
 expect_err 2 "rgbench ab: --out: an empty folder name $H" --out ''
 expect_err 2 "rgbench ab: --table: '$T' holds no manifest.csv (not an ab folder) $H" --table "$T"
 expect_err 2 "rgbench ab: --table reads an earlier ab's folder: no --kernel with it $H" --table "$data" --kernel a=6.1.0-57
+# A kernel image is checked before anything is fetched or booted: a file that is not one of
+# --arch's kind, a --headers folder that is missing or no kernel build directory, a per-kernel
+# option for a label not given, an --arch not this machine's without --guest-rgbench.
+printf 'not a kernel\n' >"$T/notakernel"
+expect_err 2 "rgbench ab: --kernel b: '$T/notakernel' is not an amd64 kernel image (a bzImage has 'HdrS' at byte 514) $H" \
+	--arch amd64 --kernel a=6.1.0-57 --kernel b="$T/notakernel"
+expect_err 2 "rgbench ab: --kernel b: '$T/notakernel' is not an arm64 kernel image (an Image has 'ARMd' at byte 56) $H" \
+	--arch arm64 --kernel a=6.1.0-57 --kernel b="$T/notakernel"
+expect_err 2 "rgbench ab: --headers b: '$T/no-headers' is not a folder $H" --kernel a=1.0 --headers b="$T/no-headers"
+mkdir -p "$T/hdr"
+expect_err 2 "rgbench ab: --headers b: '$T/hdr' has no Makefile (not a kernel build directory) $H" --headers b="$T/hdr"
+touch "$T/hdr/Makefile"
+expect_err 2 "rgbench ab: --headers c: no --kernel c=... is given $H" --kernel a=1.0 --kernel b=1.1 --headers c="$T/hdr"
+expect_err 2 "rgbench ab: --append: 'quiet' is not LABEL=VALUE $H" --append quiet --kernel a=1.0
+expect_err 2 "rgbench ab: --append c: no --kernel c=... is given $H" --kernel a=1.0 --kernel b=1.1 --append c=panic=1
+expect_err 2 "rgbench ab: --guest-rgbench: '/nonexistent' is neither a folder nor a file $H" --guest-rgbench /nonexistent
+expect_err 2 "rgbench ab: --guest-rgbench: no rgbench program at '$T/hdr/tools/rgbench' $H" \
+	--kernel a=1.0 --kernel b=1.1 --guest-rgbench "$T/hdr"
+if [[ $(uname -m) == x86_64 ]]; then
+	expect_err 2 "rgbench ab: --arch arm64 on an amd64 machine needs --guest-rgbench: an arm64 rgbench (a cross build's folder, e.g. build-aarch64, or an rgbench .deb) $H" \
+		--arch arm64 --kernel a=1.0 --kernel b=1.1
+	expect_err 2 "rgbench ab: --guest-rgbench: '$R' is not an arm64 program (Advanced Micro Devices X86-64) $H" \
+		--arch arm64 --kernel a=1.0 --kernel b=1.1 --guest-rgbench "$R"
+fi
 
 # The order: A B, B A, ... (--rounds 3: A B B A A B), three kernels mirrored likewise; a seeded
 # shuffle is the same for the same seed and holds each kernel --rounds times.

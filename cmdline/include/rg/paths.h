@@ -27,4 +27,12 @@ int rg_installed(void);
 /* The folder of the running binary (/proc/self/exe), or -1. */
 int rg_self_dir(char *buf, size_t len);
 
+/*
+ * A subcommand that is a bash script (rgbench ab, rgbench fleet): runs NAME.sh, the script
+ * env_var names when set, else rg_path(name)'s, with this process's arguments after argv[0],
+ * RGBENCH set to this binary (the script's rgbench). Call rg_cl_set_prog() first. Returns
+ * only on failure: one line (rg_cl_error), the script not found or not run.
+ */
+int rg_run_script(const char *name, const char *env_var, int argc, char **argv);
+
 #endif
