@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 VARIANTS = {
     "same": ["--count", "atomic", "--all-tasks"],
@@ -50,7 +51,7 @@ def kernel_bench(bench, cpu, warmup, duration):
     p = subprocess.Popen(["stdbuf", "-oL", bench, "-w%d" % warmup, "-d%d" % duration, "-p1",
                           "--prod-affinity", str(cpu), "trig-rawtp"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rates, marks, out, prod = {}, {}, [], None
+    rates, marks, walls, out, prod = {}, {}, {}, [], None
     for line in p.stdout:
         out.append(line)
         m = ITER.match(line)
@@ -60,6 +61,7 @@ def kernel_bench(bench, cpu, warmup, duration):
         if prod is None or task_ns(p.pid, prod) is None:
             prod = busiest_task(p.pid)
         marks[i] = task_ns(p.pid, prod) if prod else None
+        walls[i] = time.monotonic()
         rates[i] = float(m[2])
     err = p.stderr.read()
     rc = p.wait(timeout=60)
@@ -70,12 +72,13 @@ def kernel_bench(bench, cpu, warmup, duration):
     # The events of sample i happen between the lines of samples i-1 and i (1 s each): CPU
     # time from the first good mark at or after the warm-up's last line to the last one.
     good = sorted(i for i, ns in marks.items() if ns is not None and i >= warmup - 1)
-    cpu_ns = None
+    cpu_ns = share = None
     if len(good) >= 2:
         a, b = good[0], good[-1]
         ev = sum(rates[i] for i in range(a + 1, b + 1)) * 1e6
         cpu_ns = (marks[b] - marks[a]) / ev if ev else None
-    return statistics.median(vals), cpu_ns
+        share = (marks[b] - marks[a]) / 1e9 / (walls[b] - walls[a])
+    return statistics.median(vals), cpu_ns, share
 
 
 def rgbench(binary, cpu, warmup, duration, extra):
@@ -93,11 +96,51 @@ def rgbench(binary, cpu, warmup, duration, extra):
         if not rows or rows[0]["status"] not in ("ok", "noisy"):
             sys.stderr.write(p.stderr + json.dumps(rows)[:2000])
             raise RuntimeError("rgbench bpf failed (exit %d): %s" % (p.returncode, " ".join(cmd)))
-        return rows[0]["mops_median"], rows[0].get("cpu_ns_median")
+        row = rows[0]
+        shares = [m * c / 1e3 for m, c in zip(row.get("samples_mops") or [],
+                                                row.get("samples_cpu_ns") or [])]
+        return row["mops_median"], row.get("cpu_ns_median"), \
+            statistics.median(shares) if shares else None
 
 
 def fmt(v, d=1):
     return "n/a" if v is None else "%.*f" % (d, v)
+
+
+def pct(v):
+    return "n/a" if v is None else "%.0f%%" % (100 * v)
+
+
+def spread(vals, d=3):
+    """median [min, max] of the values that are there."""
+    vals = [x for x in vals if x is not None]
+    if not vals:
+        return "n/a"
+    return "%.*f [%.*f, %.*f]" % (d, statistics.median(vals), d, min(vals), d, max(vals))
+
+
+def table(v, rows):
+    """The rounds of one variant as a Markdown table (docs/bpf.md shows one), then its medians."""
+    print("\nkbench: variant %s (%s), %d rounds:\n" % (v, " ".join(VARIANTS[v]) or "defaults", len(rows)))
+    print("| round | order | kernel M/s | rgbench M/s | rate ratio | kernel CPU ns/event | "
+          "rgbench CPU ns/event | CPU ratio | kernel on CPU | rgbench on CPU |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for i, r in enumerate(rows):
+        print("| %d | %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s |" %
+              (i + 1, r["order"], r["kb"], r["rg"], r["rate"], fmt(r["kb_cpu"]), fmt(r["rg_cpu"]),
+               fmt(r["cpu"], 3), pct(r["kb_share"]), pct(r["rg_share"])))
+    print("| median | | %.3f | %.3f | %s | %s | %s | %s | %s | %s |\n" %
+          (statistics.median(r["kb"] for r in rows), statistics.median(r["rg"] for r in rows),
+           fmt(statistics.median(r["rate"] for r in rows), 3),
+           fmt(statistics.median([r["kb_cpu"] for r in rows if r["kb_cpu"]]) if any(r["kb_cpu"] for r in rows) else None),
+           fmt(statistics.median([r["rg_cpu"] for r in rows if r["rg_cpu"]]) if any(r["rg_cpu"] for r in rows) else None),
+           fmt(statistics.median([r["cpu"] for r in rows if r["cpu"]]) if any(r["cpu"] for r in rows) else None, 3),
+           pct(statistics.median([r["kb_share"] for r in rows if r["kb_share"]]) if any(r["kb_share"] for r in rows) else None),
+           pct(statistics.median([r["rg_share"] for r in rows if r["rg_share"]]) if any(r["rg_share"] for r in rows) else None)))
+    print("kbench: %-8s rate ratio (rgbench / kernel) median %s; producer CPU time ratio "
+          "(kernel ns / rgbench ns) median %s; over %d rounds (%s)" %
+          (v, spread([r["rate"] for r in rows]), spread([r["cpu"] for r in rows]), len(rows),
+           " ".join(VARIANTS[v]) or "defaults"), flush=True)
 
 
 def main():
@@ -121,31 +164,28 @@ def main():
     print("kbench: %d round(s) on CPU %d, %d x 1 s samples after %d s warm-up per run; "
           "ratio = rgbench M/s / kernel bench M/s (medians of the 1 s samples)" %
           (a.rounds, cpu, a.duration, a.warmup))
-    ratios = {v: [] for v in variants}
-    cpu_ratios = {v: [] for v in variants}
+    rows = {v: [] for v in variants}
     for i in range(a.rounds):
         for v in variants:
             # alternate which runs first, so drift falls on both alike
             if i % 2:
-                rg, rg_cpu = rgbench(a.rgbench, cpu, a.warmup, a.duration, VARIANTS[v])
-                kb, kb_cpu = kernel_bench(a.bench, cpu, a.warmup, a.duration)
+                rg = rgbench(a.rgbench, cpu, a.warmup, a.duration, VARIANTS[v])
+                kb = kernel_bench(a.bench, cpu, a.warmup, a.duration)
             else:
-                kb, kb_cpu = kernel_bench(a.bench, cpu, a.warmup, a.duration)
-                rg, rg_cpu = rgbench(a.rgbench, cpu, a.warmup, a.duration, VARIANTS[v])
-            ratios[v].append(rg / kb)
-            if rg_cpu and kb_cpu:
-                cpu_ratios[v].append(kb_cpu / rg_cpu)
-            print("round %d %-8s kernel %.3f M/s (CPU %s ns/event)  rgbench %.3f M/s (CPU %s ns/event)"
-                  "  ratio %.3f, by CPU time %s" %
-                  (i + 1, v, kb, fmt(kb_cpu), rg, fmt(rg_cpu), rg / kb,
-                   fmt(kb_cpu / rg_cpu, 3) if rg_cpu and kb_cpu else "n/a"), flush=True)
+                kb = kernel_bench(a.bench, cpu, a.warmup, a.duration)
+                rg = rgbench(a.rgbench, cpu, a.warmup, a.duration, VARIANTS[v])
+            r = {"order": "rgbench first" if i % 2 else "kernel first",
+                 "kb": kb[0], "kb_cpu": kb[1], "kb_share": kb[2],
+                 "rg": rg[0], "rg_cpu": rg[1], "rg_share": rg[2],
+                 "rate": rg[0] / kb[0],
+                 "cpu": kb[1] / rg[1] if kb[1] and rg[1] else None}
+            rows[v].append(r)
+            print("round %d %-8s kernel %.3f M/s (CPU %s ns/event, on CPU %s)  rgbench %.3f M/s "
+                  "(CPU %s ns/event, on CPU %s)  ratio %.3f, by CPU time %s" %
+                  (i + 1, v, kb[0], fmt(kb[1]), pct(kb[2]), rg[0], fmt(rg[1]), pct(rg[2]),
+                   r["rate"], fmt(r["cpu"], 3)), flush=True)
     for v in variants:
-        r, c = ratios[v], cpu_ratios[v]
-        print("kbench: %-8s rate ratio median %.3f [%.3f, %.3f]; by producer CPU time (kernel ns / rgbench ns)"
-              " median %s [%s, %s] over %d rounds (%s)" %
-              (v, statistics.median(r), min(r), max(r), fmt(statistics.median(c), 3) if c else "n/a",
-               fmt(min(c), 3) if c else "n/a", fmt(max(c), 3) if c else "n/a", len(r),
-               " ".join(VARIANTS[v]) or "defaults"))
+        table(v, rows[v])
     return 0
 
 
