@@ -46,8 +46,17 @@ def busiest_task(pid):
 
 
 def kernel_bench(bench, cpu, warmup, duration):
-    """Median M/s of the kernel bench's 1 s samples after its warm-up, and its producer's CPU
-    ns per event over those samples (schedstat read as each sample's line is printed)."""
+    """The kernel bench's run: the median M/s of its 1 s samples after its warm-up, the median
+    of its producer's CPU ns per event over those samples, and the median of the producer's
+    share of its CPU (CPU time / wall time).
+
+    The bench prints a sample's line from its SIGALRM handler; this process reads the
+    producer thread's run time (schedstat) as each line arrives, a few ms later on a loaded
+    machine, and by a varying amount. So a sample's CPU ns per event is taken as the
+    producer's share of its CPU between two lines' arrivals over the sample's own rate
+    (share / rate), which a late line shifts by its lateness over 1 s of the same share,
+    instead of the CPU time between two late reads over the hits of the handler's exact
+    second, which it biases by the whole difference of two latenesses."""
     p = subprocess.Popen(["stdbuf", "-oL", bench, "-w%d" % warmup, "-d%d" % duration, "-p1",
                           "--prod-affinity", str(cpu), "trig-rawtp"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -60,8 +69,8 @@ def kernel_bench(bench, cpu, warmup, duration):
         i = int(m[1])
         if prod is None or task_ns(p.pid, prod) is None:
             prod = busiest_task(p.pid)
-        marks[i] = task_ns(p.pid, prod) if prod else None
         walls[i] = time.monotonic()
+        marks[i] = task_ns(p.pid, prod) if prod else None
         rates[i] = float(m[2])
     err = p.stderr.read()
     rc = p.wait(timeout=60)
@@ -69,24 +78,27 @@ def kernel_bench(bench, cpu, warmup, duration):
     if rc or not vals:
         sys.stderr.write("".join(out)[-2000:] + err[-2000:])
         raise RuntimeError("kernel bench failed (exit %d)" % rc)
-    # The events of sample i happen between the lines of samples i-1 and i (1 s each): CPU
-    # time from the first good mark at or after the warm-up's last line to the last one.
-    good = sorted(i for i, ns in marks.items() if ns is not None and i >= warmup - 1)
-    cpu_ns = share = None
-    if len(good) >= 2:
-        a, b = good[0], good[-1]
-        ev = sum(rates[i] for i in range(a + 1, b + 1)) * 1e6
-        cpu_ns = (marks[b] - marks[a]) / ev if ev else None
-        share = (marks[b] - marks[a]) / 1e9 / (walls[b] - walls[a])
-    return statistics.median(vals), cpu_ns, share
+    shares, cpus = [], []
+    for i in sorted(rates):
+        if i < warmup or marks.get(i) is None or marks.get(i - 1) is None:
+            continue
+        share = (marks[i] - marks[i - 1]) / 1e9 / (walls[i] - walls[i - 1])
+        shares.append(share)
+        if rates[i] > 0:
+            cpus.append(share / rates[i] * 1e3)
+    return (statistics.median(vals), statistics.median(cpus) if cpus else None,
+            statistics.median(shares) if shares else None)
 
 
 def rgbench(binary, cpu, warmup, duration, extra):
-    """Median M/s of rgbench bpf's raw_tp row (A windows) and its producers' CPU ns per event."""
+    """rgbench bpf's raw_tp row: the median M/s of its A windows, the median of their producer CPU
+    ns per event (the producer's CPU clock read at each window's ends), and the median of the
+    producer's share of its CPU (M/s x CPU ns per event)."""
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "r.json")
         cmd = [binary, "--mode", "syscall", "--attach", "raw_tp", "--cpus", str(cpu),
                "--warmup", str(warmup), "--duration", "1", "--repetitions", str(duration),
+               "--passes", "1",
                "-qq", "--json", js] + extra
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=60 + 4 * duration)
         if p.returncode == 77:
@@ -119,27 +131,33 @@ def spread(vals, d=3):
     return "%.*f [%.*f, %.*f]" % (d, statistics.median(vals), d, min(vals), d, max(vals))
 
 
+def med(rows, key):
+    vals = [r[key] for r in rows if r[key] is not None]
+    return statistics.median(vals) if vals else None
+
+
 def table(v, rows):
-    """The rounds of one variant as a Markdown table (docs/bpf.md shows one), then its medians."""
+    """The rounds of one variant as a Markdown table (docs/bpf.md shows one), then its medians.
+    rate ratio = CPU ratio x on-CPU ratio: a rate is the producer's share of its CPU over its
+    CPU time per event, so the last column says how much of a rate difference was the share
+    the scheduler gave each run."""
     print("\nkbench: variant %s (%s), %d rounds:\n" % (v, " ".join(VARIANTS[v]) or "defaults", len(rows)))
     print("| round | order | kernel M/s | rgbench M/s | rate ratio | kernel CPU ns/event | "
-          "rgbench CPU ns/event | CPU ratio | kernel on CPU | rgbench on CPU |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "rgbench CPU ns/event | CPU ratio | kernel on CPU | rgbench on CPU | on-CPU ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for i, r in enumerate(rows):
-        print("| %d | %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s |" %
+        print("| %d | %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %s |" %
               (i + 1, r["order"], r["kb"], r["rg"], r["rate"], fmt(r["kb_cpu"]), fmt(r["rg_cpu"]),
-               fmt(r["cpu"], 3), pct(r["kb_share"]), pct(r["rg_share"])))
-    print("| median | | %.3f | %.3f | %s | %s | %s | %s | %s | %s |\n" %
-          (statistics.median(r["kb"] for r in rows), statistics.median(r["rg"] for r in rows),
-           fmt(statistics.median(r["rate"] for r in rows), 3),
-           fmt(statistics.median([r["kb_cpu"] for r in rows if r["kb_cpu"]]) if any(r["kb_cpu"] for r in rows) else None),
-           fmt(statistics.median([r["rg_cpu"] for r in rows if r["rg_cpu"]]) if any(r["rg_cpu"] for r in rows) else None),
-           fmt(statistics.median([r["cpu"] for r in rows if r["cpu"]]) if any(r["cpu"] for r in rows) else None, 3),
-           pct(statistics.median([r["kb_share"] for r in rows if r["kb_share"]]) if any(r["kb_share"] for r in rows) else None),
-           pct(statistics.median([r["rg_share"] for r in rows if r["rg_share"]]) if any(r["rg_share"] for r in rows) else None)))
+               fmt(r["cpu"], 3), pct(r["kb_share"]), pct(r["rg_share"]), fmt(r["share"], 3)))
+    print("| median | | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" %
+          (fmt(med(rows, "kb"), 3), fmt(med(rows, "rg"), 3), fmt(med(rows, "rate"), 3),
+           fmt(med(rows, "kb_cpu")), fmt(med(rows, "rg_cpu")), fmt(med(rows, "cpu"), 3),
+           pct(med(rows, "kb_share")), pct(med(rows, "rg_share")), fmt(med(rows, "share"), 3)))
     print("kbench: %-8s rate ratio (rgbench / kernel) median %s; producer CPU time ratio "
-          "(kernel ns / rgbench ns) median %s; over %d rounds (%s)" %
-          (v, spread([r["rate"] for r in rows]), spread([r["cpu"] for r in rows]), len(rows),
+          "(kernel ns / rgbench ns) median %s; on-CPU ratio (rgbench / kernel) median %s; "
+          "over %d rounds (%s)" %
+          (v, spread([r["rate"] for r in rows]), spread([r["cpu"] for r in rows]),
+           spread([r["share"] for r in rows]), len(rows),
            " ".join(VARIANTS[v]) or "defaults"), flush=True)
 
 
@@ -178,7 +196,8 @@ def main():
                  "kb": kb[0], "kb_cpu": kb[1], "kb_share": kb[2],
                  "rg": rg[0], "rg_cpu": rg[1], "rg_share": rg[2],
                  "rate": rg[0] / kb[0],
-                 "cpu": kb[1] / rg[1] if kb[1] and rg[1] else None}
+                 "cpu": kb[1] / rg[1] if kb[1] and rg[1] else None,
+                 "share": rg[2] / kb[2] if kb[2] and rg[2] else None}
             rows[v].append(r)
             print("round %d %-8s kernel %.3f M/s (CPU %s ns/event, on CPU %s)  rgbench %.3f M/s "
                   "(CPU %s ns/event, on CPU %s)  ratio %.3f, by CPU time %s" %
