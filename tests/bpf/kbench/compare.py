@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """rgbench bpf's syscall-triggered raw_tp rate against the kernel's own bench (trig-rawtp, 6.1:
 producers loop on syscall(getpgid), a raw_tp program on sys_enter counts getpgid in one shared
-atomic), the two alternated in one session on the same CPU; prints each round and the ratio.
+atomic), the two alternated in one session on the same CPU; prints each round, then each
+variant's rounds as a Markdown table: both rates, both producers' CPU ns per event, both
+producers' share of their CPU, and the three ratios (docs/bpf.md, "Against the kernel's bench").
 
 usage: compare.py RGBENCH_BPF KERNEL_BENCH [--rounds N] [--duration S] [--cpu C] [--variants LIST]
 Variants (rgbench options per round, each beside its own kernel bench run):
@@ -165,8 +167,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("rgbench")
     ap.add_argument("bench")
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--duration", type=int, default=5, help="samples of 1 s per run (both)")
+    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--duration", type=int, default=2,
+                    help="samples of 1 s per run (both); short runs alternate tightly")
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--cpu", type=int, default=-1, help="CPU for the producer (default: the last allowed)")
     ap.add_argument("--variants", default="same,default")
