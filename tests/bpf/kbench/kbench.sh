@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Opt-in (RG_TEST_KBENCH=1): build the kernel's own bench from linux-source (build.sh, cached
 # under ~/.cache/rgbench/kbench) and alternate its trig-rawtp with rgbench bpf's syscall raw_tp
-# on one CPU (compare.py); prints the ratios, asserts none (they are timings).
+# on one CPU (compare.py); prints the parity table (rate, producer CPU time, on-CPU share and
+# their ratios), asserts none (they are timings).
 # usage: kbench.sh RGBENCH_BPF   (RG_KBENCH_ARGS: more compare.py options, e.g. "--rounds 9")
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
