@@ -54,11 +54,10 @@ def kernel_bench(bench, cpu, warmup, duration):
 
     The bench prints a sample's line from its SIGALRM handler; this process reads the
     producer thread's run time (schedstat) as each line arrives, a few ms later on a loaded
-    machine, and by a varying amount. So a sample's CPU ns per event is taken as the
-    producer's share of its CPU between two lines' arrivals over the sample's own rate
-    (share / rate), which a late line shifts by its lateness over 1 s of the same share,
-    instead of the CPU time between two late reads over the hits of the handler's exact
-    second, which it biases by the whole difference of two latenesses."""
+    machine (0-10 ms), and by a varying amount. So a sample's CPU ns per event is taken as
+    the producer's share of its CPU between two lines' arrivals over the sample's own rate
+    (share / rate), which a late line shifts only by the share's change over its lateness,
+    and the run's figure is the median of its samples', as rgbench's is of its windows'."""
     p = subprocess.Popen(["stdbuf", "-oL", bench, "-w%d" % warmup, "-d%d" % duration, "-p1",
                           "--prod-affinity", str(cpu), "trig-rawtp"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
