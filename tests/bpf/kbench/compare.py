@@ -10,6 +10,8 @@ usage: compare.py RGBENCH_BPF KERNEL_BENCH [--rounds N] [--duration S] [--cpu C]
 Variants (rgbench options per round, each beside its own kernel bench run):
   same:    --count atomic --all-tasks: the very program work of the kernel's bench
   default: rgbench bpf's defaults (percpu count, this process only: one helper call more)
+  kernel-aa: the kernel bench against itself (its second run in rgbench's columns): how far
+           the ratios move with nothing different, on this machine at this time
 Exit 0 when every run parsed (the ratio is reported, never asserted: on a shared VM it moves by
 more than the 2% it is about), 77 when not root or the bench cannot attach raw_tp, 1 otherwise.
 """
@@ -26,6 +28,7 @@ import time
 VARIANTS = {
     "same": ["--count", "atomic", "--all-tasks"],
     "default": [],
+    "kernel-aa": None,	# the kernel bench in both columns: the rounds' own noise floor
 }
 ITER = re.compile(r"^Iter\s+(\d+).*?hits\s+([0-9.]+)M/s")
 
@@ -116,6 +119,14 @@ def rgbench(binary, cpu, warmup, duration, extra):
             statistics.median(shares) if shares else None
 
 
+def other_run(a, cpu, v):
+    """The run in rgbench's columns: rgbench with the variant's options, or for kernel-aa the
+    kernel bench again."""
+    if VARIANTS[v] is None:
+        return kernel_bench(a.bench, cpu, a.warmup, a.duration)
+    return rgbench(a.rgbench, cpu, a.warmup, a.duration, VARIANTS[v])
+
+
 def fmt(v, d=1):
     return "n/a" if v is None else "%.*f" % (d, v)
 
@@ -132,6 +143,12 @@ def spread(vals, d=3):
     return "%.*f [%.*f, %.*f]" % (d, statistics.median(vals), d, min(vals), d, max(vals))
 
 
+def say(v):
+    if VARIANTS[v] is None:
+        return "the kernel bench again in rgbench's columns"
+    return " ".join(VARIANTS[v]) or "defaults"
+
+
 def med(rows, key):
     vals = [r[key] for r in rows if r[key] is not None]
     return statistics.median(vals) if vals else None
@@ -142,7 +159,7 @@ def table(v, rows):
     rate ratio = CPU ratio x on-CPU ratio: a rate is the producer's share of its CPU over its
     CPU time per event, so the last column says how much of a rate difference was the share
     the scheduler gave each run."""
-    print("\nkbench: variant %s (%s), %d rounds:\n" % (v, " ".join(VARIANTS[v]) or "defaults", len(rows)))
+    print("\nkbench: variant %s (%s), %d rounds:\n" % (v, say(v), len(rows)))
     print("| round | order | kernel M/s | rgbench M/s | rate ratio | kernel CPU ns/event | "
           "rgbench CPU ns/event | CPU ratio | kernel on CPU | rgbench on CPU | on-CPU ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -158,8 +175,7 @@ def table(v, rows):
           "(kernel ns / rgbench ns) median %s; on-CPU ratio (rgbench / kernel) median %s; "
           "over %d rounds (%s)" %
           (v, spread([r["rate"] for r in rows]), spread([r["cpu"] for r in rows]),
-           spread([r["share"] for r in rows]), len(rows),
-           " ".join(VARIANTS[v]) or "defaults"), flush=True)
+           spread([r["share"] for r in rows]), len(rows), say(v)), flush=True)
     # Said, not asserted: a timing on a shared machine (the test passes on any figure).
     for what, key in (("producer CPU time", "cpu"), ("rate", "rate")):
         m = med(rows, key)
@@ -177,7 +193,7 @@ def main():
                     help="samples of 1 s per run (both); short runs alternate tightly")
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--cpu", type=int, default=-1, help="CPU for the producer (default: the last allowed)")
-    ap.add_argument("--variants", default="same,default")
+    ap.add_argument("--variants", default="same,default,kernel-aa")
     a = ap.parse_args()
     if os.geteuid() != 0:
         print("SKIP: needs root (BPF programs)")
@@ -195,11 +211,11 @@ def main():
         for v in variants:
             # alternate which runs first, so drift falls on both alike
             if i % 2:
-                rg = rgbench(a.rgbench, cpu, a.warmup, a.duration, VARIANTS[v])
+                rg = other_run(a, cpu, v)
                 kb = kernel_bench(a.bench, cpu, a.warmup, a.duration)
             else:
                 kb = kernel_bench(a.bench, cpu, a.warmup, a.duration)
-                rg = rgbench(a.rgbench, cpu, a.warmup, a.duration, VARIANTS[v])
+                rg = other_run(a, cpu, v)
             r = {"order": "rgbench first" if i % 2 else "kernel first",
                  "kb": kb[0], "kb_cpu": kb[1], "kb_share": kb[2],
                  "rg": rg[0], "rg_cpu": rg[1], "rg_share": rg[2],

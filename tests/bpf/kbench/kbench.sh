@@ -8,7 +8,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ "${RG_TEST_KBENCH:-0}" != 1 ]]; then
-  echo "SKIP: opt-in, set RG_TEST_KBENCH=1 (builds the kernel's bench from linux-source, ~2 min once, then ~2 min of runs)"
+  echo "SKIP: opt-in, set RG_TEST_KBENCH=1 (builds the kernel's bench from linux-source, ~2 min once, then ~4 min of runs)"
   exit 77
 fi
 if [[ $(id -u) != 0 ]]; then
