@@ -11,7 +11,8 @@
 # RG_ROOTFS_RELEASE=trixie for Debian 13). RG_TEST_DISTRO=1 runs the README's first command
 # and this one in a pristine Debian 13 amd64 chroot (test distro.debian13_amd64, label distro).
 # RG_TEST_KBENCH=1 builds the kernel's own BPF bench from linux-source and reports rgbench bpf's
-# raw_tp rate against it (test bpf.kbench, label kbench; a ratio printed, never asserted).
+# raw_tp rate and producer CPU time against it (test bpf.kbench, label kbench; a table of ratios
+# printed, never asserted).
 # RG_TEST_KMOD13=1 runs the module's guest tests in a Debian 13 amd64 root against its 6.12
 # kernel, x86-64 and arm64 (test kmod.debian13, label debian13; docs/kmod-versions.md).
 # scripts/test.sh --quick: the edit-build-test loop (native build, labels unit and smoke,
