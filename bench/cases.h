@@ -89,6 +89,10 @@ struct case_run {
 	double *ns, *wall, *mops, *ratio;
 	size_t nrep;
 	char where[RG_RUN_WHERE_LEN];	/* page offsets of slots, stack and loop, CPU */
+	/* What it added to the case's totals (taken back when the run is measured again). */
+	size_t nnoisy;
+	uint64_t refusals, ops;
+	double cycles, instructions, ev[RG_PMU_MAX_EVENTS];
 };
 
 /* One benchmark: a guard in a scenario with its parameters, and what it measured. */
@@ -165,6 +169,8 @@ struct suite {
 	int rounds;			/* of the group being measured (suite_group_rounds()) */
 	/* A run process: the parent gave the group's chunks and work units (a warm-up run, no calibration). */
 	bool preset;
+	/* A run process: it measured the group before (the parent asked again, runs.c's ref_rerun()). */
+	bool again;
 	/* The parent: its run processes (runs.c), [cfg->runs]. */
 	struct run_proc *proc;
 	/* Progress (rows.c): the clock, the work planned and done (in chunk-times), rows added up to. */

@@ -130,7 +130,8 @@ static void plan_run(FILE *f, const struct rg_suite_cfg *cfg)
 		fprintf(f, "test switches:%s%s%s%s%s%s%s%s%s\n",
 			cfg->test_disturb == RG_DISTURB_FIRST ? " RG_TEST_DISTURB=first" :
 			cfg->test_disturb == RG_DISTURB_EVERY ? " RG_TEST_DISTURB=every" :
-			cfg->test_disturb == RG_DISTURB_REF ? " RG_TEST_DISTURB=ref" : "",
+			cfg->test_disturb == RG_DISTURB_REF ? " RG_TEST_DISTURB=ref" :
+			cfg->test_disturb == RG_DISTURB_REFRUN ? " RG_TEST_DISTURB=refrun" : "",
 			cfg->test_xpkg ? " RG_TEST_XPKG=1" : "",
 			cfg->test_lat_unusable[0] ? " RG_TEST_LATENCY_UNUSABLE=" : "",
 			cfg->test_lat_unusable,

@@ -91,29 +91,30 @@ static void plan_layout(struct rg_suite_cfg *cfg)
 static int env_word(const char *name, const char *const *words, int n)
 {
 	const char *v = env_str(name);
-	char shown[64];
+	char shown[64], list[128] = "";
+	size_t off = 0;
 
 	for (int i = 0; i < n; i++)
 		if (!strcmp(v, words[i]))
 			return i;
 	rg_str_printable(shown, sizeof(shown), v);
-	rg_bench_die_usage("%s=%s: expected %s%s%s%s%s (or unset)", name, shown, words[1],
-			   n > 2 ? "|" : "", n > 2 ? words[2] : "", n > 3 ? "|" : "",
-			   n > 3 ? words[3] : "");
+	for (int i = 1; i < n && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i > 1 ? "|" : "", words[i]);
+	rg_bench_die_usage("%s=%s: expected %s (or unset)", name, shown, list);
 }
 
 static void plan_env(struct rg_suite_cfg *cfg)
 {
-	static const char *const disturb[] = { "", "first", "every", "ref" };
+	static const char *const disturb[] = { "", "first", "every", "ref", "refrun" };
 	static const char *const one[] = { "", "1" };
-	int d = env_word("RG_TEST_DISTURB", disturb, 4);
+	int d = env_word("RG_TEST_DISTURB", disturb, 5);
 
 	snprintf(cfg->topo_xml, sizeof(cfg->topo_xml), "%s", env_str("HWLOC_XMLFILE"));
 	if (!cfg->topo_xml[0])
 		snprintf(cfg->topo_synthetic, sizeof(cfg->topo_synthetic), "%s",
 			 env_str("HWLOC_SYNTHETIC"));
 	cfg->test_disturb = d == 1 ? RG_DISTURB_FIRST : d == 2 ? RG_DISTURB_EVERY :
-			    d == 3 ? RG_DISTURB_REF : RG_DISTURB_NONE;
+			    d == 3 ? RG_DISTURB_REF : d == 4 ? RG_DISTURB_REFRUN : RG_DISTURB_NONE;
 	cfg->test_xpkg = env_word("RG_TEST_XPKG", one, 2);
 	snprintf(cfg->test_lat_unusable, sizeof(cfg->test_lat_unusable), "%s",
 		 env_str("RG_TEST_LATENCY_UNUSABLE"));

@@ -19,6 +19,7 @@
 #include "rg/env.h"
 #include "rg/loops.h"
 #include "rg/platform.h"
+#include "rg/stats.h"
 #include "cases.h"
 #include "rounds.h"
 #include "rows.h"
@@ -155,11 +156,36 @@ static void stop_signals(sigset_t *set)
 	sigaddset(set, SIGQUIT);
 }
 
+/*
+ * A group this run measured before (the parent asks again: ref_rerun()):
+ * its cases start over, so what the run sends is this measurement alone.
+ */
+static void forget_group(struct suite *s, int group)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct bcase *c = &s->c[i];
+
+		if (c->group != group)
+			continue;
+		c->nrep = 0;
+		c->nnoisy = 0;
+		c->discarded = 0;
+		c->worst_ratio = INFINITY;
+		c->worst_iv = 0;
+		c->ops = c->refusals = 0;
+		c->cycles = c->instructions = 0;
+		memset(c->ev, 0, sizeof(c->ev));
+		c->counted_all = c->ev_all = true;
+		c->active = false;
+	}
+}
+
 int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 {
 	struct suite s = { .cfg = cfg };
 	struct bcase **set = NULL;
 	struct wire_cmd cmd;
+	bool *seen = NULL;	/* the groups this run measured */
 	int rc = RG_EXIT_FAIL, in = cfg->run_fd[0], out = cfg->run_fd[1];
 
 	/* The parent stops us by closing the pipe; its Ctrl-C reaches us too and stops the batch. */
@@ -176,7 +202,8 @@ int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 	if (suite_build(&s, cfg) || suite_setup(&s))
 		goto out;
 	set = calloc(s.n ? s.n : 1, sizeof(*set));
-	if (!set)
+	seen = calloc((size_t)(s.ngroups ? s.ngroups : 1), sizeof(*seen));
+	if (!set || !seen)
 		goto out;
 	while (!get(in, &cmd, sizeof(cmd), cfg->stop)) {
 		size_t k = 0;
@@ -197,6 +224,10 @@ int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 			}
 		}
 		s.preset = cmd.preset;
+		s.again = seen[cmd.group];
+		seen[cmd.group] = true;
+		if (s.again)
+			forget_group(&s, cmd.group);
 		if (suite_run_group(&s, cmd.group, set))
 			goto out;
 		for (size_t i = 0; i < s.n; i++)
@@ -206,6 +237,7 @@ int rg_suite_run_child(const struct rg_suite_cfg *cfg)
 	rc = RG_EXIT_OK;
 out:
 	free(set);
+	free(seen);
 	suite_free(&s);
 	close(out);
 	return rc;
@@ -364,6 +396,29 @@ void suite_runs_stop(struct suite *s)
 	s->proc = NULL;
 }
 
+/*
+ * Run k measured c again (ref_rerun()): its earlier rounds are thrown away
+ * and what they added to the case's totals taken back; the thrown-away rounds
+ * count as discarded, like a disturbed round's run. Its lowest CPU/wall and
+ * most switches stay among the case's worst (they are maxima).
+ */
+static void drop_run(struct bcase *c, struct case_run *r)
+{
+	c->discarded += (long)r->nrep;
+	c->nnoisy -= r->nnoisy;
+	c->refusals -= r->refusals;
+	c->ops -= r->ops;
+	c->cycles -= r->cycles;
+	c->instructions -= r->instructions;
+	for (size_t i = 0; i < RG_PMU_MAX_EVENTS; i++)
+		c->ev[i] -= r->ev[i];
+	free(r->ns);
+	free(r->wall);
+	free(r->mops);
+	free(r->ratio);
+	memset(r, 0, sizeof(*r));
+}
+
 /* Run k's record of case c added to the parent's case: its rounds kept apart, its totals summed. */
 static int take_case(struct run_proc *p, struct bcase *c, size_t k, volatile sig_atomic_t *stop)
 {
@@ -373,6 +428,8 @@ static int take_case(struct run_proc *p, struct bcase *c, size_t k, volatile sig
 
 	if (get(p->from, &w, sizeof(w), stop) || w.c.nrep > (1u << 20))
 		return -1;
+	if (r->ns)
+		drop_run(c, r);
 	bytes = w.c.nrep * sizeof(double);
 	r->nrep = w.c.nrep;
 	r->ns = malloc(bytes ? bytes : 1);
@@ -396,17 +453,24 @@ static int take_case(struct run_proc *p, struct bcase *c, size_t k, volatile sig
 	c->work = w.c.work;
 	c->work_in = w.c.work_in;
 	c->discarded += w.c.discarded;
-	c->nnoisy += w.c.nnoisy;
 	c->worst_ratio = fmin(c->worst_ratio, w.c.worst_ratio);
 	c->worst_iv = w.c.worst_iv > c->worst_iv ? w.c.worst_iv : c->worst_iv;
-	c->refusals += w.c.refusals;
-	c->ops += w.c.ops;
-	c->cycles += w.c.cycles;
-	c->instructions += w.c.instructions;
+	r->nnoisy = w.c.nnoisy;
+	r->refusals = w.c.refusals;
+	r->ops = w.c.ops;
+	r->cycles = w.c.cycles;
+	r->instructions = w.c.instructions;
+	c->nnoisy += r->nnoisy;
+	c->refusals += r->refusals;
+	c->ops += r->ops;
+	c->cycles += r->cycles;
+	c->instructions += r->instructions;
 	c->counted_all &= w.c.counted_all;
 	c->ev_all &= w.c.ev_all;
-	for (size_t i = 0; i < RG_PMU_MAX_EVENTS; i++)
-		c->ev[i] += w.c.ev[i];
+	for (size_t i = 0; i < RG_PMU_MAX_EVENTS; i++) {
+		r->ev[i] = w.c.ev[i];
+		c->ev[i] += r->ev[i];
+	}
 	for (int t = 0; t < c->threads && t < RG_MAX_CPUS; t++)
 		c->seen_cpu[t] = w.c.seen_cpu[t];
 	return 0;
@@ -526,6 +590,67 @@ static void shuffle_runs(struct suite *s, int *order, int n)
 }
 
 /*
+ * A run whose cycle reference ran more than RG_REF_MAX_MOVE away from the
+ * median of the group's runs (the median of each run's rounds) measured the
+ * core at another speed for that whole run: a host's load on the vCPU's
+ * sibling, a frequency step. Seen here at rest: one run of six of a group
+ * with everything in it 55% slower, its reference too, which left every row
+ * of the group `noisy` by the reference's rule. Like a disturbed round, such
+ * a run is measured again (the same process, the same chunks), at most
+ * RG_SUITE_RETRIES times per group, the farthest run first; its earlier
+ * rounds count as discarded. With fewer than 3 runs no run is the odd one.
+ * A reference still off after that leaves the rows `noisy` (schema/fill.c).
+ */
+static int ref_rerun(struct suite *s, int g)
+{
+	const struct rg_suite_cfg *cfg = s->cfg;
+	const struct bcase *ref = NULL, *c0;
+	double med[RG_MAX_RUNS];
+	int nr = cfg->runs;
+
+	if (!group_benchmarks(s, g, &c0))
+		return 0;
+
+	for (size_t i = 0; i < s->n && !ref; i++)
+		if (s->c[i].group == g && !s->c[i].skipped && !s->c[i].error &&
+		    kind_of(&s->c[i])->reference)
+			ref = &s->c[i];
+	if (!ref || nr < 3 || nr > RG_MAX_RUNS || ref->nruns != (size_t)nr)
+		return 0;
+	for (int tries = 0; tries < RG_SUITE_RETRIES && !*cfg->stop; tries++) {
+		double m, worst = 0;
+		int k = -1;
+
+		for (int j = 0; j < nr; j++) {
+			if (!ref->run[j].nrep)
+				return 0;
+			med[j] = rg_stat_median(ref->run[j].ns, ref->run[j].nrep);
+		}
+		m = rg_stat_median(med, (size_t)nr);
+		for (int j = 0; j < nr; j++)
+			if (fabs(med[j] - m) / m > worst) {
+				worst = fabs(med[j] - m) / m;
+				k = j;
+			}
+		if (k < 0 || !(worst > RG_REF_MAX_MOVE))
+			return 0;
+		if (cfg->progress) {
+			fprintf(cfg->progress, "rgbench: run %d of %s: its cycle reference %.0f%% %s than the "
+				"runs' median (more than %.0f%%): measured again\n",
+				k, case_progress_name(c0), worst * 100, med[k] > m ? "slower" : "faster",
+				RG_REF_MAX_MOVE * 100);
+			fflush(cfg->progress);
+		}
+		if (run_one(s, g, k, true)) {
+			if (!*cfg->stop)
+				run_failed(&s->proc[k], k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Every group in every run, in passes: pass p hands each group, in group
  * order, to one run (a fresh random order of runs per group), so that the N
  * runs of a row are spread over the whole command instead of following each
@@ -589,6 +714,11 @@ int suite_runs_all(struct suite *s, struct bcase **set)
 			}
 			if (!last || *cfg->stop)
 				continue;
+			if (suite_group_in_runs(s, g) && nb && ref_rerun(s, g)) {
+				if (*cfg->stop)
+					break;
+				goto fail;
+			}
 			/* The group's last run is in: its rows now, each with its progress line. */
 			for (size_t i = 0; i < s->n; i++)
 				if (s->c[i].group == g && suite_group_in_runs(s, g) && !s->c[i].skipped &&

@@ -68,7 +68,11 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
  * rounds saw it move by more than RG_REF_MAX_MOVE ((max - min) / median of
  * the reference's per-round ns per add) is `noisy` and says so.
  * RG_TEST_DISTURB=ref (tests) makes the reference's last round (of 2 or more)
- * at least twice as slow as its slowest earlier one.
+ * at least twice as slow as its slowest earlier one. A run whose reference ran
+ * more than RG_REF_MAX_MOVE off the median of the group's runs is measured
+ * again first (bench/runs.c, ref_rerun()); RG_TEST_DISTURB=refrun (tests)
+ * makes run 1's reference three times as slow in every round of its first
+ * measurement of each group.
  */
 #define RG_SUITE_RETRIES 3
 /*
@@ -83,7 +87,8 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
 /* RG_REF_MAX_MOVE: rg/schema.h (rg_result_fill()'s cycle reference rule, shared with the module's rows). */
 
 /* RG_TEST_DISTURB (tests): fake disturbances, see rg_suite_cfg.test_disturb. */
-enum rg_test_disturb { RG_DISTURB_NONE, RG_DISTURB_FIRST, RG_DISTURB_EVERY, RG_DISTURB_REF };
+enum rg_test_disturb { RG_DISTURB_NONE, RG_DISTURB_FIRST, RG_DISTURB_EVERY, RG_DISTURB_REF,
+		       RG_DISTURB_REFRUN };
 
 struct rg_bench_hooks;
 struct rg_resultset;
@@ -152,7 +157,7 @@ struct rg_suite_cfg {
 	char topo_xml[PATH_MAX];	/* HWLOC_XMLFILE */
 	char topo_synthetic[1024];	/* HWLOC_SYNTHETIC */
 	/* Test switches (docs/bench.md, "Test switches"), from RG_TEST_* in the plan step only. */
-	enum rg_test_disturb test_disturb;	/* RG_TEST_DISTURB=first|every|ref */
+	enum rg_test_disturb test_disturb;	/* RG_TEST_DISTURB=first|every|ref|refrun */
 	bool test_xpkg;				/* RG_TEST_XPKG=1: cross-package rows on one package */
 	char test_lat_unusable[96];		/* RG_TEST_LATENCY_UNUSABLE=why */
 	bool test_counters_software;		/* RG_TEST_COUNTERS_SOFTWARE=1 */

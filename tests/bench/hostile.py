@@ -83,7 +83,7 @@ def run_nobody(*argv, cwd, preexec_fn):
 
 
 # ---- item 21: a test switch with an unknown value is refused, not ignored ------------------
-for name, val, want in (("RG_TEST_DISTURB", "bogus", "expected first|every|ref"),
+for name, val, want in (("RG_TEST_DISTURB", "bogus", "expected first|every|ref|refrun"),
                         ("RG_TEST_XPKG", "yes", "expected 1"),             # the class
                         ("RG_TEST_COUNTERS_SOFTWARE", "2", "expected 1")):
     r = run_env({name: val}, "--plan", "--quick")
