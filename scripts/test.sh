@@ -24,6 +24,21 @@ jobs=$(nproc)
 asan_labels='^(unit|stress|analysis|plots|smoke|badinput)$'
 # stage_time NAME START: how long a stage took, so a slow run says where its time went.
 stage_time() { echo "== $1: $((SECONDS - $2)) s (run so far: $SECONDS s)"; }
+# ctest_in DIR ARGS...: ctest in DIR; when a test fails, its failure lines again at the end
+# (FAIL, CHECK ... failed, Traceback, error), so that the last lines of a long run (all a CI
+# summary keeps) say why, not only which.
+ctest_in() {
+	local dir=$1 rc=0
+	shift
+	(cd "$dir" && ctest --output-on-failure "$@") || rc=$?
+	((rc == 0)) && return 0
+	echo "== why the failed tests in $dir failed (their failure lines; the whole output is above and in $dir/Testing/Temporary/LastTest.log):"
+	awk '/^[0-9]+\/[0-9]+ Test: /{name=$3; n=0}
+	     /^(FAIL|Traceback)|CHECK\(.*\) failed|[Ee]rror[: ]|FAILED|AddressSanitizer|runtime error|Timeout/ {
+	         if (name != "" && n < 12) { print name ": " $0; n++ } }' \
+		"$dir/Testing/Temporary/LastTest.log" 2>/dev/null | grep -v ': [0-9]*% tests passed' | tail -60 || true
+	return "$rc"
+}
 quick=0
 case "${1:-}" in
   --quick) quick=1 ;;
@@ -110,7 +125,7 @@ t0=$SECONDS
 cmake --build build -j"$jobs"
 stage_time "native build" "$t0"
 if [[ $quick == 1 ]]; then
-  (cd build && ctest --output-on-failure -j"$jobs" -L '^(unit|smoke)$')
+  ctest_in build -j"$jobs" -L '^(unit|smoke)$'
   echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
   exit 0
 fi
@@ -126,7 +141,7 @@ if [[ $sanitize == 1 ]]; then
 	echo "== native tests: all but ${#twice[@]} that run in the sanitizer build only (labels $asan_labels, not native)"
 fi
 t0=$SECONDS
-(cd build && ctest --output-on-failure -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-})
+ctest_in build -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-}
 stage_time "native tests" "$t0"
 
 if [[ "$sanitize" == 1 ]]; then
@@ -138,11 +153,10 @@ if [[ "$sanitize" == 1 ]]; then
 	stage_time "sanitizer build" "$t0"
 	t0=$SECONDS
 	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
-	(cd build-asan &&
-	 ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
-	 LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
-	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	 ctest --output-on-failure -j"$jobs" -L "$asan_labels")
+	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
+	LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ctest_in build-asan -j"$jobs" -L "$asan_labels"
 	stage_time "sanitizer tests" "$t0"
 	t0=$SECONDS
 	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
@@ -161,7 +175,7 @@ if [[ $cross == 1 ]]; then
   cmake --build build-aarch64 -j"$jobs"
   stage_time "aarch64 build" "$t0"
   t0=$SECONDS
-  (cd build-aarch64 && ctest --output-on-failure -j"$jobs" ${RG_TEST_ARGS:-})
+  ctest_in build-aarch64 -j"$jobs" ${RG_TEST_ARGS:-}
   stage_time "aarch64 tests" "$t0"
 fi
 echo "== all tests passed in $SECONDS s"
