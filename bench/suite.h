@@ -71,8 +71,8 @@ int rg_scenario_find(const char *name);	/* -1 when unknown */
  * at least twice as slow as its slowest earlier one. A run whose reference ran
  * more than RG_REF_MAX_MOVE off the median of the group's runs is measured
  * again first (bench/runs.c, ref_rerun()); RG_TEST_DISTURB=refrun (tests)
- * makes run 1's reference three times as slow in every round of its first
- * measurement of each group.
+ * makes run 1's reference a thousand times as slow in every round of its
+ * first measurement of each group.
  */
 #define RG_SUITE_RETRIES 3
 /*

@@ -131,10 +131,11 @@ c.check(len(row_lines) >= 2 and all("3 runs x 1 round," in x for x in row_lines)
         f"passes: the tls rows' lines say 3 runs x 1 round: {row_lines}")
 
 # A run whose cycle reference ran far from the other runs' (RG_TEST_DISTURB=refrun: run 1's
-# reference three times as slow in every round of its first measurement of each group) is
-# measured again before the rows: one line says so, its thrown-away rounds count as
-# discarded, and the rows do not carry the fake move (3x: 200%; what the machine itself
-# moves the reference is its own, under 100% here).
+# reference a thousand times as slow in every round of its first measurement of each group)
+# is measured again before the rows: one line says so, its thrown-away rounds count as
+# discarded, and the rows do not carry the fake move (kept, it would move the reference by
+# 99900%; a loaded machine moved it by 352% here at load 9, and more runs may be measured
+# again for it: the assertions leave the machine's own moves alone).
 os.environ["RG_TEST_DISTURB"] = "refrun"
 r = rgtest.run(a, "--runs", "3", "--repetitions", "3", "--scenarios", "pair", "--guards", "tls",
                "--duration", "1ms", "--no-bpf", "--out", os.path.join(tmp, "rr.csv"),
@@ -142,7 +143,7 @@ r = rgtest.run(a, "--runs", "3", "--repetitions", "3", "--scenarios", "pair", "-
 del os.environ["RG_TEST_DISTURB"]
 again = re.findall(r"^rgbench: run (\d+) of pair: its cycle reference (\d+)% slower than the runs' "
                    r"median \(more than 10%\): measured again$", r.stderr, re.M)
-c.check(r.returncode == 0 and any(k == "1" and int(p) >= 150 for k, p in again),
+c.check(r.returncode == 0 and any(k == "1" and int(p) >= 10000 for k, p in again),
         f"refrun: run 1 measured again ({again}): {r.stderr[-1500:]}")
 if r.returncode == 0:
     for x in rgtest.read_json(os.path.join(tmp, "rr.json"))["results"]:
@@ -152,5 +153,5 @@ if r.returncode == 0:
         c.check(x["runs"] == 3 and x["repetitions"] == 9 and x["discarded"] >= 3,
                 f"{where}: runs {x['runs']} repetitions {x['repetitions']} discarded {x['discarded']}")
         m = re.search(r"the cycle reference moved (\d+)%", x["reason"])
-        c.check(m is None or int(m[1]) < 100, f"{where}: the fake move is still in: {x['reason']!r}")
+        c.check(m is None or int(m[1]) < 10000, f"{where}: the fake move is still in: {x['reason']!r}")
 c.finish()
