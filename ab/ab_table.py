@@ -197,7 +197,7 @@ def why(bdir, vm_exit):
     if lacks:
         s = "the kernel has " + " and ".join(lacks)
         if lacks[0] in (NO_JIT, JIT_OFF):
-            s += ": its BPF rows ran in the interpreter and are not compared"
+            s += ": none of its BPF rows is compared"
         said.append(s)
     for s in SUITES:
         rc = first_line(os.path.join(out, "rc_" + s))
@@ -355,6 +355,8 @@ def rows_of(d):
                 cells[l] = (statistics.median(v), min(v), max(v), len(v))
             elif statuses.get(k, {}).get(l, {}).get("interpreted"):
                 cells[l] = "no JIT"  # (the BPF interpreter's figure is not shown)
+            elif statuses.get(k, {}).get(l):
+                cells[l] = ",".join(sorted(statuses[k][l]))  # e.g. skipped: no figure
         ch = {}
         for l in labels[1:]:
             if isinstance(cells.get(base), tuple) and isinstance(cells.get(l), tuple):
@@ -424,8 +426,13 @@ def table(d, form):
     man, labels, specs, emulated, releases, used, rows, nojit = rows_of(d)
     lines = heading(man, labels, specs, emulated, releases, used)
     # (said once per kernel: its bpf and kbench cells read "no JIT", or the row is untimed)
-    interp = [f"No BPF JIT: {l} (boot{'s' if len(b) > 1 else ''} {', '.join(b)}): its bpf and kbench rows ran "
-              "in the BPF interpreter and are not compared (status interpreted)." for l, b in nojit.items()]
+    interp = []
+    for l, b in nojit.items():
+        n = sum(1 for k, u, c, x, st in rows if c.get(l) == "no JIT")
+        interp.append(f"No BPF JIT: {l} (boot{'s' if len(b) > 1 else ''} {', '.join(b)}): "
+                      + (f"{n} of its bpf and kbench rows ran in the BPF interpreter: not compared (\"no JIT\")."
+                         if n else "none of its bpf and kbench rows ran (their reasons in its boot file), "
+                         "so none is compared."))
     lines += interp
     # a kernel other than the base with no finished boot has no column (its line says why)
     gone = [l for l in labels[1:] if not used[l]]
