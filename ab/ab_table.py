@@ -19,7 +19,9 @@ Statistics (over boots, never over the samples inside one boot):
   p          exact two-sided permutation test of the boots' means (every split of the pooled
              boots; n=2 against 2 cannot go below 1/3)
 Under emulation (the manifest's accel is tcg) every timing is marked emulated and no change is
-called: the column says "not called (emulated)".
+called: the column says "not called (emulated)". A kernel without BPF JIT (its boots' reason
+says so, see why()) has its bpf and kbench figures, the BPF interpreter's, shown as "no JIT":
+never compared to a JIT's. A kernel's cell with no figure names its rows' status (skipped).
 Exit: 0, 1 unreadable input (one line), 2 usage."""
 import csv
 import glob
