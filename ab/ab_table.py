@@ -19,7 +19,9 @@ Statistics (over boots, never over the samples inside one boot):
   p          exact two-sided permutation test of the boots' means (every split of the pooled
              boots; n=2 against 2 cannot go below 1/3)
 Under emulation (the manifest's accel is tcg) every timing is marked emulated and no change is
-called: the column says "not called (emulated)".
+called: the column says "not called (emulated)". A kernel without BPF JIT (its boots' reason
+says so, see why()) has its bpf and kbench figures, the BPF interpreter's, shown as "no JIT":
+never compared to a JIT's. A kernel's cell with no figure names its rows' status (skipped).
 Exit: 0, 1 unreadable input (one line), 2 usage."""
 import csv
 import glob
@@ -158,8 +160,22 @@ def suite_error(out, s):
     return said[0] if said else (lines[0].strip() if lines else "")
 
 
+# What a kernel lacks, as why() says it (first in the boot's line); the table reads these words
+# back from the manifest's reason: a kernel without the JIT runs BPF in the interpreter, whose
+# figures are not set beside a JIT's.
+NO_JIT = "no BPF JIT (no net.core.bpf_jit_enable)"
+JIT_OFF = "its BPF JIT off (net.core.bpf_jit_enable=0)"
+NO_BTF = "no BTF (/sys/kernel/btf/vmlinux)"
+
+
+def interpreted(reason):
+    """Whether a boot's manifest reason says its kernel ran BPF without the JIT."""
+    return NO_JIT in (reason or "") or JIT_OFF in (reason or "")
+
+
 def why(bdir, vm_exit):
-    """One line when the boot failed or a suite of it did; nothing when all went well."""
+    """One line when the boot failed or a suite of it did; nothing when all went well. What the
+    kernel lacks (BPF JIT, BTF) comes first, then what the suites said."""
     out = os.path.join(bdir, "out")
     con = os.path.join(bdir, "console.log")
     text = open(con, encoding="utf-8", errors="replace").read() if os.path.exists(con) else ""
@@ -170,18 +186,27 @@ def why(bdir, vm_exit):
         return "the guest did not finish within --timeout"
     if "@@RG-BEGIN" not in text:
         return f"the kernel did not boot to the guest's command (qemu/vm.sh exit {vm_exit})"
+    lacks = []
+    if os.path.exists(os.path.join(out, "uname")):
+        jit = first_line(os.path.join(out, "bpf_jit"))
+        if jit == "0":
+            lacks.append(JIT_OFF)
+        elif not jit:
+            lacks.append(NO_JIT)
+        if not os.path.exists(os.path.join(out, "btf")):
+            lacks.append(NO_BTF)
     said = []
+    if lacks:
+        s = "the kernel has " + " and ".join(lacks)
+        if lacks[0] in (NO_JIT, JIT_OFF):
+            s += ": none of its BPF rows is compared"
+        said.append(s)
     for s in SUITES:
         rc = first_line(os.path.join(out, "rc_" + s))
         if rc and rc != "0":
             said.append(f"rgbench {s if s != 'user' else '(user suite)'} exit {rc}: {suite_error(out, s)[:200]}")
     if os.path.exists(os.path.join(out, "kmod.err")) and not os.path.exists(os.path.join(out, "rc_kmod")):
         said.append("no kmod rows: " + first_line(os.path.join(out, "kmod.err")))
-    jit = first_line(os.path.join(out, "bpf_jit"))
-    if jit == "0":
-        said.append("the kernel's BPF JIT is off (net.core.bpf_jit_enable=0)")
-    elif not jit and os.path.exists(os.path.join(out, "uname")):
-        said.append("the kernel has no BPF JIT (no net.core.bpf_jit_enable)")
     # the trigger bench's own case: no fentry row measured (the attach refused) is said
     try:
         rows = json.load(open(os.path.join(out, "bpf.json"), encoding="utf-8"))["results"]
@@ -191,8 +216,6 @@ def why(bdir, vm_exit):
     if fentry and not any(r.get("status") in ("ok", "noisy") for r in fentry):
         said.append("the trigger bench could not attach fentry: " +
                     (next((r.get("reason") for r in fentry if r.get("reason")), "") or "no reason given")[:160])
-    if not os.path.exists(os.path.join(out, "btf")):
-        said.append("the kernel has no BTF (/sys/kernel/btf/vmlinux)")
     if vm_exit not in (0,) and not said:
         said.append(f"the guest's command exited {vm_exit}")
     return "; ".join(said)
@@ -267,6 +290,7 @@ def build(d):
     statuses = {}  # key -> label -> {status: count}
     releases = {}
     boots_used = {l: 0 for l in labels}
+    nojit = {}     # label -> [boots whose kernel ran BPF without the JIT]
     for m in man:
         if not m["result"] or m["status"] not in ("ok", "partial"):
             continue
@@ -276,6 +300,11 @@ def build(d):
         except (OSError, ValueError) as e:
             die(f"{p}: {getattr(e, 'strerror', None) or e}")
         boots_used[m["label"]] += 1
+        # a kernel without the BPF JIT: its bpf and kbench rows are the interpreter's, counted
+        # by status (ok becomes "interpreted") but never a figure beside a JIT's
+        interp = interpreted(m.get("reason"))
+        if interp:
+            nojit.setdefault(m["label"], []).append(m["boot"])
         releases.setdefault(m["label"], m.get("kernel_release") or doc.get("machine", {}).get("kernel", ""))
         for r in doc.get("results", []):
             # the row's own ab_label and ab_boot (schema 6) when it has them; the manifest's
@@ -286,13 +315,16 @@ def build(d):
                     f"({m['label']})")
             k = key(r)
             st = statuses.setdefault(k, {}).setdefault(lab, {})
-            st[r.get("status", "?")] = st.get(r.get("status", "?"), 0) + 1
+            status = r.get("status", "?")
+            if interp and r.get("suite") in ("bpf", "kbench") and status in ("ok", "noisy"):
+                status = "interpreted"
+            st[status] = st.get(status, 0) + 1
             v, u = value(r)
-            if v is None or r.get("status") not in ("ok", "noisy"):
+            if v is None or status not in ("ok", "noisy"):
                 continue
             units[k] = u
             data.setdefault(k, {}).setdefault(lab, []).append(v)
-    return man, labels, specs, emulated, data, units, statuses, releases, boots_used
+    return man, labels, specs, emulated, data, units, statuses, releases, boots_used, nojit
 
 
 def compare(base, other):
@@ -314,7 +346,7 @@ def verdict(ch, p, unit, emulated):
 
 
 def rows_of(d):
-    man, labels, specs, emulated, data, units, statuses, releases, used = build(d)
+    man, labels, specs, emulated, data, units, statuses, releases, used, nojit = build(d)
     base = labels[0]
     out = []
     for k in sorted(set(data) | set(statuses)):
@@ -323,15 +355,19 @@ def rows_of(d):
             v = data.get(k, {}).get(l)
             if v:
                 cells[l] = (statistics.median(v), min(v), max(v), len(v))
+            elif statuses.get(k, {}).get(l, {}).get("interpreted"):
+                cells[l] = "no JIT"  # (the BPF interpreter's figure is not shown)
+            elif statuses.get(k, {}).get(l):
+                cells[l] = ",".join(sorted(statuses[k][l]))  # e.g. skipped: no figure
         ch = {}
         for l in labels[1:]:
-            if base in cells and l in cells:
+            if isinstance(cells.get(base), tuple) and isinstance(cells.get(l), tuple):
                 c, iv, p = compare(data[k][base], data[k][l])
                 ch[l] = (c, iv, p, verdict(c, p, units.get(k), emulated))
         st = "; ".join(f"{l}: " + ",".join(f"{s} {n}" for s, n in sorted(statuses.get(k, {}).get(l, {}).items()))
                        for l in labels if statuses.get(k, {}).get(l))
         out.append((k, units.get(k, ""), cells, ch, st))
-    return man, labels, specs, emulated, releases, used, out
+    return man, labels, specs, emulated, releases, used, out, nojit
 
 
 def level(n):
@@ -364,9 +400,16 @@ def heading(man, labels, specs, emulated, releases, used):
     return lines
 
 
+def timed(cells):
+    """Whether a row has a figure of some kernel (a "no JIT" cell is none)."""
+    return any(isinstance(c, tuple) for c in cells.values())
+
+
 def cell(c, emulated):
     if not c:
         return "n/a"
+    if isinstance(c, str):
+        return c
     m, lo, hi, n = c
     return f"{fmt(m)} [{fmt(lo)}, {fmt(hi)}]" + ("*" if emulated else "")
 
@@ -382,8 +425,17 @@ def change_cell(x):
 
 
 def table(d, form):
-    man, labels, specs, emulated, releases, used, rows = rows_of(d)
+    man, labels, specs, emulated, releases, used, rows, nojit = rows_of(d)
     lines = heading(man, labels, specs, emulated, releases, used)
+    # (said once per kernel: its bpf and kbench cells read "no JIT", or the row is untimed)
+    interp = []
+    for l, b in nojit.items():
+        n = sum(1 for k, u, c, x, st in rows if c.get(l) == "no JIT")
+        interp.append(f"No BPF JIT: {l} (boot{'s' if len(b) > 1 else ''} {', '.join(b)}): "
+                      + (f"{n} of its bpf and kbench rows ran in the BPF interpreter: not compared (\"no JIT\")."
+                         if n else "none of its bpf and kbench rows ran (their reasons in its boot file), "
+                         "so none is compared."))
+    lines += interp
     # a kernel other than the base with no finished boot has no column (its line says why)
     gone = [l for l in labels[1:] if not used[l]]
     if gone:
@@ -395,7 +447,7 @@ def table(d, form):
         head += [f"{l} vs {labels[0]}", "p", "verdict"]
     body = []
     for k, unit, cells, ch, st in rows:
-        if not cells:
+        if not timed(cells):
             continue
         r = [name(k), unit, virt] + [cell(cells.get(l), emulated) for l in labels]
         for l in labels[1:]:
@@ -403,7 +455,7 @@ def table(d, form):
             r += [change_cell(x), f"{x[2]:.2f}" if x and x[2] is not None else "n/a",
                   x[3] if x else "n/a"]
         body.append(r)
-    skipped = [(k, st) for k, unit, cells, ch, st in rows if not cells]
+    skipped = [(k, st) for k, unit, cells, ch, st in rows if not timed(cells)]
     if form == "markdown":
         out = [l for l in lines] + [""]
         out.append("| " + " | ".join(head) + " |")
@@ -420,7 +472,7 @@ def table(d, form):
         import textwrap
         return commit_log(man, labels, specs, emulated, releases, used, rows) + (
             "\n" + textwrap.fill(f"No finished boot: {', '.join(gone)} (not in the tables).", 72) + "\n"
-            if gone else "")
+            if gone else "") + "".join("\n" + textwrap.fill(x, 72) + "\n" for x in interp)
     w = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     out = lines + [""]
     out.append("  ".join(h.ljust(w[i]) for i, h in enumerate(head)).rstrip())
@@ -461,13 +513,13 @@ def commit_log(man, labels, specs, emulated, releases, used, rows):
                     " no change is called.")
     lw = max(len("Configuration"), *(len(l) for l in labels))
     for k, unit, cells, ch, st in rows:
-        if k[0] not in ("bpf", "kbench") or not cells:
+        if k[0] not in ("bpf", "kbench") or not timed(cells):
             continue
         col = f"{k[1]}/{k[2]} p={k[3]} ({unit})"
         vals = []
         for l in labels:
             c = cells.get(l)
-            v = "n/a" if not c else f"{fmt(c[0])} [{fmt(c[1])}, {fmt(c[2])}]" + ("*" if emulated else "")
+            v = c if isinstance(c, str) else "n/a" if not c else f"{fmt(c[0])} [{fmt(c[1])}, {fmt(c[2])}]" + ("*" if emulated else "")
             x = ch.get(l)
             if x and x[0] is not None:
                 v += f" {x[0] * 100:+.1f}%"

@@ -123,6 +123,32 @@ mkdir -p "$T/kvm" && cp "$data"/boot-*.json "$T/kvm/" && sed 's/,tcg,/,kvm,/' "$
 grep -q 'EMULATED' "$T/kvmtext" && fail "KVM boots marked emulated" || ok "KVM boots not marked emulated"
 [[ $(grep -c 'no change called (p=0.33)$' "$T/kvmtext") == 3 && $(grep -c 'no change called (p=1.00)$' "$T/kvmtext") == 1 ]] &&
 	ok "KVM: 2 boots a side, p=0.33 at best: no change called" || fail "KVM verdicts: $(grep ' p=' "$T/kvmtext")"
+# A kernel without BPF JIT and BTF (a guest with no net.core.bpf_jit_enable, no
+# /sys/kernel/btf/vmlinux): its boot is one line saying what it lacks, first.
+mkdir -p "$T/nj/out" && printf '@@RG-BEGIN\n== 2 nojit 6.1.158: rgbench bpf\n@@RG-END\n@@RG-EXIT 0\n' >"$T/nj/console.log"
+echo 6.1.158 >"$T/nj/out/uname" && echo 0 >"$T/nj/out/rc_bpf" && echo "no module for this kernel" >"$T/nj/out/kmod.err"
+nj="the kernel has no BPF JIT (no net.core.bpf_jit_enable) and no BTF (/sys/kernel/btf/vmlinux): none of its BPF rows is compared"
+[[ $(python3 "$src/ab/ab_table.py" --why "$T/nj" 0) == "$nj; no kmod rows: no module for this kernel" ]] &&
+	ok "no JIT, no BTF: one line, what the kernel lacks first" || fail "no JIT: $(python3 "$src/ab/ab_table.py" --why "$T/nj" 0 2>&1)"
+echo 1 >"$T/nj/out/bpf_jit" && echo yes >"$T/nj/out/btf"
+[[ $(python3 "$src/ab/ab_table.py" --why "$T/nj" 0) == "no kmod rows: no module for this kernel" ]] &&
+	ok "JIT and BTF there: not said" || fail "JIT and BTF: $(python3 "$src/ab/ab_table.py" --why "$T/nj" 0 2>&1)"
+# Its boots in the table (under KVM, where a change would be called): its bpf rows are "no JIT"
+# (the interpreter's figure not set beside the JIT's, no change), its other rows compared.
+mkdir -p "$T/njt" && cp "$data"/boot-*.json "$T/njt/"
+awk -F, -v r="\"$nj; no kmod rows: fixture\"" 'BEGIN { OFS = "," }
+	NR > 1 { $5 = "kvm" } NR > 1 && ($1 == "02" || $1 == "03") { $9 = "partial"; $15 = r } { print }' \
+	"$data/manifest.csv" >"$T/njt/manifest.csv"
+"$R" ab --table "$T/njt" >"$T/njtext" 2>"$T/err" && "$R" ab --table "$T/njt" --commit-log >"$T/njlog" 2>>"$T/err"; rc=$?
+if [[ $rc == 0 ]] && grep -qx 'No BPF JIT: new (boots 02, 03): 2 of its bpf and kbench rows ran in the BPF interpreter: not compared ("no JIT").' "$T/njtext" &&
+	[[ $(grep -c '^bpf/[a-z]*/raw_tp p=1 *M/s *kvm *[0-9][^ ]* \[[^]]*\] *no JIT *n/a *n/a *n/a$' "$T/njtext") == 2 ]] &&
+	grep -q '^kmod/tramp-rawtp/rctx-kernel p=1 .*no change called (p=0.33)$' "$T/njtext" &&
+	[[ $(grep -c '^| new  *| no JIT  *|$' "$T/njlog") == 2 ]] && grep -q '^No BPF JIT: new (boots 02, 03)' "$T/njlog" &&
+	awk 'length > 72 { bad = 1 } END { exit bad }' "$T/njlog"; then
+	ok "no JIT: its bpf rows not compared (no JIT), its kmod rows compared, said in the heading and the commit log"
+else
+	fail "no JIT in the table: exit $rc: $(head -c 300 "$T/err") $(cat "$T/njtext" "$T/njlog")"
+fi
 # The boot files are schema rows of one run: rgbench report and compare read them, and the
 # rows say their boot and label (ab_label, ab_boot).
 for b in 01-base 02-new 03-new 04-base; do
