@@ -46,7 +46,10 @@ each design's figure from the other kernel's tramp rows against its native boot.
   --append LABEL=ARGS   more words on that kernel's command line (repeatable)
   --pin CPUS            vCPU i's thread pinned to the i-th of these host CPUs (e.g. 2-9; at
                         least --vcpus of them), qemu's other threads to the set: the same
-                        CPUs for every boot
+                        CPUs for every boot. Default: one CPU per physical core this
+                        process may use, CPU 0's core last (no pinning, said, when there
+                        are fewer cores than vCPUs)
+  --no-pin              the vCPU threads left where the host's scheduler puts them
   --no-user             not the user suite (bpf and kmod only)
   --timeout S           a boot's limit in seconds (60..86400, default 1800)
   --kbench FILE         the kernel's own trigger bench (selftests/bpf bench, e.g. made by
@@ -73,7 +76,7 @@ Examples:
 EOF
 }
 
-pin= kbench= guest_rgbench= labels=() specs=() hdr_opts=() app_opts=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
+pin= pin_auto=1 kbench= guest_rgbench= labels=() specs=() hdr_opts=() app_opts=() rounds=2 seed= vcpus=2 memory=2048 out= plan=0 user=1 table= fmt=text timeout=1800
 case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
 # need OPT: the option takes a value.
 need() { (($2 >= 2)) || usage_error "$1 needs a value"; }
@@ -99,7 +102,8 @@ while (($#)); do
 	--table=*) table=${1#*=}; [[ -n $table ]] || usage_error "--table: an empty folder name"; shift; continue ;;
 	--kbench=*) kbench=${1#*=}; [[ -f $kbench && -x $kbench ]] ||
 		usage_error "--kbench: '$kbench' is not an executable file"; shift; continue ;;
-	--pin=*) pin=${1#*=}; [[ $pin =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
+	--no-pin) pin_auto=0 pin=; shift; continue ;;
+	--pin=*) pin=${1#*=} pin_auto=0; [[ $pin =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
 		usage_error "--pin: '$pin' is not a CPU list (e.g. 0-3 or 2,4,6)"; shift; continue ;;
 	--headers=*|--append=*) x=${1#*=} o=${1%%=*}
 		[[ $x == *=* && -n ${x%%=*} ]] || usage_error "$o: '$x' is not LABEL=VALUE"
@@ -194,6 +198,62 @@ if [[ -n $guest_rgbench ]]; then
 elif [[ $arch != "$host_arch" ]]; then
 	usage_error "--arch $arch on an $host_arch machine needs --guest-rgbench: an $arch rgbench (a cross build's folder, e.g. build-aarch64, or an rgbench .deb)"
 fi
+# One host CPU per physical core, when --pin is not given: the first CPU of each core
+# (sysfs topology/core_cpus_list, else thread_siblings_list) that this process may run on,
+# in CPU order with CPU 0's core last (it takes the machine's housekeeping and most of its
+# interrupts), the first --vcpus of them. Fewer cores than vCPUs: none (two vCPUs on one
+# core's threads would measure each other). RG_TEST_SYSFS_ROOT (tests): another
+# sys/devices/system/cpu, every CPU it lists allowed. Prints the list, or nothing and why
+# on stderr.
+auto_pin() {
+	python3 - "$vcpus" "${RG_TEST_SYSFS_ROOT:-}" <<'PY'
+import os, re, sys
+n, root = int(sys.argv[1]), sys.argv[2]
+base = os.path.join(root or "/", "sys/devices/system/cpu")
+
+def cpulist(text):
+    out = []
+    for part in text.strip().split(","):
+        if part:
+            lo, _, hi = part.partition("-")
+            out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+try:
+    cpus = sorted(int(m[1]) for m in (re.fullmatch(r"cpu(\d+)", d) for d in os.listdir(base)) if m)
+except OSError as e:
+    sys.exit(f"cannot read {base} ({e.strerror})")
+allowed = set(cpus) if root else os.sched_getaffinity(0)
+first = {}
+for c in cpus:
+    if c not in allowed:
+        continue
+    sib = None
+    for f in ("core_cpus_list", "thread_siblings_list"):
+        try:
+            sib = cpulist(open(os.path.join(base, f"cpu{c}", "topology", f)).read())
+            break
+        except (OSError, ValueError):
+            pass
+    key = min(sib) if sib else c
+    first.setdefault(key, c)
+zero = [c for k, c in first.items() if k == 0]
+cores = [c for c in sorted(first.values()) if c not in zero] + zero
+if len(cores) < n:
+    sys.exit(f"{len(cores)} physical cores here for {n} vCPUs")
+print(",".join(map(str, cores[:n])))
+PY
+}
+# (said with --plan, and when the boots start: after every refusal, which is one line)
+pin_said=
+if ((pin_auto)) && [[ -z $table ]]; then
+	if pin=$(auto_pin 2>&1); then
+		pin_said="vCPUs pinned to host CPUs $pin: one per physical core, CPU 0's core last (--pin CPUS chooses, --no-pin leaves them free)"
+	else
+		pin_said="vCPUs not pinned: $pin (--pin CPUS pins them anyway)"
+		pin=
+	fi
+fi
 if [[ -n $pin ]]; then
 	npin=0
 	IFS=, read -r -a _parts <<<"$pin"
@@ -222,6 +282,7 @@ else
 fi
 nboots=${#order[@]}
 if ((plan)); then
+	[[ -z $pin_said ]] || say "$pin_said"
 	echo "boot label spec"
 	for ((b = 0; b < nboots; b++)); do
 		printf '%d %s %s\n' "$((b + 1))" "${labels[order[b]]}" "${specs[order[b]]}"
@@ -240,6 +301,7 @@ fi
 mkdir -p "$out" 2>/dev/null || usage_error "--out: cannot make '$out'"
 exec 9>"$out/.ab.lock" || usage_error "--out: cannot write in '$out'"
 flock -n 9 || { say "another rgbench ab is writing '$out'"; exit 1; }
+[[ -z $pin_said ]] || say "$pin_said"
 
 for t in python3 make; do command -v "$t" >/dev/null || { say "'$t' is not installed"; exit 1; }; done
 case $arch in amd64) qemu=qemu-system-x86_64 ;; arm64) qemu=qemu-system-aarch64 ;; esac

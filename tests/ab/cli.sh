@@ -86,6 +86,31 @@ s2=$(order --kernel a=1.0 --kernel b=1.1 --rounds 4 --shuffle 7)
 [[ $(cd "$T" && "$R" ab --kernel a=1.0 --kernel b=1.1 --plan | head -1) == "boot label spec" ]] && ok "--plan's header" ||
 	fail "--plan's header"
 
+# The vCPUs' host CPUs without --pin: one per physical core, CPU 0's core last, over a fake
+# sysfs (RG_TEST_SYSFS_ROOT: 8 CPUs, 4 cores of 2 threads, CPU i and i+4 siblings); fewer
+# cores than vCPUs: not pinned, said; --no-pin and --pin: nothing chosen, nothing said.
+for c in 0 1 2 3 4 5 6 7; do
+	mkdir -p "$T/fs/sys/devices/system/cpu/cpu$c/topology"
+	echo "$((c % 4)),$((c % 4 + 4))" >"$T/fs/sys/devices/system/cpu/cpu$c/topology/core_cpus_list"
+done
+pinline() { (cd "$T" && RG_TEST_SYSFS_ROOT=$T/fs "$R" ab --kernel a=1.0 --kernel b=1.1 --plan "$@" 2>&1 >/dev/null); }
+P="one per physical core, CPU 0's core last (--pin CPUS chooses, --no-pin leaves them free)"
+for v in "3 1,2,3" "4 1,2,3,0" "1 1"; do
+	set -- $v
+	got=$(pinline --vcpus "$1")
+	[[ $got == "rgbench ab: vCPUs pinned to host CPUs $2: $P" ]] && ok "--vcpus $1: pinned to $2" ||
+		fail "--vcpus $1: '$got' (want CPUs $2)"
+done
+got=$(pinline --vcpus 5)
+[[ $got == "rgbench ab: vCPUs not pinned: 4 physical cores here for 5 vCPUs (--pin CPUS pins them anyway)" ]] &&
+	ok "--vcpus 5 on 4 cores: not pinned, said" || fail "--vcpus 5 on 4 cores: '$got'"
+rm "$T"/fs/sys/devices/system/cpu/cpu*/topology/core_cpus_list
+got=$(pinline --vcpus 3)
+[[ $got == "rgbench ab: vCPUs pinned to host CPUs 1,2,3: $P" ]] && ok "no topology files: each CPU its own core" ||
+	fail "no topology files: '$got'"
+[[ -z $(pinline --no-pin) && -z $(pinline --pin 4-5) ]] && ok "--no-pin, --pin: nothing chosen or said" ||
+	fail "--no-pin: '$(pinline --no-pin)', --pin 4-5: '$(pinline --pin 4-5)'"
+
 # The output policy: an earlier ab's folder is refused before anything is fetched or booted;
 # a folder another ab writes (its lock held) too.
 mkdir -p "$T/old" && cp "$data/manifest.csv" "$T/old/"
