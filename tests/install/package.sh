@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# install.package (opt-in: RG_TEST_PACKAGE=1, label package; 15 to 30 minutes and Debian's archive):
+# install.package (opt-in: RG_TEST_PACKAGE=1, label package; 15 to 30 minutes, about an hour for arm64
+# under qemu-user, and Debian's archive):
 # the Debian packages built from this checkout's HEAD (git archive) and installed, each step in a
 # throw-away overlay over a pristine mmdebstrap root of RELEASE (tests/arm64/rootfs.sh: only apt and
 # git, cached in ~/.cache/rgbench):
