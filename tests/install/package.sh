@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# install.package (opt-in: RG_TEST_PACKAGE=1, label package; 15 to 30 minutes and Debian's archive):
+# install.package (opt-in: RG_TEST_PACKAGE=1, label package; 15 to 30 minutes, about an hour for arm64
+# under qemu-user, and Debian's archive):
 # the Debian packages built from this checkout's HEAD (git archive) and installed, each step in a
 # throw-away overlay over a pristine mmdebstrap root of RELEASE (tests/arm64/rootfs.sh: only apt and
 # git, cached in ~/.cache/rgbench):
@@ -8,9 +9,10 @@
 #           (unshare -n), no HOME, an empty /sys (nothing of the builder's kernel) and a non-root
 #           user; lintian on the result (printed; an E: tag fails)
 #   run     apt-get install ./rgbench*.deb (only their declared Depends) and linux-headers-ARCH;
-#           rgbench --version, --quick --no-bpf, report, plot, man rgbench-compare, the completion,
-#           dkms build of rgbench-dkms against the chroot's headers, and the installed rgbench bpf
-#           on this machine's kernel (the chroot sees the host's /sys)
+#           rgbench --version, --quick --no-bpf, report, plot, man of every page of docs/man, the
+#           completion, dkms build of rgbench-dkms against the chroot's headers (file(1): the .ko
+#           is ARCH's code), and the installed rgbench bpf on this machine's kernel (the chroot
+#           sees the host's /sys); each long step says how many seconds it took
 #   package.sh SRC [RELEASE] [ARCH]   RELEASE: bookworm (default) or trixie; ARCH: amd64 (default)
 #                                     or arm64; exit 0, 1 failed, 77 skipped
 # ARCH arm64: the build is Debian's cross build on this amd64 machine (the same pristine amd64 root
@@ -58,6 +60,7 @@ in_root() {	# CMD...: CMD in $root with a clean environment and no HOME
 # prepare: the overlay's apt shares the cache of downloaded packages and the host's resolver, and
 # dpkg installs documentation and man pages (the cached root excludes them to stay small).
 prepare() {
+	apt_lock=$1/.rg-lock
 	mount --bind "$1" "$root/var/cache/apt/archives"
 	[[ -e $root/etc/resolv.conf ]] || touch "$root/etc/resolv.conf"
 	mount --bind /etc/resolv.conf "$root/etc/resolv.conf"
@@ -65,7 +68,12 @@ prepare() {
 }
 # INITRD=No: the kernel image linux-headers-* pulls in is never booted here, and its initramfs
 # (dracut-install, gzip) took over ten minutes under qemu-user.
-apt_in() { in_root env DEBIAN_FRONTEND=noninteractive INITRD=No apt-get -o APT::Sandbox::User=root "$@"; }
+# The shared cache is apt's to lock: a second run (another build or run overlay of the same root)
+# waits for the first's apt-get instead of failing on "Could not get lock /var/cache/apt/archives/lock".
+apt_in() {
+	flock -o -w 3600 "$apt_lock" chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+		DEBIAN_FRONTEND=noninteractive INITRD=No apt-get -o APT::Sandbox::User=root "$@"
+}
 
 mkdir -p "$T/out"
 # Native: nothing more. Cross (arm64): Debian's cross build, the Build-Depends of the host
@@ -82,10 +90,13 @@ echo "== build ($release, $arch${cross:+, cross-built on amd64}): pristine root 
 	prepare "$build_archives"
 	mkdir -p "$root/build/rgbench"
 	git -C "$src" archive HEAD | tar -x -C "$root/build/rgbench" || { echo "FAIL: git archive"; exit 1; }
+	t0=$SECONDS
 	[[ -z ${cross[*]} ]] || in_root dpkg --add-architecture "$arch" || { echo "FAIL: dpkg --add-architecture $arch"; exit 1; }
 	{ apt_in update && apt_in install -y --no-install-recommends build-essential lintian "${cross_pkgs[@]}" &&
 		apt_in build-dep -y "${cross[@]}" /build/rgbench; } >"$T/out/build-deps.log" 2>&1 ||
 		{ tail -20 "$T/out/build-deps.log"; echo "FAIL: installing the Build-Depends"; exit 1; }
+	echo "ok: the Build-Depends installed ($((SECONDS - t0)) s)"
+	t0=$SECONDS
 	# User nobody (base-passwd; home /nonexistent): nothing of the build may land outside its folder.
 	chown -R 65534:65534 "$root/build"
 	# Nothing of the builder's kernel: an empty /sys (no /sys/kernel/btf/vmlinux), no network.
@@ -93,7 +104,7 @@ echo "== build ($release, $arch${cross:+, cross-built on amd64}): pristine root 
 	if unshare -n chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
 		sh -c 'cd /build/rgbench && dpkg-buildpackage "$@" -us -uc -b -j2' sh "${cross[@]}" >"$T/out/dpkg-buildpackage.log" 2>&1; then
-		echo "ok: dpkg-buildpackage ${cross[*]}${cross:+ }(offline, no HOME, empty /sys, user nobody)"
+		echo "ok: dpkg-buildpackage ${cross[*]}${cross:+ }(offline, no HOME, empty /sys, user nobody; $((SECONDS - t0)) s)"
 	else
 		tail -40 "$T/out/dpkg-buildpackage.log"; echo "FAIL: dpkg-buildpackage"; exit 1
 	fi
@@ -129,9 +140,10 @@ echo "== run ($release, $arch${cross:+, under qemu-user}): the .debs with their 
 	prepare "$run_archives"
 	mkdir -p "$root/debs"
 	cp "${debs[@]}" "$root/debs/"
+	t0=$SECONDS
 	if { apt_in update && apt_in install -y --no-install-recommends man-db "linux-headers-$arch" &&
 		apt_in install -y --no-install-recommends "/debs/${debs[0]##*/}" "/debs/${debs[1]##*/}"; } >"$T/install.log" 2>&1; then
-		ok "apt-get install ./rgbench*.deb (Depends only) and linux-headers-$arch"
+		ok "apt-get install ./rgbench*.deb (Depends only) and linux-headers-$arch ($((SECONDS - t0)) s)"
 	else
 		tail -30 "$T/install.log"; fail "apt-get install"; exit 1
 	fi
@@ -149,24 +161,35 @@ echo "== run ($release, $arch${cross:+, under qemu-user}): the .debs with their 
 	in_root rgbench plot /tmp/r/q.json --out /tmp/r/plots --format svg >"$T/plot.log" 2>&1 &&
 		compgen -G "$root/tmp/r/plots/*.svg" >/dev/null && ok "rgbench plot ($(ls "$root/tmp/r/plots" | wc -l) files)" ||
 		{ cat "$T/plot.log"; fail "rgbench plot"; }
-	for m in rgbench rgbench-compare rgbench-kmod rgbench-fleet; do
-		in_root env MANPAGER=cat man "$m" 2>/dev/null | grep -q "^NAME" && ok "man $m" || fail "man $m"
+	# Every page of docs/man, read by the root's own man (under qemu-user on arm64).
+	pages=() npages=0
+	for f in "$src"/docs/man/*.1.scd; do f=${f##*/}; pages+=("${f%.1.scd}"); done
+	for m in "${pages[@]}"; do
+		in_root env MANPAGER=cat man "$m" 2>/dev/null | grep -q "^NAME" && npages=$((npages + 1)) || fail "man $m"
 	done
+	((npages == ${#pages[@]})) && ok "man: all ${#pages[@]} pages (${pages[*]})"
 	[[ -f $root/usr/share/bash-completion/completions/rgbench ]] && ok "bash completion" || fail "no bash completion"
 
 	# DKMS: the module built against the chroot's own headers (the postinst builds it there if it can).
 	kver=$(ls "$root/usr/src" | sed -n 's/^linux-headers-\(.*-'"$arch"'\)$/\1/p' | head -1)
 	ver=$(ls "$root/usr/src" | sed -n 's/^rgbench-\(.*\)$/\1/p' | head -1)
-	dkms_rc=1
+	dkms_rc=1 t0=$SECONDS
 	if [[ -n $kver && -n $ver ]]; then
 		in_root dkms build "rgbench/$ver" -k "$kver" >"$T/dkms.log" 2>&1
 		dkms_rc=$?
 		grep -qi "already built" "$T/dkms.log" && dkms_rc=0
 	fi
+	dkms_s=$((SECONDS - t0))
 	if ((dkms_rc == 0)); then
 		ko=$(find "$root/var/lib/dkms/rgbench/$ver/$kver" -name 'rgbench_kmod.ko*' 2>/dev/null | head -1)
-		[[ -n $ko ]] && ok "dkms build rgbench/$ver -k $kver: ${ko#"$root"}" || fail "dkms build left no rgbench_kmod.ko"
-		[[ -n $ko ]] && in_root modinfo -F vermagic "${ko#"$root"}" | sed 's/^/  vermagic: /'
+		[[ -n $ko ]] && ok "dkms build rgbench/$ver -k $kver ($dkms_s s): ${ko#"$root"}" || fail "dkms build left no rgbench_kmod.ko"
+		if [[ -n $ko ]]; then
+			in_root modinfo -F vermagic "${ko#"$root"}" | sed 's/^/  vermagic: /'
+			# The module is the target's code (file(1) of this machine; -z: a compressed .ko).
+			what=$(file -bz "$ko" 2>&1) want=x86-64
+			[[ $arch == amd64 ]] || want="ARM aarch64"
+			[[ $what == *"$want"* ]] && ok "the module: ${what%%, BuildID*}" || fail "the module is not $want: $what"
+		fi
 	else
 		tail -20 "$T/dkms.log"; fail "dkms build rgbench/${ver:-?} -k ${kver:-?}"
 	fi
@@ -185,6 +208,6 @@ echo "== run ($release, $arch${cross:+, under qemu-user}): the .debs with their 
 	exit $((fails > 0))
 )
 (($? == 0)) || fails=$((fails + 1))
-((fails == 0)) && { echo "install.package ($release, $arch): all passed"; exit 0; }
-echo "install.package ($release, $arch): failed"
+((fails == 0)) && { echo "install.package ($release, $arch): all passed ($SECONDS s)"; exit 0; }
+echo "install.package ($release, $arch): failed ($SECONDS s)"
 exit 1
