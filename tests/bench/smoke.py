@@ -229,11 +229,7 @@ c.check(sum(1 for l in r.stdout.splitlines() if "skipping" in l) <=
 def counted_run(env, stem, what):
     """tls pair,threads with the counters env sets up: its ok rows ([] when the run failed)."""
     out = os.path.join(tmp, stem + ".csv")
-    # One process (--runs 1), as above: this is the counter path. (Under qemu-user 7.2 on an
-    # AMD EPYC host a run process measuring a 2-thread group spun without end in its first
-    # group, 2026-12-04; not on x86-64, nor in arm64.guest_suite's real arm64 kernel: open.)
     r = rgtest.subprocess.run(rgtest.command(a, "--guards", "tls", "--scenarios", "pair,threads",
-                                             "--runs", "1",
                                              "--min-time", "0.001", "--repetitions", "2",
                                              "--threads", ",".join(map(str, thread_counts)),
                                              "--cpus", ",".join(map(str, cpus)), "-qq",

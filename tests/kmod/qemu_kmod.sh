@@ -254,7 +254,8 @@ if [[ -n $vm_fentry ]]; then
 fi
 
 # (a dynamic arm64 tool runs against the cross glibc, as the cross build's ctest runs it)
-conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib "$tool")
+conv=("$tool"); [[ $arch == amd64 ]] || conv=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib
+	-E QEMU_LD_PREFIX=/usr/aarch64-linux-gnu "$tool")	# cmake/toolchain-aarch64.cmake says why
 lse=1; [[ $arch == arm64 && ${RG_VM_CPU:-max} != max ]] && lse=0
 python3 "$src/tests/kmod/check_kmod.py" "$work/out" "$arch" "$lse" "$gen/rg_kguards.h" "$kver" "${conv[@]}" || fail "checks failed (files in $work/out)"
 # The tramp cases (T, U, N), the listings of loaded programs, and K's calibration.

@@ -11,7 +11,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 user() { "$B/tools/rgbench" --quick --scenarios pair --no-bpf --quiet "$@"; }
 arm() {
-	qemu-aarch64 -L /usr/aarch64-linux-gnu "$X/tools/rgbench" --quick --scenarios pair --no-bpf --quiet \
+	qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib -E QEMU_LD_PREFIX=/usr/aarch64-linux-gnu "$X/tools/rgbench" --quick --scenarios pair --no-bpf --quiet \
 		--guards pcpu-stadd-kernel,pcpu-ldadd-kernel,pcpu-llsc-kernel,pcpu-prfm-stadd-kernel,pcpu-ldadd-llsc-kernel,rctx-kernel,rctx,tls,rseq,pcpu-ldadd "$@"
 }
 relabel() { python3 "$here/relabel.py" "$@"; }
