@@ -276,4 +276,28 @@ badenv "rgbench: RG_AB_BOOT '0' is not a boot index (1 to 100000)" RG_AB_BOOT=0
 badenv "rgbench: RG_AB_BOOT '08x' is not a boot index (1 to 100000)" RG_AB_BOOT=08x
 badenv "rgbench: RG_AB_LABEL '-a' is not 1 to 32 of A-Z a-z 0-9 . _ - (a letter or digit first)" RG_AB_LABEL=-a
 badenv "rgbench: RG_RUN_ID 'x' is not a run id (YYYYMMDDTHHMMSSZ-16 lowercase hex digits)" RG_RUN_ID=x
+# The prediction check's summary line is read from rgbench report's two-boot section, which
+# wraps its lines where the host name puts the break (the guests' names are longer than
+# busybox's "(none)"): both lines below, one wrapped mid-phrase, give the same summary.
+got=$(python3 - "$src/ab" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import ab_table
+one = ["- rgbench-ab-amd64-vm, kernels 6.1.0-57-amd64 and 6.12.117+deb13-amd64: both run this-cpu-pre-6.18, nothing to predict"]
+two = ["- rgbench-ab-amd64-a-longer-machine-name, kernels 6.1.0-57-amd64 and 6.12.117+deb13-amd64: both run",
+       "  this-cpu-pre-6.18, nothing to", "  predict"]
+pair = ["rgbench-ab-arm64-vm [EMULATED]: base kernel 6.12.117+deb13-arm64 (runs this-cpu-pre-6.18), patched kernel",
+        "7.3.4+deb13-arm64 (runs merged-rctx). The base's ...", "```", "event base pred. interval patched error",
+        "fentry/syscall p=1 1.0 2.0 [1.0, 3.0] 4.0 -50.0%", "```"]
+print(ab_table.summary(one, "base"))
+print(ab_table.summary(two, "base"))
+print(ab_table.summary(pair, "old"))
+PY
+)
+want="- this-cpu-pre-6.18: both kernels run it (6.1.0-57-amd64, 6.12.117+deb13-amd64), nothing to predict
+- this-cpu-pre-6.18: both kernels run it (6.1.0-57-amd64, 6.12.117+deb13-amd64), nothing to predict
+- merged-rctx (7.3.4+deb13-arm64) predicted from old's boot (this-cpu-pre-6.18): 1 events, error median -50.0% (from -50.0% to -50.0%)"
+[[ $got == "$want" ]] && ok "the prediction summary read across report's wrapped lines" ||
+	fail "the prediction summary: got '$got'"
+
 ((fails == 0)) && echo "ab.cli: PASS" || { echo "ab.cli: $fails failed"; exit 1; }
