@@ -200,7 +200,7 @@ elif [[ $arch != "$host_arch" ]]; then
 	usage_error "--arch $arch on an $host_arch machine needs --guest-rgbench: an $arch rgbench (a cross build's folder, e.g. build-aarch64, or an rgbench .deb)"
 fi
 # The kernel's bench runs in the guests: a program of --arch's (e.g. tests/bpf/kbench/build.sh
-# --arch arm64 for arm64 guests: static, as the guest has no C library of its own).
+# --arch arm64 for arm64 guests, static: nothing to copy beside it into the busybox guest).
 if [[ -n $kbench ]]; then
 	m=$(elf_machine "$kbench") ||
 		usage_error "--kbench: '$kbench' is not an $arch program ($m): the guests run it (tests/bpf/kbench/build.sh --arch $arch builds one)"
