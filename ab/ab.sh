@@ -54,7 +54,8 @@ each design's figure from the other kernel's tramp rows against its native boot.
   --timeout S           a boot's limit in seconds (60..86400, default 1800)
   --kbench FILE         the kernel's own trigger bench (selftests/bpf bench, e.g. made by
                         tests/bpf/kbench/build.sh) run in every boot too: trig-fentry,
-                        trig-fexit, trig-rawtp, trig-tp, trig-kprobe, trig-fmodret
+                        trig-fexit, trig-rawtp, trig-tp, trig-kprobe, trig-fmodret; a program
+                        of --arch's kind (arm64 guests: build.sh --arch arm64, static)
   --out DIR             where the boots go (default results/ab-<UTC time>; an earlier ab's
                         folder is refused)
   --plan                print the boots in order and stop
@@ -198,6 +199,12 @@ if [[ -n $guest_rgbench ]]; then
 elif [[ $arch != "$host_arch" ]]; then
 	usage_error "--arch $arch on an $host_arch machine needs --guest-rgbench: an $arch rgbench (a cross build's folder, e.g. build-aarch64, or an rgbench .deb)"
 fi
+# The kernel's bench runs in the guests: a program of --arch's (e.g. tests/bpf/kbench/build.sh
+# --arch arm64 for arm64 guests, static: nothing to copy beside it into the busybox guest).
+if [[ -n $kbench ]]; then
+	m=$(elf_machine "$kbench") ||
+		usage_error "--kbench: '$kbench' is not an $arch program ($m): the guests run it (tests/bpf/kbench/build.sh --arch $arch builds one)"
+fi
 # One host CPU per physical core, when --pin is not given: the first CPU of each core
 # (sysfs topology/core_cpus_list, else thread_siblings_list) that this process may run on,
 # in CPU order with CPU 0's core last (it takes the machine's housekeeping and most of its
@@ -281,8 +288,16 @@ else
 	done
 fi
 nboots=${#order[@]}
+# The guests' host name (the rows' host column): one for every boot of this command, so that
+# rgbench report and compare take the boots for one machine (its two-boot prediction check
+# pairs boots of one host; which kernel and boot a row is, ab_label and ab_boot say): the
+# guests' architecture and the machine that booted them, e.g. rgbench-ab-arm64-buildbox.
+me_host=$(uname -n | tr -c 'A-Za-z0-9-\n' '-')
+guest_host=rgbench-ab-$arch${me_host:+-$me_host}
+guest_host=${guest_host:0:63}
 if ((plan)); then
 	[[ -z $pin_said ]] || say "$pin_said"
+	say "the guests' host name: $guest_host"
 	echo "boot label spec"
 	for ((b = 0; b < nboots; b++)); do
 		printf '%d %s %s\n' "$((b + 1))" "${labels[order[b]]}" "${specs[order[b]]}"
@@ -510,6 +525,7 @@ for ((b = 0; b < nboots; b++)); do
 	done
 	t0=$(date +%s)
 	RG_VM_ACCEL=$accel RG_VM_TASKSET=$pin RG_VM_PIN_VCPUS=$pin bash "$here/vm.sh" --arch "$arch" --kernel "${images[i]}" --payload "$bdir/payload" --out "$bdir/out" \
+		--hostname "$guest_host" \
 		--libs "$guest" "${kb_libs[@]}" --timeout "$timeout" --mem "$memory" --smp "$vcpus" --console "$bdir/console.log" \
 		${appends[i]:+--append "${appends[i]}"} \
 		-- sh ./guest.sh >"$bdir/guest.log" 2>"$bdir/vm.err" &

@@ -605,7 +605,7 @@ def summary(sec, source):
     """One line from a two-boot check: the patched kernel's design, predicted from the base's boot,
     against its own measurement: the events, the median error and its range (rgbench report's
     table: event, base, pred., interval, patched, error)."""
-    text = " ".join(sec)
+    text = re.sub(r"\s+", " ", " ".join(sec))  # (report wraps its lines where the host name puts the break)
     m = re.search(r"base kernel (\S+) \(runs (\S+)\), patched kernel (\S+) \(runs (\S+)\)", text)
     if not m:
         same = re.search(r"kernels (\S+) and (\S+): both run (\S+), nothing to predict", text)

@@ -8,7 +8,7 @@
 #                       [--libdir DIR[:DIR...]]...
 #                       [--timeout SECONDS] [--mem MiB] [--smp N] [--kver ABI]
 #                       [--step-from MARKER] [--kernel IMAGE] [--console FILE]
-#                       [--append ARGS] -- CMD...
+#                       [--append ARGS] [--hostname NAME] -- CMD...
 #
 #   --arch          the guest's architecture (default: this machine's)
 #   --libs ELF      put the shared libraries ELF needs (and its loader) into the guest's
@@ -24,6 +24,7 @@
 #   --kernel IMAGE  boot this kernel image (bzImage/Image/vmlinuz) instead of a Debian package
 #   --console FILE  keep the guest's console log (CR stripped) there
 #   --append ARGS   more kernel command-line words (after the ones vm.sh gives)
+#   --hostname NAME the guest's host name (uname's nodename; default none: "(none)")
 #   --step-from MARKER  one guest instruction per translated block (so that interrupts
 #                   can land between any two instructions) from the moment CMD prints the
 #                   line MARKER; CMD should wait a second or two after it. The boot runs
@@ -49,7 +50,7 @@
 set -euo pipefail
 
 case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
-payload= out= timeout=180 mem=1024 smp=2 kver= libs=() step_from= more_libdirs=() image= console_keep= append=
+payload= out= timeout=180 mem=1024 smp=2 kver= libs=() step_from= more_libdirs=() image= console_keep= append= guest_host=
 while (($#)); do
   case "$1" in
     --arch) arch=$2; shift 2 ;;
@@ -65,6 +66,9 @@ while (($#)); do
     --kernel) image=$2; shift 2 ;;
     --console) console_keep=$2; shift 2 ;;
     --append) append=$2; shift 2 ;;
+    --hostname) guest_host=$2; shift 2
+      [[ $guest_host =~ ^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$ ]] ||
+        { echo "vm.sh: --hostname: '$guest_host' is not 1 to 63 of A-Z a-z 0-9 . - (a letter or digit first)" >&2; exit 2; } ;;
     --) shift; break ;;
     *) echo "vm.sh: unknown option '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
@@ -198,6 +202,7 @@ for elf in "${libs[@]}"; do
   copy_libs "$elf" "$root" || exit 1
 done
 printf '%s\n' "$*" >"$root/etc/rg-cmd"
+[[ -n $guest_host ]] && printf '%s\n' "$guest_host" >"$root/etc/hostname"
 cat >"$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -208,6 +213,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 ulimit -l unlimited 2>/dev/null
+[ -f /etc/hostname ] && hostname -F /etc/hostname
 cd /payload
 echo "@@RG-BEGIN"
 sh /etc/rg-cmd </dev/null 2>&1

@@ -72,6 +72,33 @@ if [[ $(uname -m) == x86_64 ]]; then
 		--arch arm64 --kernel a=1.0 --kernel b=1.1 --guest-rgbench "$R"
 fi
 
+# --kbench is run by the guests: a program of --arch's kind, else one line and exit 2 (before
+# anything is fetched or booted). Header-only ELF files of each kind stand in for the programs
+# (readelf reads their Machine), so this runs on either architecture; --guest-rgbench is given
+# for both --arch values. One of the right kind passes, and --plan names the guests' host name.
+python3 - "$T" <<'PY'
+import struct, sys
+for name, machine in (("elf-arm64", 183), ("elf-amd64", 62)):
+    with open(sys.argv[1] + "/" + name, "wb") as f:
+        f.write(b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8) +
+                struct.pack("<HHIQQQIHHHHHH", 2, machine, 1, 0, 0, 0, 0, 64, 56, 0, 64, 0, 0))
+PY
+chmod +x "$T/elf-arm64" "$T/elf-amd64"
+printf '#!/bin/sh\n' >"$T/script" && chmod +x "$T/script"
+expect_err 2 "rgbench ab: --kbench: '$T/elf-arm64' is not an amd64 program (AArch64): the guests run it (tests/bpf/kbench/build.sh --arch amd64 builds one) $H" \
+	--arch amd64 --guest-rgbench "$T/elf-amd64" --kernel a=1.0 --kernel b=1.1 --kbench "$T/elf-arm64"
+expect_err 2 "rgbench ab: --kbench: '$T/elf-amd64' is not an arm64 program (Advanced Micro Devices X86-64): the guests run it (tests/bpf/kbench/build.sh --arch arm64 builds one) $H" \
+	--arch arm64 --guest-rgbench "$T/elf-arm64" --kernel a=1.0 --kernel b=1.1 --kbench "$T/elf-amd64"
+expect_err 2 "rgbench ab: --kbench: '$T/script' is not an arm64 program (not an ELF file): the guests run it (tests/bpf/kbench/build.sh --arch arm64 builds one) $H" \
+	--arch arm64 --guest-rgbench "$T/elf-arm64" --kernel a=1.0 --kernel b=1.1 --kbench "$T/script"
+(cd "$T" && "$R" ab --arch arm64 --guest-rgbench "$T/elf-arm64" --kernel a=1.0 --kernel b=1.1 --kbench "$T/elf-arm64" \
+	--no-pin --plan) >"$T/out" 2>"$T/err"
+rc=$?
+hn=$(sed -n "s/^rgbench ab: the guests' host name: //p" "$T/err")
+if [[ $rc == 0 && $(wc -l <"$T/err") == 1 && $hn =~ ^rgbench-ab-arm64(-[A-Za-z0-9-]+)?$ && ${#hn} -le 63 &&
+	$(head -1 "$T/out") == "boot label spec" ]]; then ok "--kbench of --arch's kind: --plan, the guests' host name $hn"
+else fail "--kbench of --arch's kind: exit $rc, stderr '$(cat "$T/err")'"; fi
+
 # The order: A B, B A, ... (--rounds 3: A B B A A B), three kernels mirrored likewise; a seeded
 # shuffle is the same for the same seed and holds each kernel --rounds times.
 order() { (cd "$T" && "$R" ab "$@" --plan) | awk 'NR > 1 { printf "%s", $2 }'; }
@@ -93,7 +120,9 @@ for c in 0 1 2 3 4 5 6 7; do
 	mkdir -p "$T/fs/sys/devices/system/cpu/cpu$c/topology"
 	echo "$((c % 4)),$((c % 4 + 4))" >"$T/fs/sys/devices/system/cpu/cpu$c/topology/core_cpus_list"
 done
-pinline() { (cd "$T" && RG_TEST_SYSFS_ROOT=$T/fs "$R" ab --kernel a=1.0 --kernel b=1.1 --plan "$@" 2>&1 >/dev/null); }
+# (--plan's line naming the guests' host name is checked above)
+pinline() { (cd "$T" && RG_TEST_SYSFS_ROOT=$T/fs "$R" ab --kernel a=1.0 --kernel b=1.1 --plan "$@" 2>&1 >/dev/null) |
+	grep -v "^rgbench ab: the guests' host name: "; }
 P="one per physical core, CPU 0's core last (--pin CPUS chooses, --no-pin leaves them free)"
 for v in "3 1,2,3" "4 1,2,3,0" "1 1"; do
 	set -- $v
@@ -247,4 +276,28 @@ badenv "rgbench: RG_AB_BOOT '0' is not a boot index (1 to 100000)" RG_AB_BOOT=0
 badenv "rgbench: RG_AB_BOOT '08x' is not a boot index (1 to 100000)" RG_AB_BOOT=08x
 badenv "rgbench: RG_AB_LABEL '-a' is not 1 to 32 of A-Z a-z 0-9 . _ - (a letter or digit first)" RG_AB_LABEL=-a
 badenv "rgbench: RG_RUN_ID 'x' is not a run id (YYYYMMDDTHHMMSSZ-16 lowercase hex digits)" RG_RUN_ID=x
+# The prediction check's summary line is read from rgbench report's two-boot section, which
+# wraps its lines where the host name puts the break (the guests' names are longer than
+# busybox's "(none)"): both lines below, one wrapped mid-phrase, give the same summary.
+got=$(python3 - "$src/ab" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import ab_table
+one = ["- rgbench-ab-amd64-vm, kernels 6.1.0-57-amd64 and 6.12.117+deb13-amd64: both run this-cpu-pre-6.18, nothing to predict"]
+two = ["- rgbench-ab-amd64-a-longer-machine-name, kernels 6.1.0-57-amd64 and 6.12.117+deb13-amd64: both run",
+       "  this-cpu-pre-6.18, nothing to", "  predict"]
+pair = ["rgbench-ab-arm64-vm [EMULATED]: base kernel 6.12.117+deb13-arm64 (runs this-cpu-pre-6.18), patched kernel",
+        "7.3.4+deb13-arm64 (runs merged-rctx). The base's ...", "```", "event base pred. interval patched error",
+        "fentry/syscall p=1 1.0 2.0 [1.0, 3.0] 4.0 -50.0%", "```"]
+print(ab_table.summary(one, "base"))
+print(ab_table.summary(two, "base"))
+print(ab_table.summary(pair, "old"))
+PY
+)
+want="- this-cpu-pre-6.18: both kernels run it (6.1.0-57-amd64, 6.12.117+deb13-amd64), nothing to predict
+- this-cpu-pre-6.18: both kernels run it (6.1.0-57-amd64, 6.12.117+deb13-amd64), nothing to predict
+- merged-rctx (7.3.4+deb13-arm64) predicted from old's boot (this-cpu-pre-6.18): 1 events, error median -50.0% (from -50.0% to -50.0%)"
+[[ $got == "$want" ]] && ok "the prediction summary read across report's wrapped lines" ||
+	fail "the prediction summary: got '$got'"
+
 ((fails == 0)) && echo "ab.cli: PASS" || { echo "ab.cli: $fails failed"; exit 1; }

@@ -36,16 +36,19 @@ PY
 done
 # The boot files are one run (the command's run id), their rows say boot and label, and
 # rgbench report and compare read them.
-python3 - "$T/ab" <<'PY' || fail "boot files: run ids or ab columns"
+python3 - "$T/ab" <<'PY' || fail "boot files: run ids, ab columns or host names"
 import csv, json, os, sys
-ids = set()
+ids, hosts = set(), set()
 for m in csv.DictReader(open(os.path.join(sys.argv[1], "manifest.csv"))):
     rows = json.load(open(os.path.join(sys.argv[1], m["result"])))["results"]
     ids |= {r["run_id"] for r in rows}
+    hosts |= {r["host"] for r in rows}
     bad = [r for r in rows if (r["ab_label"], r["ab_boot"]) != (m["label"], int(m["boot"]))]
     print(m["result"], len(rows), "rows,", len(bad), "with another ab_label/ab_boot")
     assert not bad
 assert len(ids) == 1, ids
+# one host name for every boot's rows: the guests' (ab/ab.sh), not busybox's "(none)"
+assert len(hosts) == 1 and next(iter(hosts)).startswith("rgbench-ab-amd64"), hosts
 PY
 b1=$(ls "$T"/ab/boot-01-*.json) b2=$(ls "$T"/ab/boot-02-*.json)
 "$R" report "$b1" >/dev/null 2>"$T/rerr" || fail "report $(basename "$b1"): $(head -c 300 "$T/rerr")"
