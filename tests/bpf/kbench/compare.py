@@ -12,7 +12,8 @@ Variants (rgbench options per round, each beside its own kernel bench run):
   default: rgbench bpf's defaults (percpu count, this process only: one helper call more)
   kernel-aa: the kernel bench against itself (its second run in rgbench's columns): how far
            the ratios move with nothing different, on this machine at this time
-Exit 0 when every run parsed (the ratio is reported, never asserted: on a shared VM it moves by
+Rounds run beside another `bench` or `rgbench*` process are named (their getpgid calls would
+count too). Exit 0 when every run parsed (the ratio is reported, never asserted: on a shared VM it moves by
 more than the 2% it is about), 77 when not root or the bench cannot attach raw_tp, 1 otherwise.
 """
 import argparse
@@ -127,6 +128,23 @@ def other_run(a, cpu, v):
     return rgbench(a.rgbench, cpu, a.warmup, a.duration, VARIANTS[v])
 
 
+def other_benches():
+    """Other processes that may be calling getpgid in a loop right now (the kernel's bench, any
+    rgbench): pid:comm, ours excluded (this script runs one bench at a time and asks between
+    runs). Their getpgid calls count in the kernel bench's hits and in `same` (--all-tasks)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            comm = open("/proc/%s/comm" % d).read().strip()
+        except OSError:
+            continue
+        if comm == "bench" or comm.startswith("rgbench"):
+            found.append("%s:%s" % (d, comm))
+    return found
+
+
 def fmt(v, d=1):
     return "n/a" if v is None else "%.*f" % (d, v)
 
@@ -207,8 +225,10 @@ def main():
           "ratio = rgbench M/s / kernel bench M/s (medians of the 1 s samples)" %
           (a.rounds, cpu, a.duration, a.warmup))
     rows = {v: [] for v in variants}
+    beside = []
     for i in range(a.rounds):
         for v in variants:
+            others = other_benches()
             # alternate which runs first, so drift falls on both alike
             if i % 2:
                 rg = other_run(a, cpu, v)
@@ -216,6 +236,12 @@ def main():
             else:
                 kb = kernel_bench(a.bench, cpu, a.warmup, a.duration)
                 rg = other_run(a, cpu, v)
+            others += [o for o in other_benches() if o not in others]
+            if others:
+                beside.append("%s round %d" % (v, i + 1))
+                print("kbench: round %d %s: other bench processes were running (%s): any getpgid "
+                      "they made counts in the kernel bench's hits and in same's; the round "
+                      "may not be like for like" % (i + 1, v, " ".join(others)), flush=True)
             r = {"order": "rgbench first" if i % 2 else "kernel first",
                  "kb": kb[0], "kb_cpu": kb[1], "kb_share": kb[2],
                  "rg": rg[0], "rg_cpu": rg[1], "rg_share": rg[2],
@@ -229,6 +255,9 @@ def main():
                    r["rate"], fmt(r["cpu"], 3)), flush=True)
     for v in variants:
         table(v, rows[v])
+    if beside:
+        print("kbench: other bench processes ran beside %d round(s): %s (run the comparison "
+              "alone)" % (len(beside), ", ".join(beside)))
     return 0
 
 
