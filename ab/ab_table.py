@@ -195,11 +195,19 @@ def why(bdir, vm_exit):
             lacks.append(NO_JIT)
         if not os.path.exists(os.path.join(out, "btf")):
             lacks.append(NO_BTF)
+    # rgbench bpf's rows (read once: the interpreter's count and the fentry line below)
+    try:
+        rows = json.load(open(os.path.join(out, "bpf.json"), encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError, TypeError):
+        rows = []
     said = []
     if lacks:
         s = "the kernel has " + " and ".join(lacks)
         if lacks[0] in (NO_JIT, JIT_OFF):
-            s += ": none of its BPF rows is compared"
+            # with BTF its rows load and the interpreter times them: said, never compared
+            ran = sum(1 for r in rows if r.get("status") in ("ok", "noisy"))
+            s += (f": its BPF rows ran in the BPF interpreter ({ran} timed), none is "
+                  "compared" if ran else ": none of its BPF rows is compared")
         said.append(s)
     for s in SUITES:
         rc = first_line(os.path.join(out, "rc_" + s))
@@ -207,14 +215,13 @@ def why(bdir, vm_exit):
             said.append(f"rgbench {s if s != 'user' else '(user suite)'} exit {rc}: {suite_error(out, s)[:200]}")
     if os.path.exists(os.path.join(out, "kmod.err")) and not os.path.exists(os.path.join(out, "rc_kmod")):
         said.append("no kmod rows: " + first_line(os.path.join(out, "kmod.err")))
-    # the trigger bench's own case: no fentry row measured (the attach refused) is said
-    try:
-        rows = json.load(open(os.path.join(out, "bpf.json"), encoding="utf-8"))["results"]
-    except (OSError, ValueError, KeyError, TypeError):
-        rows = []
+    # the trigger bench's own case: no fentry row measured (the attach refused) is said; on a
+    # kernel with BTF but no JIT the cause is the JIT: without CONFIG_BPF_JIT there is no BPF
+    # trampoline (6.1's verifier then refuses the load with ENOMEM, a misleading errno)
     fentry = [r for r in rows if r.get("guard") == "fentry"]
     if fentry and not any(r.get("status") in ("ok", "noisy") for r in fentry):
-        said.append("the trigger bench could not attach fentry: " +
+        said.append(("fentry needs the BPF JIT (its trampoline): " if NO_JIT in lacks and NO_BTF not in lacks
+                     else "") + "the trigger bench could not attach fentry: " +
                     (next((r.get("reason") for r in fentry if r.get("reason")), "") or "no reason given")[:160])
     if vm_exit not in (0,) and not said:
         said.append(f"the guest's command exited {vm_exit}")

@@ -187,6 +187,21 @@ nj="the kernel has no BPF JIT (no net.core.bpf_jit_enable) and no BTF (/sys/kern
 echo 1 >"$T/nj/out/bpf_jit" && echo yes >"$T/nj/out/btf"
 [[ $(python3 "$src/ab/ab_table.py" --why "$T/nj" 0) == "no kmod rows: no module for this kernel" ]] &&
 	ok "JIT and BTF there: not said" || fail "JIT and BTF: $(python3 "$src/ab/ab_table.py" --why "$T/nj" 0 2>&1)"
+# BTF but no JIT (seen on a 6.1 built so, docs/ab.md): its bpf rows load and the interpreter
+# times them, said with their count; fentry has no trampoline without the JIT (6.1 refuses its
+# load with ENOMEM), said as the cause, never "no BTF".
+mkdir -p "$T/nb/out" && cp "$T/nj/console.log" "$T/nb/" && echo 6.1.192 >"$T/nb/out/uname" && echo yes >"$T/nb/out/btf"
+echo 0 >"$T/nb/out/rc_bpf" && echo "no module for this kernel" >"$T/nb/out/kmod.err"
+cat >"$T/nb/out/bpf.json" <<'EOF'
+{"results": [{"suite": "bpf", "scenario": "syscall", "guard": "fentry", "status": "skipped", "reason": "ENOMEM: fentry load Cannot allocate memory"},
+ {"suite": "bpf", "scenario": "syscall", "guard": "raw_tp", "status": "ok", "reason": ""},
+ {"suite": "bpf", "scenario": "driver", "guard": "fentry", "status": "skipped", "reason": "ENOMEM: fentry load Cannot allocate memory"},
+ {"suite": "bpf", "scenario": "driver", "guard": "raw_tp", "status": "skipped", "reason": "ENOENT: kfunc not in this kernel"}]}
+EOF
+nb="the kernel has no BPF JIT (no net.core.bpf_jit_enable): its BPF rows ran in the BPF interpreter (1 timed), none is compared; no kmod rows: no module for this kernel; fentry needs the BPF JIT (its trampoline): the trigger bench could not attach fentry: ENOMEM: fentry load Cannot allocate memory"
+[[ $(python3 "$src/ab/ab_table.py" --why "$T/nb" 0) == "$nb" ]] &&
+	ok "BTF, no JIT: one line, the interpreter's rows counted, fentry's cause the JIT" ||
+	fail "BTF, no JIT: $(python3 "$src/ab/ab_table.py" --why "$T/nb" 0 2>&1)"
 # Its boots in the table (under KVM, where a change would be called): its bpf rows are "no JIT"
 # (the interpreter's figure not set beside the JIT's, no change), its other rows compared.
 mkdir -p "$T/njt" && cp "$data"/boot-*.json "$T/njt/"
