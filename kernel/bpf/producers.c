@@ -90,9 +90,10 @@ static void *producer_main(void *arg)
 		 * SYSCALL_BATCH syscalls with nothing but a register count between
 		 * them, then one store of the count and one load of the stop flag.
 		 * Done per syscall, that load and store cost 15-40 ns a syscall on
-		 * the AMD VM of docs/bpf.md ("The producer's batch"): with PTI and
-		 * no PCID each syscall flushes the TLB, so every page the loop
-		 * touches is walked again each time. The kernel bench's
+		 * the AMD VM of docs/bpf.md ("The producer's batch"), likely because
+		 * with PTI and no PCID each syscall flushes the TLB and every page
+		 * the loop touches is walked again (timed, not counted: no PMU
+		 * there). The kernel bench's
 		 * `while (true) syscall()` does neither. Counts stay exact: a
 		 * batch never runs past limit (k is clipped), the store after it
 		 * is the exact number of syscalls made so far, and the last store
