@@ -26,10 +26,13 @@ ATTACH = ["fentry", "fexit", "fmod_ret", "kprobe", "tp", "raw_tp", "tp_btf"]
 SKIP_REASON = re.compile(r"^E[A-Z0-9]+: \S+ .+")
 # The delta interval's level by samples: [min, max] below 6 (1 - 2/2^n), [d(2), d(n-1)] at 9..12.
 CI_LEVEL = {3: 0.75, 4: 0.875, 5: 0.9375, 6: 0.96875}
+# A measured row: `ok`, or `noisy` when a window was disturbed (a producer stopped or blocked,
+# which the machine's load decides, not the option under test): its counts hold either way.
+MEASURED = ("ok", "noisy")
 
 
 def ok_attach(rows):
-    return [r for r in rows if r["status"] == "ok" and r["guard"] not in BASELINES]
+    return [r for r in rows if r["status"] in MEASURED and r["guard"] not in BASELINES]
 
 
 def check_skips(rows):
@@ -38,7 +41,8 @@ def check_skips(rows):
             check(SKIP_REASON.match(r["reason"]) is not None,
                   f"{r['guard']}/{r['scenario']} skipped with an errno reason: {r['reason']!r}")
         else:
-            check(r["status"] == "ok", f"{r['guard']}/{r['scenario']} status ok: {r['status']}")
+            check(r["status"] in MEASURED and (r["status"] == "ok" or r["reason"]),
+                  f"{r['guard']}/{r['scenario']} measured (ok, or noisy with its reason): {r['status']}")
 
 
 def case_list(b):
@@ -122,8 +126,8 @@ def case_words(b):
               f"--quiet: only the files written on stderr: {p.stderr!r}")
         if p.returncode == 0:
             rows = read_csv(c)
-            check([(r["guard"], r["status"], r["repetitions"]) for r in rows] ==
-                  [("driver-empty", "ok", "2")], f"one ok row of 2 samples: {rows}")
+            check([(r["guard"], r["status"] in MEASURED, r["repetitions"]) for r in rows] ==
+                  [("driver-empty", True, "2")], f"one measured row of 2 samples: {rows}")
             with open(j) as f:
                 jr = json.load(f)["results"]
             check(len(jr) == 1 and len(jr[0]["samples_ns"]) == 2, "2 samples in the JSON")
@@ -241,7 +245,7 @@ def case_exact(b):
                 ok = [x for x in ok_attach(rows) if x["scenario"] == scen]
                 check(len(ok) >= 1, f"exact/{count}/{mode}: at least one attach type runs here")
             for x in rows:
-                if x["status"] != "ok":
+                if x["status"] not in MEASURED:
                     continue
                 check(int(x["ops"]) == n * p,
                       f"exact/{count}/{x['guard']}/{x['scenario']}: hits {x['ops']} == {n * p}")
@@ -299,7 +303,7 @@ def check_timed_rows(rows, jrows, reps, batch=None):
     for x, y in zip(rows, jrows):
         tag = f"{x['guard']}/{x['scenario']}"
         check(x["role"] == expected_role(x["guard"]), f"{tag}: role {x['role']}")
-        if x["status"] != "ok":
+        if x["status"] not in MEASURED:
             continue
         check(int(x["ops"]) > 0, f"{tag}: counted events")
         check(int(x["repetitions"]) == reps, f"{tag}: {reps} samples ({x['repetitions']})")
