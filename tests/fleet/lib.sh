@@ -152,9 +152,15 @@ CFG
 	# containers): with it, every dpkg run rebuilt the whole manual index (mandb, 40-60 s a
 	# host on a busy VM); and apt's binary cache, which this container's apt.conf.d turns off
 	# (Dir::Cache::pkgcache ""): Ansible's apt module then parsed every package list three
-	# times a host (2-3 s of CPU each); a Debian host keeps the cache, as apt's defaults say.
+	# times a host (2-3 s of CPU each); a Debian host keeps the cache, as apt's defaults say,
+	# built when its lists were last updated (here when the host is made, apt-cache gencaches:
+	# else every install task of a host listed several times built it at once). And this
+	# machine's foreign arm64 architecture (the cross build's): a host made without ARCH is
+	# single-architecture, as a fleet host is, so apt reads one Packages list per source,
+	# not two (the apt module took 3 s of CPU per install with both).
 	local r=$d/root
 	printf 'Dir::Cache::pkgcache "pkgcache.bin";\nDir::Cache::srcpkgcache "srcpkgcache.bin";\n' >"$d/apt.conf"
+	[[ -n $arch ]] || printf 'APT::Architectures { "%s"; };\n' "$(dpkg --print-architecture)" >>"$d/apt.conf"
 	mkdir -p "$d/ovl" "$r"
 	printf '#!/bin/sh\necho "%s: $0 $*" >>"%s/compiler-calls"\necho "$0: no compiler on a fleet host (tests/fleet)" >&2\nexit 127\n' \
 		"$name" "$T" >"$d/stub"
@@ -180,6 +186,7 @@ CFG
 		done; done
 		if [ -e '$d/dpkg' ]; then cp '$d/dpkg' '$r/usr/local/bin/dpkg'
 			chroot '$r' /usr/bin/dpkg --add-architecture '$arch'; fi
+		chroot '$r' apt-cache gencaches >/dev/null
 		chroot '$r' /usr/sbin/sshd -t -f '$d/sshd_config'
 		exec chroot '$r' /usr/sbin/sshd -D -e -f '$d/sshd_config'" \
 		>"$d/sshd.log" 2>&1 &
