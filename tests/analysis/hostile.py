@@ -131,7 +131,12 @@ with tempfile.TemporaryDirectory(prefix="rgbench-hostile-") as T:
                     "for s in S:\n"
                     "    signal.signal(s, stop)\n"
                     "signal.pthread_sigmask(signal.SIG_UNBLOCK, S)  # rgbench plot blocked them\n"
-                    "time.sleep(600)\n")
+                    # Short sleeps, not one of ten minutes: a signal caught between python's
+                    # last check and the start of its sleep's system call does not end that
+                    # sleep, and its handler would wait for it (seen under load: rgbench plot's
+                    # SIGKILL 5 s later, and no handler run).
+                    "for _ in range(12000):\n"
+                    "    time.sleep(0.05)\n")
         p = subprocess.Popen([R, "plot", a, "--out", os.path.join(T, name)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=dict(os.environ, RG_PLOT_SCRIPT=script))
         if wait_until(lambda: script_of(p.pid, script), f"{name}: the script"):
