@@ -131,47 +131,6 @@ if [[ $quick == 1 ]]; then
   echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
   exit 0
 fi
-
-# The other builds (sanitizers, aarch64) run beside the native tests at nice 19: they take
-# only the CPU time those leave (a test waiting on a guest or a host, the BPF tests that run
-# alone at the end: a core idle for a minute here), and go on at full speed after them.
-# Each build's output is in DIR/build.log, printed when it fails. No test asserts a timing;
-# a row a build disturbs says so (noisy, with its reason), as on any shared machine.
-bg_pid=
-bg_stop() { [[ -n $bg_pid ]] && kill -- -"$bg_pid" 2>/dev/null; bg_pid=; }
-trap bg_stop EXIT
-if [[ $sanitize == 1 || $cross == 1 ]]; then
-	set -m	# its own process group: bg_stop ends the make and compilers under it too
-	(
-		set -e
-		if [[ $sanitize == 1 ]]; then
-			nice -n 19 cmake --build build-asan -j"$jobs" >build-asan/build.log 2>&1 || { echo build-asan; exit 1; }
-			nice -n 19 cmake --build build-tsan -j"$jobs" --target test_stress >build-tsan/build.log 2>&1 || { echo build-tsan; exit 1; }
-		fi
-		if [[ $cross == 1 ]]; then
-			nice -n 19 cmake --build build-aarch64 -j"$jobs" >build-aarch64/build.log 2>&1 || { echo build-aarch64; exit 1; }
-		fi
-	) >build/other-builds.failed &
-	bg_pid=$!
-	set +m
-	echo "== the sanitizer and aarch64 builds: beside the native tests, at nice 19 (each DIR/build.log)"
-fi
-bg_t0=$SECONDS
-# bg_wait: the other builds finished (the time they took beyond the native tests said), or
-# the failed one's log and exit 1.
-bg_wait() {
-	[[ -n $bg_pid ]] || return 0
-	local t0=$SECONDS rc=0 dir
-	wait "$bg_pid" || rc=$?
-	bg_pid=
-	if ((rc != 0)); then
-		dir=$(cat build/other-builds.failed)
-		[[ -n $dir && -f $dir/build.log ]] && tail -n 80 "$dir/build.log"
-		echo "scripts/test.sh: building ${dir:-the sanitizer or aarch64 tree} failed (the whole log: ${dir:-DIR}/build.log)" >&2
-		exit 1
-	fi
-	echo "== the sanitizer and aarch64 builds: done $((SECONDS - bg_t0)) s after they started, $((SECONDS - t0)) s of it after the native tests (run so far: $SECONDS s)"
-}
 # A test the sanitizer build runs below runs there only: the same assertions on the same
 # Release code, with ASan and UBSan watching (running it here as well repeated its work).
 # Tests labelled 'native' run here too: in a sanitizer build they do less (fewer pairs,
@@ -195,12 +154,13 @@ t0=$SECONDS
 ctest_in build -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-}
 stage_time "native tests" "$t0"
 
-bg_wait
-
 if [[ "$sanitize" == 1 ]]; then
 	# ASan + UBSan over everything the user, analysis and plots code does with its input;
 	# any finding aborts the test that hit it.
-	echo "== sanitizer tests (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
+	echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
+	t0=$SECONDS
+	cmake --build build-asan -j"$jobs"
+	stage_time "sanitizer build" "$t0"
 	t0=$SECONDS
 	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
 	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
@@ -212,14 +172,18 @@ if [[ "$sanitize" == 1 ]]; then
 	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
 	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
 	# is a real race. Fewer iterations: TSan is ~10x slower.
-	echo "== thread sanitizer (build-tsan: thread): the stress test"
+	echo "== sanitizer build (build-tsan: thread): the stress test"
+	cmake --build build-tsan -j"$jobs" --target test_stress
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
-	stage_time "thread sanitizer stress test" "$t0"
+	stage_time "thread sanitizer build and stress test" "$t0"
 fi
 
 if [[ $cross == 1 ]]; then
-  echo "== aarch64 tests (the cross build) under qemu-aarch64 (-cpu max and cortex-a72)"
+  echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
   grep '^-- rgbench: ' build-aarch64/configure.log || true
+  t0=$SECONDS
+  cmake --build build-aarch64 -j"$jobs"
+  stage_time "aarch64 build" "$t0"
   t0=$SECONDS
   ctest_in build-aarch64 -j"$jobs" ${RG_TEST_ARGS:-}
   stage_time "aarch64 tests" "$t0"
