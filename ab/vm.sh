@@ -7,7 +7,7 @@
 # Usage: vm.sh [--arch amd64|arm64] [--payload DIR] [--out DIR] [--libs ELF]...
 #                       [--libdir DIR[:DIR...]]...
 #                       [--timeout SECONDS] [--mem MiB] [--smp N] [--kver ABI]
-#                       [--step-from MARKER] [--kernel IMAGE] [--console FILE]
+#                       [--step-from MARKER [--step-until MARKER]] [--kernel IMAGE] [--console FILE]
 #                       [--append ARGS] [--hostname NAME] -- CMD...
 #
 #   --arch          the guest's architecture (default: this machine's)
@@ -30,6 +30,9 @@
 #                   line MARKER; CMD should wait a second or two after it. The boot runs
 #                   at full speed (single-stepped it took a minute). Switched through
 #                   qemu's monitor (step_from.py); the run fails if it could not be.
+#   --step-until MARKER  with --step-from: whole blocks again from the line MARKER on (what
+#                   follows it, the output files on the console, at full speed); when that
+#                   could not be switched, vm.sh says so and the run goes on single-stepped
 #   RG_VM_CACHE     where kernel packages are unpacked (default ~/.cache/rgbench-vm)
 #   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE)
 #   RG_VM_ACCEL     tcg (default) or kvm (then -cpu host unless RG_VM_CPU says otherwise)
@@ -50,7 +53,7 @@
 set -euo pipefail
 
 case "$(uname -m)" in aarch64) arch=arm64 ;; *) arch=amd64 ;; esac
-payload= out= timeout=180 mem=1024 smp=2 kver= libs=() step_from= more_libdirs=() image= console_keep= append= guest_host=
+payload= out= timeout=180 mem=1024 smp=2 kver= libs=() step_from= step_until= more_libdirs=() image= console_keep= append= guest_host=
 while (($#)); do
   case "$1" in
     --arch) arch=$2; shift 2 ;;
@@ -63,6 +66,7 @@ while (($#)); do
     --smp) smp=$2; shift 2 ;;
     --kver) kver=$2; shift 2 ;;
     --step-from) step_from=$2; shift 2 ;;
+    --step-until) step_until=$2; shift 2 ;;
     --kernel) image=$2; shift 2 ;;
     --console) console_keep=$2; shift 2 ;;
     --append) append=$2; shift 2 ;;
@@ -74,6 +78,7 @@ while (($#)); do
   esac
 done
 (($#)) || { echo "vm.sh: no command given (use -- CMD...)" >&2; exit 2; }
+[[ -z $step_until || -n $step_from ]] || { echo "vm.sh: --step-until needs --step-from" >&2; exit 2; }
 skip() { echo "vm.sh: SKIP: $*" >&2; exit 77; }
 
 case "$arch" in
@@ -222,7 +227,7 @@ echo "@@RG-END"
 for f in /out/*; do
   [ -f "$f" ] || continue
   echo "@@RG-FILE $(basename "$f")"
-  base64 "$f"
+  gzip -1 -c "$f" | base64
   echo "@@RG-EOF"
 done
 echo "@@RG-EXIT $rc"
@@ -276,7 +281,8 @@ if [[ -n ${RG_VM_PIN_VCPUS:-} ]]; then
   ppid_=$!
 fi
 if [[ -n $step_from ]]; then
-  python3 "$(dirname "$0")/step_from.py" "$step_from" "$log" "$work/monitor.sock" "$work/step.status" &
+  python3 "$(dirname "$0")/step_from.py" "$step_from" "$log" "$work/monitor.sock" "$work/step.status" \
+    ${step_until:+"$step_until"} &
   wpid=$!
 fi
 wait "$qpid"
@@ -308,18 +314,31 @@ if ! grep -q '^@@RG-EXIT ' "$log.lf"; then
   exit 1
 fi
 if [[ -n $step_from ]]; then
-  status=$(cat "$work/step.status" 2>/dev/null || echo "fail the guest never printed $step_from")
+  status=$(head -n 1 "$work/step.status" 2>/dev/null) || true
+  [[ -n $status ]] || status="fail the guest never printed $step_from"
   if [[ $status != ok* ]]; then
     echo "vm.sh: --step-from $step_from: ${status#fail }" >&2
     exit 1
   fi
-  echo "vm.sh: one instruction per translated block from $step_from on (monitor: ${status#ok })" >&2
+  if [[ -n $step_until ]]; then
+    off=$(sed -n 2p "$work/step.status" 2>/dev/null) || true
+    [[ -n $off ]] || off="fail the guest never printed $step_until"
+    if [[ $off == ok* ]]; then
+      echo "vm.sh: one instruction per translated block from $step_from to $step_until (monitor: ${status#ok }, ${off#ok })" >&2
+    else
+      echo "vm.sh: one instruction per translated block from $step_from on; --step-until $step_until: ${off#fail } (single-stepped to the end)" >&2
+    fi
+  else
+    echo "vm.sh: one instruction per translated block from $step_from on (monitor: ${status#ok })" >&2
+  fi
 fi
+# The guest's files come on the console, each gzip'd (-1) then base64: the emulated UART
+# takes a byte at a time, and a run's JSON is half a megabyte.
 if [[ -n $out ]]; then
   mkdir -p "$out"
   awk -v dir="$out" '
     /^@@RG-FILE / { name = $2; tmp = dir "/" name ".b64"; printf "" > tmp; next }
-    /^@@RG-EOF$/ { close(tmp); system("base64 -d \"" tmp "\" > \"" dir "/" name "\" && rm -f \"" tmp "\""); name = ""; next }
+    /^@@RG-EOF$/ { close(tmp); system("base64 -d \"" tmp "\" | gzip -dc > \"" dir "/" name "\" && rm -f \"" tmp "\""); name = ""; next }
     name != "" { print >> tmp }
   ' "$log.lf"
 fi

@@ -6,7 +6,8 @@
 #   the three programs built for aarch64 (the cross build, or a native arm64 build)
 # Two boots of Debian's arm64 kernel (tests/vm/vm.sh --arch arm64, -cpu max, 2 CPUs):
 # the first runs A then B (one boot: B's single-stepping starts at its marker, so A runs at
-# full speed before it; a boot of its own cost B 25-30 s here), the second C.
+# full speed before it; a boot of its own cost B 25-30 s here; and ends at its end marker, so
+# the output files go out on the console at full speed), the second C.
 #  A (multi-threaded TCG):
 #   rgbench --quick as root: the user suite with rseq registered by glibc, the
 #   counters' status, the default BPF rows; then rgbench bpf --mode all --triggers N
@@ -76,6 +77,7 @@ echo "== test_migrate"
 RG_EXPECT_ABORTS=1 ./test_migrate 20000 60 >/out/migrate.txt 2>&1
 echo \$? >/out/rc_migrate
 tail -1 /out/migrate.txt; echo "   (\$(( \$(date +%s) - t0 )) s in the guest)"; t0=\$(date +%s)
+echo @@RG-STEP-END
 GUEST
 cat >"$work/payload/c.sh" <<GUEST
 export LD_LIBRARY_PATH=/lib
@@ -100,7 +102,7 @@ boot() {
   ((rc == 0)) || fail "guest run $1 failed (vm.sh exit $rc)"
 }
 printf 'sh ./a.sh\nsh ./b.sh\n' >"$work/payload/ab.sh"
-boot A+B "" ab.sh --step-from @@RG-STEP
+boot A+B "" ab.sh --step-from @@RG-STEP --step-until @@RG-STEP-END
 boot C "-icount shift=1,sleep=off" c.sh
 if [[ -n ${RG_GUEST_KEEP:-} ]]; then mkdir -p "$RG_GUEST_KEEP" && cp -a "$work/out/." "$RG_GUEST_KEEP/"; fi
 python3 "$src/tests/arm64/check_guest.py" "$work/out" "$triggers" 2 || fail "checks failed"
