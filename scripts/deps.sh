@@ -42,8 +42,8 @@ set -euo pipefail
 
 table() {
 	cat <<'EOF'
-build    apt any   build-essential cmake pkg-config git libbenchmark-dev libhwloc-dev hwloc libjansson-dev scdoc
-build    dnf any   gcc gcc-c++ make cmake pkgconf-pkg-config git google-benchmark-devel hwloc-devel hwloc jansson-devel scdoc
+build    apt any   build-essential cmake ninja-build pkg-config git libbenchmark-dev libhwloc-dev hwloc libjansson-dev scdoc
+build    dnf any   gcc gcc-c++ make cmake ninja-build pkgconf-pkg-config git google-benchmark-devel hwloc-devel hwloc jansson-devel scdoc
 bpf      apt any   libbpf-dev bpftool|linux-tools-common clang llvm libelf-dev zlib1g-dev
 bpf      dnf any   libbpf-devel bpftool clang llvm elfutils-libelf-devel zlib-devel
 counters apt any   linux-source|linux-source-VERSION flex bison bc xz-utils libpfm4-dev

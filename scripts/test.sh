@@ -74,6 +74,10 @@ elif [[ $cross == 1 && ! -d /usr/lib/aarch64-linux-gnu/cmake/benchmark ]]; then
   cross=0
 fi
 
+# Ninja where there is one (deps.sh installs it): the native build took 49 s of CPU with it
+# and 69 s with make (whose makefiles start a cmake for every progress line and dependency
+# scan). A tree configured before keeps its generator (CMake reads the variable for new trees).
+command -v ninja >/dev/null && export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}
 # Every build tree is configured at once (configuring is one process each, mostly
 # waiting on compiler checks): DIR, then its cmake arguments. Each log is DIR/configure.log.
 configure() {
