@@ -22,8 +22,24 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 # The labels the ASan+UBSan build runs (its stage below).
 asan_labels='^(unit|stress|analysis|plots|smoke|badinput)$'
-# stage_time NAME START: how long a stage took, so a slow run says where its time went.
-stage_time() { echo "== $1: $((SECONDS - $2)) s (run so far: $SECONDS s)"; }
+# cpu_read: $cpu_now, the CPU time (user + system, ms) of every process this script has waited
+# for so far, descendants included: bash's `times` (its second line), run in this shell (in a
+# command substitution it would be the subshell's own children's).
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
+cpu_read() {
+	times >"$cpu_file"
+	cpu_now=$(awk 'function ms(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t)
+		return (m * 60 + t) * 1000 } NR == 2 { printf "%d\n", ms($1) + ms($2) + 0.5 }' "$cpu_file")
+}
+# stage_start, then stage_time NAME: how long a stage took and the CPU time its processes used
+# (the work itself, apart from waits and cores left idle; on a shared VM it still moves with
+# the neighbours, less than the wall time), so a slow run says where its time went.
+stage_start() { t0=$SECONDS; cpu_read; cpu0=$cpu_now; }
+stage_time() {
+	cpu_read
+	echo "== $1: $((SECONDS - t0)) s, $(((cpu_now - cpu0 + 500) / 1000)) s of CPU (run so far: $SECONDS s)"
+}
 # ctest_in DIR ARGS...: ctest in DIR; when a test fails, its failure lines again at the end
 # (FAIL, CHECK ... failed, Traceback, error), so that the last lines of a long run (all a CI
 # summary keeps) say why, not only which.
@@ -127,9 +143,9 @@ fi
 
 echo "== native build ($(uname -m))"
 grep '^-- rgbench: ' build/configure.log || true
-t0=$SECONDS
+stage_start
 cmake --build build -j"$jobs"
-stage_time "native build" "$t0"
+stage_time "native build"
 if [[ $quick == 1 ]]; then
   ctest_in build -j"$jobs" -L '^(unit|smoke)$'
   echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
@@ -154,42 +170,43 @@ for t in json.load(sys.stdin)["tests"]:
 	((${#twice[@]} == 0)) || native_skip=(-E "^($(IFS='|'; echo "${twice[*]}"))\$")
 	echo "== native tests: all but ${#twice[@]} that run in the sanitizer build only (labels $asan_labels, not native)"
 fi
-t0=$SECONDS
+stage_start
 ctest_in build -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-}
-stage_time "native tests" "$t0"
+stage_time "native tests"
 
 if [[ "$sanitize" == 1 ]]; then
 	# ASan + UBSan over everything the user, analysis and plots code does with its input;
 	# any finding aborts the test that hit it.
 	echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
-	t0=$SECONDS
+	stage_start
 	cmake --build build-asan -j"$jobs"
-	stage_time "sanitizer build" "$t0"
-	t0=$SECONDS
+	stage_time "sanitizer build"
+	stage_start
 	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
 	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	ctest_in build-asan -j"$jobs" -L "$asan_labels"
-	stage_time "sanitizer tests" "$t0"
-	t0=$SECONDS
+	stage_time "sanitizer tests"
+	stage_start
 	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
 	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
 	# is a real race. Fewer iterations: TSan is ~10x slower.
 	echo "== sanitizer build (build-tsan: thread): the stress test"
 	cmake --build build-tsan -j"$jobs" --target test_stress
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
-	stage_time "thread sanitizer build and stress test" "$t0"
+	stage_time "thread sanitizer build and stress test"
 fi
 
 if [[ $cross == 1 ]]; then
   echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
   grep '^-- rgbench: ' build-aarch64/configure.log || true
-  t0=$SECONDS
+  stage_start
   cmake --build build-aarch64 -j"$jobs"
-  stage_time "aarch64 build" "$t0"
-  t0=$SECONDS
+  stage_time "aarch64 build"
+  stage_start
   ctest_in build-aarch64 -j"$jobs" ${RG_TEST_ARGS:-}
-  stage_time "aarch64 tests" "$t0"
+  stage_time "aarch64 tests"
 fi
-echo "== all tests passed in $SECONDS s"
+cpu_read
+echo "== all tests passed in $SECONDS s, $(((cpu_now + 500) / 1000)) s of CPU"
