@@ -7,8 +7,9 @@
 # Purposes (each a set of needs of the table below):
 #   run    build bpf counters plots     scripts/run.sh: build, run every suite, plot, report
 #   test   run + cross vm fleet sshd    scripts/test.sh: + aarch64 cross build, the VM tests,
-#          checks                       the fleet test (Ansible, sshd in network namespaces), and
-#                                       the readers a result file is checked with (pandas, sqlite3)
+#          checks cache                 the fleet test (Ansible, sshd in network namespaces),
+#                                       the readers a result file is checked with (pandas, sqlite3),
+#                                       and ccache (each CI's four builds of the same sources)
 #   kmod   build kmod                   rgbench kmod on this machine: the running kernel's
 #                                       headers (linux-headers-$(uname -r), kernel-devel-$(uname -r))
 #   fleet  fleet build bpf package      rgbench fleet's control machine: Ansible and ssh, and what
@@ -66,6 +67,8 @@ checks   apt any   python3-pandas sqlite3
 package  apt any   dpkg-dev debhelper dh-dkms libpfm4-dev
 crosspkg apt amd64 crossbuild-essential-arm64 libbenchmark-dev:arm64 libhwloc-dev:arm64 libjansson-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libpfm4-dev:arm64
 checks   dnf any   python3-pandas sqlite
+cache    apt any   ccache
+cache    dnf any   ccache
 EOF
 }
 die() { echo "rgbench deps: $2" >&2; exit "$1"; }
@@ -73,7 +76,7 @@ die() { echo "rgbench deps: $2" >&2; exit "$1"; }
 purpose_needs() {
 	case "$1" in
 	run) echo build bpf counters plots ;;
-	test) echo build bpf counters plots cross vm fleet sshd checks ;;
+	test) echo build bpf counters plots cross vm fleet sshd checks cache ;;
 	kmod) echo build kmod ;;
 	fleet) echo fleet build bpf package crosspkg ;;
 	*) return 1 ;;

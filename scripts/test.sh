@@ -94,6 +94,17 @@ fi
 # and 69 s with make (whose makefiles start a cmake for every progress line and dependency
 # scan). A tree configured before keeps its generator (CMake reads the variable for new trees).
 command -v ninja >/dev/null && export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}
+# ccache where there is one (deps.sh test installs it): every landing's CI builds the same
+# sources four times (native, ASan, TSan, aarch64) from a fresh clone; what an earlier run
+# compiled is taken from ~/.cache/ccache. Paths under the checkout are hashed relative to it
+# (CCACHE_BASEDIR) and the sanitizer builds' -g does not hash the build folder
+# (CCACHE_NOHASHDIR), so another clone of the same commit hits. RG_TEST_CCACHE=0 turns it
+# off; a tree configured before keeps its launcher (CMake reads these for new trees).
+if [[ ${RG_TEST_CCACHE:-1} == 1 ]] && command -v ccache >/dev/null; then
+	export CMAKE_C_COMPILER_LAUNCHER=${CMAKE_C_COMPILER_LAUNCHER:-ccache}
+	export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+fi
 # Every build tree is configured at once (configuring is one process each, mostly
 # waiting on compiler checks): DIR, then its cmake arguments. Each log is DIR/configure.log.
 configure() {

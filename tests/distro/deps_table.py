@@ -17,11 +17,11 @@ import rgtest  # noqa: E402
 # Needs of one family only: building the rgbench .deb (rgbench fleet without --deb), and
 # cross-building it for arm64 hosts (amd64 only).
 APT_ONLY = {"package", "crosspkg"}
-NEEDS = ["build", "bpf", "counters", "plots", "cross", "vm", "kmod", "fleet", "sshd", "checks", "package", "crosspkg"]
+NEEDS = ["build", "bpf", "counters", "plots", "cross", "vm", "kmod", "fleet", "sshd", "checks", "package", "crosspkg", "cache"]
 # What each purpose installs (deps.sh's purpose_needs): run.sh asks for run, test.sh for test.
 PURPOSES = {
     "run": ["build", "bpf", "counters", "plots"],
-    "test": ["build", "bpf", "counters", "plots", "cross", "vm", "fleet", "sshd", "checks"],
+    "test": ["build", "bpf", "counters", "plots", "cross", "vm", "fleet", "sshd", "checks", "cache"],
     "kmod": ["build", "kmod"],
     "fleet": ["fleet", "build", "bpf", "package", "crosspkg"],
 }
