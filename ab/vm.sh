@@ -34,7 +34,8 @@
 #                   follows it, the output files on the console, at full speed); when that
 #                   could not be switched, vm.sh says so and the run goes on single-stepped
 #   RG_VM_CACHE     where kernel packages are unpacked (default ~/.cache/rgbench-vm)
-#   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE)
+#   RG_VM_CPU       qemu -cpu model (default max; e.g. cortex-a72 for an arm64 CPU without LSE;
+#                   an arm64 max under TCG is max,pauth-impdef=on: see below)
 #   RG_VM_ACCEL     tcg (default) or kvm (then -cpu host unless RG_VM_CPU says otherwise)
 #   RG_VM_TASKSET   a host CPU list: qemu (all its threads) runs bound to it (taskset -c)
 #   RG_VM_PIN_VCPUS a host CPU list: vCPU i's thread to its i-th CPU (QMP, pin_vcpus.py);
@@ -243,6 +244,13 @@ if [[ $arch == amd64 ]]; then
 else
   # (under KVM the guest's GIC is the host's kind: a GICv3-only host has no GICv2 to give)
   mt=virt; [[ $accel == kvm ]] && mt=virt,gic-version=max
+  # An arm64 max CPU has pointer authentication, and Debian's kernel signs and checks the
+  # return address of nearly every function with it. TCG computes the architected QARMA5
+  # cipher for each, slowly; pauth-impdef=on is qemu's own (implementation-defined, as a
+  # real CPU may choose): the same instructions and faults, the same features otherwise.
+  # A fork-heavy guest loop took 91 s (62 s of CPU) with it and did not finish in 181 s
+  # without (run side by side).
+  [[ $accel == tcg && $cpu == max ]] && cpu=max,pauth-impdef=on
   machine=(-machine "$mt" -cpu "$cpu" -accel "$accel"); console=ttyAMA0
 fi
 log=$work/console.log
