@@ -5,7 +5,8 @@
 # unit, stress, analysis, plots, smoke and badinput labels again under ASan+UBSan, and the
 # stress test under TSan.
 # RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
-# RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds.
+# RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds; RG_TEST_CCACHE=0
+# builds without ccache.
 # RG_TEST_ARM64_NATIVE=1 also runs both README commands in a Debian arm64 system under
 # qemu-user (test arm64.native, label arm64-native: about an hour; see tests/arm64/native.sh;
 # RG_ROOTFS_RELEASE=trixie for Debian 13). RG_TEST_DISTRO=1 runs the README's first command
