@@ -41,8 +41,13 @@ case $arch in
       kdir=$hroot/usr/src/linux-headers-$abi-arm64
       [[ -d /usr/src/linux-headers-$abi-common ]] || skip "linux-headers-$abi-common is not installed"
       [[ -d $kbuild ]] || skip "$(basename "$kbuild") is not installed"
+      # The fixture builds two modules at once, and ab/vm.sh shares the cache: one at a time
+      # fetches and unpacks (the lock vm.sh takes), else on a fresh machine one build's
+      # rm -rf removed the other's half-unpacked tree.
+      mkdir -p "$cache"
+      exec 8>"$cache/.lock"
+      flock 8
       if [[ ! -f $hroot/.done ]]; then
-        mkdir -p "$cache"
         (cd "$cache" && rm -f linux-headers-"$abi"-arm64_*_arm64.deb &&
          apt-get download -q "linux-headers-$abi-arm64:arm64" >/dev/null 2>&1) ||
           skip "apt-get download linux-headers-$abi-arm64:arm64 failed"
@@ -52,6 +57,7 @@ case $arch in
         ln -sfn "$kbuild" "$hroot/usr/lib/$(basename "$kbuild")"
         touch "$hroot/.done"
       fi
+      flock -u 8; exec 8>&-
     fi ;;
   *) fail "arch must be amd64 or arm64" ;;
 esac
