@@ -72,8 +72,8 @@ every host of that architecture.
 DIR/ansible.log has Ansible's own output; DIR/status.tsv one line per host.
 Needs ansible-playbook, python3 and dpkg-deb, to build the package git, dpkg-buildpackage and
 the Build-Depends, for arm64 on amd64 crossbuild-essential-arm64 and the :arm64 libraries
-(scripts/deps.sh fleet installs all of them on Debian); on every host ssh, python3,
-python3-apt and sudo for a user that is not root (Debian or a derivative).
+(scripts/deps.sh fleet installs all of them on Debian); on every host ssh, python3, apt
+and sudo for a user that is not root (Debian or a derivative).
 Exit: 0 all hosts ok, 1 a host failed, no report, no package or something missing here,
 2 usage, 128+signal interrupted.
   -V, --version         the release and commit of this build; -h, --help: this text

@@ -61,7 +61,7 @@ kmod     apt any   linux-headers-UNAME
 kmod     dnf any   kernel-devel-UNAME
 fleet    apt any   ansible-core openssh-client
 fleet    dnf any   ansible-core openssh-clients
-sshd     apt any   openssh-server iproute2 python3-apt
+sshd     apt any   openssh-server iproute2
 sshd     dnf any   openssh-server iproute
 checks   apt any   python3-pandas sqlite3
 package  apt any   dpkg-dev debhelper dh-dkms libpfm4-dev
