@@ -150,13 +150,14 @@ CFG
 	# auto-update (Debian's debconf choice man-db/auto-update=false, as on build machines and
 	# containers): with it, every dpkg run rebuilt the whole manual index (mandb, 40-60 s a
 	# host on a busy VM); and apt's binary cache, which this container's apt.conf.d turns off
-	# (Dir::Cache::pkgcache ""): Ansible's apt module then parsed every package list three
-	# times a host (2-3 s of CPU each); a Debian host keeps the cache, as apt's defaults say,
-	# built when its lists were last updated (here when the host is made, apt-cache gencaches:
-	# else every install task of a host listed several times built it at once). And this
+	# (Dir::Cache::pkgcache ""): without it apt parses every package list on each run
+	# (Ansible's apt module, which the fleet used before, took 2-3 s of CPU a host for it);
+	# a Debian host keeps the cache, as apt's defaults say, built when its lists were last
+	# updated (here when the host is made, apt-cache gencaches: else every install of a host
+	# listed several times built it at once). And this
 	# machine's foreign arm64 architecture (the cross build's): a host made without ARCH is
 	# single-architecture, as a fleet host is, so apt reads one Packages list per source,
-	# not two (the apt module took 3 s of CPU per install with both).
+	# not two (the apt module took 3 s of CPU more per install with both).
 	local r=$d/root
 	printf 'Dir::Cache::pkgcache "pkgcache.bin";\nDir::Cache::srcpkgcache "srcpkgcache.bin";\n' >"$d/apt.conf"
 	[[ -n $arch ]] || printf 'APT::Architectures { "%s"; };\n' "$(dpkg --print-architecture)" >>"$d/apt.conf"
