@@ -127,7 +127,7 @@ fleet_host() {
 ListenAddress 10.254.$n.2:22
 HostKey $d/hostkey
 PidFile $d/sshd.pid
-AuthorizedKeysFile $T/authorized_keys
+AuthorizedKeysFile $T/authorized_keys .ssh/authorized_keys
 PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no

@@ -12,7 +12,9 @@
 #          nosudo must install through a sudo that refuses (become to another user: Ansible
 #          does not become root when it is root already); badrun's command is missing: gamma,
 #          nosudo and badrun are failed with their reason (one line each), the others finish,
-#          delta's files stay apart from alpha's, and run 1's folder is untouched
+#          delta's files stay apart from alpha's, and run 1's folder is untouched; bench is
+#          alpha's machine a third time as a user that is not root, with the default folder
+#          (~/rgbench-fleet/, its own home) and a sudo that lets it install: it finishes
 # Usage: namespaces.sh SRC BUILD. Exit 0 pass, 1 fail, 77 skipped (not root, no sshd/Ansible).
 source "$(dirname "$0")/lib.sh"
 fleet_setup "$1" "$2"
@@ -108,15 +110,23 @@ left=$(ip netns pids "$FLEET_PREFIX-c")
 echo "ok   run 1 left no process behind (Ansible's ssh masters ended)"
 before=$(tree "$r1")
 
-# Run 2: gamma unreachable, delta = alpha's machine, nosudo and badrun fail.
+# Run 2: gamma unreachable, delta = alpha's machine, nosudo and badrun fail, bench installs
+# through sudo. bench: a user of alpha's root with its own key and home; sudo lets it run
+# anything as root without a password, as a fleet's sudoers would (alpha's root is its own).
 fleet_stop_sshd gamma
+command -v sudo >/dev/null || skip "sudo not found (scripts/deps.sh test installs it: bench installs through it)"
+on_host alpha 'useradd -m -s /bin/bash -p "*" rgbench-user && install -d -o rgbench-user -m 700 ~rgbench-user/.ssh &&
+	echo "rgbench-user ALL=(ALL) NOPASSWD: ALL" >/etc/sudoers.d/rgbench-user' || fail "making rgbench-user on alpha"
+on_host alpha "echo '$(cat "$T/id.pub")' >~rgbench-user/.ssh/authorized_keys && chown rgbench-user ~rgbench-user/.ssh/authorized_keys" ||
+	fail "rgbench-user's key on alpha"
 printf '#!/bin/sh\necho "sudo: a password is required" >&2\nexit 1\n' >"$T/nosudo"
 chmod +x "$T/nosudo"
 fleet_inventory "$T/inv2" "alpha ansible_host=${FLEET_ADDR[alpha]}" "beta ansible_host=${FLEET_ADDR[beta]}" \
 	"gamma ansible_host=${FLEET_ADDR[gamma]}" "delta ansible_host=${FLEET_ADDR[alpha]}" \
 	"nosudo ansible_host=${FLEET_ADDR[beta]} rgbench_become=true ansible_become_exe=$T/nosudo ansible_become_user=daemon" \
-	"badrun ansible_host=${FLEET_ADDR[beta]} rgbench_command=$T/no-such/rgbench"
-round 2 "$T/inv2" 6 1
+	"badrun ansible_host=${FLEET_ADDR[beta]} rgbench_command=$T/no-such/rgbench" \
+	"bench ansible_host=${FLEET_ADDR[alpha]} ansible_user=rgbench-user rgbench_dir=~/rgbench-fleet/bench ansible_remote_tmp=~/.ansible/tmp"
+round 2 "$T/inv2" 7 1
 r2=$run
 [[ $r2 != "$r1" ]] || fail "run 2 wrote into run 1's folder"
 [[ $(tree "$r1") == "$before" ]] || fail "run 2 changed run 1's folder"
@@ -124,7 +134,7 @@ echo "ok   run 2: a new folder; run 1's is untouched"
 one_line "$T/out2" gamma "failed at copy: unreachable: ssh: connect to host 10\.254\.3\.2 port 22: Connection refused \(0 files kept\)$"
 one_line "$T/out2" nosudo "failed at install: Missing sudo password \(0 files kept\)$"
 one_line "$T/out2" badrun "failed at run: rgbench exited 1: $T/no-such/rgbench: command not found \(the package is not installed\?\) \(0 files kept\)$"
-for name in alpha beta delta; do
+for name in alpha beta delta bench; do
 	one_line "$T/out2" "$name" "ok, [0-9]+ files in $r2/$name\$"
 done
 whole alpha "$r2/alpha"
@@ -133,6 +143,17 @@ a=$(ls "$r2"/alpha/rgfleet-a-*.json) d=$(ls "$r2"/delta/rgfleet-a-*.json)
 [[ -n $a && -n $d ]] && ! cmp -s "$a" "$d" || fail "delta's result is not its own ($a, $d)"
 echo "ok   run 2: alpha and delta (host name rgfleet-a both) keep their own files"
 [[ ! -e $r2/gamma && ! -e $r2/nosudo && ! -e $r2/badrun ]] || fail "run 2: a folder for a host that fetched nothing"
-grep -q "3 files, 2 hosts" "$r2/report.md" || fail "run 2: the report is not over the 3 files of alpha, beta and delta (2 machines)"
+grep -q "4 files, 2 hosts" "$r2/report.md" || fail "run 2: the report is not over the 4 files of alpha, beta, delta and bench (2 machines)"
+# bench: its files made and kept in its own home on alpha, by itself (not root), and fetched whole.
+n=0
+while read -r f; do
+	[[ $(on_host alpha "sha256sum <~rgbench-user/rgbench-fleet/bench/results/$(printf %q "$f")") == "$(sha256sum <"$r2/bench/$f")" ]] ||
+		fail "bench: $f differs from its copy in ~rgbench-user/rgbench-fleet/bench/results on alpha"
+	n=$((n + 1))
+done < <(cd "$r2/bench" && find . -type f | sed 's|^\./||')
+((n >= 4)) || fail "bench: $n files fetched, want the CSV, JSON, report and plots"
+owner=$(on_host alpha 'stat -c %U ~rgbench-user/rgbench-fleet/bench/results/*.json')
+[[ $owner == rgbench-user ]] || fail "bench: its results on alpha belong to '$owner', want rgbench-user"
+echo "ok   run 2: bench (not root, ~/rgbench-fleet/bench, sudo) installed, ran as itself, its $n files fetched whole"
 [[ ! -e $T/compiler-calls ]] || fail "run 2: a compiler was called on a host: $(cat "$T/compiler-calls")"
-echo "PASS: fleet over namespace hosts (run 1: 3 hosts; run 2: 3 finished, 3 failed with their reason)"
+echo "PASS: fleet over namespace hosts (run 1: 3 hosts; run 2: 4 finished, one not root through sudo; 3 failed with their reason)"
