@@ -59,6 +59,9 @@ def main():
     check("== native build (aarch64)" in test, "test.sh: native aarch64 build")
     check("aarch64 cross build" not in test, "test.sh: no cross build on arm64")
     check("== all tests passed" in test, "test.sh: all tests passed")
+    if "== all tests passed" not in test:
+        # test.sh ends a failed stage with which tests failed and their failure lines: say why.
+        print("test.sh's last lines:\n" + "\n".join(test.splitlines()[-40:]))
     m = re.search(r"(\d+)% tests passed, (\d+) tests failed out of (\d+)", test)
     check(m is not None and m.group(2) == "0", f"ctest summary: {m.group(0) if m else 'missing'}")
     skipped = re.findall(r"Test +#\d+: (\S+) \.+\*+Skipped", test)

@@ -62,6 +62,9 @@ def main():
 
     check("== native build (x86_64)" in test, "test.sh: native x86_64 build")
     check("== all tests passed" in test, "test.sh: all tests passed")
+    if "== all tests passed" not in test:
+        # test.sh ends a failed stage with which tests failed and their failure lines: say why.
+        print("test.sh's last lines:\n" + "\n".join(test.splitlines()[-40:]))
     sums = re.findall(r"\d+% tests passed, (\d+) tests failed out of (\d+)", test)
     check(sums != [] and all(f == "0" for f, _ in sums), f"ctest summaries, failed/total: {sums}")
 
