@@ -99,9 +99,10 @@ echo "ok   $(grep '^rgbench fleet: rvhost' "$T/out")"
 echo "ok   no compiler called on any host"
 
 # 2. --deb for amd64: only arm64 is built. (gamma: a host with no rgbench yet; alpha has the
-# build of 1, a later version than the test's package, which apt would not downgrade.)
+# build of 1, a later version than the test's package: the given package replaces it.)
 : >"$T/builds"
-fleet_inventory "$T/inv2" "gamma ansible_host=${FLEET_ADDR[gamma]}" "armhost ansible_host=${FLEET_ADDR[armhost]}"
+fleet_inventory "$T/inv2" "gamma ansible_host=${FLEET_ADDR[gamma]}" "armhost ansible_host=${FLEET_ADDR[armhost]}" \
+	"alpha ansible_host=${FLEET_ADDR[alpha]}"
 fleet -i "$T/inv2" --deb "$FLEET_DEB" --out "$T/r2" "${opts[@]}" >"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/err" "$T/out"
@@ -109,6 +110,7 @@ cat "$T/err" "$T/out"
 [[ $(cat "$T/builds") == "-a arm64 -us -uc -b" ]] || fail "--deb amd64: the builds were: $(tr '\n' ';' <"$T/builds")"
 v2=$(sed -n 's/^rgbench fleet: built rgbench_\(.*\)_arm64\.deb$/\1/p' "$T/err")
 installed gamma amd64 "$FLEET_DEB_VERSION"
+installed alpha amd64 "$FLEET_DEB_VERSION"
 installed armhost arm64 "$v2"
 echo "ok   --deb for amd64: only arm64 built ($(cat "$T/builds")), each host has its architecture's"
 
