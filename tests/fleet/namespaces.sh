@@ -18,6 +18,7 @@
 # Usage: namespaces.sh SRC BUILD. Exit 0 pass, 1 fail, 77 skipped (not root, no sshd/Ansible).
 source "$(dirname "$0")/lib.sh"
 fleet_setup "$1" "$2"
+command -v sudo >/dev/null || skip "sudo not found (scripts/deps.sh test installs it: bench installs through it)"
 opts=(--quick --guards tls --scenarios pair --no-bpf)
 fleet_host alpha rgfleet-a
 fleet_host beta rgfleet-b
@@ -114,7 +115,6 @@ before=$(tree "$r1")
 # through sudo. bench: a user of alpha's root with its own key and home; sudo lets it run
 # anything as root without a password, as a fleet's sudoers would (alpha's root is its own).
 fleet_stop_sshd gamma
-command -v sudo >/dev/null || skip "sudo not found (scripts/deps.sh test installs it: bench installs through it)"
 on_host alpha 'useradd -m -s /bin/bash -p "*" rgbench-user && install -d -o rgbench-user -m 700 ~rgbench-user/.ssh &&
 	echo "rgbench-user ALL=(ALL) NOPASSWD: ALL" >/etc/sudoers.d/rgbench-user' || fail "making rgbench-user on alpha"
 on_host alpha "echo '$(cat "$T/id.pub")' >~rgbench-user/.ssh/authorized_keys && chown rgbench-user ~rgbench-user/.ssh/authorized_keys" ||
