@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The README's test command: install what the tests need (deps.sh test), build natively and for aarch64, run
 # every test (native; aarch64 under qemu-aarch64 with and without LSE), and the
-# unit, stress, analysis, plots, smoke and badinput labels again under ASan+UBSan, and the
-# stress test under TSan.
+# unit, stress, analysis, plots, smoke and badinput labels under ASan+UBSan instead, and the
+# stress test under TSan. The native tests run beside the other builds and their tests (two
+# lanes: the second lane's output follows the native tests').
 # RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
 # RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds; RG_TEST_CCACHE=0
 # builds without ccache.
@@ -26,12 +27,13 @@ asan_labels='^(unit|stress|analysis|plots|smoke|badinput)$'
 # cpu_read: $cpu_now, the CPU time (user + system, ms) of every process this script has waited
 # for so far, descendants included: bash's `times` (its second line), run in this shell (in a
 # command substitution it would be the subshell's own children's).
-cpu_file=$(mktemp)
-trap 'rm -f "$cpu_file"' EXIT
+cpu_file=$(mktemp) lane_log=$(mktemp)
+trap 'rm -f "$cpu_file" "$cpu_file".* "$lane_log"' EXIT
 cpu_read() {
-	times >"$cpu_file"
+	local f=$cpu_file.$BASHPID	# (one file per shell: the second lane reads its own)
+	times >"$f"
 	cpu_now=$(awk 'function ms(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t)
-		return (m * 60 + t) * 1000 } NR == 2 { printf "%d\n", ms($1) + ms($2) + 0.5 }' "$cpu_file")
+		return (m * 60 + t) * 1000 } NR == 2 { printf "%d\n", ms($1) + ms($2) + 0.5 }' "$f")
 }
 # stage_start, then stage_time NAME: how long a stage took and the CPU time its processes used
 # (the work itself, apart from waits and cores left idle; on a shared VM it still moves with
@@ -39,7 +41,8 @@ cpu_read() {
 stage_start() { t0=$SECONDS; cpu_read; cpu0=$cpu_now; }
 stage_time() {
 	cpu_read
-	echo "== $1: $((SECONDS - t0)) s, $(((cpu_now - cpu0 + 500) / 1000)) s of CPU (run so far: $SECONDS s)"
+	stage_line="== $1: $((SECONDS - t0)) s, $(((cpu_now - cpu0 + 500) / 1000)) s of CPU (run so far: $SECONDS s)"
+	echo "$stage_line"
 }
 # ctest_in DIR ARGS...: ctest in DIR; when a test fails, its failure lines again at the end
 # (FAIL, CHECK ... failed, Traceback, error), so that the last lines of a long run (all a CI
@@ -49,6 +52,12 @@ ctest_in() {
 	shift
 	(cd "$dir" && ctest --output-on-failure "$@") || rc=$?
 	((rc == 0)) && return 0
+	why_failed "$dir"
+	return "$rc"
+}
+# why_failed DIR: the failure lines of the tests that failed in DIR's last ctest run.
+why_failed() {
+	local dir=$1
 	echo "== why the failed tests in $dir failed (their failure lines; the whole output is above and in $dir/Testing/Temporary/LastTest.log):"
 	awk 'NR == FNR { sub(/^[0-9]+:/, ""); failed[$0] = 1; next }
 	     /^[0-9]+\/[0-9]+ Test: / { name = failed[$3] ? $3 : ""; n = 0 }
@@ -56,7 +65,6 @@ ctest_in() {
 	         if (name != "" && n < 12) { print name ": " $0; n++ } }' \
 		"$dir/Testing/Temporary/LastTestsFailed.log" "$dir/Testing/Temporary/LastTest.log" 2>/dev/null |
 		tail -60 || true
-	return "$rc"
 }
 quick=0
 case "${1:-}" in
@@ -163,7 +171,62 @@ if [[ $quick == 1 ]]; then
   echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
   exit 0
 fi
-# A test the sanitizer build runs below runs there only: the same assertions on the same
+# The second lane, beside the native tests (run one after another, each stage's last long
+# test left a core idle: about 150 core-seconds of a run, and on a fresh machine the other
+# trees' builds waited for every native test): the sanitizer builds, the TSan stress test and
+# the ASan+UBSan tests, then the aarch64 build and its tests under qemu-aarch64. Its output
+# goes to a file, printed after the native tests' (its stage lines at once as well); it stops
+# at its first failure, as the whole run did. Both lanes run ctest -j$jobs: where the tests of
+# one lane wait (ssh, boots, sleeps) the other's run.
+other_lane() {
+	exec 3>&1 >"$lane_log" 2>&1
+	if [[ "$sanitize" == 1 ]]; then
+		# ASan + UBSan over everything the user, analysis and plots code does with its input;
+		# any finding aborts the test that hit it.
+		echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
+		stage_start
+		cmake --build build-asan -j"$jobs"
+		stage_time "sanitizer build"
+		echo "$stage_line (second lane)" >&3
+		stage_start
+		# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
+		# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
+		# is a real race. Fewer iterations: TSan is ~10x slower.
+		echo "== sanitizer build (build-tsan: thread): the stress test"
+		cmake --build build-tsan -j"$jobs" --target test_stress
+		TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
+		stage_time "thread sanitizer build and stress test"
+		echo "$stage_line (second lane)" >&3
+		stage_start
+		supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
+		ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
+		LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		ctest_in build-asan -j"$jobs" -L "$asan_labels"
+		stage_time "sanitizer tests"
+		echo "$stage_line (second lane)" >&3
+	fi
+	if [[ $cross == 1 ]]; then
+		echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
+		grep '^-- rgbench: ' build-aarch64/configure.log || true
+		stage_start
+		cmake --build build-aarch64 -j"$jobs"
+		stage_time "aarch64 build"
+		echo "$stage_line (second lane)" >&3
+		stage_start
+		ctest_in build-aarch64 -j"$jobs" ${RG_TEST_ARGS:-}
+		stage_time "aarch64 tests"
+		echo "$stage_line (second lane)" >&3
+	fi
+}
+lane_pid=
+if [[ $sanitize == 1 || $cross == 1 ]]; then
+	echo "== in a second lane, beside the native tests:$([[ $sanitize == 1 ]] && echo " the sanitizer builds and tests;")$([[ $cross == 1 ]] && echo " the aarch64 build and tests") (its output after the native tests')"
+	other_lane &
+	lane_pid=$!
+fi
+
+# A test the sanitizer build runs runs there only: the same assertions on the same
 # Release code, with ASan and UBSan watching (running it here as well repeated its work).
 # Tests labelled 'native' run here too: in a sanitizer build they do less (fewer pairs,
 # fewer rows, a case a sanitizer runtime cannot run).
@@ -183,42 +246,21 @@ for t in json.load(sys.stdin)["tests"]:
 	echo "== native tests: all but ${#twice[@]} that run in the sanitizer build only (labels $asan_labels, not native)"
 fi
 stage_start
-ctest_in build -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-}
+native_rc=0
+ctest_in build -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-} || native_rc=$?
 stage_time "native tests"
-
-if [[ "$sanitize" == 1 ]]; then
-	# ASan + UBSan over everything the user, analysis and plots code does with its input;
-	# any finding aborts the test that hit it.
-	echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
-	stage_start
-	cmake --build build-asan -j"$jobs"
-	stage_time "sanitizer build"
-	stage_start
-	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
-	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
-	LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	ctest_in build-asan -j"$jobs" -L "$asan_labels"
-	stage_time "sanitizer tests"
-	stage_start
-	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
-	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
-	# is a real race. Fewer iterations: TSan is ~10x slower.
-	echo "== sanitizer build (build-tsan: thread): the stress test"
-	cmake --build build-tsan -j"$jobs" --target test_stress
-	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
-	stage_time "thread sanitizer build and stress test"
+lane_rc=0
+if [[ -n $lane_pid ]]; then
+	kill -0 "$lane_pid" 2>/dev/null && echo "== waiting for the second lane"
+	wait "$lane_pid" || lane_rc=$?
+	echo "== the second lane's output:"
+	cat "$lane_log"
+	((lane_rc == 0)) || echo "== the second lane failed (exit $lane_rc): its last stage above says where"
 fi
-
-if [[ $cross == 1 ]]; then
-  echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
-  grep '^-- rgbench: ' build-aarch64/configure.log || true
-  stage_start
-  cmake --build build-aarch64 -j"$jobs"
-  stage_time "aarch64 build"
-  stage_start
-  ctest_in build-aarch64 -j"$jobs" ${RG_TEST_ARGS:-}
-  stage_time "aarch64 tests"
+if ((native_rc != 0)); then
+	why_failed build
+	exit "$native_rc"
 fi
+((lane_rc == 0)) || exit "$lane_rc"
 cpu_read
 echo "== all tests passed in $SECONDS s, $(((cpu_now + 500) / 1000)) s of CPU"
