@@ -3,8 +3,8 @@
 # The README's test command: install what the tests need (deps.sh test), build natively and for aarch64, run
 # every test (native; aarch64 under qemu-aarch64 with and without LSE), and the
 # unit, stress, analysis, plots, smoke and badinput labels under ASan+UBSan instead, and the
-# stress test under TSan. The native tests run beside the other builds and their tests (two
-# lanes: the second lane's output follows the native tests').
+# stress test under TSan. The native tests run beside the sanitizer and aarch64 builds and
+# tests (three lanes: the other two's output follows the native tests').
 # RG_TEST_ARGS passes extra arguments to the native and aarch64 ctest (e.g. "-L unit");
 # RG_TEST_CROSS=0 / RG_TEST_SANITIZE=0 skip the aarch64 / sanitizer builds; RG_TEST_CCACHE=0
 # builds without ccache.
@@ -27,10 +27,10 @@ asan_labels='^(unit|stress|analysis|plots|smoke|badinput)$'
 # cpu_read: $cpu_now, the CPU time (user + system, ms) of every process this script has waited
 # for so far, descendants included: bash's `times` (its second line), run in this shell (in a
 # command substitution it would be the subshell's own children's).
-cpu_file=$(mktemp) lane_log=$(mktemp)
-trap 'rm -f "$cpu_file" "$cpu_file".* "$lane_log"' EXIT
+cpu_file=$(mktemp) lane_logs=()
+trap 'rm -f "$cpu_file" "$cpu_file".* "${lane_logs[@]}"' EXIT
 cpu_read() {
-	local f=$cpu_file.$BASHPID	# (one file per shell: the second lane reads its own)
+	local f=$cpu_file.$BASHPID	# (one file per shell: each lane reads its own)
 	times >"$f"
 	cpu_now=$(awk 'function ms(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t)
 		return (m * 60 + t) * 1000 } NR == 2 { printf "%d\n", ms($1) + ms($2) + 0.5 }' "$f")
@@ -171,60 +171,67 @@ if [[ $quick == 1 ]]; then
   echo "== quick tier passed (unit, smoke; the full run: scripts/test.sh)"
   exit 0
 fi
-# The second lane, beside the native tests (run one after another, each stage's last long
-# test left a core idle: about 150 core-seconds of a run, and on a fresh machine the other
-# trees' builds waited for every native test): the sanitizer builds, the TSan stress test and
-# the ASan+UBSan tests, then the aarch64 build and its tests under qemu-aarch64. Its output
-# goes to a file, printed after the native tests' (its stage lines at once as well); it stops
-# at its first failure, as the whole run did. Both lanes run ctest -j$jobs: where the tests of
-# one lane wait (ssh, boots, sleeps) the other's run.
-other_lane() {
-	exec 3>&1 >"$lane_log" 2>&1
-	if [[ "$sanitize" == 1 ]]; then
-		# ASan + UBSan over everything the user, analysis and plots code does with its input;
-		# any finding aborts the test that hit it.
-		echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
-		stage_start
-		cmake --build build-asan -j"$jobs"
-		stage_time "sanitizer build"
-		echo "$stage_line (second lane)" >&3
-		stage_start
-		# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
-		# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
-		# is a real race. Fewer iterations: TSan is ~10x slower.
-		echo "== sanitizer build (build-tsan: thread): the stress test"
-		cmake --build build-tsan -j"$jobs" --target test_stress
-		TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
-		stage_time "thread sanitizer build and stress test"
-		echo "$stage_line (second lane)" >&3
-		stage_start
-		supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
-		ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
-		LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
-		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		ctest_in build-asan -j"$jobs" -L "$asan_labels"
-		stage_time "sanitizer tests"
-		echo "$stage_line (second lane)" >&3
-	fi
-	if [[ $cross == 1 ]]; then
-		echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
-		grep '^-- rgbench: ' build-aarch64/configure.log || true
-		stage_start
-		cmake --build build-aarch64 -j"$jobs"
-		stage_time "aarch64 build"
-		echo "$stage_line (second lane)" >&3
-		stage_start
-		ctest_in build-aarch64 -j"$jobs" ${RG_TEST_ARGS:-}
-		stage_time "aarch64 tests"
-		echo "$stage_line (second lane)" >&3
-	fi
+# Two more lanes, each beside the native tests and the other (one stage after another, each
+# stage's last long test left a core idle: about 150 core-seconds of a run, and on a fresh
+# machine the other trees' builds waited for every native test): the sanitizer lane (its
+# builds, the TSan stress test, the ASan+UBSan tests) and the aarch64 lane (the cross build,
+# its tests under qemu-aarch64). Each lane's output goes to a file, printed after the native
+# tests' (its stage lines at once as well); a lane stops at its first failure, as the whole
+# run did. Every lane runs ctest -j$jobs: where one lane's tests wait (ssh, boots, sleeps),
+# another's run.
+lane_sanitizer() {
+	# ASan + UBSan over everything the user, analysis and plots code does with its input;
+	# any finding aborts the test that hit it.
+	echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
+	stage_start
+	cmake --build build-asan -j"$jobs"
+	stage_time "sanitizer build"
+	echo "$stage_line (sanitizer lane)" >&3
+	stage_start
+	# ThreadSanitizer over the stress test (threads, signals, oversubscription): the
+	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
+	# is a real race. Fewer iterations: TSan is ~10x slower.
+	echo "== sanitizer build (build-tsan: thread): the stress test"
+	cmake --build build-tsan -j"$jobs" --target test_stress
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
+	stage_time "thread sanitizer build and stress test"
+	echo "$stage_line (sanitizer lane)" >&3
+	stage_start
+	supp="$PWD/tests/lsan.supp"	# leaks inside third-party libraries only
+	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
+	LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ctest_in build-asan -j"$jobs" -L "$asan_labels"
+	stage_time "sanitizer tests"
+	echo "$stage_line (sanitizer lane)" >&3
 }
-lane_pid=
-if [[ $sanitize == 1 || $cross == 1 ]]; then
-	echo "== in a second lane, beside the native tests:$([[ $sanitize == 1 ]] && echo " the sanitizer builds and tests;")$([[ $cross == 1 ]] && echo " the aarch64 build and tests") (its output after the native tests')"
-	other_lane &
-	lane_pid=$!
-fi
+lane_aarch64() {
+	echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
+	grep '^-- rgbench: ' build-aarch64/configure.log || true
+	stage_start
+	cmake --build build-aarch64 -j"$jobs"
+	stage_time "aarch64 build"
+	echo "$stage_line (aarch64 lane)" >&3
+	stage_start
+	ctest_in build-aarch64 -j"$jobs" ${RG_TEST_ARGS:-}
+	stage_time "aarch64 tests"
+	echo "$stage_line (aarch64 lane)" >&3
+}
+lanes=() lane_pids=() lane_logs=()
+# start_lane NAME: lane_NAME in the background, its output in a file of its own.
+start_lane() {
+	local log
+	log=$(mktemp)
+	(exec 3>&1 >"$log" 2>&1; "lane_$1") &
+	lanes+=("$1") lane_pids+=($!) lane_logs+=("$log")
+}
+[[ $sanitize == 1 ]] && start_lane sanitizer
+[[ $cross == 1 ]] && start_lane aarch64
+case ${#lanes[@]} in
+	0) ;;
+	1) echo "== beside the native tests: the ${lanes[0]} lane (its output after the native tests')" ;;
+	*) echo "== beside the native tests: the ${lanes[0]} and ${lanes[1]} lanes (their output after the native tests')" ;;
+esac
 
 # A test the sanitizer build runs runs there only: the same assertions on the same
 # Release code, with ASan and UBSan watching (running it here as well repeated its work).
@@ -250,13 +257,15 @@ native_rc=0
 ctest_in build -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-} || native_rc=$?
 stage_time "native tests"
 lane_rc=0
-if [[ -n $lane_pid ]]; then
-	kill -0 "$lane_pid" 2>/dev/null && echo "== waiting for the second lane"
-	wait "$lane_pid" || lane_rc=$?
-	echo "== the second lane's output:"
-	cat "$lane_log"
-	((lane_rc == 0)) || echo "== the second lane failed (exit $lane_rc): its last stage above says where"
-fi
+for i in "${!lanes[@]}"; do
+	kill -0 "${lane_pids[$i]}" 2>/dev/null && echo "== waiting for the ${lanes[$i]} lane"
+	rc=0
+	wait "${lane_pids[$i]}" || rc=$?
+	echo "== the ${lanes[$i]} lane's output:"
+	cat "${lane_logs[$i]}"
+	rm -f "${lane_logs[$i]}"
+	((rc == 0)) || { echo "== the ${lanes[$i]} lane failed (exit $rc): its last stage above says where"; lane_rc=$rc; }
+done
 if ((native_rc != 0)); then
 	why_failed build
 	exit "$native_rc"
