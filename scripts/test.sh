@@ -177,16 +177,15 @@ fi
 # builds, the TSan stress test, the ASan+UBSan tests) and the aarch64 lane (the cross build,
 # its tests under qemu-aarch64). Each lane's output goes to a file, printed after the native
 # tests' (its stage lines at once as well); a lane stops at its first failure, as the whole
-# run did. The native lane runs ctest -j$jobs, the other two half of that each ($lane_jobs):
-# all three at -j$jobs took more CPU time (1156 s, against 1124 with the two others in one lane),
-# and where one lane's tests wait (ssh, boots, sleeps) another's run.
-lane_jobs=$(((jobs + 1) / 2))
+# run did. Every lane runs ctest -j$jobs: where one lane's tests wait (ssh, boots, sleeps),
+# another's run, and a lane that ends first leaves no core idle. (The sanitizer and aarch64
+# lanes at half that each left one at the end: 619 s, against 591 s at -j$jobs.)
 lane_sanitizer() {
 	# ASan + UBSan over everything the user, analysis and plots code does with its input;
 	# any finding aborts the test that hit it.
 	echo "== sanitizer build (build-asan: address,undefined): labels unit stress analysis plots smoke badinput"
 	stage_start
-	cmake --build build-asan -j"$lane_jobs"
+	cmake --build build-asan -j"$jobs"
 	stage_time "sanitizer build"
 	echo "$stage_line (sanitizer lane)" >&3
 	stage_start
@@ -194,7 +193,7 @@ lane_sanitizer() {
 	# guards tell it what their inline asm orders (rg/guards/tsan_flag.h), so a report
 	# is a real race. Fewer iterations: TSan is ~10x slower.
 	echo "== sanitizer build (build-tsan: thread): the stress test"
-	cmake --build build-tsan -j"$lane_jobs" --target test_stress
+	cmake --build build-tsan -j"$jobs" --target test_stress
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/guards/test_stress 200000 50000 10
 	stage_time "thread sanitizer build and stress test"
 	echo "$stage_line (sanitizer lane)" >&3
@@ -203,7 +202,7 @@ lane_sanitizer() {
 	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
 	LSAN_OPTIONS=suppressions="$supp":print_suppressions=0 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	ctest_in build-asan -j"$lane_jobs" -L "$asan_labels"
+	ctest_in build-asan -j"$jobs" -L "$asan_labels"
 	stage_time "sanitizer tests"
 	echo "$stage_line (sanitizer lane)" >&3
 }
@@ -211,11 +210,11 @@ lane_aarch64() {
 	echo "== aarch64 cross build, tests under qemu-aarch64 (-cpu max and cortex-a72)"
 	grep '^-- rgbench: ' build-aarch64/configure.log || true
 	stage_start
-	cmake --build build-aarch64 -j"$lane_jobs"
+	cmake --build build-aarch64 -j"$jobs"
 	stage_time "aarch64 build"
 	echo "$stage_line (aarch64 lane)" >&3
 	stage_start
-	ctest_in build-aarch64 -j"$lane_jobs" ${RG_TEST_ARGS:-}
+	ctest_in build-aarch64 -j"$jobs" ${RG_TEST_ARGS:-}
 	stage_time "aarch64 tests"
 	echo "$stage_line (aarch64 lane)" >&3
 }
@@ -254,10 +253,15 @@ for t in json.load(sys.stdin)["tests"]:
 	((${#twice[@]} == 0)) || native_skip=(-E "^($(IFS='|'; echo "${twice[*]}"))\$")
 	echo "== native tests: all but ${#twice[@]} that run in the sanitizer build only (labels $asan_labels, not native)"
 fi
-stage_start
+# (in a subshell, whose CPU time is its own: a lane that ended first is this shell's too)
 native_rc=0
-ctest_in build -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-} || native_rc=$?
-stage_time "native tests"
+(
+	stage_start
+	rc=0
+	ctest_in build -j"$jobs" "${native_skip[@]}" ${RG_TEST_ARGS:-} || rc=$?
+	stage_time "native tests"
+	exit "$rc"
+) || native_rc=$?
 lane_rc=0
 for i in "${!lanes[@]}"; do
 	kill -0 "${lane_pids[$i]}" 2>/dev/null && echo "== waiting for the ${lanes[$i]} lane"
