@@ -27,8 +27,18 @@ asan_labels='^(unit|stress|analysis|plots|smoke|badinput)$'
 # cpu_read: $cpu_now, the CPU time (user + system, ms) of every process this script has waited
 # for so far, descendants included: bash's `times` (its second line), run in this shell (in a
 # command substitution it would be the subshell's own children's).
-cpu_file=$(mktemp) lane_logs=()
-trap 'rm -f "$cpu_file" "$cpu_file".* "${lane_logs[@]}"' EXIT
+cpu_file=$(mktemp) lane_logs=() lane_pids=()
+# stop_lanes: a lane still running when this script ends (interrupted, or failed) is stopped
+# with its tests: each lane is a process group of its own (start_lane below).
+stop_lanes() {
+	local p
+	for p in "${lane_pids[@]}"; do
+		[[ -z $p ]] || kill -TERM -- "-$p" 2>/dev/null || true
+	done
+}
+trap 'stop_lanes; rm -f "$cpu_file" "$cpu_file".* "${lane_logs[@]}"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 cpu_read() {
 	local f=$cpu_file.$BASHPID	# (one file per shell: each lane reads its own)
 	times >"$f"
@@ -218,12 +228,16 @@ lane_aarch64() {
 	stage_time "aarch64 tests"
 	echo "$stage_line (aarch64 lane)" >&3
 }
-lanes=() lane_pids=() lane_logs=()
-# start_lane NAME: lane_NAME in the background, its output in a file of its own.
+lanes=()
+# start_lane NAME: lane_NAME in the background, its output in a file of its own, in a process
+# group of its own (set -m): without job control a background command ignores SIGINT, and
+# Ctrl-C would have left it running; stop_lanes stops the group on any exit.
 start_lane() {
 	local log
 	log=$(mktemp)
-	(exec 3>&1 >"$log" 2>&1; "lane_$1") &
+	set -m
+	(exec 3>&1 >"$log" 2>&1 </dev/null; "lane_$1") &
+	set +m
 	lanes+=("$1") lane_pids+=($!) lane_logs+=("$log")
 }
 [[ $sanitize == 1 ]] && start_lane sanitizer
@@ -267,6 +281,7 @@ for i in "${!lanes[@]}"; do
 	kill -0 "${lane_pids[$i]}" 2>/dev/null && echo "== waiting for the ${lanes[$i]} lane"
 	rc=0
 	wait "${lane_pids[$i]}" || rc=$?
+	lane_pids[i]=	# (ended: its number may be another process's now)
 	echo "== the ${lanes[$i]} lane's output:"
 	cat "${lane_logs[$i]}"
 	rm -f "${lane_logs[$i]}"
