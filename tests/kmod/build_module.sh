@@ -66,6 +66,12 @@ esac
 # unpacked arm64 package is elsewhere, so say where (O= on the command line wins).
 grep -q '^KBUILD_OUTPUT=' "$kdir/Makefile" && make_args+=(O="$kdir")
 
+# The tests' compiler cache (scripts/test.sh exports CMAKE_C_COMPILER_LAUNCHER=ccache): the
+# module's kbuild goes through it too (Debian's headers take DEBIAN_KERNEL_USE_CCACHE), so a
+# clone of a commit built before compiles nothing again.
+[[ ${CMAKE_C_COMPILER_LAUNCHER:-} == ccache ]] && command -v ccache >/dev/null &&
+  make_args+=(DEBIAN_KERNEL_USE_CCACHE=1)
+
 rm -rf "$out" && mkdir -p "$out"
 mod=$src/kernel/kmod/module
 for f in Kbuild $(sed -n -e 's/^rgbench_kmod-\(y\|headers\) :=//p' "$mod/Kbuild" | sed -e 's/\.o\b/.c/g'); do
