@@ -67,20 +67,36 @@ esac
 grep -q '^KBUILD_OUTPUT=' "$kdir/Makefile" && make_args+=(O="$kdir")
 
 # The tests' compiler cache (scripts/test.sh exports CMAKE_C_COMPILER_LAUNCHER=ccache): the
-# module's kbuild goes through it too (Debian's headers take DEBIAN_KERNEL_USE_CCACHE), so a
-# clone of a commit built before compiles nothing again.
-[[ ${CMAKE_C_COMPILER_LAUNCHER:-} == ccache ]] && command -v ccache >/dev/null &&
+# module's kbuild goes through it too (Debian's headers take DEBIAN_KERNEL_USE_CCACHE). kbuild
+# compiles from the kernel's folder with the module's whole path on the command line, which
+# ccache's base_dir cannot make the same for two clones: the build runs in a folder of the
+# cache's own, the same for every clone (one build at a time there, under its lock), and its
+# files are copied to OUT_DIR; a fresh clone of a commit built before then compiles nothing.
+build=$out
+if [[ ${CMAKE_C_COMPILER_LAUNCHER:-} == ccache ]] && command -v ccache >/dev/null; then
   make_args+=(DEBIAN_KERNEL_USE_CCACHE=1)
+  key=$(printf '%s\n' "$arch" "$abi" "$kdir" "${extra[@]}" | md5sum | cut -c1-12)
+  build=${HOME:-/tmp}/.cache/rgbench-kmod-build/$arch-$key
+  mkdir -p "$(dirname "$build")"
+  exec 9>"$build.lock"
+  flock 9
+fi
 
-rm -rf "$out" && mkdir -p "$out"
+rm -rf "$out" "$build" && mkdir -p "$out" "$build"
 mod=$src/kernel/kmod/module
 for f in Kbuild $(sed -n -e 's/^rgbench_kmod-\(y\|headers\) :=//p' "$mod/Kbuild" | sed -e 's/\.o\b/.c/g'); do
-  if [[ -f $mod/$f ]]; then cp "$mod/$f" "$out/"
-  elif [[ -f $gen/$f ]]; then cp "$gen/$f" "$out/"
+  if [[ -f $mod/$f ]]; then cp "$mod/$f" "$build/"
+  elif [[ -f $gen/$f ]]; then cp "$gen/$f" "$build/"
   else fail "$f (listed in $mod/Kbuild) is in neither $mod nor $gen"; fi
 done
-make -s -C "$kdir" M="$out" "${make_args[@]}" "${extra[@]}" modules >"$out/build.log" 2>&1 ||
-  { cat "$out/build.log" >&2; fail "module build against $kdir failed"; }
+make -s -C "$kdir" M="$build" "${make_args[@]}" "${extra[@]}" modules >"$build/build.log" 2>&1 ||
+  { cat "$build/build.log" >&2; fail "module build against $kdir failed"; }
+if [[ $build != "$out" ]]; then
+  cp -a "$build/." "$out/"
+  rm -rf "$build"
+  flock -u 9
+  exec 9>&-
+fi
 if grep -iE 'warning|error' "$out/build.log" | grep -v 'Skipping BTF'; then
   fail "module build against $kdir warned"
 fi
