@@ -150,11 +150,12 @@ tree_re="($(ere "$src")|$(ere "$build"))(\$|[^[:alnum:]._+~-])"
 # writes UBSan's source locations with the path the compiler was given, whatever
 # -ffile-prefix-map says (through ccache's base_dir, as scripts/test.sh builds, a relative
 # one; without ccache, RG_TEST_CCACHE=0, the whole path). Exactly the path of one of the
-# tree's C sources or headers, nothing more, is then allowed.
+# tree's C or C++ sources or headers (the build folder's generated ones too), nothing more, is
+# then allowed.
 ubsan_files=$T/ubsan-sources
 : >"$ubsan_files"
 if grep -q '^RG_SANITIZE:STRING=.*undefined' "$build/CMakeCache.txt" 2>/dev/null; then
-	(cd "$src" && find . -name '*.[ch]' ! -path './build*' | sed "s|^\.|$src|") >"$ubsan_files"
+	find "$src" "$build" -type f \( -name '*.[ch]' -o -name '*.cc' -o -name '*.cpp' \) >"$ubsan_files"
 fi
 while IFS= read -r -d '' f; do
 	if file -b "$f" | grep -q '^ELF'; then
