@@ -74,8 +74,7 @@ RG_STRESS_GUARDS=rseq,rctx,rctx-word,racy-percpu ./test_stress 20000 5000 60 >/o
 echo \$? >/out/rc_stress
 tail -1 /out/stress.txt; echo "   (\$(( \$(date +%s) - t0 )) s in the guest)"; t0=\$(date +%s)
 echo "== test_migrate"
-RG_EXPECT_ABORTS=1 ./test_migrate 20000 60 >/out/migrate.txt 2>&1
-echo \$? >/out/rc_migrate
+{ RG_EXPECT_ABORTS=1 ./test_migrate 20000 60 2>&1 >/out/migrate.txt; echo \$? >/out/rc_migrate; } | tee /out/migrate.err
 tail -1 /out/migrate.txt; echo "   (\$(( \$(date +%s) - t0 )) s in the guest)"; t0=\$(date +%s)
 echo @@RG-STEP-END
 GUEST

@@ -38,8 +38,13 @@
  *
  * Usage: test_migrate [pairs-per-thread [racy-seconds]]
  * Each worker repeats its pairs-per-thread until the migrator and the storm have
- * each acted 16 times in the run (at most 10000 rounds).
- * RG_EXPECT_ABORTS=1: the abort and migration counts must be readable and > 0
+ * each acted 16 times in the run (at most 10000 rounds). The storm signals a
+ * worker again only once it has done a pair since the last signal, so that a
+ * worker moves on between signals however slow its CPU is. A run that has not
+ * ended after RG_MIGRATE_LIMIT seconds (default 300) fails with each worker's
+ * progress; a progress line goes to stderr every 30 s before that.
+ * RG_EXPECT_ABORTS=1: the abort and migration counts must be readable and > 0, and a
+ * worker must have seen its CPU change
  * (set in the arm64 guest, where the test runs as root with tracefs mounted).
  * Exit: 0 pass, 1 fail, 77 skipped (no rseq registration: qemu-user, old glibc).
  */
@@ -51,6 +56,7 @@ struct worker {
 	pid_t ktid;		/* kernel thread id: a dead one gives ESRCH, never a stale pthread_t */
 	struct rg_tries tries, h_tries;	/* own loop, signal handler */
 	uint64_t iters, chunks, cpu_changes;
+	uint64_t pairs;		/* pairs done so far this run, for the storm and the watch (atomic) */
 	int done;
 } __attribute__((aligned(RG_CACHELINE)));
 
@@ -63,6 +69,17 @@ static uint64_t run_moves, run_signals;
 static long ncpus_allowed;
 static int allowed_cpus[1024];
 static __thread struct worker *me;
+/*
+ * This thread's CPU as the kernel's rseq area says (cpu_id, current on every
+ * return to userspace). Not rg_this_cpu(): for a thread that is not pinned it
+ * reads the CPU cached when the thread started, which a migration leaves stale.
+ */
+static __thread const volatile uint32_t *my_cpu_id;
+
+static unsigned int cur_cpu(void)
+{
+	return *my_cpu_id;
+}
 
 static void on_signal(int signo)
 {
@@ -79,6 +96,7 @@ static void *worker_main(void *arg)
 	int last = -1;
 
 	rg_percpu_thread_init();
+	my_cpu_id = (const volatile uint32_t *)((char *)rg_rseq_area() + RG_RSEQ_OFF_CPU_ID);
 	me = w;
 	__atomic_store_n(&w->ktid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
@@ -90,7 +108,8 @@ static void *worker_main(void *arg)
 
 			ok = rg_tries_enter(&w->tries, cur_gi, &cur_g);
 			cur_gi->exit(&cur_g, ok);
-			cpu = (int)rg_this_cpu();
+			__atomic_store_n(&w->pairs, w->pairs + 1, __ATOMIC_RELAXED);
+			cpu = (int)cur_cpu();
 			w->cpu_changes += last >= 0 && cpu != last;
 			last = cpu;
 		}
@@ -104,7 +123,7 @@ static void *worker_main(void *arg)
 /* The unprotected control, unpinned: this CPU's slot by rseq's cpu_id, plain load/add/store. */
 static bool racy_unpinned_enter(struct rg_guard *g)
 {
-	uint32_t *slot = rg_guard_slot(g, rg_this_cpu());
+	uint32_t *slot = rg_guard_slot(g, cur_cpu());
 	uint32_t v = RG_READ_ONCE(*slot);
 
 	RG_WRITE_ONCE(*slot, v + 1);
@@ -113,7 +132,7 @@ static bool racy_unpinned_enter(struct rg_guard *g)
 
 static void racy_unpinned_exit(struct rg_guard *g, bool granted)
 {
-	uint32_t *slot = rg_guard_slot(g, rg_this_cpu());
+	uint32_t *slot = rg_guard_slot(g, cur_cpu());
 
 	(void)granted;
 	RG_WRITE_ONCE(*slot, RG_READ_ONCE(*slot) - 1);
@@ -144,17 +163,20 @@ static void *migrator_main(void *arg)
 	return NULL;
 }
 
+/* Signals each worker that has done a pair since its last signal; counts the signals sent. */
 static void *storm_main(void *arg)
 {
 	struct timespec ts = { 0, 20000 };
-	uint64_t *sent = arg;
+	uint64_t *sent = arg, seen[NWORKERS] = { 0 };
 
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		for (int i = 0; i < NWORKERS; i++) {
 			pid_t tid = __atomic_load_n(&workers[i].ktid, __ATOMIC_ACQUIRE);
+			uint64_t pairs = __atomic_load_n(&workers[i].pairs, __ATOMIC_RELAXED);
 
-			if (tid && !__atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE) &&
+			if (tid && pairs != seen[i] && !__atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE) &&
 			    syscall(SYS_tgkill, getpid(), tid, SIGUSR1) == 0) {
+				seen[i] = pairs;
 				(*sent)++;
 				__atomic_add_fetch(&run_signals, 1, __ATOMIC_RELAXED);
 			}
@@ -215,7 +237,54 @@ struct totals {
 	int64_t aborts, migrations;
 };
 
-static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_abort, int fd_migr)
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Waits for the workers of a run of gi: a progress line on stderr every 30 s,
+ * and past limit seconds each worker's progress and exit 1 (a run takes
+ * seconds, even single-stepped: one that goes on is stuck, and says where).
+ */
+static void wait_workers(const struct rg_guard_info *gi, double limit)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	double t0 = now_s(), next = t0 + 30;
+
+	for (;;) {
+		int ndone = 0;
+		double t = now_s();
+
+		for (int i = 0; i < NWORKERS; i++)
+			ndone += __atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE);
+		if (ndone == NWORKERS)
+			break;
+		if (t >= next || t - t0 >= limit) {
+			fprintf(stderr, "test_migrate: %s after %.0f s: moves %" PRIu64 " signals %" PRIu64 ";",
+				gi->name, t - t0, __atomic_load_n(&run_moves, __ATOMIC_RELAXED),
+				__atomic_load_n(&run_signals, __ATOMIC_RELAXED));
+			for (int i = 0; i < NWORKERS; i++)
+				fprintf(stderr, " worker %d: %" PRIu64 " pairs%s", i,
+					__atomic_load_n(&workers[i].pairs, __ATOMIC_RELAXED),
+					__atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE) ? " (done)" : "");
+			fprintf(stderr, "\n");
+			next = t + 30;
+		}
+		if (t - t0 >= limit) {
+			fprintf(stderr, "FAIL: test_migrate: the %s run did not end in %.0f s (RG_MIGRATE_LIMIT)\n",
+				gi->name, limit);
+			exit(1);
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
+static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_abort, int fd_migr,
+			 double limit)
 {
 	pthread_t mig, storm;
 	struct totals t;
@@ -238,6 +307,7 @@ static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_
 	pthread_create(&mig, NULL, migrator_main, &t.moves);
 	pthread_create(&storm, NULL, storm_main, &t.signals);
 	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	wait_workers(gi, limit);
 	for (int i = 0; i < NWORKERS; i++)
 		pthread_join(workers[i].tid, NULL);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
@@ -291,6 +361,7 @@ int main(int argc, char **argv)
 	double racy_budget = argc > 2 ? atof(argv[2]) : 10.0;
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	bool expect_aborts = rg_test_env_int("RG_EXPECT_ABORTS") == 1;
+	double limit = rg_test_env_int("RG_MIGRATE_LIMIT") > 0 ? rg_test_env_int("RG_MIGRATE_LIMIT") : 300;
 	long fixup_id = rseq_fixup_id();
 	int fd_abort = -1, fd_migr;
 	const char *why;
@@ -326,7 +397,7 @@ int main(int argc, char **argv)
 		fd_abort = count_open(PERF_TYPE_TRACEPOINT, (uint64_t)fixup_id);
 	fd_migr = count_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS);
 	printf("%d unpinned threads x %" PRIu64 " pairs on %ld CPUs, moved every 30 us, signalled every "
-	       "20 us; rseq aborts: %s; migrations: %s\n", NWORKERS, iters, ncpus_allowed,
+	       "20 us once it did a pair since the last; rseq aborts: %s; migrations: %s\n", NWORKERS, iters, ncpus_allowed,
 	       fd_abort >= 0 ? "rseq:rseq_ip_fixup" : fixup_id < 0 ? "n/a (no rseq_ip_fixup in tracefs)"
 							   : "n/a (perf_event_open refused)",
 	       fd_migr >= 0 ? "cpu-migrations" : "n/a (perf_event_open refused)");
@@ -344,7 +415,7 @@ int main(int argc, char **argv)
 			CHECK(false, "%s unavailable though rseq is registered: %s", gi->name, why);
 			continue;
 		}
-		t = run(gi, iters, fd_abort, fd_migr);
+		t = run(gi, iters, fd_abort, fd_migr, limit);
 		report(gi, &t);
 		CHECK(t.tries.attempts == t.expected, "%s: attempts %" PRIu64 ", want %" PRIu64, gi->name,
 		      t.tries.attempts, t.expected);
@@ -368,6 +439,7 @@ int main(int argc, char **argv)
 		      t.moves, t.signals);
 		if (expect_aborts) {
 			CHECK(t.migrations > 0, "%s: the kernel counted no migration", gi->name);
+			CHECK(t.cpu_changes > 0, "%s: no worker saw its CPU change (rseq cpu_id)", gi->name);
 			CHECK(t.aborts > 0, "%s: the kernel counted no rseq abort", gi->name);
 		}
 	}
@@ -392,7 +464,7 @@ int main(int argc, char **argv)
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		do {
-			t = run(gi, iters, fd_abort, fd_migr);
+			t = run(gi, iters, fd_abort, fd_migr, limit);
 			rounds++;
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			el = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
