@@ -38,7 +38,8 @@
  *
  * Usage: test_migrate [pairs-per-thread [racy-seconds]]
  * Each worker repeats its pairs-per-thread until the migrator and the storm have
- * each acted 16 times in the run (at most 10000 rounds). The storm signals a
+ * each acted 16 times in the run and, with RG_EXPECT_ABORTS=1, the kernel has
+ * counted an rseq abort of an rseq guard (at most 10000 rounds). The storm signals a
  * worker again only once it has done a pair since the last signal, so that a
  * worker moves on between signals however slow its CPU is. A run that has not
  * ended after RG_MIGRATE_LIMIT seconds (default 300) fails with each worker's
@@ -63,8 +64,8 @@ struct worker {
 static const struct rg_guard_info *cur_gi;
 static struct rg_guard cur_g;
 static struct worker workers[NWORKERS];
-static int go, stop;
-/* Moves and signals so far this run: workers go on (in chunks of iters) until both happened. */
+static int go, stop, enough;	/* enough: the workers may end (wait_workers decides) */
+/* Moves and signals so far this run: workers go on (in chunks of iters) until enough of both. */
 static uint64_t run_moves, run_signals;
 static long ncpus_allowed;
 static int allowed_cpus[1024];
@@ -114,8 +115,7 @@ static void *worker_main(void *arg)
 			last = cpu;
 		}
 		w->chunks++;
-	} while ((__atomic_load_n(&run_moves, __ATOMIC_RELAXED) < 4 * NWORKERS ||
-		  __atomic_load_n(&run_signals, __ATOMIC_RELAXED) < 4 * NWORKERS) && w->chunks < 10000);
+	} while (!__atomic_load_n(&enough, __ATOMIC_ACQUIRE) && w->chunks < 10000);
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -246,18 +246,29 @@ static double now_s(void)
 }
 
 /*
- * Waits for the workers of a run of gi: a progress line on stderr every 30 s,
- * and past limit seconds each worker's progress and exit 1 (a run takes
- * seconds, even single-stepped: one that goes on is stuck, and says where).
+ * Waits for the workers of a run of gi. They may end once the migrator and the
+ * storm have each acted 16 times and, when want_abort, the kernel has counted
+ * an rseq abort since a0 (on fd_abort): a check that wants one must not depend
+ * on one landing in a short run by chance (1 run in 60 single-stepped had
+ * none). A progress line on stderr every 30 s; past limit seconds each
+ * worker's progress and exit 1 (a run takes seconds, even single-stepped: one
+ * that goes on is stuck, and says where).
  */
-static void wait_workers(const struct rg_guard_info *gi, double limit)
+static void wait_workers(const struct rg_guard_info *gi, double limit, bool want_abort, int fd_abort,
+			 int64_t a0)
 {
-	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	double t0 = now_s(), next = t0 + 30;
 
 	for (;;) {
 		int ndone = 0;
 		double t = now_s();
+
+		if (!__atomic_load_n(&enough, __ATOMIC_RELAXED) &&
+		    __atomic_load_n(&run_moves, __ATOMIC_RELAXED) >= 4 * NWORKERS &&
+		    __atomic_load_n(&run_signals, __ATOMIC_RELAXED) >= 4 * NWORKERS &&
+		    (!want_abort || count_read(fd_abort) > a0))
+			__atomic_store_n(&enough, 1, __ATOMIC_RELEASE);
 
 		for (int i = 0; i < NWORKERS; i++)
 			ndone += __atomic_load_n(&workers[i].done, __ATOMIC_ACQUIRE);
@@ -284,7 +295,7 @@ static void wait_workers(const struct rg_guard_info *gi, double limit)
 }
 
 static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_abort, int fd_migr,
-			 double limit)
+			 double limit, bool want_abort)
 {
 	pthread_t mig, storm;
 	struct totals t;
@@ -295,7 +306,7 @@ static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_
 	for (unsigned int c = 0; c < cur_g.ncpus; c++)
 		*rg_guard_slot(&cur_g, c) = 0;
 	cur_gi = gi;
-	go = stop = 0;
+	go = stop = enough = 0;
 	run_moves = run_signals = 0;
 	for (int i = 0; i < NWORKERS; i++) {
 		workers[i].iters = iters;
@@ -307,7 +318,7 @@ static struct totals run(const struct rg_guard_info *gi, uint64_t iters, int fd_
 	pthread_create(&mig, NULL, migrator_main, &t.moves);
 	pthread_create(&storm, NULL, storm_main, &t.signals);
 	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
-	wait_workers(gi, limit);
+	wait_workers(gi, limit, want_abort && fd_abort >= 0 && (gi->needs & RG_NEEDS_RSEQ), fd_abort, a0);
 	for (int i = 0; i < NWORKERS; i++)
 		pthread_join(workers[i].tid, NULL);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
@@ -415,7 +426,7 @@ int main(int argc, char **argv)
 			CHECK(false, "%s unavailable though rseq is registered: %s", gi->name, why);
 			continue;
 		}
-		t = run(gi, iters, fd_abort, fd_migr, limit);
+		t = run(gi, iters, fd_abort, fd_migr, limit, expect_aborts);
 		report(gi, &t);
 		CHECK(t.tries.attempts == t.expected, "%s: attempts %" PRIu64 ", want %" PRIu64, gi->name,
 		      t.tries.attempts, t.expected);
@@ -464,7 +475,7 @@ int main(int argc, char **argv)
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		do {
-			t = run(gi, iters, fd_abort, fd_migr, limit);
+			t = run(gi, iters, fd_abort, fd_migr, limit, expect_aborts);
 			rounds++;
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			el = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
