@@ -61,8 +61,8 @@ kmod     apt any   linux-headers-UNAME
 kmod     dnf any   kernel-devel-UNAME
 fleet    apt any   ansible-core openssh-client
 fleet    dnf any   ansible-core openssh-clients
-sshd     apt any   openssh-server iproute2 sudo
-sshd     dnf any   openssh-server iproute sudo
+sshd     apt any   openssh-server iproute2 sudo mount
+sshd     dnf any   openssh-server iproute sudo util-linux
 checks   apt any   python3-pandas sqlite3
 package  apt any   dpkg-dev debhelper dh-dkms libpfm4-dev
 crosspkg apt amd64 crossbuild-essential-arm64 libbenchmark-dev:arm64 libhwloc-dev:arm64 libjansson-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libpfm4-dev:arm64

@@ -48,7 +48,7 @@ fleet_setup() {
 	SRC=$1 BUILD=$2
 	[[ $(id -u) == 0 ]] || skip "needs root (network namespaces, sshd)"
 	local t
-	for t in ip unshare ssh ssh-keygen ansible-playbook ansible-inventory python3 dpkg-deb; do
+	for t in ip unshare mount ssh ssh-keygen ansible-playbook ansible-inventory python3 dpkg-deb; do
 		command -v "$t" >/dev/null || skip "$t not found (scripts/deps.sh test installs what the fleet test needs)"
 	done
 	[[ -x /usr/sbin/sshd ]] || skip "/usr/sbin/sshd not found (openssh-server; scripts/deps.sh test installs it)"
