@@ -275,9 +275,12 @@ static void wait_workers(const struct rg_guard_info *gi, double limit, bool want
 		if (ndone == NWORKERS)
 			break;
 		if (t >= next || t - t0 >= limit) {
-			fprintf(stderr, "test_migrate: %s after %.0f s: moves %" PRIu64 " signals %" PRIu64 ";",
+			fprintf(stderr, "test_migrate: %s after %.0f s: moves %" PRIu64 " signals %" PRIu64,
 				gi->name, t - t0, __atomic_load_n(&run_moves, __ATOMIC_RELAXED),
 				__atomic_load_n(&run_signals, __ATOMIC_RELAXED));
+			if (want_abort)
+				fprintf(stderr, " rseq aborts %" PRId64 " (one wanted)", count_read(fd_abort) - a0);
+			fputc(';', stderr);
 			for (int i = 0; i < NWORKERS; i++)
 				fprintf(stderr, " worker %d: %" PRIu64 " pairs%s", i,
 					__atomic_load_n(&workers[i].pairs, __ATOMIC_RELAXED),
