@@ -211,10 +211,15 @@ double rg_stat_t_quantile(double p, double df)
 
 	if (!(p > 0 && p < 1) || !(df > 0))
 		return NAN;
-	/* P(T <= q) = p by bisection: 1 - sf is increasing in q. */
+	/*
+	 * P(T <= q) = p by bisection: 1 - sf is increasing in q. It ends when no double lies
+	 * between lo and hi (about 75 halvings of this bracket; more would not move either).
+	 */
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
 
+		if (mid == lo || mid == hi)
+			break;
 		if (1 - rg_stat_t_sf(mid, df) < p)
 			lo = mid;
 		else
