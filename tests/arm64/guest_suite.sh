@@ -10,9 +10,10 @@
 # the output files go out on the console at full speed), the second C.
 #  A (multi-threaded TCG):
 #   rgbench --quick --duration 1ms as root: the user suite with rseq registered by glibc,
-#   the counters' status, the default BPF rows (every row of --quick, each round 1 ms, not
-#   5: only rows, statuses and columns are checked; 39 s in the guest, not 47); then rgbench bpf --mode all --triggers N
-#   -p 2: every attach type in syscall, driver and recurse mode, fixed counts
+#   the counters' status, the default BPF rows (every row of --quick; the user rows' rounds
+#   1 ms, not 5: only rows, statuses and columns are checked; 39 s in the guest, not 47);
+#   then rgbench bpf --mode all --triggers N -p 2: every attach type in syscall, driver and
+#   recurse mode, fixed counts
 #  B (one instruction per translated block, switched on after the boot: vm.sh
 #   --step-from): TCG takes interrupts only between translated blocks, so without it
 #   no preemption, migration or signal can land inside a guard's load/store window or
