@@ -133,7 +133,11 @@ struct rg_result {
 	uint64_t ops;
 	uint64_t prog_runs;	/* schema 5: kmod tramp rows */
 	char status[16];
-	char reason[256];
+	/*
+	 * Up to three noisy reasons joined by "; " (the suite's disturbance, then fill.c's round
+	 * work and cycle reference): about 400 bytes at most; 256 cut the last one short.
+	 */
+	char reason[512];
 	/* Every repetition's value, kept in the JSON for significance tests. */
 	double *samples_ns;
 	double *samples_mops;
