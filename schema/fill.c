@@ -9,13 +9,6 @@
 
 #include "schema_int.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double *dup_samples(const double *v, size_t n)
 {
 	double *d;
@@ -86,7 +79,7 @@ static int set_distribution(struct rg_result *r, const double *dist, size_t n)
 	if (!v)
 		return -ENOMEM;
 	memcpy(v, dist, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_double);
+	rg_stat_sort(v, n);
 	r->repetitions = (long)n;
 	r->ns_mean = rg_stat_mean(v, n);
 	r->ns_stddev = rg_stat_stddev(v, n);

@@ -18,6 +18,55 @@ static void check_k(size_t n, size_t want_k, double want_level, double tol)
 	      "n=%zu: k %zu level %.17g, want k %zu level %.17g", n, k, level, want_k, want_level);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * rg_stat_sort against qsort: the same order, value for value, for sizes on both sides of
+ * its radix threshold; values of every sign and magnitude, repeats, zeros of both signs,
+ * infinities and subnormals. (A NaN has no place in qsort's order: not compared.)
+ */
+static void check_sort(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 255, 256, 257, 1000, 20000, 100000 };
+	static const double special[] = { 0.0, -0.0, INFINITY, -INFINITY, 5e-324, -5e-324, 1e308, -1e308 };
+	unsigned long long s = 0x9e3779b97f4a7c15ull;
+
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		size_t n = sizes[z], bad = 0;
+		double *v = malloc((n ? n : 1) * sizeof(*v)), *w = malloc((n ? n : 1) * sizeof(*w));
+
+		CHECK(v && w, "out of memory");
+		if (!v || !w)
+			return;
+		for (size_t i = 0; i < n; i++) {
+			s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+			switch (s % 4) {
+			case 0: v[i] = special[(s >> 8) % 8]; break;
+			case 1: v[i] = (double)((s >> 8) % 50);	/* repeats */ break;
+			case 2: v[i] = ldexp((double)(s >> 11), (int)((s >> 3) % 200) - 100 - 53); break;
+			default: v[i] = -ldexp((double)(s >> 11), (int)((s >> 5) % 200) - 100 - 53); break;
+			}
+		}
+		memcpy(w, v, n * sizeof(*w));
+		qsort(w, n, sizeof(*w), cmp_dbl);
+		rg_stat_sort(v, n);
+		for (size_t i = 0; i < n; i++)
+			bad += !(v[i] == w[i]) || (i && v[i - 1] > v[i]);
+		CHECK(!bad, "rg_stat_sort of %zu values: %zu differ from qsort's order", n, bad);
+		/* -0 before +0: a zero's sign in its place does not move it */
+		for (size_t i = 1; i < n; i++)
+			bad += v[i - 1] == 0 && v[i] == 0 && !signbit(v[i - 1]) && signbit(v[i]) && n >= 256;
+		CHECK(!bad, "rg_stat_sort of %zu values: a +0 before a -0", n);
+		free(v);
+		free(w);
+	}
+}
+
 int main(void)
 {
 	double x[20], b[20], m, lo, hi, lvl;
@@ -29,6 +78,7 @@ int main(void)
 	 * [min, max] (k = 1) with 1 - 2/2^n; 6: 1 - 2/64; 11: k = 2, 1 - 2*12/2048
 	 * (k = 3 would be 1 - 2*67/2048 = 0.9346); 20: k = 6, 1 - 2*21700/2^20.
 	 */
+	check_sort();
 	check_k(3, 1, 0.75, 0);
 	check_k(4, 1, 0.875, 0);
 	check_k(5, 1, 0.9375, 0);

@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 double rg_stat_median(const double *v, size_t n);
+/* v ascending (NaN after +inf, or before -inf when its sign is set; -0 before +0). */
+void rg_stat_sort(double *v, size_t n);
 double rg_stat_mean(const double *v, size_t n);
 double rg_stat_stddev(const double *v, size_t n);	/* sample (n-1); NAN when n < 2 */
 /* p in [0, 100] of sorted v[0..n-1], nearest rank (a value that occurred). NAN when n == 0. */
