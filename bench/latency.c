@@ -36,6 +36,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+#if defined(__x86_64__)
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -43,7 +44,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-#if defined(__x86_64__)
 static double raw_ns(void)
 {
 	struct timespec ts;
