@@ -36,8 +36,8 @@ static double from_key(uint64_t k)
 }
 
 /*
- * A latency row sorts 20000 values per round; qsort's call per comparison took a fifth of a
- * quick run's fixed work. Above RADIX_MIN values: an LSD radix sort, a byte at a time, on the
+ * A latency row sorts the values of all its rounds at once (20000 a round: 100000 at --quick);
+ * qsort's call per comparison took a fifth of a quick run's fixed work. Above RADIX_MIN values: an LSD radix sort, a byte at a time, on the
  * keys above (a byte every key shares is skipped). The order is qsort's with cmp_double for
  * every value but NaN (here: after +inf, or before -inf when its sign is set) and -0 (before
  * +0, which cmp_double calls equal).
