@@ -59,6 +59,10 @@ if [[ $rg_pristine == 1 ]]; then
   mount --bind /etc/resolv.conf "$root/etc/resolv.conf"
 fi
 git -C "$src" bundle create "$root/root/rgbench.bundle" HEAD 2>/dev/null || fail "git bundle failed"
+# The commit the bundle holds: the checkout may have moved on since $commit was read (a
+# commit made while the root filesystem was being built failed the clone's check).
+commit=$(git bundle list-heads "$root/root/rgbench.bundle" | awk '$2 == "HEAD" { print $1 }')
+[[ -n $commit ]] || fail "the git bundle names no HEAD"
 
 how=chroot
 [[ $rg_rarch == arm64 && $(uname -m) != aarch64 ]] && how=qemu-user
