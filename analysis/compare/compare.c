@@ -446,7 +446,9 @@ int rg_compare_main(int argc, char **argv)
 	else
 		ret = run_pairs(&o, &A, &B, emu, err, sizeof(err));
 out:
-	if (err[0])
+	if (ret == RG_EXIT_FAIL && rg_cl_signal_status())
+		ret = rg_cl_interrupted();	/* a read a stop signal ended: one line, 128+signal */
+	else if (err[0])
 		rg_cl_error("%s", err);
 	rg_rows_free(&A.rows);
 	rg_rows_free(&B.rows);

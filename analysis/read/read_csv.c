@@ -184,7 +184,7 @@ int rd_read_csv(struct rd_ctx *c, const char *buf, size_t len)
 	while ((r = rg_csv_next(&s, &start)) > 0) {
 		if (s.nf == 1 && !s.f[0][0])
 			continue;	/* blank line */
-		if (csv_row(c, &s, start, map, hdr, nhdr))
+		if (rd_check_stop(c, start) || csv_row(c, &s, start, map, hdr, nhdr))
 			goto out;
 	}
 	if (r < 0)

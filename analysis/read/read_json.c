@@ -387,7 +387,7 @@ int rd_read_json(struct rd_ctx *c, const char *buf, size_t len)
 		goto out;
 	}
 	json_array_foreach(res, i, e)
-		if (json_row(c, lines[i], i, e, version, rid))
+		if (rd_check_stop(c, lines[i]) || json_row(c, lines[i], i, e, version, rid))
 			goto out;
 	ret = 0;
 out:

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rg/cmdline.h"
+
 #include "reader.h"
 
 void rd_row_free(struct rg_row *r)
@@ -84,6 +86,13 @@ struct rg_row *rd_row_new(struct rd_ctx *c, int line)
 	r->line = line;
 	o->n++;
 	return r;
+}
+
+int rd_check_stop(struct rd_ctx *c, int line)
+{
+	int st = rg_cl_signal_status();
+
+	return st ? rd_fail(c, line, "interrupted by %s", rg_cl_signal_name(st - RG_EXIT_SIGNAL)) : 0;
 }
 
 int rd_add_file(struct rg_rows *o, const char *name, const char **stored)

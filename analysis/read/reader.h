@@ -57,6 +57,13 @@ int rd_check_text(struct rd_ctx *c, const char *buf, size_t len);
 
 /* A new row in c->out, every string "" and every double NAN; NULL when out of memory. */
 struct rg_row *rd_row_new(struct rd_ctx *c, int line);
+/*
+ * Before each row: 0, or -1 with c->err set once a stop signal has come
+ * (rg_cl_catch_stop_signals: report, compare, export, plot). A long read
+ * (a file of 40000 rows takes seconds) then stops at the next row instead
+ * of at its end; the command says "interrupted by ..." and exits 128+signal.
+ */
+int rd_check_stop(struct rd_ctx *c, int line);
 void rd_row_free(struct rg_row *r);
 /* Keep a copy of name in o->files (and an empty timer in o->timers); *stored points to it. 0 or -1 (out of memory). */
 int rd_add_file(struct rg_rows *o, const char *name, const char **stored);
