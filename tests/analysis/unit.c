@@ -632,7 +632,12 @@ static void test_stop(void)
 	CHECK(!rg_cl_catch_stop_signals(NULL), "rg_cl_catch_stop_signals again");	/* (resets it) */
 	expect_ok("after.csv", csv, 3);
 	expect_ok("after.json", json, 1);
+	/* the defaults back: a later stop signal (a ctest timeout) ends this test again */
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	free(csv);
 	free(json);
 }
